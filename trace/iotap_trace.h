@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iotap_trace.h - the one public header of libiotap-trace
+ *
+ * The byte layout of a trace file is specified in trace/FORMAT.md and
+ * nowhere else; this header gives the in-memory form of a record and the
+ * API that writes and reads files of that format.
+ *
+ * Three ways in:
+ *   - struct iotap_trace_writer: single-threaded, synchronous; the caller
+ *     appends records and the writer compresses and writes whole chunks.
+ *   - struct iotap_trace_recorder: multi-threaded capture. Any thread may
+ *     record; each thread fills its own buffer, full buffers go to one
+ *     writer thread through a liburcu wait-free queue. A recording thread
+ *     never waits on compression or the disk: when no buffer is free the
+ *     record is dropped and counted, and a LOST record says so.
+ *   - struct iotap_trace_reader: streams a file in bounded memory, merges the
+ *     per-thread streams by start time, recovers every complete chunk of a
+ *     damaged or truncated file and says what it skipped.
+ *
+ * All functions return 0 or -errno unless stated otherwise. Nothing here
+ * prints, exits or depends on libfuse.
+ */
+#ifndef IOTAP_TRACE_H
+#define IOTAP_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define IOTAP_TRACE_VERSION_MAJOR 1
+#define IOTAP_TRACE_VERSION_MINOR 0
+
+/* Record types. Numbers are forever: never renumber, never reuse. */
+enum iotap_trace_rec_type {
+	IOTAP_REC_OP = 1,	/* one filesystem operation */
+	IOTAP_REC_NAME = 2,	/* file id <-> (parent, name) binding, first-seen type and size */
+	IOTAP_REC_PHASE = 3,	/* phase marker (begin or end of a named phase) */
+	IOTAP_REC_SAMPLE = 4,	/* resource sample: device, daemon CPU, system CPU */
+	IOTAP_REC_LOST = 5,	/* N records were dropped */
+	IOTAP_REC_END = 6,	/* end of trace: the writer closed the file cleanly */
+	IOTAP_REC_NOTE = 7,	/* free-text note from the writer (e.g. "no block device") */
+	IOTAP_REC_TYPE_MAX
+};
+
+/*
+ * Operation codes. Numbers are forever. Per-op meaning of the generic
+ * fields of struct iotap_trace_rec is tabled in FORMAT.md ("Op fields").
+ */
+enum iotap_op {
+	IOTAP_OP_UNKNOWN = 0,	/* an op the daemon does not implement (aux = FUSE opcode) */
+	IOTAP_OP_LOOKUP = 1,
+	IOTAP_OP_FORGET = 2,
+	IOTAP_OP_GETATTR = 3,
+	IOTAP_OP_SETATTR = 4,
+	IOTAP_OP_READLINK = 5,
+	IOTAP_OP_MKNOD = 6,
+	IOTAP_OP_MKDIR = 7,
+	IOTAP_OP_UNLINK = 8,
+	IOTAP_OP_RMDIR = 9,
+	IOTAP_OP_SYMLINK = 10,
+	IOTAP_OP_RENAME = 11,
+	IOTAP_OP_LINK = 12,
+	IOTAP_OP_OPEN = 13,
+	IOTAP_OP_READ = 14,
+	IOTAP_OP_WRITE = 15,
+	IOTAP_OP_FLUSH = 16,
+	IOTAP_OP_RELEASE = 17,
+	IOTAP_OP_FSYNC = 18,
+	IOTAP_OP_OPENDIR = 19,
+	IOTAP_OP_READDIR = 20,
+	IOTAP_OP_RELEASEDIR = 21,
+	IOTAP_OP_FSYNCDIR = 22,
+	IOTAP_OP_STATFS = 23,
+	IOTAP_OP_SETXATTR = 24,
+	IOTAP_OP_GETXATTR = 25,
+	IOTAP_OP_LISTXATTR = 26,
+	IOTAP_OP_REMOVEXATTR = 27,
+	IOTAP_OP_ACCESS = 28,
+	IOTAP_OP_CREATE = 29,
+	IOTAP_OP_GETLK = 30,
+	IOTAP_OP_SETLK = 31,
+	IOTAP_OP_BMAP = 32,
+	IOTAP_OP_IOCTL = 33,
+	IOTAP_OP_POLL = 34,
+	IOTAP_OP_FLOCK = 35,
+	IOTAP_OP_FALLOCATE = 36,
+	IOTAP_OP_READDIRPLUS = 37,
+	IOTAP_OP_COPY_FILE_RANGE = 38,
+	IOTAP_OP_LSEEK = 39,
+	IOTAP_OP_TMPFILE = 40,
+	IOTAP_OP_MAX
+};
+
+/* Flags of an OP record (rec.flags holds open(2) flags for OPEN/CREATE). */
+#define IOTAP_OPF_DATASYNC	(1u << 0)	/* FSYNC/FSYNCDIR: fdatasync */
+#define IOTAP_OPF_DIRECT	(1u << 1)	/* READ/WRITE on an O_DIRECT handle */
+#define IOTAP_OPF_SYNC		(1u << 2)	/* WRITE on an O_SYNC/O_DSYNC handle */
+#define IOTAP_OPF_CACHED	(1u << 3)	/* READ/WRITE went through the kernel page cache */
+#define IOTAP_OPF_REJECTED	(1u << 4)	/* the daemon answered without calling the backing fs */
+
+/* Phase marker kinds (rec.flags of a PHASE record). */
+#define IOTAP_PHASE_BEGIN	0
+#define IOTAP_PHASE_END		1
+
+/* Where a trace came from (header.source). */
+enum iotap_trace_source {
+	IOTAP_SOURCE_UNKNOWN = 0,
+	IOTAP_SOURCE_CAPTURE = 1,	/* iotap mount */
+	IOTAP_SOURCE_WORKLOAD = 2,	/* iotap run */
+	IOTAP_SOURCE_REPLAY = 3,	/* iotap replay */
+	IOTAP_SOURCE_SYNTHETIC = 4,	/* tests, benchmarks */
+};
+
+/* How the capture mount treated the page cache (header.capture_mode). */
+enum iotap_capture_mode {
+	IOTAP_MODE_NONE = 0,		/* not a capture (workload, replay) */
+	IOTAP_MODE_DIRECT = 1,		/* direct_io: one app read()/write() = one record */
+	IOTAP_MODE_CACHE = 2,		/* kernel page cache + writeback cache */
+};
+
+/*
+ * struct iotap_trace_header - the file header, decoded
+ *
+ * Strings are NUL-terminated; NULL means absent. When passed to an open
+ * function the strings are copied; when returned by a reader they belong to
+ * the reader.
+ */
+struct iotap_trace_header {
+	uint16_t version_major;		/* format version of the file */
+	uint16_t version_minor;
+	uint32_t source;		/* enum iotap_trace_source */
+	uint32_t capture_mode;		/* enum iotap_capture_mode */
+	uint64_t mono_base_ns;		/* CLOCK_MONOTONIC at open, ns */
+	uint64_t real_base_ns;		/* CLOCK_REALTIME at the same instant, ns since the epoch */
+	const char *host;		/* uname nodename */
+	const char *kernel;		/* uname sysname release version machine */
+	const char *mount_opts;		/* capture: mount options in force */
+	const char *cmdline;		/* the command line that made the trace */
+	const char *backing;		/* capture: backing directory; workload/replay: target dir */
+	const char *mountpoint;		/* capture: mount point */
+	const char *tool;		/* "iotap VERSION" */
+	const char *workload;		/* workload: name and arguments; replay: source trace */
+};
+
+/*
+ * struct iotap_trace_sample - payload of a SAMPLE record
+ *
+ * Device counters are the raw cumulative values of /sys/dev/block/M:m/stat;
+ * CPU times are cumulative. Analysis takes differences between samples.
+ */
+struct iotap_trace_sample {
+	uint32_t dev_major;		/* backing device, 0:0 when none */
+	uint32_t dev_minor;
+	uint64_t rd_ios;		/* completed reads */
+	uint64_t rd_sectors;		/* 512-byte sectors read */
+	uint64_t wr_ios;		/* completed writes */
+	uint64_t wr_sectors;		/* 512-byte sectors written */
+	uint64_t io_ticks_ms;		/* ms the device had I/O in flight */
+	uint64_t queue_ms;		/* weighted ms of I/O in flight (time_in_queue) */
+	uint64_t in_flight;		/* I/Os in flight at the sample */
+	uint64_t proc_user_ns;		/* recording process CPU time, user */
+	uint64_t proc_sys_ns;		/* recording process CPU time, system */
+	uint64_t sys_user_ns;		/* all CPUs: user + nice */
+	uint64_t sys_sys_ns;		/* all CPUs: system + irq + softirq */
+	uint64_t sys_idle_ns;		/* all CPUs: idle */
+	uint64_t sys_iowait_ns;		/* all CPUs: iowait */
+	uint64_t proc_rss_kb;		/* recording process resident set, KiB */
+};
+
+/*
+ * struct iotap_trace_rec - one record, decoded
+ *
+ * Fields that do not apply to a type are zero. time_ns is the start time on
+ * CLOCK_MONOTONIC for every type (the instant of the event for non-ops).
+ *
+ * OP:     everything; see FORMAT.md for what file, file2, offset, length,
+ *         flags, mode and aux mean per op. name is set only when the op's
+ *         name argument has no file id of its own (a failed lookup/create, an
+ *         xattr name, a symlink target).
+ * NAME:   file, file2 = parent id (0 for the root), mode = st_mode, uid, gid,
+ *         length = st_size when first seen, name = the entry name (the root
+ *         has the backing path). A later NAME for the same file rebinds it
+ *         (rename, link adds a name: flags = 1 means "additional name").
+ * PHASE:  name, flags = IOTAP_PHASE_BEGIN/END, pid/tid of the marker,
+ *         offset = user CPU ns and length = system CPU ns of the marking
+ *         process at the mark (for %CP), aux = phase parameter (optional).
+ * SAMPLE: sample.
+ * LOST:   length = records dropped since the previous LOST record,
+ *         tid = the thread whose records were lost (0: several).
+ * END:    length = records written, aux = records lost in total.
+ * NOTE:   name.
+ */
+struct iotap_trace_rec {
+	uint16_t type;			/* enum iotap_trace_rec_type */
+	uint16_t op;			/* enum iotap_op (OP) */
+	uint32_t flags;			/* IOTAP_OPF_*, open(2) flags, or per-type flags */
+	uint64_t time_ns;		/* start, CLOCK_MONOTONIC ns */
+	uint64_t dur_ns;		/* duration of the backing call, ns */
+	uint32_t tid;			/* caller thread id */
+	uint32_t pid;			/* caller process id */
+	uint32_t uid;			/* caller fsuid */
+	uint32_t gid;			/* caller fsgid */
+	uint64_t file;			/* file id: the backing st_ino for captures, opaque otherwise */
+	uint64_t file2;			/* second file id: parent, new parent, target */
+	uint64_t fh;			/* file handle id */
+	uint64_t offset;		/* bytes */
+	uint64_t length;		/* bytes (requested) */
+	int64_t result;			/* bytes transferred, 0, or -errno */
+	uint32_t mode;			/* mode argument or st_mode */
+	uint32_t name_len;		/* bytes in name, without the NUL */
+	uint64_t aux;			/* per-op extra (FORMAT.md) */
+	const char *name;		/* NUL-terminated, or NULL */
+	struct iotap_trace_sample sample;	/* SAMPLE only */
+};
+
+/* record.c codes the sample fields one by one: change it with them. */
+_Static_assert(sizeof(struct iotap_trace_sample) == 8 + 14 * 8,
+	       "struct iotap_trace_sample changed: update trace/record.c and FORMAT.md");
+
+/* Longest name a record may carry, bytes (a symlink target can be PATH_MAX). */
+#define IOTAP_TRACE_NAME_MAX	4096
+
+/* Names for printing. Never NULL: unknown values give "?". */
+const char *iotap_trace_op_name(unsigned int op);
+const char *iotap_trace_rec_type_name(unsigned int type);
+const char *iotap_trace_source_name(unsigned int source);
+const char *iotap_trace_mode_name(unsigned int mode);
+/* Parse an op name ("read", "getattr"); returns the op or -EINVAL. */
+int iotap_trace_op_from_name(const char *name);
+
+/* CLOCK_MONOTONIC now, ns. Safe from any thread. */
+uint64_t iotap_trace_now_ns(void);
+
+/*
+ * iotap_trace_header_init - fill @hdr with this host's defaults
+ * @hdr:    caller-owned header
+ * @source: enum iotap_trace_source
+ *
+ * Sets the version, both clock bases (read back to back), host, kernel and
+ * tool. Strings point at static storage valid until the next call.
+ */
+void iotap_trace_header_init(struct iotap_trace_header *hdr, uint32_t source);
+
+/* Open flags for writers and recorders. */
+#define IOTAP_TRACE_FORCE	(1u << 0)	/* overwrite an existing file */
+
+/* --- single-threaded writer ------------------------------------------ */
+
+struct iotap_trace_writer;
+
+/*
+ * iotap_trace_writer_open - create a trace file and write its header
+ * @out:   the new writer
+ * @path:  file to create; refused with -EEXIST if it exists and
+ *         IOTAP_TRACE_FORCE is not in @flags
+ * @hdr:   header to write (copied)
+ * @flags: IOTAP_TRACE_FORCE
+ *
+ * Context: any thread; the writer is then used by one thread at a time.
+ */
+int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
+			    const struct iotap_trace_header *hdr, unsigned int flags);
+
+/*
+ * iotap_trace_writer_append - add one record to the open chunk
+ *
+ * Compresses and writes the chunk when it is full (may block on write(2)).
+ * Return: 0, -EINVAL for a malformed record, -errno from the file.
+ */
+int iotap_trace_writer_append(struct iotap_trace_writer *w,
+			      const struct iotap_trace_rec *rec);
+
+/*
+ * iotap_trace_writer_flush - close the open chunk and write it
+ * @watermark: every record appended after this call starts at or after
+ *             @watermark ns (0: no promise beyond the default rule)
+ *
+ * The reader never has to look past a chunk to order the records before
+ * its watermark. Default rule: until a non-zero @watermark is passed, the
+ * writer assumes records are appended in start order and gives every
+ * chunk the largest start appended so far. After one is passed, every
+ * chunk (also one closed because it was full) carries the largest
+ * watermark passed so far. A caller appending out of start order must
+ * pass watermarks from its first flush, before 1 MiB of records.
+ */
+int iotap_trace_writer_flush(struct iotap_trace_writer *w, uint64_t watermark);
+
+/*
+ * iotap_trace_writer_close - flush, append END, close and free
+ *
+ * Always frees @w. Return: 0 or the first error the writer met.
+ */
+int iotap_trace_writer_close(struct iotap_trace_writer *w);
+
+/* Bytes written to the file so far (header + chunks). */
+uint64_t iotap_trace_writer_bytes(const struct iotap_trace_writer *w);
+
+/* --- multi-threaded recorder ----------------------------------------- */
+
+struct iotap_trace_recorder;
+
+struct iotap_trace_recorder_opts {
+	size_t buf_bytes;		/* per-thread buffer, bytes (0: 64 KiB) */
+	size_t max_bytes;		/* all buffers together, bytes (0: 64 MiB) */
+	unsigned int flush_ms;		/* partial buffers collected every N ms (0: 100) */
+	unsigned int chunk_ms;		/* a chunk is written at least every N ms (0: 1000) */
+	int zstd_level;			/* 0: 3 */
+	unsigned int flags;		/* IOTAP_TRACE_FORCE */
+	const char *sample_path;	/* if set, the writer thread records a SAMPLE
+					 * for the block device holding this path
+					 * (or a NOTE that it has none) */
+	unsigned int sample_ms;		/* sampling interval (0: 100) */
+};
+
+/*
+ * iotap_trace_recorder_open - create the trace file and start the writer thread
+ * @out:  the new recorder
+ * @path: trace file (see iotap_trace_writer_open for @opts->flags)
+ * @hdr:  header (copied)
+ * @opts: NULL for defaults
+ *
+ * Context: call before any recording thread uses the recorder.
+ */
+int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *path,
+			      const struct iotap_trace_header *hdr,
+			      const struct iotap_trace_recorder_opts *opts);
+
+/*
+ * iotap_trace_op_begin - note that the calling thread starts an operation
+ *
+ * Return: the start time (CLOCK_MONOTONIC ns) to put in the record's
+ * time_ns. From begin to the thread's next iotap_trace_record() the thread
+ * is "in flight": the writer will not promise a watermark past its start,
+ * which keeps the reader's time order exact. Take the time of non-op
+ * records (NAME, PHASE, NOTE) here too. One operation in flight per
+ * thread; every begin must be followed by a record (until then the
+ * watermark waits for it). Wait-free once the thread is registered (its
+ * first call allocates its slot); any thread.
+ */
+uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r);
+
+/*
+ * iotap_trace_record - queue one record from the calling thread
+ * @rec: copied, including rec->name (up to IOTAP_TRACE_NAME_MAX bytes)
+ *
+ * Ends the thread's in-flight state, whatever the record's type: record
+ * an op's NAME records after its OP record, each with its own begin. A
+ * record whose time_ns does not come from iotap_trace_op_begin() should
+ * carry iotap_trace_now_ns() taken just before the call; an older time may
+ * be delivered late (FORMAT.md "Order and watermarks"). Never blocks on
+ * the writer, the compressor or the disk: when the thread's buffer is full
+ * and no free one is left, the record is dropped and counted (so is a
+ * malformed one). Any thread; the first call from a thread registers it
+ * (one allocation).
+ */
+void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec);
+
+/*
+ * Records dropped so far (no buffer, malformed, or not written after a
+ * write error), and records handed to the writer thread so far.
+ */
+uint64_t iotap_trace_recorder_lost(struct iotap_trace_recorder *r);
+uint64_t iotap_trace_recorder_count(struct iotap_trace_recorder *r);
+
+/*
+ * iotap_trace_recorder_error - the first write error the writer thread met,
+ * as -errno (0 if none). After an error the recorder keeps accepting records
+ * and counts them lost; the application is never affected.
+ */
+int iotap_trace_recorder_error(struct iotap_trace_recorder *r);
+
+/*
+ * iotap_trace_recorder_close - collect every thread's buffer, write END,
+ * close the file, stop the writer thread and free @r
+ *
+ * Context: no thread may record concurrently or afterwards.
+ * Return: 0 or the first write error.
+ */
+int iotap_trace_recorder_close(struct iotap_trace_recorder *r);
+
+/* --- reader ---------------------------------------------------------- */
+
+struct iotap_trace_reader;
+
+/* Reader open flags. */
+#define IOTAP_TRACE_READ_FILE_ORDER (1u << 0)	/* no merge: records as stored */
+
+/* What the reader found, for `iotap info`. */
+struct iotap_trace_read_stats {
+	uint64_t file_bytes;		/* size of the file */
+	uint64_t header_bytes;
+	uint64_t chunks;		/* valid chunks read */
+	uint64_t chunks_bad;		/* chunks skipped (bad checksum, undecodable)
+					 * and damaged regions resynchronised over;
+					 * the tail is not one */
+	uint64_t bytes_skipped;		/* bytes in no valid chunk (damage and tail) */
+	uint64_t tail_bytes;		/* of those, what follows the last valid chunk
+					 * with no valid chunk after it (torn write) */
+	uint64_t first_bad_offset;	/* file offset of the first skipped byte (0: none) */
+	uint64_t compressed_bytes;	/* payload bytes of valid chunks */
+	uint64_t raw_bytes;		/* their decompressed size */
+	uint64_t records;		/* records delivered */
+	uint64_t records_by_type[IOTAP_REC_TYPE_MAX];
+	uint64_t lost_records;		/* sum of LOST records */
+	uint64_t late_records;		/* delivered out of start order (watermark broken) */
+	uint64_t t_first_ns;		/* smallest start time */
+	uint64_t t_last_ns;		/* largest start + duration */
+	int has_end;			/* an END record was found */
+};
+
+/*
+ * iotap_trace_reader_open - open a trace file and check its header
+ * @flags: IOTAP_TRACE_READ_FILE_ORDER
+ *
+ * Return: 0; -ENOENT etc. from open(2); -ENODATA for an empty file;
+ * -EBADMSG when the file is not an iotap trace (bad magic) or its header is
+ * damaged or truncated; -EPROTONOSUPPORT for a format version newer than this library
+ * (iotap_trace_probe_version() says which, even then).
+ */
+int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
+			    unsigned int flags);
+
+/*
+ * iotap_trace_reader_open_fd - like iotap_trace_reader_open on an open,
+ * seekable fd, which the reader does not close.
+ */
+int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
+			       unsigned int flags);
+
+/* The decoded header; valid until close. */
+const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_trace_reader *r);
+
+/*
+ * iotap_trace_reader_next - the next record
+ * @rec: filled; rec->name points into reader memory valid until the next call
+ *
+ * In start-time order (ties keep file order) unless opened with
+ * IOTAP_TRACE_READ_FILE_ORDER. Damaged chunks are skipped and counted.
+ * Memory stays bounded by the span between chunk watermarks, and in any
+ * case by about 2 M pending records or 512 MiB (beyond that the earliest
+ * are released early; a record that then turns out earlier still is
+ * delivered late and counted in late_records).
+ *
+ * Return: 1 with a record, 0 at the end, -errno on a read error.
+ */
+int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec *rec);
+
+/* Statistics so far (complete after next() returned 0). */
+void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
+			      struct iotap_trace_read_stats *st);
+
+void iotap_trace_reader_close(struct iotap_trace_reader *r);
+
+/*
+ * iotap_trace_probe_version - read a file's format version from its header
+ * without accepting it. Return: 0 and the version in @major and @minor,
+ * or -errno as for
+ * iotap_trace_reader_open (never -EPROTONOSUPPORT).
+ */
+int iotap_trace_probe_version(const char *path, unsigned int *major, unsigned int *minor);
+
+/* Text for this library's -errno codes in reader context ("not an iotap trace"). */
+const char *iotap_trace_strerror(int err);
+
+#endif /* IOTAP_TRACE_H */

@@ -1,0 +1,985 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader.c - stream a trace file in bounded memory, merged by start time
+ *
+ * The reader walks the file chunk by chunk through one read buffer (a
+ * window of the file, grown to the largest chunk met), checks each chunk
+ * (chunk.c), decompresses it into one raw buffer and decodes it into a
+ * batch: an array of compact records (struct rec_slim) plus an arena for
+ * their names and samples. It never holds the file, only the batches not
+ * yet delivered.
+ *
+ * Merged order. Each batch's records are sorted by (start, position) —
+ * usually they already are, or form a few sorted runs (one per recording
+ * thread), which a natural merge sort joins in a few passes. Pending
+ * batches form a small min-heap on their next record. After a chunk
+ * whose watermark is W has been decoded, every record starting before W
+ * is known and is released in order; at the end of the file everything
+ * is. A record arriving later than one already released (a broken
+ * promise) is delivered anyway and counted in late_records. To keep
+ * memory bounded whatever the file says, more than RD_PENDING_MAX pending
+ * records, or RD_PENDING_MEM bytes of batches, are released without
+ * waiting for a watermark.
+ *
+ * Damage. A chunk whose header checks but whose payload does not is
+ * skipped by its size; bytes where no valid chunk header starts are
+ * skipped by scanning for the next CHUNK_MAGIC whose header checks. What
+ * remains after the last valid chunk is the tail. Everything is counted
+ * in struct iotap_trace_read_stats; only I/O errors and ENOMEM are errors.
+ *
+ * One reader serves one thread. A delivered record's name points into the
+ * batch it came from, which is recycled only at the next call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "trace_i.h"
+
+#define RD_BUF_INIT		(1u << 20)	/* read window, bytes */
+#define RD_SCAN			(64u << 10)	/* resync scan step, bytes */
+#define RD_PENDING_MAX		(1u << 21)	/* records held for ordering, at most */
+#define RD_PENDING_MEM		(512ull << 20)	/* bytes of batches held, at most */
+#define RD_FREE_BATCHES		4		/* recycled batches kept */
+#define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
+
+/* Sort key of a decoded record: start time, then position in the batch. */
+struct rd_key {
+	uint64_t time;
+	uint64_t idx;
+};
+
+/* One decoded chunk. */
+struct rd_batch {
+	struct rd_batch *next;		/* r->free */
+	uint64_t seq;			/* chunk order in this reading */
+	struct rec_slim *recs;		/* decoded records, file order */
+	struct rd_key *keys;		/* merge order (merged reading only) */
+	struct rd_key *tmp;		/* sort scratch */
+	uint32_t nrec;			/* records in recs */
+	uint32_t pos;			/* next to deliver (index in keys or recs) */
+	uint32_t cap;			/* entries allocated in recs/keys/tmp */
+	char *arena;			/* names (NUL-terminated) and samples */
+	size_t arena_len, arena_cap;
+};
+
+struct iotap_trace_reader {
+	int fd;
+	int own_fd;
+	unsigned int flags;
+	struct iotap_trace_header hdr;
+	char *hdr_strings;
+
+	uint8_t *buf;			/* window of the file */
+	size_t buf_cap, buf_len;
+	uint64_t buf_off;		/* file offset of buf[0] */
+	int buf_eof;			/* the window ends at the end of the file */
+	uint64_t eof_off;		/* end of the file, once met */
+
+	uint64_t off;			/* where the next chunk should start */
+	int eof;			/* no more chunks */
+	int err;			/* sticky I/O error */
+	struct chunk_dec cd;
+	struct rec_state st;
+
+	struct rd_batch **heap;		/* pending batches, min-heap on their next key */
+	unsigned int nheap, heap_cap;
+	struct rd_batch *cur;		/* file order: the batch being delivered */
+	struct rd_batch *retire;	/* exhausted by the last call, recycled by the next */
+	struct rd_batch *free;
+	unsigned int nfree;
+	uint64_t seq;
+	uint64_t watermark;		/* largest chunk watermark seen */
+	uint64_t pending;		/* decoded records not yet delivered */
+	uint64_t pending_mem;		/* bytes of the batches holding them */
+	uint64_t last_time;		/* largest start delivered */
+
+	struct iotap_trace_read_stats stats;
+};
+
+static inline uint32_t le32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* --- the read window ---------------------------------------------------- */
+
+/*
+ * Makes [off, off + n) available at *p. Returns n, fewer bytes only at the
+ * end of the file, or -errno.
+ */
+static ssize_t rb_get(struct iotap_trace_reader *r, uint64_t off, size_t n,
+		      const uint8_t **p)
+{
+	size_t keep = 0;
+
+	if (off >= r->buf_off && off - r->buf_off <= r->buf_len) {
+		size_t start = (size_t)(off - r->buf_off);
+
+		if (r->buf_len - start >= n || r->buf_eof) {
+			*p = r->buf + start;
+			return r->buf_len - start >= n ? (ssize_t)n :
+			       (ssize_t)(r->buf_len - start);
+		}
+		keep = r->buf_len - start;
+		if (start)
+			memmove(r->buf, r->buf + start, keep);
+	}
+	if (n > r->buf_cap) {
+		size_t cap = r->buf_cap;
+		uint8_t *nb;
+
+		while (cap < n)
+			cap *= 2;
+		nb = realloc(r->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		r->buf = nb;
+		r->buf_cap = cap;
+	}
+	r->buf_off = off;
+	r->buf_len = keep;
+	r->buf_eof = 0;
+	while (r->buf_len < n) {
+		ssize_t k = pread(r->fd, r->buf + r->buf_len, r->buf_cap - r->buf_len,
+				  (off_t)(off + r->buf_len));
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0) {
+			r->buf_eof = 1;
+			r->eof_off = off + r->buf_len;
+			break;
+		}
+		r->buf_len += (size_t)k;
+	}
+	*p = r->buf;
+	return r->buf_len >= n ? (ssize_t)n : (ssize_t)r->buf_len;
+}
+
+/* --- batches ------------------------------------------------------------ */
+
+static void batch_free(struct rd_batch *b)
+{
+	free(b->recs);
+	free(b->keys);
+	free(b->tmp);
+	free(b->arena);
+	free(b);
+}
+
+static struct rd_batch *batch_get(struct iotap_trace_reader *r)
+{
+	struct rd_batch *b = r->free;
+
+	if (b) {
+		r->free = b->next;
+		r->nfree--;
+		return b;
+	}
+	return calloc(1, sizeof(*b));
+}
+
+/* Bytes a batch holds. */
+static size_t batch_mem(const struct rd_batch *b)
+{
+	return sizeof(*b) + b->cap * (sizeof(*b->recs) + 2 * sizeof(*b->keys)) + b->arena_cap;
+}
+
+static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
+{
+	if (r->nfree >= RD_FREE_BATCHES || batch_mem(b) > RD_FREE_MEM) {
+		batch_free(b);
+		return;
+	}
+	b->next = r->free;
+	r->free = b;
+	r->nfree++;
+}
+
+static int batch_reserve(struct iotap_trace_reader *r, struct rd_batch *b, uint32_t n)
+{
+	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
+	void *p;
+
+	if (b->cap >= n && b->recs)
+		return 0;
+	if (!n)
+		n = 1;
+	p = realloc(b->recs, n * sizeof(*b->recs));
+	if (!p)
+		return -ENOMEM;
+	b->recs = p;
+	if (merge) {
+		p = realloc(b->keys, n * sizeof(*b->keys));
+		if (!p)
+			return -ENOMEM;
+		b->keys = p;
+		p = realloc(b->tmp, n * sizeof(*b->tmp));
+		if (!p)
+			return -ENOMEM;
+		b->tmp = p;
+	}
+	b->cap = n;
+	return 0;
+}
+
+/* Room for @n more arena bytes. */
+static int arena_reserve(struct rd_batch *b, size_t n)
+{
+	size_t cap = b->arena_cap ? b->arena_cap : 256;
+	char *p;
+
+	if (b->arena_len + n <= b->arena_cap)
+		return 0;
+	while (cap < b->arena_len + n)
+		cap *= 2;
+	p = realloc(b->arena, cap);
+	if (!p)
+		return -ENOMEM;
+	b->arena = p;
+	b->arena_cap = cap;
+	return 0;
+}
+
+/* --- ordering ----------------------------------------------------------- */
+
+static inline int key_lt(const struct rd_key *a, const struct rd_key *b)
+{
+	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
+}
+
+static uint32_t run_end(const struct rd_key *a, uint32_t i, uint32_t n)
+{
+	for (i++; i < n && !key_lt(&a[i], &a[i - 1]); i++)
+		;
+	return i;
+}
+
+/*
+ * Natural merge sort: merges neighbouring sorted runs until one is left.
+ * The result is in b->keys.
+ */
+static void batch_sort(struct rd_batch *b)
+{
+	struct rd_key *src = b->keys, *dst = b->tmp, *t;
+	uint32_t n = b->nrec;
+
+	if (run_end(src, 0, n) >= n)
+		return;
+	for (;;) {
+		uint32_t i = 0, runs = 0;
+
+		while (i < n) {
+			uint32_t m = run_end(src, i, n), e, x, y, o;
+
+			runs++;
+			if (m >= n) {
+				memcpy(dst + i, src + i, (n - i) * sizeof(*src));
+				break;
+			}
+			e = run_end(src, m, n);
+			for (x = i, y = m, o = i; x < m && y < e;)
+				dst[o++] = key_lt(&src[y], &src[x]) ? src[y++] : src[x++];
+			memcpy(dst + o, src + x, (m - x) * sizeof(*src));
+			o += m - x;
+			memcpy(dst + o, src + y, (e - y) * sizeof(*src));
+			i = e;
+		}
+		t = src;
+		src = dst;
+		dst = t;
+		if (runs <= 1)
+			break;
+	}
+	b->keys = src;
+	b->tmp = dst;
+}
+
+static inline int batch_before(const struct rd_batch *a, const struct rd_batch *b)
+{
+	uint64_t x = a->keys[a->pos].time, y = b->keys[b->pos].time;
+
+	return x < y || (x == y && a->seq < b->seq);
+}
+
+static void heap_down(struct iotap_trace_reader *r, unsigned int i)
+{
+	struct rd_batch **h = r->heap, *x = h[i];
+	unsigned int n = r->nheap;
+
+	for (;;) {
+		unsigned int c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && batch_before(h[c + 1], h[c]))
+			c++;
+		if (!batch_before(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static int heap_push(struct iotap_trace_reader *r, struct rd_batch *b)
+{
+	unsigned int i;
+
+	if (r->nheap == r->heap_cap) {
+		unsigned int cap = r->heap_cap ? 2 * r->heap_cap : 16;
+		struct rd_batch **h = realloc(r->heap, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		r->heap = h;
+		r->heap_cap = cap;
+	}
+	i = r->nheap++;
+	while (i) {
+		unsigned int parent = (i - 1) / 2;
+
+		if (!batch_before(b, r->heap[parent]))
+			break;
+		r->heap[i] = r->heap[parent];
+		i = parent;
+	}
+	r->heap[i] = b;
+	return 0;
+}
+
+/* --- chunks ------------------------------------------------------------- */
+
+/* Header at @off: 0 valid, CHUNK_NEED_MORE torn by the end of the file, -EBADMSG, -errno. */
+static int rd_hdr_at(struct iotap_trace_reader *r, uint64_t off, struct chunk_hdr *h)
+{
+	const uint8_t *p;
+	ssize_t got;
+	int ret;
+
+	got = rb_get(r, off, CHUNK_HDR_SIZE, &p);
+	if (got < 0)
+		return (int)got;
+	ret = chunk_hdr_parse(p, (size_t)got, h);
+	if (ret != CHUNK_NEED_MORE || got < CHUNK_HDR_SIZE)
+		return ret;
+	/* A longer header than this version writes (checked sane by parse). */
+	got = rb_get(r, off, le32_at(p + 8), &p);
+	if (got < 0)
+		return (int)got;
+	return chunk_hdr_parse(p, (size_t)got, h);
+}
+
+/* Can this version read a chunk with a valid header @h? */
+static int rd_readable(const struct chunk_hdr *h)
+{
+	/* Every record takes at least 2 bytes: nrec bounds what decoding allocates. */
+	return h->raw_size <= CHUNK_RAW_MAX && h->nrec <= CHUNK_REC_MAX &&
+	       h->nrec <= h->raw_size / 2 &&
+	       h->payload_size <= ZSTD_compressBound(CHUNK_RAW_MAX) &&
+	       !(h->flags & CHUNK_FLAGS_REQUIRED);
+}
+
+/* 1 and *@at: the next valid chunk header at or after @from; 0: none; -errno. */
+static int rd_resync(struct iotap_trace_reader *r, uint64_t from, uint64_t *at)
+{
+	uint64_t pos = from;
+
+	for (;;) {
+		struct chunk_hdr h;
+		const uint8_t *p, *q;
+		ssize_t got;
+		int ret;
+
+		got = rb_get(r, pos, RD_SCAN, &p);
+		if (got < 0)
+			return (int)got;
+		if (got < CHUNK_MAGIC_LEN)
+			return 0;
+		q = memmem(p, (size_t)got, CHUNK_MAGIC, CHUNK_MAGIC_LEN);
+		if (!q) {
+			if (got < RD_SCAN)
+				return 0;
+			pos += (uint64_t)got - (CHUNK_MAGIC_LEN - 1);
+			continue;
+		}
+		pos += (uint64_t)(q - p);
+		ret = rd_hdr_at(r, pos, &h);
+		if (ret == 0) {
+			*at = pos;
+			return 1;
+		}
+		if (ret == CHUNK_NEED_MORE)
+			return 0;
+		if (ret != -EBADMSG)
+			return ret;
+		pos++;
+	}
+}
+
+static void rd_damage(struct iotap_trace_reader *r, uint64_t off, uint64_t len)
+{
+	if (!r->stats.first_bad_offset)
+		r->stats.first_bad_offset = off;
+	r->stats.bytes_skipped += len;
+}
+
+/* Everything from @off to the end of the file is an incomplete tail. */
+static void rd_tail(struct iotap_trace_reader *r, uint64_t off)
+{
+	struct stat st;
+	uint64_t end = r->eof_off;
+
+	if (!r->buf_eof && fstat(r->fd, &st) == 0)
+		end = (uint64_t)st.st_size;
+	if (end > off) {
+		rd_damage(r, off, end - off);
+		r->stats.tail_bytes += end - off;
+	}
+	if (end > r->stats.file_bytes)
+		r->stats.file_bytes = end;
+	r->off = end > off ? end : off;
+	r->eof = 1;
+}
+
+/* Decode the chunk in r->cd.raw into a batch. -EBADMSG or -ENOMEM. */
+static int rd_decode(struct iotap_trace_reader *r, const struct chunk_hdr *h,
+		     struct rd_batch *b)
+{
+	const uint8_t *p = r->cd.raw, *end = r->cd.raw + h->raw_size;
+	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
+	uint32_t n = 0, total = 0;
+	struct rd_key *keys;
+	struct rec_extra x;
+	int ret;
+
+	ret = batch_reserve(r, b, h->nrec);
+	if (ret)
+		return ret;
+	keys = merge ? b->keys : NULL;
+	b->arena_len = 0;
+	rec_state_reset(&r->st);
+	while (p < end) {
+		struct rec_slim *s = &b->recs[n];
+		int k;
+
+		if (total == h->nrec)
+			return -EBADMSG;
+		k = rec_decode(&r->st, p, end, s, &x);
+		if (k < 0)
+			return -EBADMSG;
+		p += k;
+		total++;
+		if (!s->type)
+			continue;
+		s->pad = 0;
+		s->data = REC_NO_DATA;
+		if (x.name || s->type == IOTAP_REC_SAMPLE) {
+			size_t need = 7 + s->name_len + 1 + 7 + sizeof(x.sample);
+
+			if (arena_reserve(b, need))
+				return -ENOMEM;
+			b->arena_len = align8(b->arena_len);
+			s->data = (uint32_t)b->arena_len;
+			if (x.name) {
+				memcpy(b->arena + b->arena_len, x.name, s->name_len);
+				b->arena[b->arena_len + s->name_len] = '\0';
+				b->arena_len += s->name_len + 1;
+				s->pad = 1;
+			}
+			if (s->type == IOTAP_REC_SAMPLE) {
+				b->arena_len = align8(b->arena_len);
+				memcpy(b->arena + b->arena_len, &x.sample, sizeof(x.sample));
+				b->arena_len += sizeof(x.sample);
+			}
+		}
+		if (keys) {
+			keys[n].time = s->time_ns;
+			keys[n].idx = n;
+		}
+		n++;
+	}
+	if (total != h->nrec)
+		return -EBADMSG;
+	b->nrec = n;
+	b->pos = 0;
+	return 0;
+}
+
+/*
+ * Reads chunks until one decodes. Returns 1 with *@out (possibly holding
+ * no records), 0 at the end of the file, or -errno.
+ */
+static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
+{
+	for (;;) {
+		struct chunk_hdr h;
+		const uint8_t *p;
+		struct rd_batch *b;
+		uint64_t total, at = 0;
+		ssize_t got;
+		int ret;
+
+		got = rb_get(r, r->off, 1, &p);
+		if (got < 0)
+			return (int)got;
+		if (got == 0) {
+			rd_tail(r, r->off);
+			return 0;
+		}
+		ret = rd_hdr_at(r, r->off, &h);
+		if (ret == CHUNK_NEED_MORE) {
+			rd_tail(r, r->off);
+			return 0;
+		}
+		if (ret == -EBADMSG) {
+			ret = rd_resync(r, r->off + 1, &at);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				rd_tail(r, r->off);
+				return 0;
+			}
+			r->stats.chunks_bad++;
+			rd_damage(r, r->off, at - r->off);
+			r->off = at;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+
+		total = (uint64_t)h.hdr_size + h.payload_size;
+		if (!rd_readable(&h)) {
+			struct stat st;
+
+			/* Skip it by its size without reading it. */
+			if (fstat(r->fd, &st) < 0)
+				return -errno;
+			if (r->off + total > (uint64_t)st.st_size) {
+				rd_tail(r, r->off);
+				return 0;
+			}
+			r->stats.chunks_bad++;
+			rd_damage(r, r->off, total);
+			r->off += total;
+			continue;
+		}
+		got = rb_get(r, r->off, (size_t)total, &p);
+		if (got < 0)
+			return (int)got;
+		if ((uint64_t)got < total) {
+			rd_tail(r, r->off);
+			return 0;
+		}
+		ret = chunk_dec_payload(&r->cd, &h, p + h.hdr_size);
+		if (ret == -ENOMEM)
+			return ret;
+		b = NULL;
+		if (!ret) {
+			b = batch_get(r);
+			if (!b)
+				return -ENOMEM;
+			ret = rd_decode(r, &h, b);
+			if (ret == -ENOMEM) {
+				batch_put(r, b);
+				return ret;
+			}
+		}
+		if (ret) {
+			if (b)
+				batch_put(r, b);
+			r->stats.chunks_bad++;
+			rd_damage(r, r->off, total);
+			r->off += total;
+			continue;
+		}
+		r->off += total;
+		r->stats.chunks++;
+		r->stats.compressed_bytes += h.payload_size;
+		r->stats.raw_bytes += h.raw_size;
+		if (h.watermark > r->watermark)
+			r->watermark = h.watermark;
+		b->seq = r->seq++;
+		*out = b;
+		return 1;
+	}
+}
+
+/* --- delivery ----------------------------------------------------------- */
+
+static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *b,
+			   const struct rec_slim *s, struct iotap_trace_rec *rec)
+{
+	uint64_t end;
+
+	rec->type = s->type;
+	rec->op = s->op;
+	rec->flags = s->flags;
+	rec->time_ns = s->time_ns;
+	rec->dur_ns = s->dur_ns;
+	rec->tid = s->tid;
+	rec->pid = s->pid;
+	rec->uid = s->uid;
+	rec->gid = s->gid;
+	rec->file = s->file;
+	rec->file2 = s->file2;
+	rec->fh = s->fh;
+	rec->offset = s->offset;
+	rec->length = s->length;
+	rec->result = s->result;
+	rec->mode = s->mode;
+	rec->name_len = s->name_len;
+	rec->aux = s->aux;
+	if (s->data == REC_NO_DATA) {
+		rec->name = NULL;
+		memset(&rec->sample, 0, sizeof(rec->sample));
+	} else {
+		const char *a = b->arena + s->data;
+
+		rec->name = s->pad ? a : NULL;
+		if (s->type == IOTAP_REC_SAMPLE) {
+			size_t o = align8(s->data + (s->pad ? s->name_len + 1 : 0));
+
+			memcpy(&rec->sample, b->arena + o, sizeof(rec->sample));
+		} else {
+			memset(&rec->sample, 0, sizeof(rec->sample));
+		}
+	}
+
+	r->stats.records++;
+	r->stats.records_by_type[s->type]++;
+	end = s->time_ns + s->dur_ns;
+	if (end < s->time_ns)
+		end = UINT64_MAX;
+	if (r->stats.records == 1 || s->time_ns < r->stats.t_first_ns)
+		r->stats.t_first_ns = s->time_ns;
+	if (end > r->stats.t_last_ns)
+		r->stats.t_last_ns = end;
+	if (s->type == IOTAP_REC_LOST)
+		r->stats.lost_records += s->length;
+	else if (s->type == IOTAP_REC_END)
+		r->stats.has_end = 1;
+}
+
+static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+{
+	for (;;) {
+		struct rd_batch *b = r->cur;
+		int ret;
+
+		if (b) {
+			rd_fill(r, b, &b->recs[b->pos++], rec);
+			if (b->pos == b->nrec) {
+				r->retire = b;
+				r->cur = NULL;
+			}
+			return 1;
+		}
+		if (r->eof)
+			return 0;
+		ret = rd_next_chunk(r, &b);
+		if (ret <= 0)
+			return ret;
+		if (b->nrec)
+			r->cur = b;
+		else
+			batch_put(r, b);
+	}
+}
+
+static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+{
+	for (;;) {
+		struct rd_batch *b;
+		int ret;
+
+		if (r->nheap) {
+			const struct rd_key *k;
+
+			b = r->heap[0];
+			k = &b->keys[b->pos];
+			if (r->eof || k->time < r->watermark || r->pending > RD_PENDING_MAX ||
+			    r->pending_mem > RD_PENDING_MEM) {
+				if (k->time < r->last_time)
+					r->stats.late_records++;
+				else
+					r->last_time = k->time;
+				rd_fill(r, b, &b->recs[k->idx], rec);
+				r->pending--;
+				if (++b->pos == b->nrec) {
+					r->heap[0] = r->heap[--r->nheap];
+					r->pending_mem -= batch_mem(b);
+					r->retire = b;
+				}
+				if (r->nheap)
+					heap_down(r, 0);
+				return 1;
+			}
+		}
+		if (r->eof)
+			return 0;
+		ret = rd_next_chunk(r, &b);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			continue;	/* r->eof: release what is pending */
+		if (!b->nrec) {
+			batch_put(r, b);
+			continue;
+		}
+		batch_sort(b);
+		ret = heap_push(r, b);
+		if (ret) {
+			batch_put(r, b);
+			return ret;
+		}
+		r->pending += b->nrec;
+		r->pending_mem += batch_mem(b);
+	}
+}
+
+/**
+ * iotap_trace_reader_next - the next record
+ * @r:   reader
+ * @rec: filled; rec->name points into reader memory valid until the next call
+ *
+ * Context: the reader's thread. Return: 1 with a record, 0 at the end, or
+ * -errno on a read error or when memory runs out (sticky).
+ */
+int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+{
+	int ret;
+
+	if (r->retire) {
+		batch_put(r, r->retire);
+		r->retire = NULL;
+	}
+	if (r->err)
+		return r->err;
+	if (r->flags & IOTAP_TRACE_READ_FILE_ORDER)
+		ret = rd_next_file_order(r, rec);
+	else
+		ret = rd_next_merged(r, rec);
+	if (ret < 0)
+		r->err = ret;
+	return ret;
+}
+
+/* --- open / close ------------------------------------------------------- */
+
+/**
+ * iotap_trace_reader_open_fd - open a trace on a seekable fd
+ * @out:   the new reader
+ * @fd:    open for reading; the reader uses pread(2) and does not close it
+ * @flags: IOTAP_TRACE_READ_FILE_ORDER
+ *
+ * Return: as iotap_trace_reader_open().
+ */
+int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
+			       unsigned int flags)
+{
+	struct iotap_trace_reader *r;
+	unsigned int major, minor;
+	const uint8_t *p;
+	struct stat st;
+	uint32_t hsize;
+	ssize_t got;
+	int ret;
+
+	if (!out || fd < 0)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = fd;
+	r->flags = flags;
+	r->buf_cap = RD_BUF_INIT;
+	r->buf = malloc(r->buf_cap);
+	if (!r->buf) {
+		ret = -ENOMEM;
+		goto err_free_reader;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto err_free_buf;
+	}
+	r->stats.file_bytes = (uint64_t)st.st_size;
+
+	got = rb_get(r, 0, 16, &p);
+	if (got < 0) {
+		ret = (int)got;
+		goto err_free_buf;
+	}
+	ret = fhdr_probe(p, (size_t)got, &major, &minor, &hsize);
+	if (ret)
+		goto err_free_buf;
+	if (major == 0) {
+		ret = -EBADMSG;
+		goto err_free_buf;
+	}
+	if (major > IOTAP_TRACE_VERSION_MAJOR) {
+		ret = -EPROTONOSUPPORT;
+		goto err_free_buf;
+	}
+	if (hsize < TRACE_HDR_MIN || hsize > TRACE_HDR_MAX) {
+		ret = -EBADMSG;
+		goto err_free_buf;
+	}
+	got = rb_get(r, 0, hsize, &p);
+	if (got < 0) {
+		ret = (int)got;
+		goto err_free_buf;
+	}
+	ret = fhdr_decode(p, (size_t)got, &r->hdr, &r->hdr_strings);
+	if (ret)
+		goto err_free_buf;
+	ret = chunk_dec_init(&r->cd);
+	if (ret)
+		goto err_free_strings;
+	r->off = hsize;
+	r->stats.header_bytes = hsize;
+	*out = r;
+	return 0;
+
+err_free_strings:
+	free(r->hdr_strings);
+err_free_buf:
+	free(r->buf);
+err_free_reader:
+	free(r);
+	return ret;
+}
+
+/**
+ * iotap_trace_reader_open - open a trace file and check its header
+ * @out:   the new reader
+ * @path:  the trace
+ * @flags: IOTAP_TRACE_READ_FILE_ORDER
+ *
+ * Return: 0; -errno from open(2); -ENODATA for an empty file; -EBADMSG
+ * when the file is not an iotap trace or its header is damaged;
+ * -EPROTONOSUPPORT for a newer major version (iotap_trace_probe_version()
+ * says which).
+ */
+int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
+			    unsigned int flags)
+{
+	int fd, ret;
+
+	if (!out || !path)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = iotap_trace_reader_open_fd(out, fd, flags);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	(*out)->own_fd = 1;
+	return 0;
+}
+
+/**
+ * iotap_trace_reader_header - the decoded header, valid until close
+ * @r: reader
+ */
+const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_trace_reader *r)
+{
+	return &r->hdr;
+}
+
+/**
+ * iotap_trace_reader_stats - what the reader found so far
+ * @r:  reader
+ * @st: filled; complete once iotap_trace_reader_next() has returned 0
+ */
+void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
+			      struct iotap_trace_read_stats *st)
+{
+	*st = r->stats;
+}
+
+/**
+ * iotap_trace_reader_close - free the reader (and close its fd if it
+ * opened it)
+ * @r: reader, or NULL
+ */
+void iotap_trace_reader_close(struct iotap_trace_reader *r)
+{
+	struct rd_batch *b;
+	unsigned int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nheap; i++)
+		batch_free(r->heap[i]);
+	free(r->heap);
+	if (r->cur)
+		batch_free(r->cur);
+	if (r->retire)
+		batch_free(r->retire);
+	while ((b = r->free)) {
+		r->free = b->next;
+		batch_free(b);
+	}
+	chunk_dec_release(&r->cd);
+	if (r->own_fd)
+		close(r->fd);
+	free(r->hdr_strings);
+	free(r->buf);
+	free(r);
+}
+
+/**
+ * iotap_trace_probe_version - read a file's format version without
+ * accepting it
+ * @path:  the file
+ * @major: version_major found
+ * @minor: version_minor found
+ *
+ * Return: 0; -errno from open(2)/read(2); -ENODATA for an empty file;
+ * -EBADMSG when the file does not start like an iotap trace.
+ */
+int iotap_trace_probe_version(const char *path, unsigned int *major, unsigned int *minor)
+{
+	uint8_t buf[16];
+	uint32_t hsize;
+	ssize_t got = 0;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < sizeof(buf)) {
+		ssize_t k = pread(fd, buf + got, sizeof(buf) - (size_t)got, got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		if (k == 0)
+			break;
+		got += k;
+	}
+	close(fd);
+	return fhdr_probe(buf, (size_t)got, major, minor, &hsize);
+}

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record.c - encode and decode one record of a chunk's raw payload
+ *
+ * Pure functions over memory: no I/O, no allocation, no locks. The layouts
+ * are specified in FORMAT.md ("Records"); this file is their one
+ * implementation. Records are delta coded against a struct rec_state that
+ * the encoder and the decoder update identically and that is zeroed at the
+ * start of every chunk, so any chunk decodes on its own.
+ *
+ * The decoder is on the reader's hot path (ten million records a second is
+ * the target): it works on local copies of the fields, reads each varint
+ * with a one-byte fast path, and never allocates. It must also survive any
+ * input: every read is bounds-checked, and a malformed record returns
+ * -EBADMSG rather than touching memory outside [p, end).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "trace_i.h"
+
+/* Presence bits of an OP record, FORMAT.md "OP record". */
+#define OPB_OFF		(1u << 0)
+#define OPB_LEN		(1u << 1)
+#define OPB_RES		(1u << 2)
+#define OPB_FH		(1u << 3)
+#define OPB_FILE	(1u << 4)
+#define OPB_TID		(1u << 5)
+#define OPB_FLAGS	(1u << 6)
+#define OPB_PID		(1u << 7)
+#define OPB_UID		(1u << 8)
+#define OPB_GID		(1u << 9)
+#define OPB_FILE2	(1u << 10)
+#define OPB_MODE	(1u << 11)
+#define OPB_AUX		(1u << 12)
+#define OPB_NAME	(1u << 13)
+#define OPB_ALL		((1u << 14) - 1)
+
+/* Presence bits of every other record type, FORMAT.md "Other records". */
+#define GB_OP		(1u << 0)
+#define GB_FLAGS	(1u << 1)
+#define GB_DUR		(1u << 2)
+#define GB_TID		(1u << 3)
+#define GB_PID		(1u << 4)
+#define GB_UID		(1u << 5)
+#define GB_GID		(1u << 6)
+#define GB_FILE		(1u << 7)
+#define GB_FILE2	(1u << 8)
+#define GB_FH		(1u << 9)
+#define GB_OFF		(1u << 10)
+#define GB_LEN		(1u << 11)
+#define GB_RES		(1u << 12)
+#define GB_MODE		(1u << 13)
+#define GB_AUX		(1u << 14)
+#define GB_NAME		(1u << 15)
+#define GB_ALL		((1u << 16) - 1)
+
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * Reads one LEB128 varint. Returns the new position or NULL when the varint
+ * runs past @end or does not fit 64 bits (a tenth byte above 1).
+ */
+static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end,
+					uint64_t *out)
+{
+	uint64_t v;
+	unsigned int shift;
+
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		return p + 1;
+	}
+	v = 0;
+	for (shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+
+		if (p >= end)
+			return NULL;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return NULL;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static inline const uint8_t *get_u32(const uint8_t *p, const uint8_t *end,
+				     uint32_t *out)
+{
+	uint64_t v;
+
+	p = get_varint(p, end, &v);
+	if (!p || v > UINT32_MAX)
+		return NULL;
+	*out = (uint32_t)v;
+	return p;
+}
+
+static inline unsigned int file_slot(uint64_t file)
+{
+	return (unsigned int)((file * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+/* Ops whose offset, fh and length are predicted from the file table. */
+static inline int is_data_op(unsigned int op)
+{
+	return op == IOTAP_OP_READ || op == IOTAP_OP_WRITE;
+}
+
+/* Where a READ/WRITE ended: what the next sequential one starts at. */
+static inline uint64_t data_end(uint64_t offset, uint64_t length, int64_t result)
+{
+	return offset + (result >= 0 ? (uint64_t)result : length);
+}
+
+/**
+ * rec_state_reset - zero the delta state (start of a chunk)
+ * @st: encoder or decoder state
+ */
+void rec_state_reset(struct rec_state *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+/**
+ * rec_check - can this record be encoded?
+ * @rec: record from a caller
+ *
+ * Return: 0, or -EINVAL for an unknown type, a name longer than
+ * IOTAP_TRACE_NAME_MAX, or a name_len without a name.
+ */
+int rec_check(const struct iotap_trace_rec *rec)
+{
+	if (rec->type < IOTAP_REC_OP || rec->type >= IOTAP_REC_TYPE_MAX)
+		return -EINVAL;
+	if (rec->name_len > IOTAP_TRACE_NAME_MAX)
+		return -EINVAL;
+	if (!rec->name && rec->name_len)
+		return -EINVAL;
+	return 0;
+}
+
+static size_t enc_op(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
+{
+	struct rec_tid_slot *ts = &st->tids[rec->tid & (REC_TID_SLOTS - 1)];
+	struct rec_file_slot *fs = &st->files[file_slot(rec->file)];
+	uint64_t base = ts->tid == rec->tid ? ts->end : st->last_time;
+	uint64_t p_off = 0, p_fh = 0, p_len = 0;
+	int64_t p_res = 0;
+	int data = is_data_op(rec->op);
+	unsigned int bits = 0;
+	uint8_t *p = out;
+
+	if (data) {
+		if (fs->file == rec->file) {
+			p_off = fs->end;
+			p_fh = fs->fh;
+			p_len = fs->length;
+		}
+		p_res = (int64_t)rec->length;
+	}
+	if (rec->offset != p_off)
+		bits |= OPB_OFF;
+	if (rec->length != p_len)
+		bits |= OPB_LEN;
+	if (rec->result != p_res)
+		bits |= OPB_RES;
+	if (rec->fh != p_fh)
+		bits |= OPB_FH;
+	if (rec->file != st->prev_file)
+		bits |= OPB_FILE;
+	if (rec->tid != st->prev_tid)
+		bits |= OPB_TID;
+	if (rec->flags)
+		bits |= OPB_FLAGS;
+	if (rec->pid != st->prev_pid)
+		bits |= OPB_PID;
+	if (rec->uid != st->prev_uid)
+		bits |= OPB_UID;
+	if (rec->gid != st->prev_gid)
+		bits |= OPB_GID;
+	if (rec->file2)
+		bits |= OPB_FILE2;
+	if (rec->mode)
+		bits |= OPB_MODE;
+	if (rec->aux)
+		bits |= OPB_AUX;
+	if (rec->name)
+		bits |= OPB_NAME;
+
+	*p++ = IOTAP_REC_OP;
+	p = put_varint(p, rec->op);
+	p = put_varint(p, bits);
+	if (bits & OPB_TID)
+		p = put_varint(p, rec->tid);
+	if (bits & OPB_PID)
+		p = put_varint(p, rec->pid);
+	if (bits & OPB_UID)
+		p = put_varint(p, rec->uid);
+	if (bits & OPB_GID)
+		p = put_varint(p, rec->gid);
+	p = put_varint(p, zigzag((int64_t)(rec->time_ns - base)));
+	p = put_varint(p, rec->dur_ns);
+	if (bits & OPB_FILE)
+		p = put_varint(p, zigzag((int64_t)(rec->file - st->prev_file)));
+	if (bits & OPB_FILE2)
+		p = put_varint(p, zigzag((int64_t)(rec->file2 - rec->file)));
+	if (bits & OPB_FH)
+		p = put_varint(p, rec->fh);
+	if (bits & OPB_OFF)
+		p = put_varint(p, zigzag((int64_t)(rec->offset - p_off)));
+	if (bits & OPB_LEN)
+		p = put_varint(p, rec->length);
+	if (bits & OPB_RES)
+		p = put_varint(p, zigzag(rec->result));
+	if (bits & OPB_FLAGS)
+		p = put_varint(p, rec->flags);
+	if (bits & OPB_MODE)
+		p = put_varint(p, rec->mode);
+	if (bits & OPB_AUX)
+		p = put_varint(p, rec->aux);
+	if (bits & OPB_NAME) {
+		p = put_varint(p, rec->name_len);
+		memcpy(p, rec->name, rec->name_len);
+		p += rec->name_len;
+	}
+
+	st->last_time = rec->time_ns;
+	st->prev_file = rec->file;
+	st->prev_tid = rec->tid;
+	st->prev_pid = rec->pid;
+	st->prev_uid = rec->uid;
+	st->prev_gid = rec->gid;
+	ts->tid = rec->tid;
+	ts->end = rec->time_ns + rec->dur_ns;
+	if (data) {
+		fs->file = rec->file;
+		fs->end = data_end(rec->offset, rec->length, rec->result);
+		fs->fh = rec->fh;
+		fs->length = rec->length;
+	}
+	return (size_t)(p - out);
+}
+
+static size_t enc_other(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
+{
+	unsigned int bits = 0;
+	uint8_t *p = out;
+
+	if (rec->op)
+		bits |= GB_OP;
+	if (rec->flags)
+		bits |= GB_FLAGS;
+	if (rec->dur_ns)
+		bits |= GB_DUR;
+	if (rec->tid)
+		bits |= GB_TID;
+	if (rec->pid)
+		bits |= GB_PID;
+	if (rec->uid)
+		bits |= GB_UID;
+	if (rec->gid)
+		bits |= GB_GID;
+	if (rec->file)
+		bits |= GB_FILE;
+	if (rec->file2)
+		bits |= GB_FILE2;
+	if (rec->fh)
+		bits |= GB_FH;
+	if (rec->offset)
+		bits |= GB_OFF;
+	if (rec->length)
+		bits |= GB_LEN;
+	if (rec->result)
+		bits |= GB_RES;
+	if (rec->mode)
+		bits |= GB_MODE;
+	if (rec->aux)
+		bits |= GB_AUX;
+	if (rec->name)
+		bits |= GB_NAME;
+
+	*p++ = (uint8_t)rec->type;
+	p = put_varint(p, zigzag((int64_t)(rec->time_ns - st->last_time)));
+	p = put_varint(p, bits);
+	if (bits & GB_OP)
+		p = put_varint(p, rec->op);
+	if (bits & GB_FLAGS)
+		p = put_varint(p, rec->flags);
+	if (bits & GB_DUR)
+		p = put_varint(p, rec->dur_ns);
+	if (bits & GB_TID)
+		p = put_varint(p, rec->tid);
+	if (bits & GB_PID)
+		p = put_varint(p, rec->pid);
+	if (bits & GB_UID)
+		p = put_varint(p, rec->uid);
+	if (bits & GB_GID)
+		p = put_varint(p, rec->gid);
+	if (bits & GB_FILE)
+		p = put_varint(p, rec->file);
+	if (bits & GB_FILE2)
+		p = put_varint(p, rec->file2);
+	if (bits & GB_FH)
+		p = put_varint(p, rec->fh);
+	if (bits & GB_OFF)
+		p = put_varint(p, rec->offset);
+	if (bits & GB_LEN)
+		p = put_varint(p, rec->length);
+	if (bits & GB_RES)
+		p = put_varint(p, zigzag(rec->result));
+	if (bits & GB_MODE)
+		p = put_varint(p, rec->mode);
+	if (bits & GB_AUX)
+		p = put_varint(p, rec->aux);
+	if (bits & GB_NAME) {
+		p = put_varint(p, rec->name_len);
+		memcpy(p, rec->name, rec->name_len);
+		p += rec->name_len;
+	}
+	if (rec->type == IOTAP_REC_SAMPLE) {
+		const struct iotap_trace_sample *s = &rec->sample;
+
+		p = put_varint(p, s->dev_major);
+		p = put_varint(p, s->dev_minor);
+		p = put_varint(p, s->rd_ios);
+		p = put_varint(p, s->rd_sectors);
+		p = put_varint(p, s->wr_ios);
+		p = put_varint(p, s->wr_sectors);
+		p = put_varint(p, s->io_ticks_ms);
+		p = put_varint(p, s->queue_ms);
+		p = put_varint(p, s->in_flight);
+		p = put_varint(p, s->proc_user_ns);
+		p = put_varint(p, s->proc_sys_ns);
+		p = put_varint(p, s->sys_user_ns);
+		p = put_varint(p, s->sys_sys_ns);
+		p = put_varint(p, s->sys_idle_ns);
+		p = put_varint(p, s->sys_iowait_ns);
+		p = put_varint(p, s->proc_rss_kb);
+	}
+	st->last_time = rec->time_ns;
+	return (size_t)(p - out);
+}
+
+/**
+ * rec_encode - append one record to a raw payload
+ * @st:  the chunk's encoder state, updated
+ * @out: at least REC_ENC_MAX bytes of room
+ * @rec: a record that passed rec_check()
+ *
+ * Return: bytes written.
+ */
+size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
+{
+	if (rec->type == IOTAP_REC_OP)
+		return enc_op(st, out, rec);
+	return enc_other(st, out, rec);
+}
+
+static int dec_name(const uint8_t **pp, const uint8_t *end, struct rec_slim *s,
+		    struct rec_extra *x)
+{
+	const uint8_t *p = *pp;
+	uint32_t len;
+
+	p = get_u32(p, end, &len);
+	if (!p || len > IOTAP_TRACE_NAME_MAX || len > (size_t)(end - p))
+		return -EBADMSG;
+	s->name_len = len;
+	x->name = p;
+	*pp = p + len;
+	return 0;
+}
+
+static int dec_op(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
+		  struct rec_slim *s, struct rec_extra *x)
+{
+	const uint8_t *p = p0 + 1;
+	struct rec_tid_slot *ts;
+	struct rec_file_slot *fs;
+	uint64_t v, bits, base, p_off = 0, p_fh = 0, p_len = 0;
+	int64_t p_res = 0;
+	int data;
+
+	p = get_varint(p, end, &v);
+	if (!p || v > UINT16_MAX)
+		return -EBADMSG;
+	s->op = (uint16_t)v;
+	p = get_varint(p, end, &bits);
+	if (!p || (bits & ~(uint64_t)OPB_ALL))
+		return -EBADMSG;
+
+	s->tid = st->prev_tid;
+	s->pid = st->prev_pid;
+	s->uid = st->prev_uid;
+	s->gid = st->prev_gid;
+	if ((bits & OPB_TID) && !(p = get_u32(p, end, &s->tid)))
+		return -EBADMSG;
+	if ((bits & OPB_PID) && !(p = get_u32(p, end, &s->pid)))
+		return -EBADMSG;
+	if ((bits & OPB_UID) && !(p = get_u32(p, end, &s->uid)))
+		return -EBADMSG;
+	if ((bits & OPB_GID) && !(p = get_u32(p, end, &s->gid)))
+		return -EBADMSG;
+
+	ts = &st->tids[s->tid & (REC_TID_SLOTS - 1)];
+	base = ts->tid == s->tid ? ts->end : st->last_time;
+	p = get_varint(p, end, &v);
+	if (!p)
+		return -EBADMSG;
+	s->time_ns = base + (uint64_t)unzigzag(v);
+	p = get_varint(p, end, &s->dur_ns);
+	if (!p)
+		return -EBADMSG;
+
+	s->file = st->prev_file;
+	if (bits & OPB_FILE) {
+		p = get_varint(p, end, &v);
+		if (!p)
+			return -EBADMSG;
+		s->file += (uint64_t)unzigzag(v);
+	}
+	s->file2 = 0;
+	if (bits & OPB_FILE2) {
+		p = get_varint(p, end, &v);
+		if (!p)
+			return -EBADMSG;
+		s->file2 = s->file + (uint64_t)unzigzag(v);
+	}
+
+	data = is_data_op(s->op);
+	fs = &st->files[file_slot(s->file)];
+	if (data) {
+		if (fs->file == s->file) {
+			p_off = fs->end;
+			p_fh = fs->fh;
+			p_len = fs->length;
+		}
+	}
+	s->fh = p_fh;
+	if ((bits & OPB_FH) && !(p = get_varint(p, end, &s->fh)))
+		return -EBADMSG;
+	s->offset = p_off;
+	if (bits & OPB_OFF) {
+		p = get_varint(p, end, &v);
+		if (!p)
+			return -EBADMSG;
+		s->offset += (uint64_t)unzigzag(v);
+	}
+	s->length = p_len;
+	if ((bits & OPB_LEN) && !(p = get_varint(p, end, &s->length)))
+		return -EBADMSG;
+	if (data)
+		p_res = (int64_t)s->length;
+	s->result = p_res;
+	if (bits & OPB_RES) {
+		p = get_varint(p, end, &v);
+		if (!p)
+			return -EBADMSG;
+		s->result = unzigzag(v);
+	}
+	s->flags = 0;
+	if ((bits & OPB_FLAGS) && !(p = get_u32(p, end, &s->flags)))
+		return -EBADMSG;
+	s->mode = 0;
+	if ((bits & OPB_MODE) && !(p = get_u32(p, end, &s->mode)))
+		return -EBADMSG;
+	s->aux = 0;
+	if ((bits & OPB_AUX) && !(p = get_varint(p, end, &s->aux)))
+		return -EBADMSG;
+	s->name_len = 0;
+	x->name = NULL;
+	if ((bits & OPB_NAME) && dec_name(&p, end, s, x))
+		return -EBADMSG;
+
+	s->type = IOTAP_REC_OP;
+	st->last_time = s->time_ns;
+	st->prev_file = s->file;
+	st->prev_tid = s->tid;
+	st->prev_pid = s->pid;
+	st->prev_uid = s->uid;
+	st->prev_gid = s->gid;
+	ts->tid = s->tid;
+	ts->end = s->time_ns + s->dur_ns;
+	if (data) {
+		fs->file = s->file;
+		fs->end = data_end(s->offset, s->length, s->result);
+		fs->fh = s->fh;
+		fs->length = s->length;
+	}
+	return (int)(p - p0);
+}
+
+static int dec_other(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
+		     struct rec_slim *s, struct rec_extra *x)
+{
+	const uint8_t *p = p0 + 1;
+	uint64_t v, bits;
+
+	memset(s, 0, sizeof(*s));
+	s->type = *p0;
+	x->name = NULL;
+	p = get_varint(p, end, &v);
+	if (!p)
+		return -EBADMSG;
+	s->time_ns = st->last_time + (uint64_t)unzigzag(v);
+	p = get_varint(p, end, &bits);
+	if (!p || (bits & ~(uint64_t)GB_ALL))
+		return -EBADMSG;
+	if (bits & GB_OP) {
+		p = get_varint(p, end, &v);
+		if (!p || v > UINT16_MAX)
+			return -EBADMSG;
+		s->op = (uint16_t)v;
+	}
+	if ((bits & GB_FLAGS) && !(p = get_u32(p, end, &s->flags)))
+		return -EBADMSG;
+	if ((bits & GB_DUR) && !(p = get_varint(p, end, &s->dur_ns)))
+		return -EBADMSG;
+	if ((bits & GB_TID) && !(p = get_u32(p, end, &s->tid)))
+		return -EBADMSG;
+	if ((bits & GB_PID) && !(p = get_u32(p, end, &s->pid)))
+		return -EBADMSG;
+	if ((bits & GB_UID) && !(p = get_u32(p, end, &s->uid)))
+		return -EBADMSG;
+	if ((bits & GB_GID) && !(p = get_u32(p, end, &s->gid)))
+		return -EBADMSG;
+	if ((bits & GB_FILE) && !(p = get_varint(p, end, &s->file)))
+		return -EBADMSG;
+	if ((bits & GB_FILE2) && !(p = get_varint(p, end, &s->file2)))
+		return -EBADMSG;
+	if ((bits & GB_FH) && !(p = get_varint(p, end, &s->fh)))
+		return -EBADMSG;
+	if ((bits & GB_OFF) && !(p = get_varint(p, end, &s->offset)))
+		return -EBADMSG;
+	if ((bits & GB_LEN) && !(p = get_varint(p, end, &s->length)))
+		return -EBADMSG;
+	if (bits & GB_RES) {
+		p = get_varint(p, end, &v);
+		if (!p)
+			return -EBADMSG;
+		s->result = unzigzag(v);
+	}
+	if ((bits & GB_MODE) && !(p = get_u32(p, end, &s->mode)))
+		return -EBADMSG;
+	if ((bits & GB_AUX) && !(p = get_varint(p, end, &s->aux)))
+		return -EBADMSG;
+	if ((bits & GB_NAME) && dec_name(&p, end, s, x))
+		return -EBADMSG;
+	if (s->type == IOTAP_REC_SAMPLE) {
+		struct iotap_trace_sample *m = &x->sample;
+
+		if (!(p = get_u32(p, end, &m->dev_major)) ||
+		    !(p = get_u32(p, end, &m->dev_minor)) ||
+		    !(p = get_varint(p, end, &m->rd_ios)) ||
+		    !(p = get_varint(p, end, &m->rd_sectors)) ||
+		    !(p = get_varint(p, end, &m->wr_ios)) ||
+		    !(p = get_varint(p, end, &m->wr_sectors)) ||
+		    !(p = get_varint(p, end, &m->io_ticks_ms)) ||
+		    !(p = get_varint(p, end, &m->queue_ms)) ||
+		    !(p = get_varint(p, end, &m->in_flight)) ||
+		    !(p = get_varint(p, end, &m->proc_user_ns)) ||
+		    !(p = get_varint(p, end, &m->proc_sys_ns)) ||
+		    !(p = get_varint(p, end, &m->sys_user_ns)) ||
+		    !(p = get_varint(p, end, &m->sys_sys_ns)) ||
+		    !(p = get_varint(p, end, &m->sys_idle_ns)) ||
+		    !(p = get_varint(p, end, &m->sys_iowait_ns)) ||
+		    !(p = get_varint(p, end, &m->proc_rss_kb)))
+			return -EBADMSG;
+	}
+	s->data = REC_NO_DATA;
+	st->last_time = s->time_ns;
+	return (int)(p - p0);
+}
+
+/**
+ * rec_decode - decode one record of a raw payload
+ * @st:  the chunk's decoder state, updated
+ * @p:   first byte of the record
+ * @end: end of the raw payload
+ * @s:   filled (s->data is left for the caller); s->type is 0 for a record
+ *       of a type this version does not know, which the caller skips
+ * @x:   name pointer and sample
+ *
+ * Return: bytes consumed (> 0), or -EBADMSG for a malformed record.
+ */
+int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
+	       struct rec_slim *s, struct rec_extra *x)
+{
+	const uint8_t *q;
+	uint64_t len;
+
+	if (p >= end)
+		return -EBADMSG;
+	if (*p == IOTAP_REC_OP)
+		return dec_op(st, p, end, s, x);
+	if (*p > IOTAP_REC_OP && *p < IOTAP_REC_TYPE_MAX)
+		return dec_other(st, p, end, s, x);
+	if (*p == 0)
+		return -EBADMSG;
+	/* A type from a newer minor version: length-prefixed, skipped. */
+	q = get_varint(p + 1, end, &len);
+	if (!q || len > (uint64_t)(end - q))
+		return -EBADMSG;
+	s->type = 0;
+	x->name = NULL;
+	return (int)(q + len - p);
+}

@@ -1,0 +1,939 @@
+// SPDX-License-Identifier: MIT
+/*
+ * recorder.c - many recording threads, one writer thread
+ *
+ * Threads. Any number of recording threads call iotap_trace_op_begin() and
+ * iotap_trace_record(); one writer thread, started by
+ * iotap_trace_recorder_open() and joined by iotap_trace_recorder_close(),
+ * owns the struct iotap_trace_writer (encoding, compression, the file).
+ *
+ * Buffers. Each recording thread has a slot (struct rcd_slot, allocated on
+ * its first call, found again through a thread-local list) whose current
+ * buffer it fills with fixed-layout records (struct rec_slim, then the
+ * name, then a sample, 8-byte aligned). A full buffer goes to the writer
+ * thread through a liburcu wait-free queue (cds_wfcq); the recording thread
+ * takes an empty one from a bounded pool (opts.max_bytes in all). When the
+ * pool is exhausted the record is dropped and counted in the slot; the
+ * writer thread later writes a LOST record for it. A recording thread never
+ * waits for the writer, the compressor or the disk: it only ever takes its
+ * own slot's mutex (held by the writer for a pointer swap, every flush_ms)
+ * and the pool's mutex (once per buffer, for a list pop).
+ *
+ * The writer thread wakes every few ms (producers never signal it), drains
+ * full buffers, and every flush_ms collects every slot's partial buffer
+ * too, so that a chunk can be written at least every chunk_ms.
+ *
+ * Order (FORMAT.md "Order and watermarks"). Before collecting, the writer
+ * reads the clock, then every slot's in-flight start time, and promises
+ * that every record it has not collected yet starts at or after the
+ * minimum of those; the reader merges by start time in bounded memory on
+ * that promise. The barrier pairs are named where they are.
+ *
+ * Lifetimes. A slot belongs to its recorder until the thread exits (a
+ * pthread key destructor flushes its buffer and marks it dead; the writer
+ * thread frees it) or the recorder closes (the slot is detached and left to
+ * its thread, which frees it on exit or on its next registration). The
+ * global g_lock orders those two ends. Lock order:
+ * g_lock > r->slots_lock > slot->lock > r->pool_lock.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <urcu/arch.h>
+#include <urcu/system.h>
+#include <urcu/uatomic.h>
+#include <urcu/wfcqueue.h>
+
+#include "trace_i.h"
+
+#define RCD_TICK_MS		5		/* writer thread wake-up period */
+#define RCD_BUF_MIN		(8u << 10)
+#define RCD_BUF_MAX		(16u << 20)
+#define RCD_LOST_SLOTS		64		/* LOST records per batch, one per thread */
+
+/* One buffer of fixed-layout records. */
+struct rcd_buf {
+	struct cds_wfcq_node node;	/* in r->q once full (or flushed by an exiting thread) */
+	struct rcd_buf *next;		/* in r->free */
+	uint64_t slot_id;		/* filling slot's id, for ordering a batch */
+	uint64_t gen;			/* that slot's buffer sequence number */
+	uint32_t len;			/* bytes used in data */
+	uint32_t nrec;			/* records in data */
+	uint8_t data[] __attribute__((aligned(8)));
+};
+
+/* One recording thread's state for one recorder. */
+struct rcd_slot {
+	pthread_mutex_t lock;		/* cur, gen, recorded, lost, dead */
+	struct rcd_buf *cur;		/* buffer being filled, or NULL */
+	uint64_t gen;			/* buffers taken so far */
+	uint64_t inflight;		/* provisional start of the op in flight (ns), 0: none */
+	uint64_t recorded;		/* records put in buffers */
+	uint64_t lost;			/* records dropped */
+	uint64_t lost_reported;		/* of those, already in LOST records (writer) */
+	uint64_t id;			/* unique within the recorder, > 0 */
+	uint64_t rec_id;		/* the recorder's id */
+	uint32_t tid;			/* gettid() of the owner */
+	int dead;			/* owner exited, slot waits for the writer to free it */
+	int detached;			/* recorder closed, slot is its thread's (g_lock) */
+	struct iotap_trace_recorder *r;
+	struct rcd_slot *next;		/* r->slots (r->slots_lock) */
+	struct rcd_slot *tl_next;	/* the owner's tl_slots list */
+};
+
+struct iotap_trace_recorder {
+	uint64_t id;			/* unique in the process, never reused */
+	struct iotap_trace_writer *w;	/* writer thread only, until close */
+	size_t buf_bytes;		/* bytes of data per buffer */
+	unsigned int nbufs_max;		/* buffers allowed in all */
+	unsigned int flush_ms, chunk_ms, sample_ms;
+
+	struct __cds_wfcq_head qhead;	/* full buffers, many enqueuers, the writer dequeues */
+	struct cds_wfcq_tail qtail;
+
+	pthread_mutex_t pool_lock;
+	struct rcd_buf *free;		/* empty buffers */
+	unsigned int nbufs;		/* buffers allocated */
+
+	pthread_mutex_t slots_lock;
+	struct rcd_slot *slots;		/* live and dead slots */
+	uint64_t next_slot_id;
+	uint64_t dead_recorded;		/* counters of freed slots */
+	uint64_t dead_lost;
+	uint64_t lost_noslot;		/* records of threads whose slot allocation failed */
+	uint64_t noslot_reported;	/* of those, already in LOST records (writer thread) */
+
+	pthread_t thread;
+	pthread_mutex_t wake_lock;
+	pthread_cond_t wake;		/* close only; producers never signal */
+	int stop;			/* wake_lock */
+	int hold;			/* test hook: the writer thread idles */
+
+	/* writer thread state, published with CMM_STORE_SHARED */
+	int err;			/* first write error */
+	uint64_t lost_write;		/* records handed over but not written */
+
+	struct rcd_buf **batch;		/* nbufs_max entries, writer thread */
+	struct {
+		uint32_t tid;
+		uint64_t n;
+	} lostv[RCD_LOST_SLOTS];	/* LOST records of a batch, writer thread */
+	struct smp_state smp;
+	int sampling;
+	char note[512];			/* NOTE to write first, or "" */
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_key;
+static int g_key_err;
+static uint64_t g_next_id;
+static __thread struct rcd_slot *tl_slots;
+
+static void slot_free(struct rcd_slot *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* --- buffer pool -------------------------------------------------------- */
+
+static struct rcd_buf *pool_get(struct iotap_trace_recorder *r)
+{
+	struct rcd_buf *b;
+	int grow = 0;
+
+	pthread_mutex_lock(&r->pool_lock);
+	b = r->free;
+	if (b)
+		r->free = b->next;
+	else if (r->nbufs < r->nbufs_max)
+		grow = ++r->nbufs;
+	pthread_mutex_unlock(&r->pool_lock);
+	if (b || !grow)
+		return b;
+
+	b = malloc(sizeof(*b) + r->buf_bytes);
+	if (!b) {
+		pthread_mutex_lock(&r->pool_lock);
+		r->nbufs--;
+		pthread_mutex_unlock(&r->pool_lock);
+		return NULL;
+	}
+	return b;
+}
+
+static void pool_put(struct iotap_trace_recorder *r, struct rcd_buf *b)
+{
+	pthread_mutex_lock(&r->pool_lock);
+	b->next = r->free;
+	r->free = b;
+	pthread_mutex_unlock(&r->pool_lock);
+}
+
+static void queue_buf(struct iotap_trace_recorder *r, struct rcd_buf *b)
+{
+	cds_wfcq_node_init(&b->node);
+	cds_wfcq_enqueue(&r->qhead, &r->qtail, &b->node);
+}
+
+/* --- slots -------------------------------------------------------------- */
+
+/* Thread exit: hand each slot's last buffer to its writer, or free it. */
+static void tl_destroy(void *arg)
+{
+	struct rcd_slot *s = arg, *next;
+
+	pthread_mutex_lock(&g_lock);
+	for (; s; s = next) {
+		next = s->tl_next;
+		if (s->detached) {
+			slot_free(s);
+			continue;
+		}
+		pthread_mutex_lock(&s->lock);
+		if (s->cur) {
+			if (s->cur->nrec)
+				queue_buf(s->r, s->cur);
+			else
+				pool_put(s->r, s->cur);
+			s->cur = NULL;
+		}
+		CMM_STORE_SHARED(s->inflight, 0);
+		s->dead = 1;
+		pthread_mutex_unlock(&s->lock);
+	}
+	tl_slots = NULL;
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void key_init(void)
+{
+	g_key_err = -pthread_key_create(&g_key, tl_destroy);
+}
+
+static struct rcd_slot *slot_register(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s, **pp;
+
+	for (s = tl_slots; s; s = s->tl_next)
+		if (s->rec_id == r->id)
+			return s;
+
+	/* Forget slots of recorders closed since this thread last looked. */
+	pthread_mutex_lock(&g_lock);
+	for (pp = &tl_slots; *pp;) {
+		s = *pp;
+		if (s->detached) {
+			*pp = s->tl_next;
+			slot_free(s);
+		} else {
+			pp = &s->tl_next;
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+	/* The destructor must never see a freed head, even if we fail below. */
+	pthread_setspecific(g_key, tl_slots);
+
+	if (posix_memalign((void **)&s, 64, sizeof(*s)))
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
+	s->rec_id = r->id;
+	s->r = r;
+	s->tid = (uint32_t)syscall(SYS_gettid);
+
+	pthread_mutex_lock(&r->slots_lock);
+	s->id = ++r->next_slot_id;
+	s->next = r->slots;
+	r->slots = s;
+	pthread_mutex_unlock(&r->slots_lock);
+
+	pthread_mutex_lock(&g_lock);
+	s->tl_next = tl_slots;
+	tl_slots = s;
+	pthread_mutex_unlock(&g_lock);
+	pthread_setspecific(g_key, tl_slots);
+	return s;
+}
+
+static inline struct rcd_slot *slot_get(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s = tl_slots;
+
+	if (caa_likely(s && s->rec_id == r->id))
+		return s;
+	return slot_register(r);
+}
+
+/* --- recording (any thread) --------------------------------------------- */
+
+/**
+ * iotap_trace_op_begin - note that the calling thread starts an operation
+ * @r: recorder
+ *
+ * Stores a provisional start in the thread's slot, then reads the clock
+ * again for the start it returns, so the stored value is never later than
+ * the record's time_ns. The in-flight state lasts until the thread's next
+ * iotap_trace_record(). Non-op records take their time here too, for an
+ * exact place in the merged order. Wait-free after the thread's first
+ * call (which allocates its slot). Context: any thread, one operation in
+ * flight per thread.
+ *
+ * Return: the start time (CLOCK_MONOTONIC ns) to put in rec->time_ns.
+ */
+uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s = slot_get(r);
+	uint64_t t = iotap_trace_now_ns();
+
+	if (caa_unlikely(!s))
+		return t;
+	CMM_STORE_SHARED(s->inflight, t ? t : 1);
+	/*
+	 * (A), pairs with (B) in rcd_batch(), between its clock read and its
+	 * in-flight reads: either the writer sees this store, or its clock
+	 * read came before the one below (FORMAT.md "Order and watermarks").
+	 */
+	cmm_smp_mb();
+	return iotap_trace_now_ns();
+}
+
+static inline size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/**
+ * iotap_trace_record - queue one record from the calling thread
+ * @r:   recorder
+ * @rec: copied, including rec->name (rec->name_len bytes)
+ *
+ * Ends the thread's in-flight state (whatever the record's type). Never
+ * blocks on the writer thread, the compressor or the disk: when the
+ * thread's buffer is full and the pool has no free one, the record is
+ * dropped and counted (a malformed record too). Context: any thread; the
+ * first call from a thread allocates its slot.
+ */
+void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
+{
+	struct rcd_slot *s = slot_get(r);
+	struct rec_slim *e;
+	struct rcd_buf *b;
+	size_t need;
+
+	if (caa_unlikely(!s)) {
+		uatomic_inc(&r->lost_noslot);
+		return;
+	}
+	if (caa_unlikely(rec_check(rec))) {
+		pthread_mutex_lock(&s->lock);
+		CMM_STORE_SHARED(s->lost, s->lost + 1);
+		pthread_mutex_unlock(&s->lock);
+		goto out;
+	}
+	need = sizeof(*e) + align8(rec->name_len);
+	if (rec->type == IOTAP_REC_SAMPLE)
+		need += sizeof(rec->sample);
+
+	pthread_mutex_lock(&s->lock);
+	b = s->cur;
+	if (caa_unlikely(!b || b->len + need > r->buf_bytes)) {
+		if (b) {
+			queue_buf(r, b);
+			s->cur = NULL;
+		}
+		b = pool_get(r);
+		if (!b) {
+			CMM_STORE_SHARED(s->lost, s->lost + 1);
+			pthread_mutex_unlock(&s->lock);
+			goto out;
+		}
+		b->slot_id = s->id;
+		b->gen = ++s->gen;
+		b->len = 0;
+		b->nrec = 0;
+		s->cur = b;
+	}
+	e = (struct rec_slim *)(b->data + b->len);
+	e->time_ns = rec->time_ns;
+	e->dur_ns = rec->dur_ns;
+	e->file = rec->file;
+	e->file2 = rec->file2;
+	e->fh = rec->fh;
+	e->offset = rec->offset;
+	e->length = rec->length;
+	e->result = rec->result;
+	e->aux = rec->aux;
+	e->flags = rec->flags;
+	e->tid = rec->tid;
+	e->pid = rec->pid;
+	e->uid = rec->uid;
+	e->gid = rec->gid;
+	e->mode = rec->mode;
+	e->name_len = rec->name_len;
+	e->data = rec->name ? 0 : REC_NO_DATA;
+	e->type = rec->type;
+	e->op = rec->op;
+	e->pad = (uint32_t)need;
+	if (rec->name)
+		memcpy(e + 1, rec->name, rec->name_len);
+	if (rec->type == IOTAP_REC_SAMPLE)
+		memcpy((uint8_t *)(e + 1) + align8(rec->name_len), &rec->sample,
+		       sizeof(rec->sample));
+	b->len += (uint32_t)need;
+	b->nrec++;
+	CMM_STORE_SHARED(s->recorded, s->recorded + 1);
+	pthread_mutex_unlock(&s->lock);
+out:
+	/*
+	 * (C), pairs with (D) in rcd_batch(): the record (and the unlock
+	 * after it) is published before the in-flight mark goes. A writer
+	 * that reads 0 (or a later op's start) then takes the slot lock
+	 * after our unlock and collects this record in the same batch.
+	 */
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(s->inflight, 0);
+}
+
+/* --- the writer thread -------------------------------------------------- */
+
+/* Make the writer's error and losses visible to other threads. */
+static void rcd_publish(struct iotap_trace_recorder *r)
+{
+	if (!r->err && wr_error(r->w))
+		CMM_STORE_SHARED(r->err, wr_error(r->w));
+	if (r->lost_write != wr_dropped(r->w))
+		CMM_STORE_SHARED(r->lost_write, wr_dropped(r->w));
+}
+
+/*
+ * Append a record the writer thread makes itself (SAMPLE, LOST, NOTE).
+ * After a write error it makes none: nothing could be written.
+ */
+static void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
+{
+	if (!wr_error(r->w))
+		wr_append(r->w, rec, 1);
+}
+
+static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf *b)
+{
+	const uint8_t *p = b->data, *end = b->data + b->len;
+	struct iotap_trace_rec rec;
+
+	memset(&rec, 0, sizeof(rec));
+	while (p < end) {
+		const struct rec_slim *e = (const struct rec_slim *)p;
+
+		rec.type = e->type;
+		rec.op = e->op;
+		rec.flags = e->flags;
+		rec.time_ns = e->time_ns;
+		rec.dur_ns = e->dur_ns;
+		rec.tid = e->tid;
+		rec.pid = e->pid;
+		rec.uid = e->uid;
+		rec.gid = e->gid;
+		rec.file = e->file;
+		rec.file2 = e->file2;
+		rec.fh = e->fh;
+		rec.offset = e->offset;
+		rec.length = e->length;
+		rec.result = e->result;
+		rec.mode = e->mode;
+		rec.name_len = e->name_len;
+		rec.aux = e->aux;
+		rec.name = e->data == REC_NO_DATA ? NULL : (const char *)(e + 1);
+		if (e->type == IOTAP_REC_SAMPLE)
+			memcpy(&rec.sample, (const uint8_t *)(e + 1) + align8(e->name_len),
+			       sizeof(rec.sample));
+		/* after a write error the writer drops and counts it (wr_dropped()) */
+		wr_append(r->w, &rec, 0);
+		if (e->type == IOTAP_REC_SAMPLE)
+			memset(&rec.sample, 0, sizeof(rec.sample));
+		p += e->pad;
+	}
+}
+
+static void rcd_sample(struct iotap_trace_recorder *r)
+{
+	struct iotap_trace_rec rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_SAMPLE;
+	smp_read(&r->smp, &rec.sample);
+	rec.time_ns = iotap_trace_now_ns();
+	rec.pid = (uint32_t)getpid();
+	rcd_append_own(r, &rec);
+}
+
+/* Encode the full buffers queued so far, in queue order. */
+static void rcd_drain(struct iotap_trace_recorder *r)
+{
+	struct cds_wfcq_node *node;
+
+	/* The writer thread is the only dequeuer: no lock needed. */
+	while ((node = __cds_wfcq_dequeue_blocking(&r->qhead, &r->qtail))) {
+		struct rcd_buf *b = caa_container_of(node, struct rcd_buf, node);
+
+		rcd_encode_buf(r, b);
+		pool_put(r, b);
+	}
+	rcd_publish(r);
+}
+
+static int buf_cmp(const void *a, const void *b)
+{
+	const struct rcd_buf *x = *(struct rcd_buf *const *)a;
+	const struct rcd_buf *y = *(struct rcd_buf *const *)b;
+
+	if (x->slot_id != y->slot_id)
+		return x->slot_id < y->slot_id ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Collect every buffer, encode it, write LOST records, and promise the
+ * watermark; with @write_chunk, write the open chunk too.
+ */
+static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
+{
+	struct rcd_slot *s, **pp;
+	struct cds_wfcq_node *node;
+	struct iotap_trace_rec lost;
+	unsigned int n = 0, nlost = 0, i;
+	uint64_t lw, v, lost_other = 0;
+
+	lw = iotap_trace_now_ns();
+	/* (B), pairs with (A) in iotap_trace_op_begin(). */
+	cmm_smp_mb();
+	pthread_mutex_lock(&r->slots_lock);
+	for (s = r->slots; s; s = s->next) {
+		v = CMM_LOAD_SHARED(s->inflight);
+		if (v && v < lw)
+			lw = v;
+	}
+	/*
+	 * (D), pairs with (C) in iotap_trace_record(): the in-flight reads
+	 * come before the collection, so a record whose op was no longer in
+	 * flight above is in a buffer collected below.
+	 */
+	cmm_smp_mb();
+	for (pp = &r->slots; (s = *pp);) {
+		int dead;
+
+		pthread_mutex_lock(&s->lock);
+		if (s->cur && s->cur->nrec) {
+			r->batch[n++] = s->cur;
+			s->cur = NULL;
+		}
+		if (s->lost != s->lost_reported) {
+			v = s->lost - s->lost_reported;
+			s->lost_reported = s->lost;
+			if (nlost < RCD_LOST_SLOTS) {
+				r->lostv[nlost].tid = s->tid;
+				r->lostv[nlost++].n = v;
+			} else {
+				lost_other += v;
+			}
+		}
+		dead = s->dead;
+		pthread_mutex_unlock(&s->lock);
+		if (dead) {
+			/* Its last buffer was queued before dead was set. */
+			*pp = s->next;
+			r->dead_recorded += s->recorded;
+			r->dead_lost += s->lost;
+			slot_free(s);
+		} else {
+			pp = &s->next;
+		}
+	}
+	pthread_mutex_unlock(&r->slots_lock);
+
+	v = uatomic_read(&r->lost_noslot);
+	lost_other += v - r->noslot_reported;
+	r->noslot_reported = v;
+
+	/* No lock held: writing LOST records may write a chunk. */
+	memset(&lost, 0, sizeof(lost));
+	lost.type = IOTAP_REC_LOST;
+	for (i = 0; i <= nlost; i++) {
+		lost.tid = i < nlost ? r->lostv[i].tid : 0;
+		lost.length = i < nlost ? r->lostv[i].n : lost_other;
+		if (!lost.length)
+			continue;
+		lost.time_ns = iotap_trace_now_ns();
+		rcd_append_own(r, &lost);
+	}
+
+	/*
+	 * Drain after the swaps: whatever a thread queued before its buffer
+	 * was swapped is in the queue now. Buffers are then encoded per slot
+	 * in the order the slot filled them.
+	 */
+	while ((node = __cds_wfcq_dequeue_blocking(&r->qhead, &r->qtail))) {
+		struct rcd_buf *b = caa_container_of(node, struct rcd_buf, node);
+
+		if (n < r->nbufs_max) {
+			r->batch[n++] = b;
+		} else {
+			/* Cannot happen (nbufs_max buffers exist); stay safe. */
+			rcd_encode_buf(r, b);
+			pool_put(r, b);
+		}
+	}
+	qsort(r->batch, n, sizeof(r->batch[0]), buf_cmp);
+	for (i = 0; i < n; i++) {
+		rcd_encode_buf(r, r->batch[i]);
+		pool_put(r, r->batch[i]);
+	}
+
+	/*
+	 * Every record not collected above starts at or after lw: chunks
+	 * written from now on carry it. Chunks that closed while encoding
+	 * this batch kept the previous promise.
+	 */
+	wr_promise(r->w, lw);
+	if (write_chunk)
+		iotap_trace_writer_flush(r->w, 0);
+	rcd_publish(r);
+}
+
+static void ms_from_now(struct timespec *ts, unsigned int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *rcd_writer_main(void *arg)
+{
+	struct iotap_trace_recorder *r = arg;
+	uint64_t now, next_flush, next_chunk, next_sample;
+	unsigned int tick = r->flush_ms < RCD_TICK_MS ? r->flush_ms : RCD_TICK_MS;
+	struct timespec ts;
+
+	if (r->note[0]) {
+		struct iotap_trace_rec rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = IOTAP_REC_NOTE;
+		rec.time_ns = iotap_trace_now_ns();
+		rec.name = r->note;
+		rec.name_len = (uint32_t)strlen(r->note);
+		rcd_append_own(r, &rec);
+	}
+	if (r->sampling)
+		rcd_sample(r);		/* the baseline: counters are cumulative */
+	now = iotap_trace_now_ns();
+	next_flush = now + r->flush_ms * 1000000ull;
+	next_chunk = now + r->chunk_ms * 1000000ull;
+	next_sample = now + r->sample_ms * 1000000ull;
+
+	pthread_mutex_lock(&r->wake_lock);
+	while (!r->stop) {
+		ms_from_now(&ts, tick);
+		pthread_cond_timedwait(&r->wake, &r->wake_lock, &ts);
+		if (r->stop)
+			break;
+		if (CMM_LOAD_SHARED(r->hold))
+			continue;
+		pthread_mutex_unlock(&r->wake_lock);
+
+		now = iotap_trace_now_ns();
+		if (r->sampling && now >= next_sample) {
+			rcd_sample(r);
+			next_sample = now + r->sample_ms * 1000000ull;
+		}
+		if (now >= next_flush) {
+			int chunk = now >= next_chunk;
+
+			rcd_batch(r, chunk);
+			next_flush = now + r->flush_ms * 1000000ull;
+			if (chunk)
+				next_chunk = now + r->chunk_ms * 1000000ull;
+		} else {
+			rcd_drain(r);
+		}
+		pthread_mutex_lock(&r->wake_lock);
+	}
+	pthread_mutex_unlock(&r->wake_lock);
+
+	if (r->sampling)
+		rcd_sample(r);
+	rcd_batch(r, 1);
+	return NULL;
+}
+
+/* --- open / close ------------------------------------------------------- */
+
+/**
+ * iotap_trace_recorder_open - create the trace file and start the writer thread
+ * @out:  the new recorder
+ * @path: trace file (IOTAP_TRACE_FORCE in @opts->flags to overwrite)
+ * @hdr:  header (copied)
+ * @opts: NULL for defaults
+ *
+ * The file is created here, so -EEXIST and friends reach the caller. The
+ * writer thread runs with every signal blocked.
+ * Context: call before any recording thread uses the recorder.
+ * Return: 0, -EINVAL, -ENOMEM, -EAGAIN, or -errno from creating the file.
+ */
+int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *path,
+			      const struct iotap_trace_header *hdr,
+			      const struct iotap_trace_recorder_opts *opts)
+{
+	struct iotap_trace_recorder_opts def;
+	struct iotap_trace_recorder *r;
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	size_t max_bytes;
+	int ret;
+
+	if (!out || !path)
+		return -EINVAL;
+	if (!opts) {
+		memset(&def, 0, sizeof(def));
+		opts = &def;
+	}
+	pthread_once(&g_once, key_init);
+	if (g_key_err)
+		return g_key_err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->id = uatomic_add_return(&g_next_id, 1);
+	r->buf_bytes = opts->buf_bytes ? opts->buf_bytes : 64u << 10;
+	if (r->buf_bytes < RCD_BUF_MIN)
+		r->buf_bytes = RCD_BUF_MIN;
+	if (r->buf_bytes > RCD_BUF_MAX)
+		r->buf_bytes = RCD_BUF_MAX;
+	r->buf_bytes = align8(r->buf_bytes);
+	max_bytes = opts->max_bytes ? opts->max_bytes : 64u << 20;
+	r->nbufs_max = max_bytes / r->buf_bytes > 1 << 20 ? 1 << 20 :
+		       (unsigned int)(max_bytes / r->buf_bytes);
+	if (r->nbufs_max < 2)
+		r->nbufs_max = 2;
+	r->flush_ms = opts->flush_ms ? opts->flush_ms : 100;
+	r->chunk_ms = opts->chunk_ms ? opts->chunk_ms : 1000;
+	r->sample_ms = opts->sample_ms ? opts->sample_ms : 100;
+
+	r->batch = calloc(r->nbufs_max, sizeof(r->batch[0]));
+	if (!r->batch) {
+		ret = -ENOMEM;
+		goto err_free_recorder;
+	}
+	ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level);
+	if (ret)
+		goto err_free_batch;
+	/*
+	 * Records arrive out of start order: chunks closed before the first
+	 * batch must not get the writer's default (largest start) watermark.
+	 */
+	wr_promise(r->w, 0);
+	if (opts->sample_path) {
+		r->sampling = 1;
+		if (smp_open(&r->smp, opts->sample_path, r->note, sizeof(r->note)) == 0)
+			r->note[0] = '\0';
+	}
+
+	__cds_wfcq_init(&r->qhead, &r->qtail);
+	pthread_mutex_init(&r->pool_lock, NULL);
+	pthread_mutex_init(&r->slots_lock, NULL);
+	pthread_mutex_init(&r->wake_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->wake, &ca);
+	pthread_condattr_destroy(&ca);
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&r->thread, NULL, rcd_writer_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto err_destroy_sync;
+	pthread_setname_np(r->thread, "iotap-writer");
+	*out = r;
+	return 0;
+
+err_destroy_sync:
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->wake_lock);
+	pthread_mutex_destroy(&r->slots_lock);
+	pthread_mutex_destroy(&r->pool_lock);
+	if (r->sampling)
+		smp_close(&r->smp);
+	wr_close_at(r->w, 0);
+	if (!(opts->flags & IOTAP_TRACE_FORCE))
+		unlink(path);
+err_free_batch:
+	free(r->batch);
+err_free_recorder:
+	free(r);
+	return ret;
+}
+
+/**
+ * iotap_trace_recorder_lost - records dropped so far
+ * @r: recorder
+ *
+ * Counts records dropped for want of a buffer, malformed records, and
+ * records the writer thread could not write after a write error.
+ * Context: any thread.
+ */
+uint64_t iotap_trace_recorder_lost(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s;
+	uint64_t n;
+
+	pthread_mutex_lock(&r->slots_lock);
+	n = r->dead_lost;
+	for (s = r->slots; s; s = s->next)
+		n += CMM_LOAD_SHARED(s->lost);
+	pthread_mutex_unlock(&r->slots_lock);
+	return n + uatomic_read(&r->lost_noslot) + CMM_LOAD_SHARED(r->lost_write);
+}
+
+/**
+ * iotap_trace_recorder_count - records handed to the writer thread so far
+ * @r: recorder
+ *
+ * Context: any thread.
+ */
+uint64_t iotap_trace_recorder_count(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s;
+	uint64_t n;
+
+	pthread_mutex_lock(&r->slots_lock);
+	n = r->dead_recorded;
+	for (s = r->slots; s; s = s->next)
+		n += CMM_LOAD_SHARED(s->recorded);
+	pthread_mutex_unlock(&r->slots_lock);
+	return n;
+}
+
+/**
+ * iotap_trace_recorder_error - the writer thread's first write error
+ * @r: recorder
+ *
+ * Context: any thread.
+ * Return: 0 or -errno.
+ */
+int iotap_trace_recorder_error(struct iotap_trace_recorder *r)
+{
+	return CMM_LOAD_SHARED(r->err);
+}
+
+/**
+ * rcd_test_hold - test hook: make the writer thread idle (or resume)
+ * @r:    recorder
+ * @hold: non-zero to idle
+ *
+ * While held the writer thread neither drains nor collects, so a small
+ * pool runs dry and drops can be tested. Closing still works.
+ */
+void rcd_test_hold(struct iotap_trace_recorder *r, int hold)
+{
+	CMM_STORE_SHARED(r->hold, hold);
+}
+
+/**
+ * iotap_trace_recorder_close - collect every thread's buffer, write END,
+ * close the file, stop the writer thread and free @r
+ * @r: recorder
+ *
+ * Context: no thread may record concurrently or afterwards; threads that
+ * recorded must be idle or gone. Slots of threads still alive are left to
+ * them and freed when they exit.
+ * Return: 0 or the first write error.
+ */
+int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
+{
+	struct cds_wfcq_node *node;
+	struct rcd_slot *s, *next, **pp;
+	struct rcd_buf *b;
+	uint64_t end;
+	int ret;
+
+	if (!r)
+		return -EINVAL;
+	pthread_mutex_lock(&r->wake_lock);
+	r->stop = 1;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->wake_lock);
+	pthread_join(r->thread, NULL);
+
+	end = iotap_trace_now_ns();
+	if (wr_max_time(r->w) > end)
+		end = wr_max_time(r->w);
+	ret = wr_close_at(r->w, end);
+	r->w = NULL;
+	if (!ret)
+		ret = r->err;
+
+	/* Give the slots away: dead ones are freed, live ones detached. */
+	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&r->slots_lock);
+	for (s = r->slots; s; s = next) {
+		next = s->next;
+		pthread_mutex_lock(&s->lock);
+		if (s->cur) {
+			pool_put(r, s->cur);
+			s->cur = NULL;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (s->dead) {
+			slot_free(s);
+		} else {
+			s->detached = 1;
+			s->r = NULL;
+		}
+	}
+	r->slots = NULL;
+	pthread_mutex_unlock(&r->slots_lock);
+	/* The caller's own slot need not wait for its thread to exit. */
+	for (pp = &tl_slots; *pp;) {
+		s = *pp;
+		if (s->detached) {
+			*pp = s->tl_next;
+			slot_free(s);
+		} else {
+			pp = &s->tl_next;
+		}
+	}
+	pthread_setspecific(g_key, tl_slots);
+	pthread_mutex_unlock(&g_lock);
+
+	/* Buffers queued after the final batch (a thread exiting late) are lost. */
+	while ((node = __cds_wfcq_dequeue_blocking(&r->qhead, &r->qtail)))
+		pool_put(r, caa_container_of(node, struct rcd_buf, node));
+	while ((b = r->free)) {
+		r->free = b->next;
+		free(b);
+	}
+	if (r->sampling)
+		smp_close(&r->smp);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->wake_lock);
+	pthread_mutex_destroy(&r->slots_lock);
+	pthread_mutex_destroy(&r->pool_lock);
+	free(r->batch);
+	free(r);
+	return ret;
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_i.h - private declarations shared by the sources of trace/
+ *
+ * The byte layouts behind these constants are specified in FORMAT.md; the
+ * numbers here must match it. Module prefixes: fhdr_ (file header, chunk.c),
+ * chunk_ (chunk framing, chunk.c), rec_ (record codec, record.c), wr_
+ * (writer internals the recorder uses, writer.c), smp_ (resource sampling,
+ * sample.c), rcd_ (recorder test hooks, recorder.c).
+ *
+ * Nothing here is thread-safe on its own: a struct rec_state, a struct
+ * chunk_enc and a struct chunk_dec each belong to one thread at a time.
+ */
+#ifndef IOTAP_TRACE_I_H
+#define IOTAP_TRACE_I_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "iotap_trace.h"
+
+/* --- file header (FORMAT.md "File header") ---------------------------- */
+
+#define TRACE_MAGIC		"IOTAPTR\n"	/* 8 bytes, no NUL on disk */
+#define TRACE_MAGIC_LEN		8
+#define TRACE_HDR_FIXED		40		/* bytes before the first TLV field */
+#define TRACE_HDR_MIN		(TRACE_HDR_FIXED + 8)
+#define TRACE_HDR_MAX		(1u << 20)	/* readers refuse larger headers */
+#define TRACE_TLV_MAX		0xffffu		/* longest string field, bytes */
+
+enum fhdr_tag {
+	FHDR_TAG_HOST = 1,
+	FHDR_TAG_KERNEL = 2,
+	FHDR_TAG_MOUNT_OPTS = 3,
+	FHDR_TAG_CMDLINE = 4,
+	FHDR_TAG_BACKING = 5,
+	FHDR_TAG_MOUNTPOINT = 6,
+	FHDR_TAG_TOOL = 7,
+	FHDR_TAG_WORKLOAD = 8,
+	FHDR_TAG_MAX
+};
+
+int fhdr_encode(const struct iotap_trace_header *hdr, uint8_t **out, size_t *len);
+int fhdr_probe(const uint8_t *p, size_t len, unsigned int *major,
+	       unsigned int *minor, uint32_t *hdr_size);
+int fhdr_decode(const uint8_t *p, size_t len, struct iotap_trace_header *hdr,
+		char **strings);
+
+/* --- chunks (FORMAT.md "Chunks") --------------------------------------- */
+
+#define CHUNK_MAGIC		"IOTAPCK\n"	/* 8 bytes */
+#define CHUNK_MAGIC_LEN		8
+#define CHUNK_HDR_SIZE		72		/* what this version writes */
+#define CHUNK_HDR_MAX		4096		/* readers refuse larger headers */
+#define CHUNK_RAW_MAX		(16u << 20)	/* largest raw payload a reader accepts */
+#define CHUNK_REC_MAX		(1u << 20)	/* most records a reader accepts per chunk */
+#define CHUNK_RAW_TARGET	(1u << 20)	/* writers close a chunk at this raw size */
+#define CHUNK_REC_TARGET	(1u << 18)	/* ... or at this many records */
+#define CHUNK_FLAGS_REQUIRED	0xffff0000u	/* unknown ones make a chunk unreadable */
+
+/* A chunk header, decoded. */
+struct chunk_hdr {
+	uint32_t hdr_size;		/* bytes of the header on disk */
+	uint32_t flags;
+	uint32_t payload_size;		/* compressed bytes after the header */
+	uint32_t raw_size;		/* decompressed bytes */
+	uint32_t nrec;			/* records in the payload */
+	uint32_t index;			/* 0, 1, 2... in writing order */
+	uint64_t t_first;		/* smallest time_ns, ns */
+	uint64_t t_last;		/* largest time_ns + dur_ns, ns */
+	uint64_t watermark;		/* records in later chunks start at or after it */
+	uint64_t payload_hash;		/* XXH64 of the payload, seed 0 */
+};
+
+/* chunk_hdr_parse() results besides 0 */
+#define CHUNK_NEED_MORE		1	/* plausible so far; @avail too short to tell */
+
+void chunk_hdr_pack(uint8_t out[CHUNK_HDR_SIZE], const struct chunk_hdr *h);
+int chunk_hdr_parse(const uint8_t *p, size_t avail, struct chunk_hdr *h);
+
+/* Compressor: one per writer. */
+struct chunk_enc {
+	void *cctx;			/* ZSTD_CCtx */
+	uint8_t *out;			/* header + payload of the chunk being built */
+	size_t out_cap;
+};
+
+int chunk_enc_init(struct chunk_enc *ce, int level);
+void chunk_enc_release(struct chunk_enc *ce);
+int chunk_enc_build(struct chunk_enc *ce, struct chunk_hdr *h, const void *raw,
+		    size_t raw_len, const uint8_t **out, size_t *out_len);
+
+/* Decompressor: one per reader. */
+struct chunk_dec {
+	void *dctx;			/* ZSTD_DCtx */
+	uint8_t *raw;			/* decompressed payload of the current chunk */
+	size_t raw_cap;
+};
+
+int chunk_dec_init(struct chunk_dec *cd);
+void chunk_dec_release(struct chunk_dec *cd);
+int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
+		      const uint8_t *payload);
+
+/* --- records (FORMAT.md "Records") ------------------------------------- */
+
+#define REC_TID_SLOTS		64
+#define REC_FILE_SLOTS		256
+/* Upper bound of one encoded record, bytes. */
+#define REC_ENC_MAX		(64 + 20 * 10 + IOTAP_TRACE_NAME_MAX + 16 * 10)
+
+/*
+ * The compact in-memory record: the recorder's per-thread buffers and the
+ * reader's decoded chunks hold these (112 bytes instead of the 248 of
+ * struct iotap_trace_rec). A name or a sample lives beside it; @data says
+ * where (recorder: bytes after the entry; reader: arena offset).
+ */
+struct rec_slim {
+	uint64_t time_ns;
+	uint64_t dur_ns;
+	uint64_t file;
+	uint64_t file2;
+	uint64_t fh;
+	uint64_t offset;
+	uint64_t length;
+	int64_t result;
+	uint64_t aux;
+	uint32_t flags;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t mode;
+	uint32_t name_len;
+	uint32_t data;			/* REC_NO_DATA: no name and no sample */
+	uint16_t type;
+	uint16_t op;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct rec_slim) == 112, "rec_slim layout");
+
+#define REC_NO_DATA		UINT32_MAX
+
+struct rec_tid_slot {
+	uint32_t tid;
+	uint32_t pad;
+	uint64_t end;			/* time_ns + dur_ns of this tid's last OP */
+};
+
+struct rec_file_slot {
+	uint64_t file;
+	uint64_t end;			/* where the last READ/WRITE on file ended */
+	uint64_t fh;
+	uint64_t length;
+};
+
+/* Delta state: identical in encoder and decoder, zeroed at every chunk start. */
+struct rec_state {
+	uint64_t last_time;		/* time_ns of the previous record of any type */
+	uint64_t prev_file;		/* file of the previous OP */
+	uint32_t prev_tid, prev_pid, prev_uid, prev_gid;	/* of the previous OP */
+	struct rec_tid_slot tids[REC_TID_SLOTS];
+	struct rec_file_slot files[REC_FILE_SLOTS];
+};
+
+/* What rec_decode() found besides the fixed fields. */
+struct rec_extra {
+	const uint8_t *name;		/* in the raw payload, no NUL; NULL: no name */
+	struct iotap_trace_sample sample;	/* SAMPLE only */
+};
+
+void rec_state_reset(struct rec_state *st);
+int rec_check(const struct iotap_trace_rec *rec);
+size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec);
+int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
+	       struct rec_slim *s, struct rec_extra *x);
+
+/* --- writer internals used by the recorder ----------------------------- */
+
+int wr_open_level(struct iotap_trace_writer **out, const char *path,
+		  const struct iotap_trace_header *hdr, unsigned int flags, int level);
+int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, int own);
+void wr_promise(struct iotap_trace_writer *w, uint64_t watermark);
+int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time);
+int wr_error(const struct iotap_trace_writer *w);
+uint64_t wr_dropped(const struct iotap_trace_writer *w);
+uint64_t wr_max_time(const struct iotap_trace_writer *w);
+
+/* --- resource sampling (sample.c) -------------------------------------- */
+
+struct smp_state {
+	int dev_fd;			/* /sys/dev/block/M:m/stat, -1: none */
+	int stat_fd;			/* /proc/stat, -1: unreadable */
+	int statm_fd;			/* /proc/self/statm, -1: unreadable */
+	uint32_t major, minor;		/* st_dev of the sample path */
+	uint64_t tick_ns;		/* ns per USER_HZ tick */
+	uint64_t page_kb;		/* page size, KiB */
+};
+
+int smp_open(struct smp_state *s, const char *path, char *note, size_t note_len);
+void smp_read(struct smp_state *s, struct iotap_trace_sample *out);
+void smp_close(struct smp_state *s);
+
+/* --- recorder test hooks ----------------------------------------------- */
+
+void rcd_test_hold(struct iotap_trace_recorder *r, int hold);
+
+#endif /* IOTAP_TRACE_I_H */

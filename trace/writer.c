@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * writer.c - the single-threaded trace writer
+ *
+ * A writer owns the trace file's fd, one compressor and the raw payload of
+ * the open chunk. Appending encodes a record into that payload (record.c);
+ * when the payload reaches CHUNK_RAW_TARGET bytes (or CHUNK_REC_TARGET
+ * records), or when the caller flushes, the chunk is compressed into one
+ * zstd frame and written with one write(2) loop (chunk.c). Nothing reaches
+ * the file that is not a whole chunk, so a reader can use every chunk
+ * written before a crash.
+ *
+ * Watermarks (FORMAT.md "Order and watermarks"): until a caller passes a
+ * non-zero watermark, the writer assumes records arrive in start order and
+ * gives every chunk the largest start time appended so far. Once a caller
+ * passes one (the recorder does, from its writer thread), every chunk
+ * carries the last watermark given.
+ *
+ * Errors are sticky: after the first failure (ENOSPC, EIO) the writer cuts
+ * the file back to its last whole chunk, writes nothing more, and every
+ * later call returns that first error. One thread at a time; no locks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_i.h"
+
+struct iotap_trace_writer {
+	int fd;
+	int err;			/* first error, -errno; sticky */
+	uint64_t bytes;			/* header + whole chunks in the file */
+	struct chunk_enc ce;
+	struct rec_state st;		/* delta state of the open chunk */
+	uint8_t *raw;			/* raw payload of the open chunk */
+	size_t raw_len;			/* bytes */
+	uint32_t nrec;			/* records in the open chunk */
+	uint32_t index;			/* index of the next chunk */
+	uint64_t t_first;		/* open chunk: smallest start, ns */
+	uint64_t t_last;		/* open chunk: largest start + duration, ns */
+	uint64_t watermark;		/* promise the next chunk carries, ns */
+	int explicit_wm;		/* the caller gives watermarks */
+	uint64_t max_time;		/* largest time_ns appended, ns */
+	uint64_t mono_base;		/* header mono_base_ns */
+	uint64_t records;		/* records appended, all types */
+	uint64_t lost;			/* sum of the LOST lengths appended */
+	uint32_t own;			/* records in the open chunk appended as "own" */
+	uint64_t dropped;		/* callers' records discarded because of an error */
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Enter the error state: the open chunk's records are lost. */
+static int wr_fail(struct iotap_trace_writer *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+	w->dropped += w->nrec - w->own;
+	w->nrec = 0;
+	w->own = 0;
+	w->raw_len = 0;
+	return w->err;
+}
+
+/* Compress and write the open chunk, if it holds anything. */
+static int wr_write_chunk(struct iotap_trace_writer *w)
+{
+	struct chunk_hdr h;
+	const uint8_t *out;
+	size_t len;
+	int ret;
+
+	if (w->err)
+		return w->err;
+	if (!w->nrec)
+		return 0;
+	if (!w->explicit_wm && w->max_time > w->watermark)
+		w->watermark = w->max_time;
+	memset(&h, 0, sizeof(h));
+	h.nrec = w->nrec;
+	h.index = w->index;
+	h.t_first = w->t_first;
+	h.t_last = w->t_last;
+	h.watermark = w->watermark;
+	ret = chunk_enc_build(&w->ce, &h, w->raw, w->raw_len, &out, &len);
+	if (ret)
+		return wr_fail(w, ret);
+	ret = write_all(w->fd, out, len);
+	if (ret) {
+		/*
+		 * Cut a partial chunk off so the file ends on a whole one;
+		 * if even that fails the reader reports the rest as a tail.
+		 */
+		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+		return wr_fail(w, ret);
+	}
+	w->bytes += len;
+	w->index++;
+	w->raw_len = 0;
+	w->nrec = 0;
+	w->own = 0;
+	rec_state_reset(&w->st);
+	return 0;
+}
+
+/*
+ * wr_open - iotap_trace_writer_open() with a compression level
+ * (the recorder passes its zstd_level; 0 means 3)
+ */
+static int wr_open(struct iotap_trace_writer **out, const char *path,
+		   const struct iotap_trace_header *hdr, unsigned int flags, int level)
+{
+	struct iotap_trace_header def;
+	struct iotap_trace_writer *w;
+	uint8_t *hbuf;
+	size_t hlen;
+	int ret, oflags;
+
+	if (!out || !path)
+		return -EINVAL;
+	if (!hdr) {
+		iotap_trace_header_init(&def, IOTAP_SOURCE_UNKNOWN);
+		hdr = &def;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->mono_base = hdr->mono_base_ns;
+	rec_state_reset(&w->st);
+	w->raw = malloc(CHUNK_RAW_TARGET + REC_ENC_MAX);
+	if (!w->raw) {
+		ret = -ENOMEM;
+		goto err_free_writer;
+	}
+	ret = chunk_enc_init(&w->ce, level);
+	if (ret)
+		goto err_free_raw;
+	ret = fhdr_encode(hdr, &hbuf, &hlen);
+	if (ret)
+		goto err_release_enc;
+
+	oflags = O_WRONLY | O_CREAT | O_CLOEXEC;
+	oflags |= (flags & IOTAP_TRACE_FORCE) ? O_TRUNC : O_EXCL;
+	w->fd = open(path, oflags, 0644);
+	if (w->fd < 0) {
+		ret = -errno;
+		goto err_free_hbuf;
+	}
+	ret = write_all(w->fd, hbuf, hlen);
+	if (ret)
+		goto err_close_fd;
+	w->bytes = hlen;
+	free(hbuf);
+	*out = w;
+	return 0;
+
+err_close_fd:
+	close(w->fd);
+	if (!(flags & IOTAP_TRACE_FORCE))
+		unlink(path);	/* O_EXCL: the file is ours */
+err_free_hbuf:
+	free(hbuf);
+err_release_enc:
+	chunk_enc_release(&w->ce);
+err_free_raw:
+	free(w->raw);
+err_free_writer:
+	free(w);
+	return ret;
+}
+
+/**
+ * iotap_trace_writer_open - create a trace file and write its header
+ * @out:   the new writer
+ * @path:  file to create; -EEXIST if it exists without IOTAP_TRACE_FORCE
+ * @hdr:   header to write (copied); NULL: iotap_trace_header_init() defaults
+ * @flags: IOTAP_TRACE_FORCE
+ *
+ * Context: any thread; the writer is then used by one thread at a time.
+ * Return: 0, -EINVAL, -ENOMEM, or -errno from open(2)/write(2). A file
+ * created here whose header could not be written is removed again.
+ */
+int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
+			    const struct iotap_trace_header *hdr, unsigned int flags)
+{
+	return wr_open(out, path, hdr, flags, 0);
+}
+
+/**
+ * wr_open_level - iotap_trace_writer_open() with a zstd level (recorder)
+ * @out:   the new writer
+ * @path:  file to create
+ * @hdr:   header (copied)
+ * @flags: IOTAP_TRACE_FORCE
+ * @level: zstd level, 0 for 3
+ *
+ * Return: as iotap_trace_writer_open().
+ */
+int wr_open_level(struct iotap_trace_writer **out, const char *path,
+		  const struct iotap_trace_header *hdr, unsigned int flags, int level)
+{
+	return wr_open(out, path, hdr, flags, level);
+}
+
+/**
+ * wr_append - iotap_trace_writer_append(), telling the writer's own
+ * records apart
+ * @w:   writer
+ * @rec: record
+ * @own: the record is the recorder's own (SAMPLE, LOST, NOTE it made):
+ *       not counted in wr_dropped() if an error discards it
+ *
+ * Return: as iotap_trace_writer_append().
+ */
+int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, int own)
+{
+	uint64_t end;
+	int ret;
+
+	ret = rec_check(rec);
+	if (ret)
+		return ret;
+	if (w->err) {
+		if (!own)
+			w->dropped++;
+		return w->err;
+	}
+	w->raw_len += rec_encode(&w->st, w->raw + w->raw_len, rec);
+	end = rec->time_ns + rec->dur_ns;
+	if (end < rec->time_ns)
+		end = UINT64_MAX;
+	if (!w->nrec || rec->time_ns < w->t_first)
+		w->t_first = rec->time_ns;
+	if (!w->nrec || end > w->t_last)
+		w->t_last = end;
+	if (rec->time_ns > w->max_time)
+		w->max_time = rec->time_ns;
+	if (rec->type == IOTAP_REC_LOST)
+		w->lost += rec->length;
+	w->nrec++;
+	w->own += !!own;
+	w->records++;
+	if (w->raw_len >= CHUNK_RAW_TARGET || w->nrec >= CHUNK_REC_TARGET)
+		return wr_write_chunk(w);
+	return 0;
+}
+
+/**
+ * iotap_trace_writer_append - add one record to the open chunk
+ * @w:   writer
+ * @rec: record (copied, name included)
+ *
+ * Compresses and writes the chunk when it is full (may block on write(2)).
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL for a malformed record, or the writer's first error
+ * (the record is then dropped).
+ */
+int iotap_trace_writer_append(struct iotap_trace_writer *w,
+			      const struct iotap_trace_rec *rec)
+{
+	return wr_append(w, rec, 0);
+}
+
+/**
+ * wr_promise - set the watermark the next chunk carries, without writing
+ * @w:         writer
+ * @watermark: every record appended from now on starts at or after it, ns
+ *
+ * Switches the writer to caller-given watermarks. A smaller value than
+ * the current one is ignored: promises only grow.
+ */
+void wr_promise(struct iotap_trace_writer *w, uint64_t watermark)
+{
+	w->explicit_wm = 1;
+	if (watermark > w->watermark)
+		w->watermark = watermark;
+}
+
+/**
+ * iotap_trace_writer_flush - close the open chunk and write it
+ * @w:         writer
+ * @watermark: every record appended after this call starts at or after
+ *             @watermark ns; 0: no new promise
+ *
+ * Without any non-zero @watermark ever given, the writer assumes start
+ * order and uses the largest start appended so far (FORMAT.md).
+ * Context: the writer's thread; may block on write(2).
+ * Return: 0 or the writer's first error.
+ */
+int iotap_trace_writer_flush(struct iotap_trace_writer *w, uint64_t watermark)
+{
+	if (watermark)
+		wr_promise(w, watermark);
+	return wr_write_chunk(w);
+}
+
+/**
+ * wr_close_at - iotap_trace_writer_close() with the END record's time
+ * @w:        writer, always freed
+ * @end_time: time_ns of the END record
+ *
+ * Return: 0 or the first error the writer met.
+ */
+int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time)
+{
+	struct iotap_trace_rec end;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (!w->err) {
+		memset(&end, 0, sizeof(end));
+		end.type = IOTAP_REC_END;
+		end.time_ns = end_time;
+		end.length = w->records;
+		end.aux = w->lost;
+		if (!iotap_trace_writer_append(w, &end))
+			wr_write_chunk(w);
+	}
+	if (close(w->fd) && !w->err)
+		w->err = -errno;
+	ret = w->err;
+	chunk_enc_release(&w->ce);
+	free(w->raw);
+	free(w);
+	return ret;
+}
+
+/**
+ * iotap_trace_writer_close - flush, append END, close the file and free @w
+ * @w: writer, always freed
+ *
+ * The END record starts at the largest start time appended (the header's
+ * mono_base_ns for an empty trace), or at the last watermark promised if
+ * that is later, so that it comes last; it carries the records written and
+ * the records lost.
+ * Return: 0 or the first error the writer met.
+ */
+int iotap_trace_writer_close(struct iotap_trace_writer *w)
+{
+	uint64_t t;
+
+	if (!w)
+		return -EINVAL;
+	t = w->records ? w->max_time : w->mono_base;
+	return wr_close_at(w, t > w->watermark ? t : w->watermark);
+}
+
+/**
+ * iotap_trace_writer_bytes - bytes in the file so far (header + chunks)
+ * @w: writer
+ */
+uint64_t iotap_trace_writer_bytes(const struct iotap_trace_writer *w)
+{
+	return w->bytes;
+}
+
+/**
+ * wr_error - the writer's first error, 0 if none
+ * @w: writer
+ */
+int wr_error(const struct iotap_trace_writer *w)
+{
+	return w->err;
+}
+
+/**
+ * wr_dropped - callers' records appended but not written because of an
+ * error (own records excluded, see wr_append())
+ * @w: writer
+ */
+uint64_t wr_dropped(const struct iotap_trace_writer *w)
+{
+	return w->dropped;
+}
+
+/**
+ * wr_max_time - the largest time_ns appended so far
+ * @w: writer
+ */
+uint64_t wr_max_time(const struct iotap_trace_writer *w)
+{
+	return w->max_time;
+}
