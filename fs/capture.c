@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: MIT
+/*
+ * capture.c - what the daemon writes into the trace, and how
+ *
+ * Each request the kernel sends produces exactly one OP record (a
+ * daemon-answered control xattr produces a PHASE record instead), made by
+ * the worker thread that served it, through trace/'s recorder: the
+ * recorder keeps one buffer per thread and never blocks us; when it must
+ * drop, it counts and writes a LOST record (tracing never changes the I/O
+ * result). The OP record is made before the reply, so everything a request
+ * produced is in the trace before the application sees the result.
+ *
+ * Timing: rec.time_ns is taken by iotap_trace_op_begin() right before the
+ * backing syscall(s) (fs_op_io_begin) and rec.dur_ns covers only them
+ * (fs_op_io_end); an op that fails before reaching the backing fs gets
+ * dur_ns = 0. Every other record type also takes its time_ns from
+ * iotap_trace_op_begin(), so the recorder's watermark stays exact.
+ *
+ * Names go into NAME records, once per binding: file = child st_ino,
+ * file2 = parent st_ino (0 for the root, whose name is the backing path),
+ * name, mode = st_mode, uid, gid, length = st_size, flags = 1 for an
+ * additional hard-link name. A NAME is queued by the op (fs_op_name) and
+ * written right after its OP record; for lookups it is skipped when the
+ * binding is one of the inode's last two emitted (hashes kept in struct
+ * fs_inode, two so that a file with two hard links does not flip-flop).
+ *
+ * Per-op field usage (all OP records: time_ns, dur_ns, tid = the caller's
+ * thread id as the kernel sends it, pid = its thread-group id, uid/gid =
+ * the caller's fsuid/fsgid, result = bytes or 0 or -errno; "ino" below is
+ * always the backing st_ino, never the FUSE node id; fh = a daemon-unique
+ * id of the open file or directory, not the fd number; "-" = 0; "name*"
+ * = rec.name carries the name only when no file id says it):
+ *
+ *   op              file      file2      fh    offset   length     flags        mode     aux
+ *   LOOKUP          child|0   parent     -     -        -          -            st_mode  -
+ *                   name*: on failure
+ *   FORGET          ino|0(*1) -          -     -        nlookup    -            -        inodes
+ *   GETATTR         ino       -          fh?   -        -          -            st_mode  st_size
+ *   SETATTR         ino       -          fh?   new size -          SET_ATTR_*   new mode ids (*2)
+ *   READLINK        ino       -          -     -        -          -            -        -
+ *   MKNOD           new|0     parent     -     -        -          -            mode     rdev
+ *   MKDIR           new|0     parent     -     -        -          -            mode     -
+ *                   name*: on failure (MKNOD, MKDIR)
+ *   SYMLINK         new|0     parent     -     -        target len -            S_IFLNK  -
+ *                   name: the link target, always
+ *   UNLINK, RMDIR   victim|0  parent     -     -        -          -            st_mode  -
+ *                   name*: see (*3)
+ *   RENAME          moved|0   new parent -     -        -          renameat2    st_mode  old dir
+ *                   name*: the old name, on failure
+ *   LINK            ino       new parent -     -        -          -            st_mode  -
+ *                   name*: on failure
+ *   OPEN            ino       -          new   -        -          app's open   -        -
+ *   CREATE          new|0     parent     new   -        -          app's open   mode     -
+ *                   name*: on failure
+ *   READ            ino       -          fh    offset   requested  (*4)         -        -
+ *   WRITE           ino       -          fh    offset   requested  (*4)         -        writepage
+ *   FLUSH           ino       -          fh    -        -          -            -        -
+ *   RELEASE         ino       -          fh    -        -          open flags   -        -
+ *   FSYNC           ino       -          fh    -        -          DATASYNC     -        -
+ *   OPENDIR         ino       -          new   -        -          open flags   -        -
+ *   READDIR(PLUS)   ino       -          fh    cookie   buf size   -            -        entries
+ *   RELEASEDIR      ino       -          fh    -        -          -            -        -
+ *   FSYNCDIR        ino       -          fh    -        -          DATASYNC     -        -
+ *   STATFS          ino       -          -     -        -          -            -        -
+ *   SETXATTR        ino       -          -     -        value size XATTR_*      -        -
+ *   GETXATTR        ino       -          -     -        buf size   REJECTED(*5) -        -
+ *   LISTXATTR       ino       -          -     -        buf size   -            -        -
+ *   REMOVEXATTR     ino       -          -     -        -          -            -        -
+ *                   name: the attribute name, always (SET/GET/REMOVEXATTR)
+ *   ACCESS          ino       -          -     -        -          -            mask     -
+ *   FALLOCATE       ino       -          fh    offset   length     mode         -        -
+ *   LSEEK           ino       -          fh    offset   -          whence       -        -
+ *                   result: the new offset
+ *   COPY_FILE_RANGE ino in    ino out    fh in off in   length     flags        -        off out
+ *   IOCTL           ino       -          fh    -        in size    REJECTED     -        cmd
+ *   POLL            ino       -          fh    -        -          REJECTED     -        events
+ *   BMAP            ino       -          -     block    blocksize  REJECTED     -        -
+ *   GETLK, SETLK,   ino|0     -          -     -        -          REJECTED     -        opcode
+ *   TMPFILE,        libfuse answered ENOSYS without calling us; the request hook in
+ *   UNKNOWN         session.c saw it. ino only for GETLK, SETLK(W) and TMPFILE
+ *
+ * (*1) FORGET: a single forget has file = ino; a batch (forget_multi) is
+ *      one record with file = 0 (or the ino when the batch has one entry),
+ *      length = the sum of nlookup and aux = the number of inodes.
+ * (*2) SETATTR aux: (uid << 32 | gid) with 0xffffffff for the part not
+ *      changed, when the mask has FUSE_SET_ATTR_UID or _GID; else 0.
+ *      flags is the FUSE_SET_ATTR_* mask.
+ * (*3) UNLINK/RMDIR name: when the victim could not be identified, or when
+ *      it has several hard links (its NAME records do not say which goes).
+ * RENAME: on success a NAME record rebinds the moved file (two for
+ *      RENAME_EXCHANGE); LINK and CREATE/MKNOD/MKDIR/SYMLINK emit the new
+ *      binding; LOOKUP and READDIRPLUS emit one when it is new to the daemon.
+ * (*4) READ/WRITE flags: IOTAP_OPF_DIRECT for an O_DIRECT handle,
+ *      IOTAP_OPF_SYNC (WRITE only) for O_SYNC or O_DSYNC, IOTAP_OPF_CACHED
+ *      for every non-O_DIRECT handle in cache mode.
+ * (*5) GETXATTR of the daemon's control names (iotap_fs.h) on the root.
+ * A fault-injected request (hidden option) is recorded with the injected
+ * -errno, dur_ns = 0 and IOTAP_OPF_REJECTED.
+ *
+ * Caller identity: the kernel sends the calling thread's id; its process
+ * (Tgid from /proc/TID/status) is cached in a direct-mapped table of
+ * 64-bit {tid, tgid, epoch} words read and written with single atomic
+ * loads and stores, so a thread costs one /proc read per second at most
+ * (plus a coarse clock read per request). A thread id reused by another
+ * process within that second is attributed to the previous owner.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs_i.h"
+
+#define TGID_CACHE_SIZE		4096	/* power of two */
+#define HEALTH_EVERY		4096	/* records per thread between health checks */
+
+static uint64_t tgid_cache[TGID_CACHE_SIZE];	/* see fs_tgid() */
+
+/* Read a small /proc file into @buf (NUL-terminated); bytes or -errno. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+static uint32_t read_tgid(uint32_t tid)
+{
+	char path[48], buf[512];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (read_proc(path, buf, sizeof(buf)) < 0)
+		return tid;
+	p = strstr(buf, "\nTgid:");
+	if (!p)
+		return tid;
+	return (uint32_t)strtoul(p + 6, NULL, 10);
+}
+
+/*
+ * Cache entry: tid (22 bits) | tgid (22 bits) | epoch (20 bits), where the
+ * epoch counts 2^28 ns (~268 ms) of CLOCK_MONOTONIC_COARSE. An entry is
+ * trusted for TGID_TTL epochs (~1 s), so a thread id reused by another
+ * process (pid_max is often 32768) is attributed right after at most that.
+ */
+#define TGID_ID_BITS	22	/* pid_max can be at most 2^22 */
+#define TGID_ID_MASK	((1u << TGID_ID_BITS) - 1)
+#define TGID_EPOCH_BITS	20
+#define TGID_EPOCH_MASK	((1u << TGID_EPOCH_BITS) - 1)
+#define TGID_TTL	4
+
+static uint32_t tgid_epoch(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint32_t)(((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec) >> 28) &
+	       TGID_EPOCH_MASK;
+}
+
+uint32_t fs_tgid(uint32_t tid)
+{
+	uint64_t *slot = &tgid_cache[tid & (TGID_CACHE_SIZE - 1)];
+	uint32_t tgid, now;
+	uint64_t e;
+
+	if (!tid || tid > TGID_ID_MASK)
+		return tid;
+	now = tgid_epoch();
+	e = CMM_LOAD_SHARED(*slot);
+	if ((uint32_t)(e >> (64 - TGID_ID_BITS)) == tid &&
+	    ((now - (uint32_t)e) & TGID_EPOCH_MASK) < TGID_TTL)
+		return (uint32_t)(e >> TGID_EPOCH_BITS) & TGID_ID_MASK;
+	tgid = read_tgid(tid);
+	if (tgid > TGID_ID_MASK)
+		return tgid;
+	/* One aligned 64-bit store: readers see an old or a new entry, never a mix. */
+	CMM_STORE_SHARED(*slot, (uint64_t)tid << (64 - TGID_ID_BITS) |
+				(uint64_t)tgid << TGID_EPOCH_BITS | now);
+	return tgid;
+}
+
+int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns)
+{
+	unsigned long long ut, st;
+	char path[48], buf[1024];
+	const char *p;
+	ssize_t n;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	n = read_proc(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	/* comm may hold spaces and parentheses: fields restart after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* fields 3 (state) .. 13 precede utime (14) and stime (15) */
+	for (i = 3; i <= 13; i++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	if (sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return -EINVAL;
+	*user_ns = ut * (1000000000ull / fs->clk_tck);
+	*sys_ns = st * (1000000000ull / fs->clk_tck);
+	return 0;
+}
+
+void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
+		 const struct fs_inode *inode)
+{
+	struct fs_ctx *fs = fs_req(req);
+	const struct fuse_ctx *ctx;
+
+	op->fs = fs;
+	op->t = fs_thread_get();
+	op->begun = false;
+	op->nr_names = 0;
+	op->t->arena_used = 0;
+	memset(&op->rec, 0, sizeof(op->rec));
+	op->rec.type = IOTAP_REC_OP;
+	op->rec.op = (uint16_t)opcode;
+	op->rec.file = inode ? inode->ino : 0;
+	if (!fs->rec)
+		return;
+	ctx = fuse_req_ctx(req);
+	op->rec.tid = ctx->pid;
+	op->rec.pid = fs_tgid(ctx->pid);
+	op->rec.uid = ctx->uid;
+	op->rec.gid = ctx->gid;
+}
+
+int fs_op_fault(struct fs_op *op)
+{
+	struct fs_ctx *fs = op->fs;
+	uint64_t n;
+
+	if (caa_likely(!fs->fail_op) || op->rec.op != fs->fail_op)
+		return 0;
+	n = uatomic_add_return(&fs->fail_count, 1);
+	if (n != fs->fail_nth)
+		return 0;
+	op->rec.flags |= IOTAP_OPF_REJECTED;
+	fs_log(FS_LOG_INFO, "fault injection: %s request #%llu fails with %s",
+	       iotap_trace_op_name(op->rec.op), (unsigned long long)n, strerror(fs->fail_errno));
+	return -fs->fail_errno;
+}
+
+static uint64_t binding_hash(uint64_t parent, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9e3779b97f4a7c15ull);
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)name; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ull;
+	}
+	return h ? h : 1;
+}
+
+/* Room for one more pending name of @len bytes (+ NUL) in @t; false without memory. */
+static bool pend_reserve(struct fs_thread *t, unsigned int n, size_t len)
+{
+	if (n >= t->pend_cap) {
+		unsigned int cap = t->pend_cap ? 2 * t->pend_cap : 64;
+		struct fs_pending_name *p = realloc(t->pend, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		t->pend = p;
+		t->pend_cap = cap;
+	}
+	if (t->arena_used + len + 1 > t->arena_cap) {
+		size_t cap = t->arena_cap ? 2 * t->arena_cap : 16384;
+		char *a;
+
+		while (cap < t->arena_used + len + 1)
+			cap *= 2;
+		a = realloc(t->arena, cap);
+		if (!a)
+			return false;
+		t->arena = a;
+		t->arena_cap = cap;
+	}
+	return true;
+}
+
+void fs_op_name(struct fs_op *op, struct fs_inode *inode, uint64_t parent,
+		const char *name, const struct stat *st, uint32_t flags, bool force)
+{
+	struct fs_thread *t = op->t;
+	struct fs_pending_name *pn;
+	uint64_t b = binding_hash(parent, name);
+	size_t len;
+
+	if (inode) {
+		if (!force && fs_binding_known(inode, b))
+			return;
+		fs_binding_note(inode, b, flags);
+	} else {
+		fs_inode_note_binding(op->fs, st->st_dev, st->st_ino, b, flags);
+	}
+	if (!op->fs->rec)
+		return;
+	len = strlen(name);
+	if (!pend_reserve(t, op->nr_names, len))
+		return;
+	pn = &t->pend[op->nr_names++];
+	pn->ino = st->st_ino;
+	pn->parent = parent;
+	pn->name_off = t->arena_used;
+	memcpy(t->arena + t->arena_used, name, len + 1);
+	t->arena_used += len + 1;
+	pn->mode = st->st_mode;
+	pn->uid = st->st_uid;
+	pn->gid = st->st_gid;
+	pn->size = st->st_size;
+	pn->flags = flags;
+}
+
+static uint32_t name_len(const char *name)
+{
+	size_t n = strnlen(name, IOTAP_TRACE_NAME_MAX);
+
+	return n < IOTAP_TRACE_NAME_MAX ? (uint32_t)n : IOTAP_TRACE_NAME_MAX - 1;
+}
+
+static void check_health(struct fs_ctx *fs)
+{
+	int err = iotap_trace_recorder_error(fs->rec);
+
+	if (err && !uatomic_xchg(&fs->warned_trace, 1))
+		fs_log(FS_LOG_WARN, "cannot write trace '%s': %s; the mount keeps serving and "
+		       "further records are counted as lost", fs->trace_path, strerror(-err));
+	if (!CMM_LOAD_SHARED(fs->warned_lost) && iotap_trace_recorder_lost(fs->rec) &&
+	    !uatomic_xchg(&fs->warned_lost, 1))
+		fs_log(FS_LOG_WARN, "trace records are being dropped (writer behind or trace "
+		       "not writable); the trace counts them in LOST records");
+}
+
+void fs_op_end(struct fs_op *op, int64_t result)
+{
+	struct fs_ctx *fs = op->fs;
+	struct iotap_trace_rec nr;
+	unsigned int i;
+
+	if (!fs->rec)
+		return;
+	if (!op->begun)
+		op->rec.time_ns = iotap_trace_op_begin(fs->rec);
+	op->rec.result = result;
+	if (op->rec.name)
+		op->rec.name_len = name_len(op->rec.name);
+	iotap_trace_record(fs->rec, &op->rec);
+
+	for (i = 0; i < op->nr_names; i++) {
+		const struct fs_pending_name *pn = &op->t->pend[i];
+		const char *name = op->t->arena + pn->name_off;
+
+		memset(&nr, 0, sizeof(nr));
+		nr.type = IOTAP_REC_NAME;
+		nr.tid = op->rec.tid;
+		nr.pid = op->rec.pid;
+		nr.file = pn->ino;
+		nr.file2 = pn->parent;
+		nr.mode = pn->mode;
+		nr.uid = pn->uid;
+		nr.gid = pn->gid;
+		nr.length = pn->size;
+		nr.flags = pn->flags;
+		nr.name = name;
+		nr.name_len = name_len(name);
+		nr.time_ns = iotap_trace_op_begin(fs->rec);
+		iotap_trace_record(fs->rec, &nr);
+	}
+	op->t->arena_used = 0;
+	if (caa_unlikely(++op->t->nr_records % HEALTH_EVERY == 0))
+		check_health(fs);
+}
+
+void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
+		     size_t len, uint32_t kind)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char buf[256];
+	struct iotap_trace_rec rec;
+	uint64_t user_ns = 0, sys_ns = 0;
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_PHASE;
+	rec.flags = kind;
+	rec.tid = ctx->pid;
+	rec.pid = fs_tgid(ctx->pid);
+	rec.uid = ctx->uid;
+	rec.gid = ctx->gid;
+	if (rec.pid && fs_proc_cpu(fs, rec.pid, &user_ns, &sys_ns) == 0) {
+		rec.offset = user_ns;
+		rec.length = sys_ns;
+	}
+	rec.name = buf;
+	rec.name_len = (uint32_t)len;
+	fs_log(FS_LOG_INFO, "phase %s '%s' (pid %u)", kind == IOTAP_PHASE_BEGIN ? "begin" : "end",
+	       buf, rec.pid);
+	if (!fs->rec)
+		return;
+	rec.time_ns = iotap_trace_op_begin(fs->rec);
+	iotap_trace_record(fs->rec, &rec);
+}
+
+void fs_record_root(struct fs_ctx *fs, const struct stat *st)
+{
+	struct iotap_trace_rec rec;
+
+	fs_binding_note(fs->root, binding_hash(0, fs->backing), 0);
+	if (!fs->rec)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_NAME;
+	rec.tid = (uint32_t)gettid();
+	rec.pid = (uint32_t)getpid();
+	rec.file = st->st_ino;
+	rec.file2 = 0;
+	rec.mode = st->st_mode;
+	rec.uid = st->st_uid;
+	rec.gid = st->st_gid;
+	rec.length = st->st_size;
+	rec.name = fs->backing;
+	rec.name_len = name_len(fs->backing);
+	rec.time_ns = iotap_trace_op_begin(fs->rec);
+	iotap_trace_record(fs->rec, &rec);
+}
+
+void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
+			 uint32_t pid, uint32_t uid, uint32_t gid)
+{
+	struct iotap_trace_rec rec;
+
+	if (fs_log_on(FS_LOG_DEBUG))
+		fs_log(FS_LOG_DEBUG, "FUSE opcode %u answered ENOSYS by libfuse", opcode);
+	if (!fs->rec)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_OP;
+	switch (opcode) {
+	case 31:	/* FUSE_GETLK */
+		rec.op = IOTAP_OP_GETLK;
+		break;
+	case 32:	/* FUSE_SETLK */
+	case 33:	/* FUSE_SETLKW */
+		rec.op = IOTAP_OP_SETLK;
+		break;
+	case 51:	/* FUSE_TMPFILE */
+		rec.op = IOTAP_OP_TMPFILE;
+		break;
+	default:
+		rec.op = IOTAP_OP_UNKNOWN;
+		break;
+	}
+	rec.aux = opcode;
+	rec.flags = IOTAP_OPF_REJECTED;
+	rec.tid = pid;
+	rec.pid = fs_tgid(pid);
+	rec.uid = uid;
+	rec.gid = gid;
+	if (nodeid)
+		rec.file = fs_ino(fs, nodeid)->ino;
+	rec.result = -ENOSYS;
+	rec.time_ns = iotap_trace_op_begin(fs->rec);
+	iotap_trace_record(fs->rec, &rec);
+}

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs_i.h - private interfaces of the capture daemon (fs/)
+ *
+ * What a reader must know first:
+ *
+ * - One daemon, one struct fs_ctx. It is built by session.c before the
+ *   mount, handed to libfuse as the session's userdata, and read (never
+ *   written, except for its atomics) by the worker threads libfuse starts.
+ *
+ * - Threads. libfuse's multi-threaded loop creates and cancels its workers
+ *   itself. A worker gets its struct fs_thread (RCU registration, aligned
+ *   I/O buffer) on its first request, lazily (thread.c); a pthread key
+ *   destructor unregisters it when libfuse ends the thread. The recorder's
+ *   writer thread (trace/) and liburcu's call_rcu and hash-table resize
+ *   threads are the only other threads; they touch no fs/ state except
+ *   the inode frees that call_rcu runs.
+ *
+ * - Inodes (inode.c). fuse_ino_t is a pointer to struct fs_inode (root:
+ *   FUSE_ROOT_ID, mapped to fs->root). An inode lives from the lookup that
+ *   creates it until the kernel's lookup count drops to 0 through forget;
+ *   it is then unlinked from the cds_lfht table and freed after an RCU
+ *   grace period (memb flavour). Inodes hold a file handle, not an fd: an
+ *   fd is borrowed from a bounded O_PATH cache with fs_inode_fd() and must
+ *   be returned with fs_fdref_put().
+ *
+ * - Recording (capture.c). An op fills a struct fs_op on the stack, marks
+ *   the backing call with fs_op_io_begin()/fs_op_io_end(), and calls
+ *   fs_op_end() once with the result before it replies, so everything a
+ *   request produced is in the trace before the application sees it.
+ *
+ * - Ops (ops_*.c) never reply from helpers: each ends with one success
+ *   reply or fuse_reply_err(req, -ret).
+ */
+#ifndef FS_I_H
+#define FS_I_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <fuse_lowlevel.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/rculfhash.h>
+#include <urcu/uatomic.h>
+
+#include "config.h"
+#include "iotap_fs.h"
+#include "iotap_trace.h"
+
+_Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
+	       "fuse_ino_t must hold a pointer");
+
+/* Largest request we size buffers for: max_write and max_read, bytes. */
+#define FS_MAX_IO		(1024 * 1024)
+/* Alignment of the per-thread I/O buffer (O_DIRECT on the backing fd). */
+#define FS_IO_ALIGN		4096
+/* Default entry/attribute timeout, seconds (as passthrough_ll). */
+#define FS_DEFAULT_TIMEOUT	1.0
+#define FS_DEFAULT_FD_CACHE	4096u
+
+struct fs_ctx;
+
+/* --- log.c ------------------------------------------------------------ */
+
+/* Levels are libfuse's (syslog's) numbers, so fuse_log() maps 1:1. */
+enum fs_log_level {
+	FS_LOG_ERR = FUSE_LOG_ERR,
+	FS_LOG_WARN = FUSE_LOG_WARNING,
+	FS_LOG_INFO = FUSE_LOG_INFO,
+	FS_LOG_DEBUG = FUSE_LOG_DEBUG,
+};
+
+extern int fs_log_level;	/* messages above this level are dropped */
+
+static inline bool fs_log_on(int level)
+{
+	return level <= fs_log_level;
+}
+
+void fs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fs_vlog(int level, const char *fmt, va_list ap);
+/* Keep lines in memory until fs_log_set_fd() chooses a sink (start-up). */
+void fs_log_hold(void);
+/*
+ * Send log lines to @fd (-1: nowhere), after the held ones; the previous
+ * sink is not closed. Start-up and teardown only (not thread-safe).
+ */
+void fs_log_set_fd(int fd);
+/* Route libfuse's messages through fs_vlog(). */
+void fs_log_install_fuse(void);
+/* The last ERR line logged, "" if none (start-up error reports). */
+const char *fs_log_last_error(void);
+
+/* --- thread.c --------------------------------------------------------- */
+
+struct fs_pending_name;
+
+struct fs_thread {
+	void *iobuf;			/* FS_IO_ALIGN-aligned, iobuf_size bytes, or NULL */
+	size_t iobuf_size;		/* bytes */
+	unsigned int nr_records;	/* records made, for periodic health checks */
+	/* NAME records queued by the current request (capture.c) */
+	struct fs_pending_name *pend;	/* pend_cap entries */
+	unsigned int pend_cap;
+	char *arena;			/* copies of the queued names */
+	size_t arena_cap;		/* bytes */
+	size_t arena_used;		/* bytes */
+	/* lookup references a readdirplus reply hands out (dropped if it fails) */
+	struct fs_inode **refs;
+	unsigned int refs_cap;
+	unsigned int nr_refs;
+};
+
+/*
+ * fs_thread_get - the calling thread's state (thread-local storage)
+ *
+ * Registers the thread as an RCU reader (memb flavour) on its first call;
+ * a pthread key destructor unregisters it when the thread ends. Never
+ * fails, never blocks after the first call. Any thread after
+ * fs_thread_init().
+ */
+struct fs_thread *fs_thread_get(void);
+/* An aligned scratch buffer of at least @size bytes, or NULL (ENOMEM). */
+void *fs_thread_iobuf(struct fs_thread *t, size_t size);
+/* Append @inode to t->refs; false without memory. */
+bool fs_thread_ref_push(struct fs_thread *t, struct fs_inode *inode);
+/* Create the pthread key; 0 or -errno. Once, before any worker runs. */
+int fs_thread_init(void);
+/* Unregister the calling thread now (main thread at teardown). */
+void fs_thread_release(void);
+
+/* --- inode.c ---------------------------------------------------------- */
+
+/*
+ * struct fs_inode - one backing inode known to the kernel
+ *
+ * Key (dev, ino) and handle are immutable after insertion. nlookup and
+ * fdstate are updated with uatomic operations; slot and ref_bit belong to
+ * the fd cache (slot under its mutex, ref_bit racy by design: a hint).
+ */
+struct fs_inode {
+	struct cds_lfht_node node;	/* in fs->itable, keyed by (dev, ino) */
+	struct rcu_head rcu;		/* deferred free after forget */
+	uint64_t ino;			/* backing st_ino */
+	uint64_t dev;			/* backing st_dev */
+	unsigned long nlookup;		/* kernel lookup count; 0 = dead (being removed) */
+	/*
+	 * Cached O_PATH fd and its borrowers, packed so one CAS covers both:
+	 * bits 63..32 = fd + 1 (0: none), bits 31..0 = borrowers.
+	 * Invariant: borrowers > 0 implies an fd is installed.
+	 */
+	uint64_t fdstate;
+	int slot;			/* index in the fd cache ring, -1: none */
+	uint8_t ref_bit;		/* CLOCK reference bit */
+	uint8_t pinned;			/* fd held for the inode's life (no handle) */
+	uint64_t binding[2];		/* hashes of the last two (parent, name) in NAMEs */
+	struct file_handle handle;	/* followed by handle.handle_bytes bytes; 0 when pinned */
+};
+
+/* A borrowed O_PATH fd of an inode (fs_inode_fd / fs_fdref_put). */
+struct fs_fdref {
+	int fd;
+	struct fs_inode *inode;		/* NULL: fd is private to the borrower */
+};
+
+int fs_itable_init(struct fs_ctx *fs);
+void fs_itable_destroy(struct fs_ctx *fs);
+/* Probe handle support and build fs->root from fs->root_fd. */
+int fs_inode_root_init(struct fs_ctx *fs);
+
+/*
+ * fs_inode_get - find or create the inode of @st and take one lookup ref
+ * @opath: an O_PATH fd of the object, or -1; always consumed (cached or closed)
+ * @anyfd: an fd of the object to take the handle from when @opath is -1
+ *         (e.g. the fd create() just opened); not consumed
+ *
+ * Caller must not hold the RCU read lock. Return: 0 or -errno.
+ */
+int fs_inode_get(struct fs_ctx *fs, const struct stat *st, int opath, int anyfd,
+		 struct fs_inode **out);
+/* One more kernel reference (link(), readdirplus entries). */
+void fs_inode_ref(struct fs_inode *inode);
+/* Drop @n kernel references; the inode may be freed after this returns. */
+void fs_inode_forget(struct fs_ctx *fs, struct fs_inode *inode, uint64_t n);
+/* Borrow an O_PATH fd of @inode; 0 or -errno (-ESTALE: gone from the backing fs). */
+int fs_inode_fd(struct fs_ctx *fs, struct fs_inode *inode, struct fs_fdref *ref);
+void fs_fdref_put(struct fs_fdref *ref);
+/* Open @inode for I/O with open(2) @flags; a new fd or -errno. */
+int fs_inode_open(struct fs_ctx *fs, struct fs_inode *inode, int flags);
+
+/* --- the daemon ------------------------------------------------------- */
+
+/* The fd cache: CLOCK over a ring of inodes that hold an O_PATH fd. */
+struct fs_fdcache {
+	pthread_mutex_t lock;		/* ring, hand, inodes' slot; not on the hit path */
+	struct fs_inode **ring;		/* cap entries, NULL = free */
+	unsigned int *free;		/* stack of free ring indexes */
+	unsigned int nfree;
+	unsigned int cap;
+	unsigned int hand;		/* CLOCK hand */
+	uint64_t evictions;		/* statistics, under lock */
+	uint64_t overflows;		/* installs that found every entry busy */
+};
+
+/* An open regular file: fi->fh. */
+struct fs_file {
+	int fd;				/* backing fd, opened with the real flags */
+	uint32_t opf;			/* IOTAP_OPF_DIRECT/_SYNC/_CACHED of its READ/WRITE */
+	uint64_t id;			/* trace fh id, unique for the daemon's life */
+	struct fs_inode *inode;		/* pinned by the kernel while open */
+};
+
+/* An open directory: fi->fh. */
+struct fs_dir {
+	DIR *dp;
+	struct dirent *entry;		/* read but not yet returned, or NULL */
+	off_t offset;			/* cookie of the next entry */
+	uint64_t id;			/* trace fh id */
+	struct fs_inode *inode;
+};
+
+struct fs_ctx {
+	struct iotap_fs_opts o;			/* copy of the caller's options */
+	struct iotap_trace_recorder *rec;	/* NULL: pass through only */
+	struct fuse_session *se;
+	char *backing;				/* realpath of the backing dir */
+	char *mountpoint;			/* realpath of the mount point */
+	char *trace_path;			/* absolute trace path, or NULL */
+	char *log_path;
+	int root_fd;				/* backing dir, opened before mounting; also
+						 * the mount fd of open_by_handle_at() */
+	uint64_t root_dev;
+	int handles;				/* 1: inodes are held by file handle */
+	int privileged;				/* euid 0: switch fsuid for creations */
+	int cache_mode;				/* 0 direct_io, 1 page cache + writeback */
+	double timeout;				/* entry and attr timeout, s */
+	unsigned int max_read;			/* bytes, <= FS_MAX_IO (-o max_read=) */
+	struct fs_inode *root;
+	struct cds_lfht *itable;
+	struct fs_fdcache fdc;
+	uint64_t next_fh;			/* atomic: last fh id handed out */
+	uint64_t ninodes;			/* atomic: live inodes */
+	uint64_t fdc_misses;			/* atomic: fds reopened by handle */
+	/* fault injection */
+	int fail_op;
+	uint64_t fail_nth;
+	int fail_errno;
+	uint64_t fail_count;			/* atomic */
+	/* one-time warnings */
+	int warned_nohandle;
+	int warned_trace;
+	int warned_lost;
+	uint64_t clk_tck;			/* sysconf(_SC_CLK_TCK) */
+};
+
+static inline struct fs_ctx *fs_req(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static inline struct fs_inode *fs_ino(struct fs_ctx *fs, fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return fs->root;
+	return (struct fs_inode *)(uintptr_t)ino;
+}
+
+static inline fuse_ino_t fs_nodeid(struct fs_ctx *fs, struct fs_inode *inode)
+{
+	if (inode == fs->root)
+		return FUSE_ROOT_ID;
+	return (fuse_ino_t)(uintptr_t)inode;
+}
+
+static inline struct fs_file *fs_file(struct fuse_file_info *fi)
+{
+	return (struct fs_file *)(uintptr_t)fi->fh;
+}
+
+static inline struct fs_dir *fs_dir(struct fuse_file_info *fi)
+{
+	return (struct fs_dir *)(uintptr_t)fi->fh;
+}
+
+static inline uint64_t fs_next_fh(struct fs_ctx *fs)
+{
+	return uatomic_add_return(&fs->next_fh, 1);
+}
+
+/* "/proc/self/fd/N" for the *at-less calls (chmod, xattrs, truncate). */
+#define FS_PROCNAME_MAX 32
+static inline void fs_procname(char *buf, int fd)
+{
+	snprintf(buf, FS_PROCNAME_MAX, "/proc/self/fd/%d", fd);
+}
+
+/* --- capture.c -------------------------------------------------------- */
+
+/* A NAME record to emit after the OP record of the same request. */
+struct fs_pending_name {
+	uint64_t ino;
+	uint64_t parent;
+	size_t name_off;		/* in the thread's arena */
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	uint32_t flags;			/* 1: an additional name (hard link) */
+};
+
+struct fs_op {
+	struct fs_ctx *fs;
+	struct fs_thread *t;
+	struct iotap_trace_rec rec;
+	bool begun;			/* rec.time_ns taken */
+	unsigned int nr_names;		/* queued in t->pend */
+};
+
+/*
+ * fs_op_start - begin recording request @req as @opcode on @inode
+ * Fills caller tid/pid/uid/gid and file = @inode's st_ino (0 if NULL).
+ */
+void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
+		 const struct fs_inode *inode);
+/* Start of the backing call: takes rec.time_ns. */
+static inline void fs_op_io_begin(struct fs_op *op)
+{
+	if (op->fs->rec)
+		op->rec.time_ns = iotap_trace_op_begin(op->fs->rec);
+	op->begun = true;
+}
+/* End of the backing call: sets rec.dur_ns. */
+static inline void fs_op_io_end(struct fs_op *op)
+{
+	if (op->fs->rec)
+		op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
+}
+/* Fault injection: -errno if this request must fail untried, else 0. */
+int fs_op_fault(struct fs_op *op);
+/*
+ * fs_op_name - queue a NAME record for @st's inode bound to (@parent, @name)
+ * @inode: the inode, or NULL to find it in the table; the binding is
+ *         remembered there and, unless @force, the NAME is skipped when it
+ *         is one of the two bindings last emitted. @flags 1: an additional
+ *         hard-link name (see fs_binding_note()).
+ * @name is copied. Dropped silently without memory (the trace is a record,
+ * not the file system).
+ */
+void fs_op_name(struct fs_op *op, struct fs_inode *inode, uint64_t parent,
+		const char *name, const struct stat *st, uint32_t flags, bool force);
+/* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
+void fs_op_end(struct fs_op *op, int64_t result);
+
+/* PHASE marker from a setxattr on the root. */
+void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
+		     size_t name_len, uint32_t kind);
+/* The root's NAME record (file2 = 0, name = backing path). */
+void fs_record_root(struct fs_ctx *fs, const struct stat *st);
+/* A request libfuse answered without calling us (aux = FUSE opcode). */
+void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
+			 uint32_t pid, uint32_t uid, uint32_t gid);
+/* Thread-group id of thread @tid, cached. */
+uint32_t fs_tgid(uint32_t tid);
+/* CPU time of process @pid, ns; 0 or -errno. */
+int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns);
+
+/* --- shared by the ops (ops_file.c) ----------------------------------- */
+
+/* Flags to open the backing file with for an application's open(2) @flags. */
+int fs_backing_flags(struct fs_ctx *fs, int flags);
+/* Wrap backing @fd in a new struct fs_file and fill @fi; 0 or -ENOMEM. */
+int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
+		   struct fs_inode *inode);
+/* Close and free what fs_file_attach() made (failed create reply). */
+void fs_file_detach(struct fuse_file_info *fi);
+
+/* --- inode.c, for capture.c -------------------------------------------- */
+
+/*
+ * Remember binding hash @b of @inode. An additional (hard-link) name keeps
+ * the previous binding as the second one; a rebinding replaces both. Racy
+ * by design (plain atomic stores): the worst case is a duplicate NAME.
+ */
+static inline void fs_binding_note(struct fs_inode *inode, uint64_t b, uint32_t flags)
+{
+	CMM_STORE_SHARED(inode->binding[1], flags ? CMM_LOAD_SHARED(inode->binding[0]) : 0);
+	CMM_STORE_SHARED(inode->binding[0], b);
+}
+
+static inline bool fs_binding_known(const struct fs_inode *inode, uint64_t b)
+{
+	return CMM_LOAD_SHARED(inode->binding[0]) == b || CMM_LOAD_SHARED(inode->binding[1]) == b;
+}
+
+/* fs_binding_note() on the live inode of (@dev, @ino), if the table has it. */
+void fs_inode_note_binding(struct fs_ctx *fs, uint64_t dev, uint64_t ino, uint64_t b,
+			   uint32_t flags);
+
+/* --- ops tables (ops_*.c) -------------------------------------------- */
+
+void fs_ops_dir(struct fuse_lowlevel_ops *ops);
+/* Capabilities for creations as the caller (ops_dir.c); once, at start-up. */
+void fs_creds_init(struct fs_ctx *fs);
+void fs_ops_file(struct fuse_lowlevel_ops *ops);
+void fs_ops_attr(struct fuse_lowlevel_ops *ops);
+void fs_ops_xattr(struct fuse_lowlevel_ops *ops);
+
+#endif /* FS_I_H */

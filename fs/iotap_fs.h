@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iotap_fs.h - the capture mount, as tools/ sees it
+ *
+ * fs/ is a libfuse3 low-level pass-through filesystem that records every
+ * request into a trace through trace/'s recorder. tools/cmd_mount.c fills
+ * struct iotap_fs_opts from the command line and calls iotap_fs_main().
+ * Everything else in fs/ is private (fs_i.h).
+ */
+#ifndef IOTAP_FS_H
+#define IOTAP_FS_H
+
+#include <stdint.h>
+
+/* xattr names the daemon answers itself on the mount's root directory. */
+#define IOTAP_FS_XATTR_MARK	"user.iotap.mark"	/* setxattr: begin phase <value> */
+#define IOTAP_FS_XATTR_MARK_END	"user.iotap.mark_end"	/* setxattr: end it */
+#define IOTAP_FS_XATTR_PID	"user.iotap.pid"	/* getxattr: daemon pid, decimal */
+#define IOTAP_FS_XATTR_TRACE	"user.iotap.trace"	/* getxattr: trace path or "" */
+
+struct iotap_fs_opts {
+	const char *backing;		/* directory whose tree is served */
+	const char *mountpoint;		/* where to mount; may equal backing */
+	const char *trace_path;		/* trace to write; NULL: pass through only */
+	const char *log_path;		/* daemon log; NULL: stderr (-f) or TRACE.log */
+	const char *fuse_opts;		/* extra -o options for libfuse, or NULL */
+	const char *cmdline;		/* recorded in the trace header */
+	int cache_mode;			/* 0: direct_io (default), 1: page cache */
+	int foreground;			/* do not daemonize */
+	int force;			/* overwrite an existing trace */
+	int debug;			/* libfuse debug output + our debug log */
+	unsigned int max_threads;	/* most worker threads (0: libfuse's 10) */
+	unsigned int sample_ms;		/* resource sample interval (0: 100) */
+	unsigned int fd_cache;		/* O_PATH fds kept open (0: 4096) */
+	/* fault injection for tests: fail the Nth call of fail_op with fail_errno */
+	int fail_op;			/* enum iotap_op, 0: off */
+	uint64_t fail_nth;		/* 1-based */
+	int fail_errno;			/* positive errno */
+};
+
+/*
+ * iotap_fs_main - mount, serve until unmounted or signalled, close the trace
+ *
+ * Checks the arguments (backing and mount point directories, mount point
+ * not already mounted unless it is the backing dir itself, /dev/fuse) and
+ * opens the backing dir and the trace before mounting. Unless
+ * @o->foreground, it forks first (the recorder's and liburcu's threads
+ * would not survive a later fork): the child does all of this, reports
+ * success or its error through a pipe and becomes the daemon (setsid,
+ * chdir /, stdio to the log); the parent returns once the child has
+ * mounted or failed. The daemon child never returns: it _exit()s with the
+ * status below when the session ends.
+ *
+ * @o->fuse_opts may carry, besides libfuse mount options, the daemon's
+ * own: cache_mode=0|1, fd_cache=N, timeout=SECONDS (entry and attribute
+ * cache, default 1), max_read=BYTES (default and maximum 1 MiB). When run
+ * as root, allow_other and default_permissions are added.
+ *
+ * Context: the calling process must not have threads of its own.
+ * Return: a process exit status: 0 ok (mounted, or served and unmounted
+ * cleanly in the foreground), 1 error (message printed on stderr in git's
+ * style "iotap: cannot ...").
+ */
+int iotap_fs_main(const struct iotap_fs_opts *o);
+
+#endif /* IOTAP_FS_H */

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ops_file.c - requests on open files
+ *
+ * open, read, write_buf, flush, release, fsync, fallocate, lseek and
+ * copy_file_range pass through to the backing fd held in struct fs_file
+ * (fi->fh); ioctl, poll and bmap are answered ENOSYS and recorded with
+ * IOTAP_OPF_REJECTED. getlk/setlk/flock are left undefined so the kernel
+ * keeps POSIX and BSD locks local.
+ *
+ * Capture modes. Direct mode (default) sets direct_io on every open, so
+ * one application read()/write() is one request with the application's
+ * offset and size. The price: without FUSE_DIRECT_IO_ALLOW_MMAP, which
+ * libfuse 3.14 cannot negotiate, the kernel refuses every MAP_SHARED
+ * mapping of such a file with ENODEV before any request reaches us.
+ * Cache mode uses the page cache, keep_cache and the writeback cache: the
+ * kernel may then read a file opened O_WRONLY and handles O_APPEND itself,
+ * so the backing file is opened O_RDWR and without O_APPEND (as
+ * passthrough_ll does); shared writable mmap works.
+ *
+ * Data path. Reads pread() into the worker's aligned buffer (thread.c)
+ * and reply from it, so the exact result is known and recorded. Writes
+ * pwrite() straight from libfuse's request buffer, except on an O_DIRECT
+ * backing fd: the request payload is not aligned, so it is copied into the
+ * aligned buffer first (outside the timed backing call). fsync and
+ * fdatasync are real, unlike libfuse's passthrough.c.
+ *
+ * struct fs_file lives from open/create to release; the kernel pins the
+ * inode meanwhile, so f->inode needs no reference of its own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs_i.h"
+
+int fs_backing_flags(struct fs_ctx *fs, int flags)
+{
+	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY);
+	if (fs->cache_mode) {
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		flags &= ~O_APPEND;
+	}
+	return flags | O_CLOEXEC;
+}
+
+int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
+		   struct fs_inode *inode)
+{
+	struct fs_file *f;
+
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fd = fd;
+	f->inode = inode;
+	f->id = fs_next_fh(fs);
+	f->opf = 0;
+	if (fi->flags & O_DIRECT)
+		f->opf |= IOTAP_OPF_DIRECT;
+	else if (fs->cache_mode)
+		f->opf |= IOTAP_OPF_CACHED;
+	if (fi->flags & O_DSYNC)	/* O_SYNC includes O_DSYNC */
+		f->opf |= IOTAP_OPF_SYNC;
+	fi->fh = (uintptr_t)f;
+	if (fs->cache_mode) {
+		fi->direct_io = 0;
+		fi->keep_cache = 1;
+	} else {
+		fi->direct_io = 1;
+		fi->keep_cache = 0;
+	}
+	return 0;
+}
+
+void fs_file_detach(struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+
+	close(f->fd);
+	free(f);
+	fi->fh = 0;
+}
+
+static void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_inode *inode = fs_ino(fs, ino);
+	struct fs_op op;
+	int fd = -1, ret;
+
+	fs_op_start(&op, req, IOTAP_OP_OPEN, inode);
+	op.rec.flags = fi->flags;
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	fs_op_io_begin(&op);
+	fd = fs_inode_open(fs, inode, fs_backing_flags(fs, fi->flags));
+	fs_op_io_end(&op);
+	if (fd < 0) {
+		ret = fd;
+		goto out;
+	}
+	ret = fs_file_attach(fs, fi, fd, inode);
+	if (ret) {
+		close(fd);
+		goto out;
+	}
+	op.rec.fh = fs_file(fi)->id;
+out:
+	fs_op_end(&op, ret);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else if (fuse_reply_open(req, fi))
+		fs_file_detach(fi);
+}
+
+/* pread until @size bytes, end of file or an error; bytes or -errno. */
+static ssize_t pread_full(int fd, char *buf, size_t size, off_t off)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = pread(fd, buf + done, size - done, off + done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (ssize_t)done : -errno;
+		}
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+static ssize_t pwrite_full(int fd, const char *buf, size_t size, off_t off)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = pwrite(fd, buf + done, size - done, off + done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (ssize_t)done : -errno;
+		}
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	struct fs_op op;
+	ssize_t ret;
+	char *buf = NULL;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_READ, f->inode);
+	op.rec.fh = f->id;
+	op.rec.offset = off;
+	op.rec.length = size;
+	op.rec.flags = f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_CACHED);
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	buf = fs_thread_iobuf(op.t, size);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fs_op_io_begin(&op);
+	ret = pread_full(f->fd, buf, size, off);
+	fs_op_io_end(&op);
+out:
+	fs_op_end(&op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_buf(req, buf, ret);
+}
+
+static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+			    off_t off, struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	size_t size = fuse_buf_size(in);
+	const char *data;
+	struct fs_op op;
+	ssize_t ret;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_WRITE, f->inode);
+	op.rec.fh = f->id;
+	op.rec.offset = off;
+	op.rec.length = size;
+	op.rec.flags = f->opf;
+	op.rec.aux = fi->writepage;
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	if (in->count == 1 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
+	    !(f->opf & IOTAP_OPF_DIRECT)) {
+		data = (const char *)in->buf[0].mem + in->off;
+	} else {
+		struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+
+		dst.buf[0].mem = fs_thread_iobuf(op.t, size);
+		if (!dst.buf[0].mem) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = fuse_buf_copy(&dst, in, 0);
+		if (ret < 0)
+			goto out;
+		size = ret;
+		data = dst.buf[0].mem;
+	}
+	fs_op_io_begin(&op);
+	ret = pwrite_full(f->fd, data, size, off);
+	fs_op_io_end(&op);
+out:
+	fs_op_end(&op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_write(req, ret);
+}
+
+static void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	struct fs_op op;
+	int ret;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_FLUSH, f->inode);
+	op.rec.fh = f->id;
+	ret = fs_op_fault(&op);
+	if (!ret) {
+		/* what close(2) of the application's fd would do to the backing file */
+		fs_op_io_begin(&op);
+		ret = close(dup(f->fd)) < 0 ? -errno : 0;
+		fs_op_io_end(&op);
+	}
+	fs_op_end(&op, ret);
+	fuse_reply_err(req, -ret);
+}
+
+static void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	struct fs_op op;
+	int ret;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_RELEASE, f->inode);
+	op.rec.fh = f->id;
+	op.rec.flags = fi->flags;
+	fs_op_io_begin(&op);
+	ret = close(f->fd) < 0 ? -errno : 0;
+	fs_op_io_end(&op);
+	free(f);
+	fs_op_end(&op, ret);
+	/* the kernel ignores release errors; the record keeps the real one */
+	fuse_reply_err(req, 0);
+}
+
+static void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+			struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	struct fs_op op;
+	int ret;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_FSYNC, f->inode);
+	op.rec.fh = f->id;
+	op.rec.flags = datasync ? IOTAP_OPF_DATASYNC : 0;
+	ret = fs_op_fault(&op);
+	if (!ret) {
+		fs_op_io_begin(&op);
+		ret = datasync ? fdatasync(f->fd) : fsync(f->fd);
+		if (ret < 0)
+			ret = -errno;
+		fs_op_io_end(&op);
+	}
+	fs_op_end(&op, ret);
+	fuse_reply_err(req, -ret);
+}
+
+static void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+			    off_t length, struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	struct fs_op op;
+	int ret;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_FALLOCATE, f->inode);
+	op.rec.fh = f->id;
+	op.rec.offset = offset;
+	op.rec.length = length;
+	op.rec.flags = mode;
+	ret = fs_op_fault(&op);
+	if (!ret) {
+		fs_op_io_begin(&op);
+		ret = fallocate(f->fd, mode, offset, length);
+		if (ret < 0)
+			ret = -errno;
+		fs_op_io_end(&op);
+	}
+	fs_op_end(&op, ret);
+	fuse_reply_err(req, -ret);
+}
+
+static void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+			struct fuse_file_info *fi)
+{
+	struct fs_file *f = fs_file(fi);
+	struct fs_op op;
+	off_t ret;
+
+	(void)ino;
+	fs_op_start(&op, req, IOTAP_OP_LSEEK, f->inode);
+	op.rec.fh = f->id;
+	op.rec.offset = off;
+	op.rec.flags = whence;
+	ret = fs_op_fault(&op);
+	if (!ret) {
+		fs_op_io_begin(&op);
+		ret = lseek(f->fd, off, whence);
+		if (ret < 0)
+			ret = -errno;
+		fs_op_io_end(&op);
+	}
+	fs_op_end(&op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_lseek(req, ret);
+}
+
+static void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+				  struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+				  off_t off_out, struct fuse_file_info *fi_out,
+				  size_t len, int flags)
+{
+	struct fs_file *fin = fs_file(fi_in), *fout = fs_file(fi_out);
+	struct fs_op op;
+	ssize_t ret;
+
+	(void)ino_in;
+	(void)ino_out;
+	fs_op_start(&op, req, IOTAP_OP_COPY_FILE_RANGE, fin->inode);
+	op.rec.file2 = fout->inode->ino;
+	op.rec.fh = fin->id;
+	op.rec.offset = off_in;
+	op.rec.length = len;
+	op.rec.flags = flags;
+	op.rec.aux = off_out;
+	ret = fs_op_fault(&op);
+	if (!ret) {
+		fs_op_io_begin(&op);
+#ifdef HAVE_COPY_FILE_RANGE
+		ret = copy_file_range(fin->fd, &off_in, fout->fd, &off_out, len, flags);
+		if (ret < 0)
+			ret = -errno;
+#else
+		ret = -ENOSYS;
+#endif
+		fs_op_io_end(&op);
+	}
+	fs_op_end(&op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_write(req, ret);
+}
+
+/* --- requests we do not serve, recorded all the same ------------------- */
+
+static void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+			struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
+			size_t in_bufsz, size_t out_bufsz)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_op op;
+
+	(void)arg;
+	(void)in_buf;
+	(void)out_bufsz;
+	fs_op_start(&op, req, IOTAP_OP_IOCTL, fs_ino(fs, ino));
+	if (fi && fi->fh)
+		op.rec.fh = (flags & FUSE_IOCTL_DIR) ? fs_dir(fi)->id : fs_file(fi)->id;
+	op.rec.length = in_bufsz;
+	op.rec.aux = cmd;
+	op.rec.flags = IOTAP_OPF_REJECTED;
+	fs_op_end(&op, -ENOSYS);
+	fuse_reply_err(req, ENOSYS);
+}
+
+static void fs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		       struct fuse_pollhandle *ph)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_op op;
+
+	fs_op_start(&op, req, IOTAP_OP_POLL, fs_ino(fs, ino));
+	if (fi)
+		op.rec.fh = fs_file(fi)->id;
+	op.rec.aux = fi ? fi->poll_events : 0;
+	op.rec.flags = IOTAP_OPF_REJECTED;
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	fs_op_end(&op, -ENOSYS);
+	fuse_reply_err(req, ENOSYS);
+}
+
+static void fs_op_bmap(fuse_req_t req, fuse_ino_t ino, size_t blocksize, uint64_t idx)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_op op;
+
+	fs_op_start(&op, req, IOTAP_OP_BMAP, fs_ino(fs, ino));
+	op.rec.offset = idx;
+	op.rec.length = blocksize;
+	op.rec.flags = IOTAP_OPF_REJECTED;
+	fs_op_end(&op, -ENOSYS);
+	fuse_reply_err(req, ENOSYS);
+}
+
+void fs_ops_file(struct fuse_lowlevel_ops *ops)
+{
+	ops->open = fs_op_open;
+	ops->read = fs_op_read;
+	ops->write_buf = fs_op_write_buf;
+	ops->flush = fs_op_flush;
+	ops->release = fs_op_release;
+	ops->fsync = fs_op_fsync;
+	ops->fallocate = fs_op_fallocate;
+	ops->lseek = fs_op_lseek;
+	ops->copy_file_range = fs_op_copy_file_range;
+	ops->ioctl = fs_op_ioctl;
+	ops->poll = fs_op_poll;
+	ops->bmap = fs_op_bmap;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ops_xattr.c - extended attributes, and the daemon's control names
+ *
+ * setxattr, getxattr, listxattr and removexattr pass through via
+ * /proc/self/fd/N of the inode's O_PATH fd (the f*xattr calls refuse O_PATH
+ * fds). Values are read into the worker's I/O buffer: no malloc per call.
+ *
+ * On the mount's root directory the daemon answers a few names itself,
+ * without touching the backing fs, so they work even where the backing fs
+ * has no user xattrs:
+ *   setxattr IOTAP_FS_XATTR_MARK / _MARK_END  -> a PHASE record (begin/end,
+ *            name = the value); this is the request's only record
+ *   getxattr IOTAP_FS_XATTR_PID / _TRACE      -> the daemon's pid / the
+ *            trace path; recorded as GETXATTR with IOTAP_OPF_REJECTED
+ * Note that the kernel checks write permission on the root for setxattr
+ * (default_permissions), so a user who may not write there cannot mark.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fs_i.h"
+
+static bool is_root(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID;
+}
+
+static bool is_mark(fuse_ino_t ino, const char *name)
+{
+	return is_root(ino) && (!strcmp(name, IOTAP_FS_XATTR_MARK) ||
+				!strcmp(name, IOTAP_FS_XATTR_MARK_END));
+}
+
+/* The passed-through setxattr: records its OP, returns 0 or -errno. */
+static int do_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		       const char *value, size_t size, int flags)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_inode *inode = fs_ino(fs, ino);
+	char proc[FS_PROCNAME_MAX];
+	struct fs_fdref ref;
+	struct fs_op op;
+	int ret;
+
+	fs_op_start(&op, req, IOTAP_OP_SETXATTR, inode);
+	op.rec.name = name;
+	op.rec.length = size;
+	op.rec.flags = flags;
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	ret = fs_inode_fd(fs, inode, &ref);
+	if (ret)
+		goto out;
+	fs_procname(proc, ref.fd);
+	fs_op_io_begin(&op);
+	ret = setxattr(proc, name, value, size, flags) < 0 ? -errno : 0;
+	fs_op_io_end(&op);
+	fs_fdref_put(&ref);
+out:
+	fs_op_end(&op, ret);
+	return ret;
+}
+
+static void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			   const char *value, size_t size, int flags)
+{
+	int ret = 0;
+
+	if (is_mark(ino, name))
+		fs_record_phase(fs_req(req), req, value, size,
+				strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
+								  : IOTAP_PHASE_BEGIN);
+	else
+		ret = do_setxattr(req, ino, name, value, size, flags);
+	fuse_reply_err(req, -ret);
+}
+
+/* The value of a control name, or NULL if @name is none. */
+static const char *control_value(struct fs_ctx *fs, fuse_ino_t ino, const char *name,
+				 char *buf, size_t size)
+{
+	if (!is_root(ino))
+		return NULL;
+	if (!strcmp(name, IOTAP_FS_XATTR_PID)) {
+		snprintf(buf, size, "%d", (int)getpid());
+		return buf;
+	}
+	if (!strcmp(name, IOTAP_FS_XATTR_TRACE))
+		return fs->trace_path ? fs->trace_path : "";
+	return NULL;
+}
+
+static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_inode *inode = fs_ino(fs, ino);
+	char proc[FS_PROCNAME_MAX], pidbuf[24];
+	const char *value;
+	struct fs_fdref ref;
+	struct fs_op op;
+	char *buf = NULL;
+	ssize_t ret;
+
+	fs_op_start(&op, req, IOTAP_OP_GETXATTR, inode);
+	op.rec.name = name;
+	op.rec.length = size;
+	value = control_value(fs, ino, name, pidbuf, sizeof(pidbuf));
+	if (value) {
+		op.rec.flags = IOTAP_OPF_REJECTED;
+		ret = strlen(value);
+		if (size && (size_t)ret > size)
+			ret = -ERANGE;
+		goto out;
+	}
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	if (size) {
+		buf = fs_thread_iobuf(op.t, size);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = fs_inode_fd(fs, inode, &ref);
+	if (ret)
+		goto out;
+	fs_procname(proc, ref.fd);
+	fs_op_io_begin(&op);
+	ret = getxattr(proc, name, buf, size);
+	if (ret < 0)
+		ret = -errno;
+	fs_op_io_end(&op);
+	fs_fdref_put(&ref);
+out:
+	fs_op_end(&op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else if (size)
+		fuse_reply_buf(req, value ? value : buf, ret);
+	else
+		fuse_reply_xattr(req, ret);
+}
+
+static void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_inode *inode = fs_ino(fs, ino);
+	char proc[FS_PROCNAME_MAX];
+	struct fs_fdref ref;
+	struct fs_op op;
+	char *buf = NULL;
+	ssize_t ret;
+
+	fs_op_start(&op, req, IOTAP_OP_LISTXATTR, inode);
+	op.rec.length = size;
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	if (size) {
+		buf = fs_thread_iobuf(op.t, size);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = fs_inode_fd(fs, inode, &ref);
+	if (ret)
+		goto out;
+	fs_procname(proc, ref.fd);
+	fs_op_io_begin(&op);
+	ret = listxattr(proc, buf, size);
+	if (ret < 0)
+		ret = -errno;
+	fs_op_io_end(&op);
+	fs_fdref_put(&ref);
+out:
+	fs_op_end(&op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else if (size)
+		fuse_reply_buf(req, buf, ret);
+	else
+		fuse_reply_xattr(req, ret);
+}
+
+static void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct fs_ctx *fs = fs_req(req);
+	struct fs_inode *inode = fs_ino(fs, ino);
+	char proc[FS_PROCNAME_MAX];
+	struct fs_fdref ref;
+	struct fs_op op;
+	int ret;
+
+	fs_op_start(&op, req, IOTAP_OP_REMOVEXATTR, inode);
+	op.rec.name = name;
+	ret = fs_op_fault(&op);
+	if (ret)
+		goto out;
+	ret = fs_inode_fd(fs, inode, &ref);
+	if (ret)
+		goto out;
+	fs_procname(proc, ref.fd);
+	fs_op_io_begin(&op);
+	ret = removexattr(proc, name) < 0 ? -errno : 0;
+	fs_op_io_end(&op);
+	fs_fdref_put(&ref);
+out:
+	fs_op_end(&op, ret);
+	fuse_reply_err(req, -ret);
+}
+
+void fs_ops_xattr(struct fuse_lowlevel_ops *ops)
+{
+	ops->setxattr = fs_op_setxattr;
+	ops->getxattr = fs_op_getxattr;
+	ops->listxattr = fs_op_listxattr;
+	ops->removexattr = fs_op_removexattr;
+}
