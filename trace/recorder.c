@@ -415,12 +415,12 @@ static void rcd_publish(struct iotap_trace_recorder *r)
 
 /*
  * Append a record the writer thread makes itself (SAMPLE, LOST, NOTE).
- * After a write error it makes none: nothing could be written.
+ * After a write error the writer keeps trying (see writer.c), so these go
+ * on too: the first chunk written again carries the LOST counts.
  */
 static void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
 {
-	if (!wr_error(r->w))
-		wr_append(r->w, rec, 1);
+	wr_append(r->w, rec, 1);
 }
 
 static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf *b)

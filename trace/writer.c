@@ -16,9 +16,12 @@
  * passes one (the recorder does, from its writer thread), every chunk
  * carries the last watermark given.
  *
- * Errors are sticky: after the first failure (ENOSPC, EIO) the writer cuts
- * the file back to its last whole chunk, writes nothing more, and every
- * later call returns that first error. One thread at a time; no locks.
+ * Errors: when a chunk cannot be written (ENOSPC, EIO) the writer cuts the
+ * file back to its last whole chunk and counts the chunk's records as lost;
+ * it keeps going, and the next chunk it does write starts with a LOST record
+ * for them, so a disk that fills up and frees again leaves a readable trace
+ * that says what it misses. The first error is remembered (wr_error()) and
+ * returned by close. One thread at a time; no locks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +33,7 @@
 
 struct iotap_trace_writer {
 	int fd;
-	int err;			/* first error, -errno; sticky */
+	int err;			/* first error, -errno; remembered */
 	uint64_t bytes;			/* header + whole chunks in the file */
 	struct chunk_enc ce;
 	struct rec_state st;		/* delta state of the open chunk */
@@ -48,6 +51,8 @@ struct iotap_trace_writer {
 	uint64_t lost;			/* sum of the LOST lengths appended */
 	uint32_t own;			/* records in the open chunk appended as "own" */
 	uint64_t dropped;		/* callers' records discarded because of an error */
+	uint64_t chunk_lost;		/* LOST lengths appended to the open chunk */
+	uint64_t pending_lost;		/* lost in unwritten chunks, not yet in a LOST record */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -68,16 +73,25 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Enter the error state: the open chunk's records are lost. */
+/*
+ * The open chunk could not be written: its records are lost. The callers'
+ * records count as dropped; they and the LOST counts the chunk carried are
+ * owed to the next chunk's LOST record (wr_append()).
+ */
 static int wr_fail(struct iotap_trace_writer *w, int err)
 {
 	if (!w->err)
 		w->err = err;
 	w->dropped += w->nrec - w->own;
+	w->pending_lost += (w->nrec - w->own) + w->chunk_lost;
+	w->lost -= w->chunk_lost;
+	w->records -= w->nrec;
+	w->chunk_lost = 0;
 	w->nrec = 0;
 	w->own = 0;
 	w->raw_len = 0;
-	return w->err;
+	rec_state_reset(&w->st);
+	return err;
 }
 
 /* Compress and write the open chunk, if it holds anything. */
@@ -88,8 +102,6 @@ static int wr_write_chunk(struct iotap_trace_writer *w)
 	size_t len;
 	int ret;
 
-	if (w->err)
-		return w->err;
 	if (!w->nrec)
 		return 0;
 	if (!w->explicit_wm && w->max_time > w->watermark)
@@ -118,6 +130,7 @@ static int wr_write_chunk(struct iotap_trace_writer *w)
 	w->raw_len = 0;
 	w->nrec = 0;
 	w->own = 0;
+	w->chunk_lost = 0;
 	rec_state_reset(&w->st);
 	return 0;
 }
@@ -240,10 +253,18 @@ int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, i
 	ret = rec_check(rec);
 	if (ret)
 		return ret;
-	if (w->err) {
-		if (!own)
-			w->dropped++;
-		return w->err;
+	if (w->pending_lost && !w->nrec && rec->type != IOTAP_REC_END) {
+		/* a new chunk after a failed one: say first what is missing */
+		struct iotap_trace_rec lost;
+
+		memset(&lost, 0, sizeof(lost));
+		lost.type = IOTAP_REC_LOST;
+		lost.time_ns = rec->time_ns;
+		lost.length = w->pending_lost;
+		w->pending_lost = 0;
+		ret = wr_append(w, &lost, 1);
+		if (ret)
+			return ret;
 	}
 	w->raw_len += rec_encode(&w->st, w->raw + w->raw_len, rec);
 	end = rec->time_ns + rec->dur_ns;
@@ -255,8 +276,10 @@ int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, i
 		w->t_last = end;
 	if (rec->time_ns > w->max_time)
 		w->max_time = rec->time_ns;
-	if (rec->type == IOTAP_REC_LOST)
+	if (rec->type == IOTAP_REC_LOST) {
 		w->lost += rec->length;
+		w->chunk_lost += rec->length;
+	}
 	w->nrec++;
 	w->own += !!own;
 	w->records++;
@@ -328,15 +351,23 @@ int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time)
 
 	if (!w)
 		return -EINVAL;
-	if (!w->err) {
+	if (w->pending_lost) {
+		/* what the last failed chunks held, in a chunk of its own */
+		wr_write_chunk(w);
 		memset(&end, 0, sizeof(end));
-		end.type = IOTAP_REC_END;
+		end.type = IOTAP_REC_LOST;
 		end.time_ns = end_time;
-		end.length = w->records;
-		end.aux = w->lost;
-		if (!iotap_trace_writer_append(w, &end))
-			wr_write_chunk(w);
+		end.length = w->pending_lost;
+		w->pending_lost = 0;
+		wr_append(w, &end, 1);
 	}
+	memset(&end, 0, sizeof(end));
+	end.type = IOTAP_REC_END;
+	end.time_ns = end_time;
+	end.length = w->records;
+	end.aux = w->lost + w->pending_lost;
+	if (!wr_append(w, &end, 1))
+		wr_write_chunk(w);
 	if (close(w->fd) && !w->err)
 		w->err = -errno;
 	ret = w->err;
