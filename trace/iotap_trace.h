@@ -438,7 +438,7 @@ const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_tr
  * In start-time order (ties keep file order) unless opened with
  * IOTAP_TRACE_READ_FILE_ORDER. Damaged chunks are skipped and counted.
  * Memory stays bounded by the span between chunk watermarks, and in any
- * case by about 2 M pending records or 512 MiB (beyond that the earliest
+ * case by about 512 K pending records or 128 MiB (beyond that the earliest
  * are released early; a record that then turns out earlier still is
  * delivered late and counted in late_records).
  *

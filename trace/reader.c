@@ -43,8 +43,8 @@
 
 #define RD_BUF_INIT		(1u << 20)	/* read window, bytes */
 #define RD_SCAN			(64u << 10)	/* resync scan step, bytes */
-#define RD_PENDING_MAX		(1u << 21)	/* records held for ordering, at most */
-#define RD_PENDING_MEM		(512ull << 20)	/* bytes of batches held, at most */
+#define RD_PENDING_MAX		(1u << 19)	/* records held for ordering, at most */
+#define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
 
