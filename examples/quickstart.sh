@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# quickstart.sh - from a fresh Debian machine to a real capture and its report
+#
+#   sudo examples/quickstart.sh [DIR]
+#
+# Installs what iotap needs (apt-get), builds it with meson into build/,
+# mounts DIR (default: a new temp dir) over itself with capture on, runs
+# real I/O through it (fio: a 64 MiB sequential write with fsync, then 8 KiB
+# random reads; a tar of /usr/share/doc in and out), unmounts, and prints
+# `iotap info` and `iotap report` of the trace. The trace is left in
+# ./quickstart.iotap.
+set -eu
+cd "$(dirname "$0")/.."
+SRC=$PWD
+
+[ "$(id -u)" -eq 0 ] || { echo "quickstart: run as root (apt-get, FUSE mount)" >&2; exit 1; }
+
+PKGS="build-essential pkg-config meson ninja-build python3 libfuse3-dev fuse3 liburcu-dev
+      libzstd-dev libxxhash-dev libjson-c-dev fio tar"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing
+fi
+[ -f build/build.ninja ] || meson setup build
+ninja -C build
+IOTAP=$SRC/build/tools/iotap
+
+DIR=${1:-$(mktemp -d /var/tmp/iotap-quickstart.XXXXXX)}
+TRACE=$SRC/quickstart.iotap
+mkdir -p "$DIR"
+
+echo "== mounting $DIR over itself, trace $TRACE"
+"$IOTAP" mount "$DIR" "$DIR" --trace "$TRACE" --force
+trap '"$IOTAP" umount "$DIR" 2>/dev/null || true' EXIT
+
+"$IOTAP" mark "$DIR" seq-write
+fio --name=seqwrite --directory="$DIR" --rw=write --bs=1M --size=64M --end_fsync=1 \
+	--ioengine=psync --output-format=terse >/dev/null
+"$IOTAP" mark "$DIR" rand-read
+fio --name=seqwrite --directory="$DIR" --rw=randread --bs=8k --size=64M --runtime=5 \
+	--time_based --ioengine=psync --output-format=terse >/dev/null
+"$IOTAP" mark "$DIR" tar
+tar -C /usr/share/doc -cf - . | tar -C "$DIR" -xf - 2>/dev/null || true
+tar -C "$DIR" -cf - . >/dev/null
+"$IOTAP" umount "$DIR"
+trap - EXIT
+
+echo
+echo "== iotap info $TRACE"
+"$IOTAP" info "$TRACE"
+echo
+echo "== iotap report $TRACE"
+"$IOTAP" report "$TRACE"
+echo
+echo "(the files are in $DIR; remove them with: rm -rf '$DIR')"

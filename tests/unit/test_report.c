@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_report.c - the report's figures against synthetic traces with known timing
+ *
+ * Each case writes a trace with synth.h, whose every request time, size
+ * and duration is set by the script, builds the report the way `iotap
+ * report` does and checks the figures exactly (rates, counts) or within
+ * the latency histogram's stated error (percentiles: LAT_REL_ERROR of the
+ * exact empirical quantile). Covers: marked phases, the latency histogram
+ * and its merge, seeks and their distance histogram, fsyncs, concurrency,
+ * the device view, CPU, lost records, the throughput-change and latency
+ * outlier flags, automatic phases on a bonnie-like trace (each boundary
+ * within one second), idle gaps, --phases-from, compare of a trace with
+ * itself, and the JSON contract's keys.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "phase.h"
+#include "report.h"
+#include "synth.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/iotap-test-report.XXXXXX";
+static char path_buf[4][256];
+
+static const char *tpath(int k, const char *name)
+{
+	snprintf(path_buf[k], sizeof(path_buf[k]), "%s/%s", dir, name);
+	return path_buf[k];
+}
+
+static int near(double got, double want, double rel)
+{
+	return fabs(got - want) <= rel * fabs(want) + 1e-9;
+}
+
+static int has_flag(const struct flagset *fs, const char *kw)
+{
+	unsigned int i;
+
+	for (i = 0; i < fs->n; i++)
+		if (!strncmp(fs->text[i], kw, strlen(kw)))
+			return 1;
+	return 0;
+}
+
+/* Exact empirical quantile of the spread latencies: lat + k * spread/1000 us. */
+static double spread_q(double lat_us, double spread_us, double q)
+{
+	double k = ceil(q * 1000) - 1;
+
+	return lat_us + k * spread_us / 1000;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t p = *(const uint64_t *)x, r = *(const uint64_t *)y;
+
+	return p < r ? -1 : p > r;
+}
+
+static void test_histogram(void)
+{
+	struct lat_hist a = { 0 }, b = { 0 }, all = { 0 };
+	uint64_t s = 7, v, i, worst_ok = 1;
+	static uint64_t vals[20000];
+	double q;
+
+	for (i = 0; i < 20000; i++) {
+		v = synth_rng(&s) % 50000000 + 1;	/* 1 ns .. 50 ms */
+		vals[i] = v;
+		lat_hist_add(i % 2 ? &a : &b, v);
+		lat_hist_add(&all, v);
+	}
+	lat_hist_merge(&a, &b);
+	ok(a.n == all.n && a.sum == all.sum && a.min == all.min && a.max == all.max,
+	   "merged histogram has the same n, sum, min, max");
+	for (i = 0; i < LAT_BUCKETS; i++)
+		if (lat_hist_count(&a, (unsigned int)i) != lat_hist_count(&all, (unsigned int)i))
+			worst_ok = 0;
+	ok(worst_ok, "merged histogram has the same buckets");
+	/* quantiles against the sorted samples */
+	qsort(vals, 20000, sizeof(vals[0]), cmp_u64);
+	worst_ok = 1;
+	for (q = 0.01; q < 1; q += 0.01) {
+		double exact = (double)vals[(uint64_t)ceil(q * 20000) - 1];
+		double got = (double)lat_hist_quantile(&all, q);
+
+		if (fabs(got - exact) > exact * LAT_REL_ERROR)
+			worst_ok = 0;
+	}
+	ok(worst_ok, "every percentile within 1/64 of the exact one");
+	lat_hist_clear(&a);
+	ok(a.n == 0 && lat_hist_quantile(&a, 0.5) == 0, "a cleared histogram is empty");
+	lat_hist_release(&a);
+	lat_hist_release(&b);
+	lat_hist_release(&all);
+}
+
+static void test_golden(void)
+{
+	static const char script[] =
+		"w1 seqwrite ops=1000 rate=100 bs=1048576 lat=5000 fsync=100 threads=1\n"
+		"r1 strided ops=500 rate=500 bs=4096 stride=65536 lat=100 spread=200 file=5\n"
+		"c4 seqread ops=1000 rate=1000 bs=8192 lat=2000 threads=4 file=6 devread=20\n";
+	struct report rep;
+	const struct pstats *w, *r, *c;
+	struct dev_fig dev;
+	double d, cpu;
+	int n;
+
+	n = synth_write(tpath(0, "golden.iotap"), script, SYNTH_SAMPLES | SYNTH_LOST, NULL, 0);
+	ok(n == 3, "golden trace written (%d phases)", n);
+	if (report_build(&rep, tpath(0, "golden.iotap"), NULL)) {
+		ok(0, "report of the golden trace");
+		return;
+	}
+	ok(rep.nphases == 3 && !strcmp(rep.phase_source, "markers"), "3 phases from markers (%u)",
+	   rep.nphases);
+	if (rep.nphases != 3)
+		goto out;
+	w = &rep.phases[0];
+	r = &rep.phases[1];
+	c = &rep.phases[2];
+	/* w1: 1000 x 1 MiB in exactly 10 s */
+	d = pstats_duration_s(w);
+	ok(near(d, 10.0, 1e-12), "w1 lasts 10 s (%.9f)", d);
+	ok(w->wr.ops == 1000 && w->wr.bytes == 1048576000ull, "w1 wrote 1000 x 1 MiB");
+	ok(near(fig_mbps(w->wr.bytes, d), 104.8576, 1e-12), "w1 104.8576 MB/s (%.6f)",
+	   fig_mbps(w->wr.bytes, d));
+	ok(near(fig_rate(w->wr.ops, d), 100, 1e-12), "w1 100 IOPS");
+	ok(w->seeks == 0 && near(fig_seq_pct(w), 100, 1e-12), "w1 has no seeks");
+	ok(w->fsyncs == 10 && near(fig_rate(w->fsyncs, d), 1.0, 1e-12), "w1 10 fsyncs, 1/s");
+	ok(w->wr.size_hist[20] == 1000 && dir_typical_size(&w->wr) == 1048576,
+	   "w1 size histogram: all in the 1 MiB bucket");
+	ok(near(lat_hist_quantile(w->lat[IOTAP_OP_WRITE], 0.5) / 1e3, 5000, LAT_REL_ERROR),
+	   "w1 write p50 5000 us");
+	ok(w->lost == 5 && has_flag(&rep.flags[0], "lost-records"), "w1 lost 5 records, flagged");
+	ok(fig_cpu(w, &(struct cpu_fig){ 0 }) && fig_cpu_pct(w, &cpu) && near(cpu, 10, 1e-6),
+	   "w1 workload cpu 10%%");
+	ok(fig_device(w, &dev) && near(dev.wr_mbps, 104.8576, 0.05),
+	   "w1 device writes what the filesystem wrote (%.2f MB/s)", dev.wr_mbps);
+	/* r1: strided reads, every one but the first a seek of 61440 bytes */
+	d = pstats_duration_s(r);
+	ok(near(d, 1.0, 1e-12), "r1 lasts 1 s");
+	ok(r->seeks == 499 && near(fig_rate(r->seeks, d), 499, 1e-12),
+	   "r1 499 seeks/s (%" PRIu64 ")", r->seeks);
+	ok(r->seek_hist[16] == 499, "r1 seek distances all in [32k, 64k)");
+	ok(near(fig_seq_pct(r), 0.2, 1e-9), "r1 sequential 0.2%%");
+	{
+		const struct lat_hist *h = r->lat[IOTAP_OP_READ];
+		static const double qs[] = { 0.5, 0.9, 0.99 };
+		uint64_t ks[500];
+		unsigned int i, good = 1;
+
+		/* the first 500 of the spread permutation: 100 + k * 0.2 us */
+		for (i = 0; i < 500; i++)
+			ks[i] = (uint64_t)i * 7919 % 1000;
+		qsort(ks, 500, sizeof(ks[0]), cmp_u64);
+		ok(h && h->n == 500, "r1 500 read latencies");
+		for (i = 0; h && i < 3; i++) {
+			double want = 100 + ks[(unsigned int)ceil(qs[i] * 500) - 1] * 0.2;
+
+			if (!near(lat_hist_quantile(h, qs[i]) / 1e3, want, LAT_REL_ERROR))
+				good = 0;
+		}
+		ok(good, "r1 p50, p90, p99 within 1/64 of the exact values");
+	}
+	/* c4: 4 threads, 2 ms each at 1000/s: 2 in flight */
+	d = pstats_duration_s(c);
+	ok(pstats_threads(c) == 4, "c4 4 threads (%u)", pstats_threads(c));
+	ok(near((double)c->busy_ns / 1e9 / d, 2.0, 1e-9), "c4 2.0 ops in flight on average");
+	ok(c->max_inflight == 2, "c4 at most 2 in flight (%" PRIu64 ")", c->max_inflight);
+	ok(fig_device(c, &dev) && near(dev.fs_unseen_pct, 80, 0.05),
+	   "c4 the device never saw 80%% of the reads (%.1f%%)", dev.fs_unseen_pct);
+	/* total */
+	ok(rep.total.ops == w->ops + r->ops + c->ops, "total ops are the sum of the phases");
+	ok(rep.total.wr.bytes == 1048576000ull && rep.total.seeks == 499, "total bytes and seeks");
+out:
+	report_release(&rep);
+}
+
+static void test_percentiles(void)
+{
+	static const char script[] = "p seqread ops=10000 rate=10000 bs=4096 lat=100 spread=200\n";
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
+	struct report rep;
+	const struct lat_hist *h;
+	unsigned int i;
+
+	synth_write(tpath(0, "pct.iotap"), script, 0, NULL, 0);
+	if (report_build(&rep, tpath(0, "pct.iotap"), NULL)) {
+		ok(0, "report of the percentile trace");
+		return;
+	}
+	h = rep.phases[0].lat[IOTAP_OP_READ];
+	ok(h && h->n == 10000, "10000 read latencies");
+	ok(near((double)h->sum / h->n / 1e3, 199.9, 1e-9), "mean 199.9 us exactly (%.4f)",
+	   (double)h->sum / h->n / 1e3);
+	for (i = 0; i < 4; i++) {
+		double want = spread_q(100, 200, qs[i]), got = lat_hist_quantile(h, qs[i]) / 1e3;
+
+		ok(near(got, want, LAT_REL_ERROR), "p%g %.3f us within 1/64 of %.3f us",
+		   qs[i] * 100, got, want);
+	}
+	ok(near(h->max / 1e3, 299.8, 1e-9), "max 299.8 us exactly");
+	report_release(&rep);
+}
+
+static void test_flags(void)
+{
+	static const char script[] =
+		"slow seqwrite ops=20000 rate=2000 bs=65536 lat=100 slow=8 at=0.5\n"
+		"steady seqwrite ops=20000 rate=2000 bs=65536 lat=100 jitter=30 file=2\n"
+		"outl seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=5000 file=3\n";
+	struct report rep;
+
+	synth_write(tpath(0, "flags.iotap"), script, 0, NULL, 0);
+	if (report_build(&rep, tpath(0, "flags.iotap"), NULL)) {
+		ok(0, "report of the flags trace");
+		return;
+	}
+	ok(rep.nphases == 3, "3 phases");
+	ok(has_flag(&rep.flags[0], "throughput-change"),
+	   "an 8x slowdown inside a phase is flagged: %s",
+	   rep.flags[0].n ? rep.flags[0].text[0] : "(none)");
+	{
+		const char *fell = rep.flags[0].n ? strstr(rep.flags[0].text[0], "fell ") : NULL;
+		double x = fell ? strtod(fell + 5, NULL) : 0;
+
+		ok(x >= 7.5 && x <= 8.5, "... as a fall of about 8x (%.1f)", x);
+	}
+	ok(!has_flag(&rep.flags[1], "throughput-change"), "a steady phase is not flagged");
+	ok(has_flag(&rep.flags[2], "latency-outlier"), "max 500x p99 is flagged");
+	ok(!has_flag(&rep.flags[1], "latency-outlier"), "jitter is not an outlier");
+	report_release(&rep);
+}
+
+/* bonnie++'s phases, with known boundaries and no markers */
+static const char bonnie_script[] =
+	"putc seqwrite ops=100000 rate=50000 bs=1 lat=5 file=1\n"
+	"write seqwrite ops=40000 rate=20000 bs=8192 lat=20 file=2\n"
+	"rewrite rewrite ops=20000 rate=10000 bs=8192 lat=20 file=2\n"
+	"getc seqread ops=100000 rate=50000 bs=1 lat=5 file=3\n"
+	"read seqread ops=40000 rate=20000 bs=8192 lat=20 file=4\n"
+	"seeks randrw ops=6000 rate=3000 bs=8192 lat=100 threads=3 wpct=10 file=10 size=268435456\n"
+	"seq_create create n=1024 rate=5000 lat=100\n"
+	"seq_stat stat n=1024 rate=10000 lat=20\n"
+	"seq_delete unlink n=1024 rate=10000 lat=30\n"
+	"rand_create create n=1024 rate=5000 lat=100\n"
+	"rand_stat stat n=1024 rate=10000 lat=20\n"
+	"rand_delete unlink n=1024 rate=10000 lat=30\n";
+
+static void test_auto_bonnie(void)
+{
+	static const char *const want[] = {
+		"seq-write-1b", "seq-write-8k", "rewrite-8k", "seq-read-1b", "seq-read-8k",
+		"rand-read-8k+10%w", "create", "stat", "unlink", "create#2", "stat#2", "unlink#2",
+	};
+	double bounds[16], worst = 0;
+	struct report rep;
+	unsigned int i, names_ok = 1;
+	int n;
+
+	n = synth_write(tpath(0, "bonnie.iotap"), bonnie_script, SYNTH_NO_MARKS | SYNTH_SAMPLES,
+			bounds, 16);
+	ok(n == 12, "bonnie-like trace without markers");
+	if (report_build(&rep, tpath(0, "bonnie.iotap"), NULL)) {
+		ok(0, "report of the bonnie-like trace");
+		return;
+	}
+	ok(!strcmp(rep.phase_source, "automatic"), "phases found automatically");
+	ok(rep.nphases == 12, "12 phases found (%u)", rep.nphases);
+	for (i = 0; i < rep.nphases && i < 12; i++) {
+		double err = fabs(fig_start_s(&rep, &rep.phases[i]) - bounds[i]);
+
+		if (strcmp(rep.phases[i].name, want[i])) {
+			names_ok = 0;
+			diag("phase %u is '%s', want '%s'", i, rep.phases[i].name, want[i]);
+		}
+		if (err > worst)
+			worst = err;
+	}
+	ok(names_ok, "phases named by what they do");
+	ok(rep.nphases == 12 && worst < 1.0,
+	   "every boundary within 1 s of the truth (worst %.4f s)", worst);
+	ok(rep.nphases == 12 && worst < 0.1, "... and within one block (100 ms)");
+	for (i = 0; i < rep.nphases; i++)
+		diag("%-20s start %.4f s (true %.4f)", rep.phases[i].name,
+		     fig_start_s(&rep, &rep.phases[i]), i < 12 ? bounds[i] : -1.0);
+	{
+		/* the same trace with markers: auto phases hold the same ops */
+		struct report mk, au;
+		struct report_opts o;
+
+		synth_write(tpath(1, "bonnie-m.iotap"), bonnie_script, SYNTH_SAMPLES, NULL, 0);
+		report_opts_init(&o);
+		o.auto_phases = 1;
+		if (!report_build(&mk, tpath(1, "bonnie-m.iotap"), NULL)) {
+			if (!report_build(&au, tpath(1, "bonnie-m.iotap"), &o)) {
+				ok(au.nphases == 12 && !strcmp(au.phase_source, "automatic"),
+				   "--auto-phases ignores the markers");
+				ok(mk.nphases == 12 && mk.total.ops == au.total.ops,
+				   "marked and automatic reports count the same ops");
+				report_release(&au);
+			}
+			report_release(&mk);
+		}
+	}
+	report_release(&rep);
+}
+
+static void test_gap(void)
+{
+	static const char script[] =
+		"a seqwrite ops=20000 rate=10000 bs=8192 lat=20\n"
+		"pause idle dur=3\n"
+		"b seqwrite ops=20000 rate=10000 bs=8192 lat=20\n"
+		"short idle dur=0.3\n"
+		"c seqwrite ops=20000 rate=10000 bs=8192 lat=20\n";
+	struct report rep;
+
+	synth_write(tpath(0, "gap.iotap"), script, SYNTH_NO_MARKS, NULL, 0);
+	if (report_build(&rep, tpath(0, "gap.iotap"), NULL)) {
+		ok(0, "report of the gap trace");
+		return;
+	}
+	ok(rep.nphases == 2, "a 3 s idle gap splits alike phases, a 0.3 s one does not (%u)",
+	   rep.nphases);
+	if (rep.nphases == 2) {
+		ok(!strcmp(rep.phases[1].name, "seq-write-8k#2"), "the second is seq-write-8k#2");
+		ok(near(pstats_duration_s(&rep.phases[0]), 2.0, 0.001),
+		   "the first lasts 2 s (%.4f)", pstats_duration_s(&rep.phases[0]));
+	}
+	report_release(&rep);
+}
+
+static void test_plan(void)
+{
+	struct report mk, plain, mapped;
+	struct report_opts o;
+	struct phase_plan plan;
+	unsigned int i, same = 1;
+
+	synth_write(tpath(1, "plan-m.iotap"), bonnie_script, 0, NULL, 0);
+	synth_write(tpath(2, "plan-n.iotap"), bonnie_script, SYNTH_NO_MARKS, NULL, 0);
+	if (report_build(&mk, tpath(1, "plan-m.iotap"), NULL))
+		return;
+	ok(!report_plan(&mk, &plan) && plan.n == 12, "a plan of 12 phases");
+	report_opts_init(&o);
+	o.plan = &plan;
+	if (!report_build(&mapped, tpath(2, "plan-n.iotap"), &o)) {
+		ok(mapped.nphases == 12 && !strcmp(mapped.phase_source, "phases-from"),
+		   "--phases-from gives the other trace's 12 phases");
+		for (i = 0; i < mapped.nphases && i < mk.nphases; i++)
+			if (strcmp(mapped.phases[i].name, mk.phases[i].name) ||
+			    mapped.phases[i].ops != mk.phases[i].ops)
+				same = 0;
+		ok(same, "with the same names and op counts");
+		report_release(&mapped);
+	}
+	if (!report_build(&plain, tpath(2, "plan-n.iotap"), NULL)) {
+		ok(report_find_phase(&plain, "create#2") == 9 &&
+			   report_find_phase(&plain, "nope") < 0,
+		   "phases found by name");
+		report_release(&plain);
+	}
+	ok(report_find_phase(&mk, "seq_create") == 6, "marker phases found by name");
+	phase_plan_release(&plan);
+	report_release(&mk);
+}
+
+static void test_compare_self(void)
+{
+	struct cmp_group g[2];
+	const char *paths[2];
+	struct compare c;
+	unsigned int k, m, all_one = 1, cells = 0;
+
+	paths[0] = tpath(0, "golden.iotap");
+	paths[1] = tpath(0, "golden.iotap");
+	memset(g, 0, sizeof(g));
+	g[0].label = "a";
+	g[0].n = 1;
+	g[0].paths = &paths[0];
+	g[1].label = "b";
+	g[1].n = 1;
+	g[1].paths = &paths[1];
+	if (compare_build(&c, g, 2)) {
+		ok(0, "compare of a trace with itself");
+		return;
+	}
+	ok(c.nphases == 4, "3 phases and the total matched (%u)", c.nphases);
+	for (k = 0; k < c.nphases; k++) {
+		for (m = 0; m < cmp_nmetrics; m++) {
+			struct cmp_cell cell;
+			char buf[32];
+
+			if (!compare_metric_used(&c, k, m))
+				continue;
+			compare_cell(&c, k, 1, m, &cell);
+			snprintf(buf, sizeof(buf), "%.3f", cell.ratio);
+			cells++;
+			if (strcmp(buf, "1.000")) {
+				all_one = 0;
+				diag("%s %s ratio %s", c.phase_names[k], cmp_metrics[m].key, buf);
+			}
+		}
+	}
+	ok(all_one && cells > 20, "every ratio is 1.000 (%u figures)", cells);
+	compare_release(&c);
+	/* repeats: the same trace twice under one label has sd 0 */
+	{
+		struct cmp_group one = { .label = "x", .n = 2, .paths = paths };
+		struct cmp_cell cell;
+
+		if (!compare_build(&c, &one, 1)) {
+			compare_cell(&c, 0, 0, 3, &cell);
+			ok(cell.n == 2 && cell.sd == 0 && near(cell.mean, 104.8576, 1e-9),
+			   "two repeats: mean 104.8576, sd 0");
+			compare_release(&c);
+		}
+	}
+}
+
+static void test_json(void)
+{
+	static const char *const phase_keys[] = {
+		"name",		  "index",  "start_s", "duration_s",   "ops",
+		"ops_per_s",	  "read",   "write",   "seeks",	       "seeks_per_s",
+		"sequential_pct", "meta",   "fsyncs",  "fsyncs_per_s", "latency_us",
+		"cpu_pct",	  "device", "flags",
+	};
+	static const char *const trace_keys[] = {
+		"path", "format_version", "source", "capture_mode", "start_realtime", "duration_s",
+		"records", "lost_records",
+	};
+	struct report rep;
+	json_object *root, *o;
+	FILE *f;
+	unsigned int i, good = 1;
+
+	if (report_build(&rep, tpath(0, "golden.iotap"), NULL))
+		return;
+	f = fopen(tpath(3, "out.json"), "w");
+	report_print_json(&rep, f);
+	fclose(f);
+	report_release(&rep);
+	root = json_object_from_file(tpath(3, "out.json"));
+	ok(root != NULL, "--json is valid JSON");
+	if (!root)
+		return;
+	for (i = 0; i < sizeof(trace_keys) / sizeof(trace_keys[0]); i++)
+		if (!json_object_object_get_ex(json_object_object_get(root, "trace"), trace_keys[i],
+					       &o))
+			good = 0;
+	ok(good, "trace has every contract key");
+	good = 1;
+	o = json_object_array_get_idx(json_object_object_get(root, "phases"), 0);
+	for (i = 0; i < sizeof(phase_keys) / sizeof(phase_keys[0]); i++)
+		if (!json_object_object_get_ex(o, phase_keys[i], NULL)) {
+			good = 0;
+			diag("phase lacks '%s'", phase_keys[i]);
+		}
+	ok(good, "a phase has every contract key");
+	ok(json_object_object_get_ex(root, "total", &o) &&
+	   json_object_object_get_ex(json_object_object_get(o, "write"), "size_hist", NULL),
+	   "total.write.size_hist");
+	o = json_object_object_get(
+		json_object_array_get_idx(json_object_object_get(root, "phases"), 0), "write");
+	ok(!strcmp(json_object_get_string(json_object_object_get(o, "mb_per_s")), "104.858"),
+	   "phases[0].write.mb_per_s is 104.858");
+	json_object_put(root);
+}
+
+static void test_many_phases(void)
+{
+	char *script = malloc(3000 * 48), *p = script;
+	struct report rep;
+	int i;
+
+	for (i = 0; i < 3000; i++)
+		p += sprintf(p, "p%d seqwrite ops=10 rate=1000 bs=4096\n", i);
+	synth_write(tpath(0, "many.iotap"), script, 0, NULL, 0);
+	free(script);
+	if (report_build(&rep, tpath(0, "many.iotap"), NULL)) {
+		ok(0, "report of 3000 marked phases");
+		return;
+	}
+	ok(rep.nphases == REPORT_PHASES_MAX - 1 &&
+	   !strcmp(rep.phases[rep.nphases - 1].name, "(later phases)"),
+	   "phases stop at %u, the rest in '(later phases)' (%u)", REPORT_PHASES_MAX - 1,
+	   rep.nphases);
+	ok(rep.total.ops == 30000 && has_flag(&rep.tflags, "too-many-phases"),
+	   "every op still counted, and flagged");
+	report_release(&rep);
+}
+
+static void test_empty(void)
+{
+	struct report rep;
+
+	synth_write(tpath(0, "empty.iotap"), "", 0, NULL, 0);
+	ok(!report_build(&rep, tpath(0, "empty.iotap"), NULL) && rep.nphases == 0 && !rep.total.ops,
+	   "a trace without ops reports no phases and no ops");
+	report_release(&rep);
+}
+
+int main(void)
+{
+	char cmd[512];
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_histogram();
+	test_golden();
+	test_percentiles();
+	test_flags();
+	test_auto_bonnie();
+	test_gap();
+	test_plan();
+	test_compare_self();
+	test_json();
+	test_many_phases();
+	test_empty();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		diag("could not remove %s", dir);
+	return done_testing();
+}

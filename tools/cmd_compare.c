@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_compare.c - iotap compare TRACE... | --label NAME TRACE... [--label NAME TRACE...]...
+ *                 [--baseline TRACE|NAME] [--json | --csv] [--html FILE] [-o FILE]
+ *
+ * Runs side by side, phase by phase: every figure as each run's value (or,
+ * for a labelled group of repeats, mean ± sample sd), with its ratio to
+ * the baseline (the first run unless --baseline says otherwise).
+ *
+ * A --label applies to the traces after it, up to the next --label; the
+ * options are parsed by getopt_long, which reorders argv, so each trace's
+ * label is found from its place in the original command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "compare.h"
+#include "opt.h"
+
+enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT };
+
+static const struct opt_desc compare_opts[] = {
+	[O_LABEL] = { "label", 'l', "NAME",
+		      "the traces that follow are repeats of run NAME\n"
+		      "(shown as mean ± sd, like bonnie++ -x)" },
+	[O_BASELINE] = { "baseline", 'b', "RUN",
+			 "ratios are to this trace or label (default: the first)" },
+	[O_JSON] = { "json", 0, NULL, "JSON: runs, and per phase each figure's mean, sd, ratio" },
+	[O_CSV] = { "csv", 0, NULL, "CSV: one row per phase, figure and run" },
+	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML page with bar charts" },
+	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
+	{ NULL },
+};
+
+static const struct opt_cmd compare_cmd = {
+	.name = "compare",
+	.usage = "TRACE... | --label NAME TRACE... [--label NAME TRACE...]... [options]",
+	.summary =
+		"Put runs side by side, phase by phase (phases matched by name and order):\n"
+		"duration, ops/s, MB/s and IOPS per direction, seeks/s, sequential share,\n"
+		"fsyncs/s, metadata ops/s, read and write p99 latency, ops in flight, CPU% and\n"
+		"the device's MB/s and utilisation, each with its ratio to the baseline run.\n"
+		"Repeats given under one --label are shown as mean ± sample standard deviation.\n"
+		"MB means 10^6 bytes.",
+	.opts = compare_opts,
+	.footer =
+		"examples:\n"
+		"  iotap compare run-ext4.iotap run-xfs.iotap\n"
+		"  iotap compare --label raid10 r10-*.iotap --label raid6 r6-*.iotap \\\n"
+		"                --html cmp.html\n"
+		"  iotap compare cap.iotap replay.iotap --json",
+};
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int find_orig(char **orig, int n, const char *p)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (orig[i] == p)
+			return i;
+	return -1;
+}
+
+/* The label in force at original position @pos: the last --label before it. */
+static const char *label_at(char **orig, int pos)
+{
+	int i;
+
+	for (i = pos - 1; i >= 1; i--) {
+		if (!strcmp(orig[i - 1], "--label") || !strcmp(orig[i - 1], "-l"))
+			return orig[i];
+		if (!strncmp(orig[i], "--label=", 8))
+			return orig[i] + 8;
+	}
+	if (!strncmp(orig[0], "--label=", 8))
+		return orig[0] + 8;
+	return NULL;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	const char *arg, *out = NULL, *html = NULL, *baseline = NULL;
+	struct cmp_group *groups = NULL, tmp;
+	unsigned int ngroups = 0, g;
+	int idx, rc, json = 0, csv = 0, ret = 0, nlabels = 0, i;
+	char **orig;
+	int *labelled = NULL;
+	char (*dup_names)[80] = NULL;
+	struct compare c;
+	FILE *f = stdout;
+
+	orig = malloc((size_t)(argc + 1) * sizeof(*orig));
+	if (!orig)
+		return 1;
+	memcpy(orig, argv, (size_t)(argc + 1) * sizeof(*orig));
+	while ((rc = opt_next(&compare_cmd, argc, argv, &idx, &arg)) == 1) {
+		switch (idx) {
+		case O_LABEL: nlabels++; break;
+		case O_BASELINE: baseline = arg; break;
+		case O_JSON: json = 1; break;
+		case O_CSV: csv = 1; break;
+		case O_HTML: html = arg; break;
+		case O_OUTPUT: out = arg; break;
+		}
+	}
+	if (rc != 1 && rc != 0) {
+		free(orig);
+		return rc == 2 ? 0 : 2;
+	}
+	if (json && csv) {
+		free(orig);
+		return opt_error(&compare_cmd, "--json and --csv exclude each other");
+	}
+	if (argc - optind < 1) {
+		free(orig);
+		return opt_error(&compare_cmd, "at least one TRACE is required");
+	}
+	groups = calloc((size_t)(argc - optind), sizeof(*groups));
+	labelled = calloc((size_t)(argc - optind), sizeof(*labelled));
+	if (!groups || !labelled)
+		goto err_nomem;
+	/* group the traces by the label before them; unlabelled traces stand alone */
+	for (i = optind; i < argc; i++) {
+		int pos = find_orig(orig, argc, argv[i]);
+		const char *label = pos > 0 && nlabels ? label_at(orig, pos) : NULL;
+		struct cmp_group *grp = NULL;
+		const char **np;
+
+		for (g = 0; label && g < ngroups; g++)
+			if (labelled[g] && !strcmp(groups[g].label, label))
+				grp = &groups[g];
+		if (!grp) {
+			labelled[ngroups] = !!label;
+			grp = &groups[ngroups++];
+			grp->label = label ? label : base_name(argv[i]);
+		}
+		np = realloc(grp->paths, (grp->n + 1) * sizeof(*np));
+		if (!np)
+			goto err_nomem;
+		grp->paths = np;
+		grp->paths[grp->n++] = argv[i];
+	}
+	/* unlabelled runs are named by their file; two files of one name by their path */
+	dup_names = calloc(ngroups, sizeof(*dup_names));
+	if (!dup_names)
+		goto err_nomem;
+	for (g = 0; g < ngroups; g++) {
+		unsigned int h;
+
+		for (h = 0; h < g; h++)
+			if (!labelled[g] && !strcmp(groups[h].label, groups[g].label))
+				break;
+		if (h < g)
+			groups[g].label = groups[g].paths[0];
+		for (h = 0; h < g; h++)
+			if (!labelled[g] && !strcmp(groups[h].label, groups[g].label))
+				break;
+		if (h < g) {
+			snprintf(dup_names[g], sizeof(dup_names[g]), "%.60s (%u)", groups[g].label,
+				 g + 1);
+			groups[g].label = dup_names[g];
+		}
+	}
+	if (baseline) {
+		for (g = 0; g < ngroups; g++)
+			if (!strcmp(groups[g].label, baseline) ||
+			    (groups[g].n == 1 && !strcmp(groups[g].paths[0], baseline)))
+				break;
+		if (g == ngroups) {
+			ret = opt_error(&compare_cmd,
+					"--baseline '%s' is neither a trace nor a label given",
+					baseline);
+			goto out_groups;
+		}
+		tmp = groups[g];
+		memmove(&groups[1], &groups[0], g * sizeof(*groups));
+		groups[0] = tmp;
+	}
+	if (html && html_check_path(html)) {
+		ret = 1;
+		goto out_groups;
+	}
+	if (compare_build(&c, groups, ngroups)) {
+		ret = 1;
+		goto out_groups;
+	}
+	if (html && compare_write_html(&c, html)) {
+		ret = 1;
+		goto out_cmp;
+	}
+	if (out) {
+		f = fopen(out, "w");
+		if (!f) {
+			die_msg("cannot write '%s': %s", out, strerror(errno));
+			ret = 1;
+			goto out_cmp;
+		}
+	}
+	if (json)
+		ret = compare_print_json(&c, f) ? 1 : 0;
+	else if (csv)
+		compare_print_csv(&c, f);
+	else
+		compare_print_text(&c, f);
+	if (f != stdout) {
+		if (fclose(f)) {
+			die_msg("cannot write '%s': %s", out, strerror(errno));
+			ret = 1;
+		}
+	} else if (fflush(stdout)) {
+		die_msg("cannot write output: %s", strerror(errno));
+		ret = 1;
+	}
+out_cmp:
+	compare_release(&c);
+out_groups:
+	for (g = 0; g < ngroups; g++)
+		free(groups[g].paths);
+	free(groups);
+	free(labelled);
+	free(dup_names);
+	free(orig);
+	return ret;
+
+err_nomem:
+	die_msg("out of memory");
+	ret = 1;
+	goto out_groups;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_report.c - iotap report TRACE [--json | --csv | --bonnie-csv] [--html FILE]
+ *                [--interval DUR] [--phase NAME --by op|file|tid]
+ *                [--phases-from OTHER] [-o FILE]
+ *
+ * Per phase (from PHASE markers, another trace's phases, or found
+ * automatically) and for the whole trace: ops/s, MB/s and IOPS per
+ * direction with request-size histograms, seeks/s with a seek-distance
+ * histogram and the sequential share, fsyncs, metadata op rates, latency
+ * percentiles per op type, ops in flight and threads, CPU%, the backing
+ * device's view beside the filesystem's, and flags for odd things.
+ * MB = 10^6 bytes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "opt.h"
+#include "report.h"
+
+enum {
+	O_JSON, O_CSV, O_BONNIE_CSV, O_BONNIE, O_HTML, O_INTERVAL, O_PHASE, O_BY, O_PHASES_FROM,
+	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT,
+};
+
+static const struct opt_desc report_opts[] = {
+	[O_JSON] = { "json", 0, NULL, "JSON: trace, phases, total (keys are stable)" },
+	[O_CSV] = { "csv", 0, NULL,
+		    "CSV: one row per phase and a last row for the total\n"
+		    "(with --interval: the time series as CSV)" },
+	[O_BONNIE_CSV] = { "bonnie-csv", 0, NULL,
+			   "bonnie++'s one-line CSV (2.00a layout, for bon_csv2txt)\n"
+			   "when the phases are bonnie++'s" },
+	[O_BONNIE] = { "bonnie", 0, NULL, "text rates in K/sec (KiB/s) as bonnie++ prints them" },
+	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML report with charts" },
+	[O_INTERVAL] = { "interval", 'i', "DUR",
+			 "print the time series at DUR steps (1s, 500ms)\n"
+			 "instead of the phase table" },
+	[O_PHASE] = { "phase", 'p', "NAME", "only phase NAME (NAME#2: its second occurrence)" },
+	[O_BY] = { "by", 0, "op|file|tid", "break the phase (or the whole trace) down" },
+	[O_PHASES_FROM] = { "phases-from", 0, "OTHER",
+			    "use OTHER's phases, matched by op order\n"
+			    "(a replay lines up with its original)" },
+	[O_AUTO] = { "auto-phases", 0, NULL,
+		     "find phases automatically even if the trace has markers" },
+	[O_GAP] = { "gap", 0, "DUR", "idle gap that starts an automatic phase (default 1s)" },
+	[O_FACTOR] = { "flag-factor", 0, "F",
+		       "flag a throughput change inside a phase above\n"
+		       "F times (default 4)" },
+	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
+	{ NULL },
+};
+
+static const struct opt_cmd report_cmd = {
+	.name = "report",
+	.usage =
+		"TRACE [--json | --csv | --bonnie-csv] [--html FILE] [--interval DUR]\n"
+		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
+		"                    [-o FILE]",
+	.summary =
+		"Summarise a trace per phase and in total: ops/s, MB/s and IOPS for reads and\n"
+		"writes with request-size histograms, seeks/s (a data op that does not start\n"
+		"where the previous data op on the same file ended) with distance histograms\n"
+		"and the sequential share, fsyncs, metadata op rates, latency percentiles per op\n"
+		"type (us), ops in flight and threads, CPU%, the backing device's MB/s, IOPS and\n"
+		"utilisation beside the filesystem's (and the share of reads it never saw), and\n"
+		"flags for odd things: throughput changing inside a phase, latency outliers\n"
+		"(max > 100 x p99), the device busy while the filesystem is idle, lost records.\n"
+		"\n"
+		"Phases come from the trace's markers; without markers they are found where the\n"
+		"op mix, direction, request size or sequentiality changes, or after an idle gap,\n"
+		"and are named by what they do (seq-write-8k, rand-read-8k+10%w, create, stat).\n"
+		"\n"
+		"MB means 10^6 bytes; K/sec (--bonnie) means KiB/s. Latency percentiles are\n"
+		"within 1/128 of their value (log-linear buckets as fio's). The report streams:\n"
+		"memory does not grow with the length of the trace.",
+	.opts = report_opts,
+	.footer = "examples:\n"
+		  "  iotap report cap.iotap\n"
+		  "  iotap report cap.iotap --html report.html\n"
+		  "  iotap report cap.iotap --interval 1s --csv > series.csv\n"
+		  "  iotap report cap.iotap --phase seeks --by file\n"
+		  "  iotap report replay.iotap --phases-from cap.iotap\n"
+		  "  iotap report cap.iotap --json | jq '.phases[] | {name, seeks_per_s}'",
+};
+
+static int parse_by(const char *s, enum report_by *by)
+{
+	if (!strcmp(s, "op"))
+		*by = BY_OP;
+	else if (!strcmp(s, "file"))
+		*by = BY_FILE;
+	else if (!strcmp(s, "tid") || !strcmp(s, "thread"))
+		*by = BY_TID;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Build OTHER's report and take its phases as a plan. */
+static int load_plan(const char *other, struct phase_plan *plan)
+{
+	struct report orep;
+	int ret;
+
+	ret = report_build(&orep, other, NULL);
+	if (ret)
+		return ret;
+	ret = report_plan(&orep, plan);
+	report_release(&orep);
+	if (ret)
+		die_msg("out of memory");
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts ro;
+	struct out_opts oo = { 0 };
+	struct phase_plan plan = { 0 };
+	struct report rep;
+	const char *arg, *out = NULL, *html = NULL, *phase = NULL, *from = NULL;
+	int idx, rc, json = 0, csv = 0, bcsv = 0, ret = 0, ph = -1, have_rep = 0;
+	enum report_by by = BY_NONE;
+	uint64_t interval = 0;
+	FILE *f = stdout;
+
+	report_opts_init(&ro);
+	while ((rc = opt_next(&report_cmd, argc, argv, &idx, &arg)) == 1) {
+		switch (idx) {
+		case O_JSON: json = 1; break;
+		case O_CSV: csv = 1; break;
+		case O_BONNIE_CSV: bcsv = 1; break;
+		case O_BONNIE: oo.bonnie_units = 1; break;
+		case O_HTML: html = arg; break;
+		case O_INTERVAL:
+			if (parse_duration_ns(arg, &interval) || interval < 1000000)
+				return opt_error(&report_cmd,
+						 "bad --interval '%s' (want e.g. 1s, 250ms; "
+						 "at least 1ms)",
+						 arg);
+			break;
+		case O_PHASE: phase = arg; break;
+		case O_BY:
+			if (parse_by(arg, &by))
+				return opt_error(&report_cmd, "bad --by '%s' (op, file or tid)",
+						 arg);
+			break;
+		case O_PHASES_FROM: from = arg; break;
+		case O_AUTO: ro.auto_phases = 1; break;
+		case O_GAP:
+			if (parse_duration_ns(arg, &ro.gap_ns) || !ro.gap_ns)
+				return opt_error(&report_cmd, "bad --gap '%s'", arg);
+			break;
+		case O_FACTOR: {
+			char *end;
+
+			ro.flag_factor = strtod(arg, &end);
+			if (*end || !(ro.flag_factor > 1))
+				return opt_error(&report_cmd,
+						 "bad --flag-factor '%s' (a number above 1)", arg);
+			break;
+		}
+		case O_OUTPUT: out = arg; break;
+		}
+	}
+	if (rc == 2)
+		return 0;
+	if (rc < 0)
+		return 2;
+	if (json + csv + bcsv > 1)
+		return opt_error(&report_cmd, "--json, --csv and --bonnie-csv exclude each other");
+	if (interval && (json || bcsv || by))
+		return opt_error(&report_cmd, "--interval prints a time series: not with --json, "
+					      "--bonnie-csv or --by");
+	if (by && (json || bcsv))
+		return opt_error(&report_cmd, "--by prints a table (text, or --csv)");
+	if (from && ro.auto_phases)
+		return opt_error(&report_cmd, "--phases-from and --auto-phases exclude each other");
+	if (argc - optind != 1)
+		return opt_error(&report_cmd,
+				 argc - optind ? "one TRACE at a time (compare takes several)"
+					       : "TRACE is required");
+	if (html) {
+		/* fail before a long pass when the page cannot be written */
+		if (html_check_path(html))
+			return 1;
+		ro.points = 65536;
+		ro.keep_names = 1;
+	}
+	if (by == BY_FILE)
+		ro.keep_names = 1;
+	if (interval) {
+		/* bins of at most 100 ms that add up to the interval exactly */
+		uint64_t k = (interval + 99999999ull) / 100000000ull;
+
+		ro.interval_ns = interval / k;
+	}
+	if (from) {
+		if (load_plan(from, &plan))
+			return 1;
+		ro.plan = &plan;
+	}
+	if (report_build(&rep, argv[optind], &ro)) {
+		ret = 1;
+		goto out_plan;
+	}
+	have_rep = 1;
+	if (from && plan.total_ops != rep.ops_ord) {
+		double diff = (double)rep.ops_ord - (double)plan.total_ops;
+
+		if (diff < 0)
+			diff = -diff;
+		if (diff > 0.01 * (double)plan.total_ops)
+			warn_msg("'%s' has %" PRIu64 " ops, '%s' %" PRIu64
+				 ": phase boundaries taken by op "
+				 "order may drift",
+				 argv[optind], rep.ops_ord, from, plan.total_ops);
+	}
+	if (phase) {
+		ph = report_find_phase(&rep, phase);
+		if (ph < 0) {
+			unsigned int i;
+
+			die_msg("no phase '%s' in '%s'; its phases are:", phase, argv[optind]);
+			for (i = 0; i < rep.nphases; i++)
+				fprintf(stderr, "  %s\n", rep.phases[i].name);
+			ret = 1;
+			goto out_rep;
+		}
+	}
+	if (html && report_write_html(&rep, html)) {
+		ret = 1;
+		goto out_rep;
+	}
+	if (out) {
+		f = fopen(out, "w");
+		if (!f) {
+			die_msg("cannot write '%s': %s", out, strerror(errno));
+			ret = 1;
+			goto out_rep;
+		}
+	}
+	if (by) {
+		ret = report_print_by(&rep, ph, by, csv, f) ? 1 : 0;
+	} else if (interval) {
+		report_print_series(&rep, interval, csv, f);
+	} else if (phase) {
+		/* one phase: a report whose only phase is that one */
+		struct report one = rep;
+
+		one.phases = &rep.phases[ph];
+		one.flags = &rep.flags[ph];
+		one.nphases = 1;
+		if (json)
+			ret = report_print_json(&one, f) ? 1 : 0;
+		else if (csv)
+			report_print_csv(&one, f);
+		else if (bcsv)
+			ret = report_print_bonnie_csv(&rep, f) ? 1 : 0;
+		else
+			report_print_text(&one, &oo, f);
+	} else if (json) {
+		ret = report_print_json(&rep, f) ? 1 : 0;
+	} else if (csv) {
+		report_print_csv(&rep, f);
+	} else if (bcsv) {
+		ret = report_print_bonnie_csv(&rep, f) ? 1 : 0;
+	} else {
+		report_print_text(&rep, &oo, f);
+	}
+	if (html)
+		fprintf(stderr, "iotap: wrote %s\n", html);
+	if (f != stdout) {
+		if (fclose(f)) {
+			die_msg("cannot write '%s': %s", out, strerror(errno));
+			ret = 1;
+		}
+	} else if (fflush(stdout)) {
+		die_msg("cannot write output: %s", strerror(errno));
+		ret = 1;
+	}
+out_rep:
+	if (have_rep)
+		report_release(&rep);
+out_plan:
+	phase_plan_release(&plan);
+	return ret;
+}

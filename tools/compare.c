@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/*
+ * compare.c - runs side by side per phase: mean, sd and ratio to the first
+ *
+ * Every trace is reported as `iotap report` would (its markers, or
+ * automatic phases), then phases are matched across traces by their key:
+ * the name plus its occurrence, so a trace's second "create" meets the
+ * other's second "create". The row order is the first trace's, with
+ * phases only later traces have slotted in after the phase they follow.
+ * The whole trace is the last row.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "opt.h"
+
+enum {
+	M_DUR, M_OPS, M_RMB, M_WMB, M_RIOPS, M_WIOPS, M_SEEKS, M_SEQ, M_FSYNC, M_META,
+	M_RP99, M_WP99, M_INFLIGHT, M_CPU, M_DEVMB, M_DEVUTIL, M_N
+};
+
+const struct cmp_metric cmp_metrics[] = {
+	[M_DUR] = { "duration_s", "secs", 3 },
+	[M_OPS] = { "ops_per_s", "ops/s", 1 },
+	[M_RMB] = { "read_mb_per_s", "read MB/s", 2 },
+	[M_WMB] = { "write_mb_per_s", "write MB/s", 2 },
+	[M_RIOPS] = { "read_iops", "read IOPS", 1 },
+	[M_WIOPS] = { "write_iops", "write IOPS", 1 },
+	[M_SEEKS] = { "seeks_per_s", "seeks/s", 1 },
+	[M_SEQ] = { "sequential_pct", "sequential %", 1 },
+	[M_FSYNC] = { "fsyncs_per_s", "fsyncs/s", 1 },
+	[M_META] = { "meta_ops_per_s", "metadata ops/s", 1 },
+	[M_RP99] = { "read_p99_us", "read p99 us", 1 },
+	[M_WP99] = { "write_p99_us", "write p99 us", 1 },
+	[M_INFLIGHT] = { "mean_inflight", "ops in flight", 2 },
+	[M_CPU] = { "cpu_pct", "cpu %", 1 },
+	[M_DEVMB] = { "device_mb_per_s", "device MB/s", 2 },
+	[M_DEVUTIL] = { "device_util_pct", "device util %", 1 },
+};
+const unsigned int cmp_nmetrics = M_N;
+
+/*
+ * The name phases are matched by: bonnie++'s test name when most of the
+ * trace is bonnie's (so `iotap run bonnie`'s "write" meets a capture's
+ * "seq-write-8k"), else the phase's own name; "name@k" for the k-th phase
+ * of that name.
+ */
+#define BONNIE_MIN_TESTS	4
+
+static const char *match_name(const struct report *rep, unsigned int i)
+{
+	const char **names;
+	const char *n = rep->phases[i].name;
+
+	names = calloc(rep->nphases, sizeof(*names));
+	if (names && report_bonnie_names(rep, names) >= BONNIE_MIN_TESTS && names[i])
+		n = names[i];
+	free(names);
+	return n;
+}
+
+static void phase_key(const struct report *rep, unsigned int i, char *buf, size_t len)
+{
+	const char *name = match_name(rep, i);
+	unsigned int j, k = 1;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(match_name(rep, j), name))
+			k++;
+	if (k == 1)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%s@%u", name, k);
+}
+
+static int find_key(const struct compare *c, const char *key)
+{
+	unsigned int k;
+
+	for (k = 0; k < c->nphases; k++)
+		if (!strcmp(c->phase_names[k], key))
+			return (int)k;
+	return -1;
+}
+
+static int insert_key(struct compare *c, unsigned int at, const char *key)
+{
+	char (*nn)[CMP_PHASE_KEY] = realloc(c->phase_names, (c->nphases + 1) * sizeof(*nn));
+
+	if (!nn)
+		return -ENOMEM;
+	c->phase_names = nn;
+	memmove(&nn[at + 1], &nn[at], (c->nphases - at) * sizeof(*nn));
+	snprintf(nn[at], CMP_PHASE_KEY, "%s", key);
+	c->nphases++;
+	return 0;
+}
+
+static int *map_at(const struct compare *c, unsigned int k, unsigned int g, unsigned int t)
+{
+	return &c->map[(k * c->ngroups + g) * c->max_traces + t];
+}
+
+int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngroups)
+{
+	unsigned int g, t, i, k;
+	char key[CMP_PHASE_KEY];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->groups = groups;
+	c->ngroups = ngroups;
+	for (g = 0; g < ngroups; g++) {
+		groups[g].reps = calloc(groups[g].n, sizeof(*groups[g].reps));
+		if (!groups[g].reps)
+			goto err_nomem;
+		if (groups[g].n > c->max_traces)
+			c->max_traces = groups[g].n;
+		for (t = 0; t < groups[g].n; t++) {
+			ret = report_build(&groups[g].reps[t], groups[g].paths[t], NULL);
+			if (ret) {
+				groups[g].n = t; /* built so far: released by compare_release */
+				compare_release(c);
+				return ret;
+			}
+		}
+	}
+	/* the union of phase keys, in order of first appearance */
+	for (g = 0; g < ngroups; g++) {
+		for (t = 0; t < groups[g].n; t++) {
+			const struct report *rep = &groups[g].reps[t];
+			unsigned int at = 0;
+
+			for (i = 0; i < rep->nphases; i++) {
+				int pos;
+
+				phase_key(rep, i, key, sizeof(key));
+				pos = find_key(c, key);
+				if (pos < 0) {
+					if (insert_key(c, at, key))
+						goto err_nomem;
+					pos = (int)at;
+				}
+				at = (unsigned int)pos + 1;
+			}
+		}
+	}
+	if (insert_key(c, c->nphases, "total"))
+		goto err_nomem;
+	c->map = malloc((size_t)c->nphases * ngroups * c->max_traces * sizeof(*c->map));
+	if (!c->map)
+		goto err_nomem;
+	for (k = 0; k < (size_t)c->nphases * ngroups * c->max_traces; k++)
+		c->map[k] = -1;
+	for (g = 0; g < ngroups; g++) {
+		for (t = 0; t < groups[g].n; t++) {
+			const struct report *rep = &groups[g].reps[t];
+
+			for (i = 0; i < rep->nphases; i++) {
+				phase_key(rep, i, key, sizeof(key));
+				*map_at(c, (unsigned int)find_key(c, key), g, t) = (int)i;
+			}
+			*map_at(c, c->nphases - 1, g, t) = -2;
+		}
+	}
+	return 0;
+
+err_nomem:
+	die_msg("out of memory");
+	compare_release(c);
+	return -ENOMEM;
+}
+
+void compare_release(struct compare *c)
+{
+	unsigned int g, t;
+
+	for (g = 0; g < c->ngroups; g++) {
+		for (t = 0; c->groups[g].reps && t < c->groups[g].n; t++)
+			report_release(&c->groups[g].reps[t]);
+		free(c->groups[g].reps);
+		c->groups[g].reps = NULL;
+	}
+	free(c->phase_names);
+	free(c->map);
+	c->phase_names = NULL;
+	c->map = NULL;
+}
+
+const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsigned int g,
+				   unsigned int t)
+{
+	int i;
+
+	if (t >= c->groups[g].n)
+		return NULL;
+	i = *map_at(c, k, g, t);
+	if (i == -2)
+		return &c->groups[g].reps[t].total;
+	return i >= 0 ? &c->groups[g].reps[t].phases[i] : NULL;
+}
+
+static double p99_us(const struct pstats *p, unsigned int op, int *ok)
+{
+	if (!p->lat[op] || !p->lat[op]->n) {
+		*ok = 0;
+		return 0;
+	}
+	return lat_hist_quantile(p->lat[op], 0.99) / 1e3;
+}
+
+/* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
+static double metric(const struct pstats *p, unsigned int m, int *ok)
+{
+	double d = pstats_duration_s(p), v = 0;
+	struct dev_fig dev;
+
+	*ok = 1;
+	switch (m) {
+	case M_DUR: return d;
+	case M_OPS: return fig_rate(p->ops, d);
+	case M_RMB: return fig_mbps(p->rd.bytes, d);
+	case M_WMB: return fig_mbps(p->wr.bytes, d);
+	case M_RIOPS: return fig_rate(p->rd.ops, d);
+	case M_WIOPS: return fig_rate(p->wr.ops, d);
+	case M_SEEKS: return fig_rate(p->seeks, d);
+	case M_SEQ:
+		*ok = p->data_ops > 0;
+		return fig_seq_pct(p);
+	case M_FSYNC: return fig_rate(p->fsyncs, d);
+	case M_META: return fig_rate(p->ops - p->data_ops - p->fsyncs, d);
+	case M_RP99: return p99_us(p, IOTAP_OP_READ, ok);
+	case M_WP99: return p99_us(p, IOTAP_OP_WRITE, ok);
+	case M_INFLIGHT: return d > 0 ? (double)p->busy_ns / 1e9 / d : 0;
+	case M_CPU:
+		*ok = fig_cpu_pct(p, &v);
+		return v;
+	case M_DEVMB:
+		*ok = fig_device(p, &dev);
+		return dev.rd_mbps + dev.wr_mbps;
+	case M_DEVUTIL:
+		*ok = fig_device(p, &dev);
+		return dev.util_pct;
+	}
+	*ok = 0;
+	return 0;
+}
+
+static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
+		     struct cmp_cell *out)
+{
+	double sum = 0, sq = 0, v;
+	unsigned int t;
+	int ok;
+
+	memset(out, 0, sizeof(*out));
+	out->ratio = NAN;
+	for (t = 0; t < c->groups[g].n; t++) {
+		const struct pstats *p = compare_phase(c, k, g, t);
+
+		if (!p)
+			continue;
+		v = metric(p, m, &ok);
+		if (!ok)
+			continue;
+		out->n++;
+		sum += v;
+		sq += v * v;
+	}
+	if (!out->n)
+		return;
+	out->mean = sum / out->n;
+	if (out->n > 1) {
+		double var = (sq - sum * sum / out->n) / (out->n - 1);
+
+		out->sd = var > 0 ? sqrt(var) : 0;
+	}
+}
+
+void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
+		  struct cmp_cell *out)
+{
+	struct cmp_cell base;
+
+	cell_raw(c, k, g, m, out);
+	cell_raw(c, k, 0, m, &base);
+	if (out->n && base.n && base.mean != 0)
+		out->ratio = out->mean / base.mean;
+	else if (out->n && base.n && out->mean == 0)
+		out->ratio = 1.0;
+}
+
+int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m)
+{
+	unsigned int g;
+	struct cmp_cell cell;
+
+	if (m == M_DUR)
+		return 1;
+	for (g = 0; g < c->ngroups; g++) {
+		cell_raw(c, k, g, m, &cell);
+		if (cell.n && cell.mean != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* --- text ---------------------------------------------------------------- */
+
+static void fmt_cell(const struct cmp_cell *cell, int decimals, int with_sd, char *buf, size_t len)
+{
+	if (!cell->n)
+		snprintf(buf, len, "-");
+	else if (with_sd && cell->n > 1)
+		snprintf(buf, len, "%.*f ± %.*f", decimals, cell->mean, decimals, cell->sd);
+	else
+		snprintf(buf, len, "%.*f", decimals, cell->mean);
+}
+
+static int any_repeats(const struct compare *c)
+{
+	unsigned int g;
+
+	for (g = 0; g < c->ngroups; g++)
+		if (c->groups[g].n > 1)
+			return 1;
+	return 0;
+}
+
+void compare_print_text(const struct compare *c, FILE *f)
+{
+	unsigned int k, g, m;
+	int rep = any_repeats(c);
+	char buf[96];
+
+	fprintf(f, "compare: %u run%s%s; ratios are to %s\n", c->ngroups,
+		c->ngroups == 1 ? "" : "s", rep ? " (mean ± sd over repeats)" : "",
+		c->groups[0].label);
+	for (g = 0; g < c->ngroups; g++) {
+		unsigned int t;
+
+		fprintf(f, "  %-20s", c->groups[g].label);
+		for (t = 0; t < c->groups[g].n; t++)
+			fprintf(f, " %s", c->groups[g].paths[t]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "MB = 10^6 bytes; latency in microseconds\n\n%-24s %-15s", "phase", "figure");
+	for (g = 0; g < c->ngroups; g++) {
+		snprintf(buf, sizeof(buf), "%s%s", c->groups[g].label, "");
+		fprintf(f, " %22.22s", buf);
+		if (g)
+			fprintf(f, " %7s", "ratio");
+	}
+	fprintf(f, "\n");
+	for (k = 0; k < c->nphases; k++) {
+		int first = 1;
+
+		for (m = 0; m < cmp_nmetrics; m++) {
+			if (!compare_metric_used(c, k, m))
+				continue;
+			fprintf(f, "%-24.24s %-15s", first ? c->phase_names[k] : "",
+				cmp_metrics[m].label);
+			first = 0;
+			for (g = 0; g < c->ngroups; g++) {
+				struct cmp_cell cell;
+
+				compare_cell(c, k, g, m, &cell);
+				fmt_cell(&cell, cmp_metrics[m].decimals, 1, buf, sizeof(buf));
+				fprintf(f, " %22s", buf);
+				if (g) {
+					if (isnan(cell.ratio))
+						fprintf(f, " %7s", "-");
+					else
+						fprintf(f, " %7.3f", cell.ratio);
+				}
+			}
+			fprintf(f, "\n");
+		}
+	}
+}
+
+/* --- CSV: one row per phase, figure and run (tidy) ----------------------- */
+
+void compare_print_csv(const struct compare *c, FILE *f)
+{
+	unsigned int k, g, m;
+
+	fprintf(f, "phase,figure,run,traces,mean,sd,ratio\n");
+	for (k = 0; k < c->nphases; k++) {
+		for (m = 0; m < cmp_nmetrics; m++) {
+			if (!compare_metric_used(c, k, m))
+				continue;
+			for (g = 0; g < c->ngroups; g++) {
+				struct cmp_cell cell;
+
+				compare_cell(c, k, g, m, &cell);
+				fprintf(f, "\"%s\",%s,\"%s\",%u,", c->phase_names[k],
+					cmp_metrics[m].key, c->groups[g].label, cell.n);
+				if (cell.n)
+					fprintf(f, "%.*f,%.*f,", cmp_metrics[m].decimals + 3,
+						cell.mean, cmp_metrics[m].decimals + 3, cell.sd);
+				else
+					fprintf(f, ",,");
+				if (!isnan(cell.ratio))
+					fprintf(f, "%.4f", cell.ratio);
+				fprintf(f, "\n");
+			}
+		}
+	}
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+static json_object *jnum(double v, int decimals)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+int compare_print_json(const struct compare *c, FILE *f)
+{
+	json_object *root = json_object_new_object(), *runs = json_object_new_array();
+	json_object *phases = json_object_new_array();
+	unsigned int k, g, m, t;
+
+	if (!root || !runs || !phases)
+		return -ENOMEM;
+	for (g = 0; g < c->ngroups; g++) {
+		json_object *r = json_object_new_object(), *tr = json_object_new_array();
+
+		json_object_object_add(r, "label", json_object_new_string(c->groups[g].label));
+		for (t = 0; t < c->groups[g].n; t++)
+			json_object_array_add(tr, json_object_new_string(c->groups[g].paths[t]));
+		json_object_object_add(r, "traces", tr);
+		json_object_array_add(runs, r);
+	}
+	json_object_object_add(root, "runs", runs);
+	json_object_object_add(root, "baseline", json_object_new_string(c->groups[0].label));
+	for (k = 0; k < c->nphases; k++) {
+		json_object *ph = json_object_new_object(), *figs = json_object_new_object();
+
+		json_object_object_add(ph, "name", json_object_new_string(c->phase_names[k]));
+		for (m = 0; m < cmp_nmetrics; m++) {
+			json_object *arr;
+
+			if (!compare_metric_used(c, k, m))
+				continue;
+			arr = json_object_new_array();
+			for (g = 0; g < c->ngroups; g++) {
+				json_object *cell = json_object_new_object();
+				struct cmp_cell cl;
+
+				compare_cell(c, k, g, m, &cl);
+				json_object_object_add(cell, "run",
+						       json_object_new_string(c->groups[g].label));
+				json_object_object_add(cell, "n", json_object_new_int((int)cl.n));
+				json_object_object_add(cell, "mean",
+						       cl.n ? jnum(cl.mean, 6) : NULL);
+				json_object_object_add(cell, "sd", cl.n ? jnum(cl.sd, 6) : NULL);
+				json_object_object_add(cell, "ratio", jnum(cl.ratio, 4));
+				json_object_array_add(arr, cell);
+			}
+			json_object_object_add(figs, cmp_metrics[m].key, arr);
+		}
+		json_object_object_add(ph, "figures", figs);
+		json_object_array_add(phases, ph);
+	}
+	json_object_object_add(root, "phases", phases);
+	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+	return 0;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/*
+ * iotap.c - main(): the commands table of the one iotap binary
+ *
+ * `iotap CMD ARGS...` runs cmd_CMD(argc - 1, argv + 1). Exit status of
+ * every command: 0 ok, 1 runtime error, 2 usage error. The table order is
+ * the order of `iotap --help`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cmds.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *args;
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "mount", cmd_mount, "BACKING MOUNTPOINT --trace FILE",
+	  "pass-through mount that records every operation" },
+	{ "umount", cmd_umount, "MOUNTPOINT", "unmount and wait until the trace is closed" },
+	{ "mark", cmd_mark, "MOUNTPOINT NAME", "start a named phase in a live capture" },
+	{ "run", cmd_run, "WORKLOAD DIR... [options]", "bonnie++, iozone, dd and hdparm workloads, traced" },
+	{ "info", cmd_info, "TRACE", "header, counts, compression, damage found" },
+	{ "dump", cmd_dump, "TRACE", "one line per record" },
+	{ "report", cmd_report, "TRACE", "per-phase throughput, seeks, latencies; CSV, JSON, HTML" },
+	{ "compare", cmd_compare, "TRACE... | --label NAME TRACE...",
+	  "runs side by side per phase, ratios, mean ± sd" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	const struct command *c;
+
+	fprintf(f, "usage: iotap COMMAND [ARGS...]\n\n"
+		   "iotap records every filesystem operation through a FUSE pass-through\n"
+		   "mount into a compressed trace, and reports on traces.\n\ncommands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(f, "  %-8s %-34s %s\n", c->name, c->args, c->help);
+	fprintf(f, "\n'iotap COMMAND --help' describes a command and its options.\n"
+		   "MB means 10^6 bytes in every output; KiB/MiB/GiB mean powers of 1024.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("iotap %s\n", IOTAP_VERSION);
+		return 0;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "iotap: '%s' is not an iotap command; see 'iotap --help'\n", argv[1]);
+	return 2;
+}

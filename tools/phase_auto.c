@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+/*
+ * phase_auto.c - phases found in a trace that has no markers
+ *
+ * The report cuts the op stream into blocks (AUTO_BLOCK_OPS ops or
+ * AUTO_BLOCK_NS, whichever comes first) and hands each, measured, to
+ * autoseg_block(). A block is compared with the open phase on a signature
+ * (struct sig): the share of each op class, the typical request size per
+ * direction, the sequential share and the rewrite share. Bookkeeping that
+ * comes with everything (flush, release, forget, failed lookups before a
+ * create) is left out of the signature. A block that differs clearly
+ * (sig_dist() >= 1) opens a new phase; otherwise it joins the open one. An
+ * idle gap of at least gap_ns, and twenty times the phase's mean time
+ * between ops, opens a new phase too. Blocks with fewer than MIN_JUDGE
+ * classified ops are pooled until there are enough to judge.
+ *
+ * A block is too short to judge a whole phase by, so at the end (and when
+ * AUTO_SEG_MAX phases pile up) the look-back pass absorbs phases too small
+ * to stand alone into their closer neighbour and merges neighbours whose
+ * whole-phase signatures turn out alike. A boundary is found to within one
+ * block: 100 ms at most, usually far less.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phase.h"
+
+#define MIN_JUDGE	32	/* classified ops a block needs to be judged alone */
+#define TINY_OPS	48	/* a phase with fewer classified ops cannot stand alone */
+#define GAP_RATE_MULT	20	/* a gap must be this many mean op spacings long */
+
+static const char *const class_names[C_NCLS] = {
+	[C_READ] = "read", [C_WRITE] = "write", [C_CREATE] = "create", [C_MKDIR] = "mkdir",
+	[C_STAT] = "stat", [C_UNLINK] = "unlink", [C_READDIR] = "readdir",
+	[C_RENAME] = "rename", [C_SETATTR] = "setattr", [C_OPEN] = "open",
+	[C_FSYNC] = "fsync", [C_XATTR] = "xattr", [C_OTHER] = "other",
+};
+
+/* Class of an op, or -1 for bookkeeping that says nothing about a phase. */
+static int op_class(unsigned int op)
+{
+	switch (op) {
+	case IOTAP_OP_READ: return C_READ;
+	case IOTAP_OP_WRITE: return C_WRITE;
+	case IOTAP_OP_CREATE: case IOTAP_OP_MKNOD: case IOTAP_OP_SYMLINK: case IOTAP_OP_LINK:
+	case IOTAP_OP_TMPFILE:
+		return C_CREATE;
+	case IOTAP_OP_MKDIR: return C_MKDIR;
+	case IOTAP_OP_LOOKUP: case IOTAP_OP_GETATTR: case IOTAP_OP_ACCESS: case IOTAP_OP_READLINK:
+	case IOTAP_OP_STATFS:
+		return C_STAT;
+	case IOTAP_OP_UNLINK: case IOTAP_OP_RMDIR: return C_UNLINK;
+	case IOTAP_OP_READDIR: case IOTAP_OP_READDIRPLUS: return C_READDIR;
+	case IOTAP_OP_RENAME: return C_RENAME;
+	case IOTAP_OP_SETATTR: case IOTAP_OP_FALLOCATE: return C_SETATTR;
+	case IOTAP_OP_OPEN: return C_OPEN;
+	case IOTAP_OP_FSYNC: case IOTAP_OP_FSYNCDIR: return C_FSYNC;
+	case IOTAP_OP_SETXATTR: case IOTAP_OP_GETXATTR: case IOTAP_OP_LISTXATTR:
+	case IOTAP_OP_REMOVEXATTR:
+		return C_XATTR;
+	case IOTAP_OP_FORGET: case IOTAP_OP_FLUSH: case IOTAP_OP_RELEASE:
+	case IOTAP_OP_RELEASEDIR: case IOTAP_OP_OPENDIR:
+		return -1;
+	default:
+		return C_OTHER;
+	}
+}
+
+static void class_counts(const struct pstats *p, double *c)
+{
+	unsigned int op;
+	int k;
+
+	memset(c, 0, C_NCLS * sizeof(*c));
+	for (op = 0; op < IOTAP_OP_MAX; op++) {
+		uint64_t n = p->op_count[op];
+
+		if (!n)
+			continue;
+		k = op_class(op);
+		if (k < 0)
+			continue;
+		/* a failed lookup is how a create starts, not a stat */
+		if (op == IOTAP_OP_LOOKUP)
+			n -= p->op_errors[op];
+		c[k] += (double)n;
+	}
+}
+
+void sig_of(const struct pstats *p, struct sig *s)
+{
+	double c[C_NCLS], data;
+	uint64_t sz;
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	class_counts(p, c);
+	for (k = 0; k < C_NCLS; k++)
+		s->n += c[k];
+	if (s->n <= 0)
+		return;
+	for (k = 0; k < C_NCLS; k++)
+		s->cls[k] = c[k] / s->n;
+	data = (double)(p->rd.ops + p->wr.ops);
+	s->data = data / s->n;
+	if (data > 0) {
+		s->rshare = (double)p->rd.ops / data;
+		s->wshare = (double)p->wr.ops / data;
+		s->seq = (double)(p->data_ops - p->seeks) / (double)(p->data_ops ? p->data_ops : 1);
+	}
+	sz = dir_typical_size(&p->rd);
+	s->rsize = sz ? log2((double)sz) + 1 : 0;
+	sz = dir_typical_size(&p->wr);
+	s->wsize = sz ? log2((double)sz) + 1 : 0;
+	if (p->wr.ops)
+		s->rewrite = (double)p->rewrites / (double)p->wr.ops;
+}
+
+static double fmax2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+double sig_dist(const struct sig *a, const struct sig *b)
+{
+	double d = 0, tv = 0;
+	int k;
+
+	if (a->n <= 0 || b->n <= 0)
+		return a->n <= 0 && b->n <= 0 ? 0 : 1;
+	for (k = 0; k < C_NCLS; k++)
+		tv += fabs(a->cls[k] - b->cls[k]);
+	d = tv / 2 / 0.35;		/* a third of the ops changed class */
+	if (a->data > 0.2 && b->data > 0.2) {
+		/* request size by a factor of three in a direction both do */
+		if (a->rshare > 0.2 && b->rshare > 0.2 && a->rsize && b->rsize)
+			d = fmax2(d, fabs(a->rsize - b->rsize) / 1.58);
+		if (a->wshare > 0.2 && b->wshare > 0.2 && a->wsize && b->wsize)
+			d = fmax2(d, fabs(a->wsize - b->wsize) / 1.58);
+		d = fmax2(d, fabs(a->seq - b->seq) / 0.5);
+		if (a->wshare > 0.2 && b->wshare > 0.2)
+			d = fmax2(d, fabs(a->rewrite - b->rewrite) / 0.5);
+	}
+	return d;
+}
+
+void autoseg_init(struct autoseg *a, uint64_t gap_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->gap_ns = gap_ns;
+	pstats_init(&a->pend, "", 0, 0);
+}
+
+static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int gap)
+{
+	struct pstats *s;
+
+	if (a->n == a->cap) {
+		unsigned int ncap = a->cap ? a->cap * 2 : 16;
+		struct pstats *ns = realloc(a->seg, ncap * sizeof(*ns));
+
+		if (!ns) {
+			a->err = 1;
+			return NULL;
+		}
+		a->seg = ns;
+		a->cap = ncap;
+	}
+	s = &a->seg[a->n++];
+	pstats_init(s, "", 0, blk->t_begin);
+	s->smp_first = blk->smp_first;
+	s->gap_before = gap;
+	s->blocks = blk->blocks ? blk->blocks : 1;
+	if (pstats_merge(s, blk))
+		a->err = 1;
+	return s;
+}
+
+static double classified(const struct pstats *p)
+{
+	struct sig s;
+
+	sig_of(p, &s);
+	return s.n;
+}
+
+/* Merge seg[i + 1] into seg[i]. */
+static void merge_next(struct autoseg *a, unsigned int i)
+{
+	a->seg[i].blocks += a->seg[i + 1].blocks;
+	if (pstats_merge(&a->seg[i], &a->seg[i + 1]))
+		a->err = 1;
+	pstats_release(&a->seg[i + 1]);
+	memmove(&a->seg[i + 1], &a->seg[i + 2], (a->n - i - 2) * sizeof(*a->seg));
+	a->n--;
+}
+
+static double seg_dist(struct autoseg *a, unsigned int i)
+{
+	struct sig x, y;
+
+	sig_of(&a->seg[i], &x);
+	sig_of(&a->seg[i + 1], &y);
+	return sig_dist(&x, &y);
+}
+
+/*
+ * The look-back over seg[0 .. upto): absorb tiny phases, then merge the most
+ * alike neighbours while they are alike (or, with @force, until at most
+ * @target phases are left, gaps or not). Merging only grows phases, so one
+ * absorbing pass is enough; the merging keeps each phase's signature and
+ * each neighbour distance, recomputing only around a merge.
+ */
+static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned int target)
+{
+	struct sig *sg;
+	double *dist, bd;
+	unsigned int i, best;
+
+	for (i = 0; i < upto && upto <= a->n;) {
+		double ci = classified(&a->seg[i]), dl = 1e9, dr = 1e9;
+		int left = i > 0 && !a->seg[i].gap_before;
+		int right = i + 1 < upto && !a->seg[i + 1].gap_before;
+
+		/*
+		 * Too few ops to stand alone, or one block that matches neither
+		 * side: the turnover between two phases. (Not a share of the
+		 * neighbours: a 64 MiB block phase is small next to a million
+		 * 1-byte calls, and still a phase.)
+		 */
+		if ((ci >= TINY_OPS && !(a->seg[i].blocks <= 1 && left && right)) ||
+		    (!left && !right)) {
+			i++;
+			continue;
+		}
+		if (left)
+			dl = seg_dist(a, i - 1);
+		if (right)
+			dr = seg_dist(a, i);
+		if (left && dl <= dr) {
+			merge_next(a, i - 1);
+			i--;
+		} else {
+			a->seg[i + 1].gap_before = a->seg[i].gap_before;
+			merge_next(a, i);
+		}
+		upto--;
+	}
+	if (upto < 2)
+		return;
+	sg = malloc(upto * sizeof(*sg));
+	dist = malloc(upto * sizeof(*dist));
+	if (!sg || !dist) {
+		a->err = 1;
+		goto out;
+	}
+	for (i = 0; i < upto; i++)
+		sig_of(&a->seg[i], &sg[i]);
+	for (i = 0; i + 1 < upto; i++)
+		dist[i] = sig_dist(&sg[i], &sg[i + 1]);
+	for (;;) {
+		int forcing = force && a->n > target;
+
+		best = UINT32_MAX;
+		bd = 1e18;
+		for (i = 0; i + 1 < upto; i++) {
+			if (a->seg[i + 1].gap_before && !forcing)
+				continue;
+			if (dist[i] < bd) {
+				bd = dist[i];
+				best = i;
+			}
+		}
+		if (best == UINT32_MAX || !(bd < 1.0 || forcing))
+			break;
+		merge_next(a, best);
+		upto--;
+		memmove(&sg[best + 1], &sg[best + 2], (upto - best - 1) * sizeof(*sg));
+		memmove(&dist[best + 1], &dist[best + 2],
+			(upto > best + 2 ? upto - best - 2 : 0) * sizeof(*dist));
+		sig_of(&a->seg[best], &sg[best]);
+		if (best > 0)
+			dist[best - 1] = sig_dist(&sg[best - 1], &sg[best]);
+		if (best + 1 < upto)
+			dist[best] = sig_dist(&sg[best], &sg[best + 1]);
+	}
+out:
+	free(sg);
+	free(dist);
+}
+
+static void judge(struct autoseg *a, const struct pstats *blk, int gap)
+{
+	struct pstats *open = a->n ? &a->seg[a->n - 1] : NULL;
+	struct sig sb, so;
+
+	if (!open || gap) {
+		new_seg(a, blk, gap);
+		return;
+	}
+	sig_of(blk, &sb);
+	sig_of(open, &so);
+	if (sb.n >= MIN_JUDGE && sig_dist(&sb, &so) >= 1.0) {
+		new_seg(a, blk, 0);
+		return;
+	}
+	open->blocks += blk->blocks ? blk->blocks : 1;
+	if (pstats_merge(open, blk))
+		a->err = 1;
+}
+
+static void flush_pend(struct autoseg *a)
+{
+	if (!a->pend.ops && !a->pend.lost)
+		return;
+	judge(a, &a->pend, a->pend_gap);
+	pstats_clear(&a->pend);
+	a->pend_gap = 0;
+}
+
+void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
+{
+	struct pstats *open;
+	int is_gap = 0;
+
+	if (!blk->ops && !blk->lost)
+		return;
+	open = a->n ? &a->seg[a->n - 1] : NULL;
+	if (gap >= a->gap_ns && gap && (a->n || a->pend.ops)) {
+		const struct pstats *ref = a->pend.ops ? &a->pend : open;
+		double span = ref ? (double)(ref->last_end - ref->first_op) : 0;
+		double spacing = ref && ref->ops > 1 ? span / (double)(ref->ops - 1) : 0;
+
+		if (!ref || (double)gap >= GAP_RATE_MULT * spacing)
+			is_gap = 1;
+	}
+	if (is_gap)
+		flush_pend(a);
+	if (a->pend.ops || classified(blk) < MIN_JUDGE) {
+		if (!a->pend.ops) {
+			a->pend.t_begin = blk->t_begin;
+			a->pend.smp_first = blk->smp_first;
+			a->pend_gap = is_gap;
+		}
+		a->pend.blocks++;
+		if (pstats_merge(&a->pend, blk))
+			a->err = 1;
+		if (classified(&a->pend) >= MIN_JUDGE)
+			flush_pend(a);
+	} else {
+		judge(a, blk, is_gap);
+	}
+	if (a->n >= AUTO_SEG_MAX) {
+		look_back(a, a->n - 1, 0, 0);
+		if (a->n >= AUTO_SEG_MAX * 3 / 4)
+			look_back(a, a->n - 1, 1, AUTO_SEG_MAX / 2);
+	}
+}
+
+void autoseg_finish(struct autoseg *a)
+{
+	unsigned int i;
+
+	flush_pend(a);
+	look_back(a, a->n, 0, 0);
+	for (i = 0; i < a->n; i++) {
+		a->seg[i].index = i;
+		a->seg[i].t_begin = a->seg[i].first_op;
+		a->seg[i].t_end = a->seg[i].last_end;
+		phase_auto_name(&a->seg[i], a->seg[i].name, sizeof(a->seg[i].name));
+	}
+}
+
+struct pstats *autoseg_take(struct autoseg *a, unsigned int *n)
+{
+	struct pstats *s = a->seg;
+
+	*n = a->n;
+	a->seg = NULL;
+	a->n = a->cap = 0;
+	return s;
+}
+
+void autoseg_release(struct autoseg *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->n; i++)
+		pstats_release(&a->seg[i]);
+	free(a->seg);
+	pstats_release(&a->pend);
+	memset(a, 0, sizeof(*a));
+}
+
+void fmt_req_size(uint64_t size, char *buf, size_t len)
+{
+	if (size >= (1u << 20) && size % (1u << 20) == 0)
+		snprintf(buf, len, "%" PRIu64 "m", size >> 20);
+	else if (size >= 1024 && size % 1024 == 0)
+		snprintf(buf, len, "%" PRIu64 "k", size >> 10);
+	else if (size >= 10240)
+		snprintf(buf, len, "%.0fk", (double)size / 1024);
+	else
+		snprintf(buf, len, "%" PRIu64 "b", size);
+}
+
+void phase_auto_name(const struct pstats *p, char *buf, size_t len)
+{
+	double c[C_NCLS], total = 0, data, mut;
+	int k, best = -1, second = -1;
+	size_t l;
+
+	class_counts(p, c);
+	for (k = 0; k < C_NCLS; k++)
+		total += c[k];
+	if (total <= 0) {
+		snprintf(buf, len, "%s", p->ops ? "open-close" : "idle");
+		return;
+	}
+	data = c[C_READ] + c[C_WRITE];
+	if (data >= 0.25 * total) {
+		const struct dir_stats *d = c[C_WRITE] > c[C_READ] ? &p->wr : &p->rd;
+		const char *dir = d == &p->wr ? "write" : "read";
+		double seq = p->data_ops ? (double)(p->data_ops - p->seeks) / p->data_ops : 1;
+		double dom = d == &p->wr ? c[C_WRITE] : c[C_READ];
+		double other = (d == &p->wr ? c[C_READ] : c[C_WRITE]) / (dom > 0 ? dom : 1);
+		char sz[32];
+
+		fmt_req_size(dir_typical_size(d), sz, sizeof(sz));
+		if (p->wr.ops && p->rd.ops && other >= 0.5 &&
+		    (double)p->rewrites >= 0.8 * (double)p->wr.ops) {
+			snprintf(buf, len, "rewrite-%s", sz);
+		} else {
+			snprintf(buf, len, "%s-%s-%s",
+				 seq >= 0.8   ? "seq"
+				 : seq <= 0.2 ? "rand"
+					      : "mixed",
+				 dir, sz);
+			l = strlen(buf);
+			if (other >= 0.03)
+				snprintf(buf + l, len - l, "+%.0f%%%c", other * 100,
+					 d == &p->wr ? 'r' : 'w');
+		}
+		l = strlen(buf);
+		if (c[C_FSYNC] >= 0.05 * (d == &p->wr ? c[C_WRITE] : c[C_READ]))
+			snprintf(buf + l, len - l, "+fsync");
+		return;
+	}
+	/* metadata: name it by what it changes, else by what it looks at */
+	mut = c[C_CREATE] + c[C_MKDIR] + c[C_UNLINK] + c[C_RENAME] + c[C_SETATTR];
+	for (k = 0; k < C_NCLS; k++) {
+		int is_mut = k == C_CREATE || k == C_MKDIR || k == C_UNLINK || k == C_RENAME ||
+			     k == C_SETATTR;
+
+		if (k == C_READ || k == C_WRITE || (mut >= 0.2 * total && !is_mut))
+			continue;
+		if (best < 0 || c[k] > c[best]) {
+			second = best;
+			best = k;
+		} else if (second < 0 || c[k] > c[second]) {
+			second = k;
+		}
+	}
+	snprintf(buf, len, "%s", class_names[best]);
+	if (second >= 0 && c[second] >= 0.3 * c[best]) {
+		l = strlen(buf);
+		snprintf(buf + l, len - l, "+%s", class_names[second]);
+	}
+}

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report.c - stream a trace once into phases, a total, bins and points
+ *
+ * One pass, one record at a time. Each OP record is measured into the
+ * current block (struct pstats of at most AUTO_BLOCK_OPS ops or
+ * AUTO_BLOCK_NS of time), into the time bins, and into the seek-map
+ * sample. A finished block goes to whatever makes the phases:
+ *
+ *   markers      a BEGIN marker ends the open phase and starts the next,
+ *                an END marker closes it; ops outside any phase form
+ *                "(before marks)" / "(between marks)". A marked phase lasts
+ *                from its marker to the next (the last one to its last op).
+ *   phases-from  another trace's phases, started at the same op ordinal.
+ *   automatic    phase_auto.c judges each block (until a marker shows up,
+ *                which turns everything so far into "(before marks)").
+ *
+ * The total is the sum of the phases (pstats merge exactly), so it costs
+ * nothing per record. An automatic phase lasts from its first op's start
+ * to its last op's end, so idle gaps do not dilute its rates; the total
+ * lasts from the first op to the last op's end.
+ *
+ * Ops in flight: a min-heap of the end times of ops started so far gives,
+ * at each op's start, how many are still running (max_inflight); the
+ * time-weighted mean comes from busy_ns.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "phase.h"
+#include "report.h"
+#include "traceio.h"
+
+#define INFLIGHT_MAX	(1u << 16)	/* heap entries; beyond, the count saturates */
+#define DEFAULT_GAP_NS	1000000000ull
+
+enum { M_AUTO, M_MARKS, M_PLAN };
+
+struct engine {
+	struct report *rep;
+	const struct report_opts *o;
+	struct pstats blk;		/* the block being measured */
+	uint64_t blk_end;		/* the block closes at this time, ns */
+	uint64_t blk_gap;		/* idle time before the block, ns */
+	struct autoseg seg;
+	int mode;
+	int capped;			/* REPORT_PHASES_MAX reached: markers are only counted */
+	int cur;			/* marks/plan: open phase index, -1: none */
+	unsigned int next_plan;		/* plan: next phase to start */
+	struct sample_pt last_sample;
+	uint64_t max_end;		/* latest op end so far, ns */
+	uint64_t ord;			/* ops so far, FORGET not counted */
+	uint64_t *heap;			/* end times of ops maybe in flight */
+	unsigned int nheap;
+	int err;
+};
+
+void report_opts_init(struct report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->gap_ns = DEFAULT_GAP_NS;
+	o->flag_factor = 4.0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void copy_header(struct iotap_trace_header *dst, const struct iotap_trace_header *src)
+{
+	*dst = *src;
+	dst->host = dup_or_null(src->host);
+	dst->kernel = dup_or_null(src->kernel);
+	dst->mount_opts = dup_or_null(src->mount_opts);
+	dst->cmdline = dup_or_null(src->cmdline);
+	dst->backing = dup_or_null(src->backing);
+	dst->mountpoint = dup_or_null(src->mountpoint);
+	dst->tool = dup_or_null(src->tool);
+	dst->workload = dup_or_null(src->workload);
+}
+
+static void free_header(struct iotap_trace_header *h)
+{
+	free((char *)h->host);
+	free((char *)h->kernel);
+	free((char *)h->mount_opts);
+	free((char *)h->cmdline);
+	free((char *)h->backing);
+	free((char *)h->mountpoint);
+	free((char *)h->tool);
+	free((char *)h->workload);
+}
+
+/* --- file names ---------------------------------------------------------- */
+
+static uint64_t nm_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int nm_grow(struct name_map *m)
+{
+	uint64_t ncap = m->cap ? m->cap * 2 : 256, i, j;
+	uint64_t *nk = calloc(ncap, sizeof(*nk)), *np = calloc(ncap, sizeof(*np));
+	char **nn = calloc(ncap, sizeof(*nn));
+
+	if (!nk || !np || !nn) {
+		free(nk);
+		free(np);
+		free(nn);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		for (j = nm_mix(m->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+			;
+		nk[j] = m->keys[i];
+		np[j] = m->parent[i];
+		nn[j] = m->name[i];
+	}
+	free(m->keys);
+	free(m->parent);
+	free(m->name);
+	m->keys = nk;
+	m->parent = np;
+	m->name = nn;
+	m->cap = ncap;
+	return 0;
+}
+
+static uint64_t nm_slot(const struct name_map *m, uint64_t file)
+{
+	uint64_t key = file + 1, j;
+
+	if (!m->cap)
+		return UINT64_MAX;
+	for (j = nm_mix(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key)
+			return j;
+	return UINT64_MAX;
+}
+
+static int nm_set(struct name_map *m, uint64_t file, uint64_t parent, const char *name)
+{
+	uint64_t key = file + 1, j;
+	char *s;
+
+	if ((m->used + 1) * 4 > m->cap * 3 && nm_grow(m))
+		return -ENOMEM;
+	for (j = nm_mix(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key)
+			break;
+	s = strdup(name ? name : "");
+	if (!s)
+		return -ENOMEM;
+	if (!m->keys[j])
+		m->used++;
+	else
+		free(m->name[j]);
+	m->keys[j] = key;
+	m->parent[j] = parent;
+	m->name[j] = s;
+	return 0;
+}
+
+static void nm_release(struct name_map *m)
+{
+	uint64_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->name ? m->name[i] : NULL);
+	free(m->keys);
+	free(m->parent);
+	free(m->name);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *report_file_name(const struct report *rep, uint64_t file, char *buf, size_t len)
+{
+	const char *parts[16];
+	uint64_t j, f = file;
+	unsigned int n = 0;
+	size_t l = 0;
+
+	while (n < 16 && (j = nm_slot(&rep->names, f)) != UINT64_MAX) {
+		parts[n++] = rep->names.name[j];
+		f = rep->names.parent[j];
+		if (!f || f == file)
+			break;
+	}
+	if (!n) {
+		snprintf(buf, len, "#%" PRIu64, file);
+		return buf;
+	}
+	buf[0] = '\0';
+	/* the root's NAME carries the backing path: leave it out */
+	if (n > 1 && parts[n - 1][0] == '/')
+		n--;
+	while (n-- > 0 && l < len)
+		l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? "/" : "", parts[n]);
+	return buf;
+}
+
+/* --- in-flight heap ------------------------------------------------------- */
+
+static unsigned int inflight_at(struct engine *e, uint64_t start, uint64_t end)
+{
+	uint64_t *h = e->heap, x;
+	unsigned int i, c, n;
+
+	/* pop every op that ended by @start */
+	while (e->nheap && h[0] <= start) {
+		n = --e->nheap;
+		x = h[n];
+		i = 0;
+		while ((c = 2 * i + 1) < n) {
+			if (c + 1 < n && h[c + 1] < h[c])
+				c++;
+			if (h[c] >= x)
+				break;
+			h[i] = h[c];
+			i = c;
+		}
+		h[i] = x;
+	}
+	if (e->nheap < INFLIGHT_MAX) {
+		i = e->nheap++;
+		while (i && h[(i - 1) / 2] > end) {
+			h[i] = h[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		h[i] = end;
+	}
+	return e->nheap;
+}
+
+/* --- phases --------------------------------------------------------------- */
+
+static int new_phase(struct engine *e, const char *name, uint64_t t)
+{
+	struct report *rep = e->rep;
+	struct pstats *np, *p;
+
+	np = realloc(rep->phases, (rep->nphases + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	rep->phases = np;
+	p = &rep->phases[rep->nphases];
+	pstats_init(p, name, rep->nphases, t);
+	/* device rates of a short phase need the sample just before it */
+	if (e->last_sample.valid)
+		p->smp_first = e->last_sample;
+	p->ord_first = e->ord;
+	e->cur = (int)rep->nphases++;
+	return 0;
+}
+
+static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_rec *mark)
+{
+	struct pstats *p;
+
+	if (e->cur < 0)
+		return;
+	p = &e->rep->phases[e->cur];
+	p->t_end = t > p->t_begin ? t : p->t_begin;
+	if (mark && p->has_cpu_mark)
+		p->cpu_mark_end_ns = mark->offset + mark->length;
+	e->cur = -1;
+}
+
+/* Hand the measured block to whatever makes the phases, start a fresh one. */
+static void end_block(struct engine *e)
+{
+	struct pstats *b = &e->blk;
+
+	if (!b->ops && !b->lost)
+		return;
+	if (e->mode == M_AUTO) {
+		autoseg_block(&e->seg, b, e->blk_gap);
+		if (e->seg.err)
+			e->err = -ENOMEM;
+	} else {
+		if (e->cur < 0) {
+			if (new_phase(e, e->rep->nphases ? "(between marks)" : "(before marks)",
+				      b->first_op)) {
+				e->err = -ENOMEM;
+				goto out;
+			}
+			e->rep->phases[e->cur].ord_first = b->ord_first;
+		}
+		if (pstats_merge(&e->rep->phases[e->cur], b))
+			e->err = -ENOMEM;
+	}
+out:
+	pstats_clear(b);
+	e->blk_gap = 0;
+}
+
+/* The first marker: what was measured so far becomes "(before marks)". */
+static int enter_marks(struct engine *e)
+{
+	struct pstats *segs, *p;
+	unsigned int n, i;
+	int ret = 0;
+
+	end_block(e);
+	autoseg_finish(&e->seg);
+	segs = autoseg_take(&e->seg, &n);
+	e->mode = M_MARKS;
+	if (n) {
+		ret = new_phase(e, "(before marks)", segs[0].first_op);
+		if (!ret) {
+			p = &e->rep->phases[e->cur];
+			p->smp_first = segs[0].smp_first;
+			p->ord_first = segs[0].ord_first;
+			for (i = 0; i < n && !ret; i++)
+				ret = pstats_merge(p, &segs[i]);
+		}
+	}
+	for (i = 0; i < n; i++)
+		pstats_release(&segs[i]);
+	free(segs);
+	return ret;
+}
+
+static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
+{
+	struct report *rep = e->rep;
+	uint64_t t = rec->time_ns, end = t + rec->dur_ns, idle;
+	int64_t dist = 0;
+	int is_seek = 0;
+	unsigned int inf;
+
+	if (e->mode == M_PLAN) {
+		const struct phase_plan *pl = e->o->plan;
+
+		while (e->next_plan < pl->n && e->ord >= pl->ord[e->next_plan]) {
+			end_block(e);
+			close_phase(e, t, NULL);
+			if (new_phase(e, pl->names[e->next_plan], t)) {
+				e->err = -ENOMEM;
+				return;
+			}
+			e->next_plan++;
+		}
+	}
+	idle = e->max_end && t > e->max_end ? t - e->max_end : 0;
+	if (e->blk.ops && (e->blk.ops >= AUTO_BLOCK_OPS || t >= e->blk_end ||
+			   (idle >= e->o->gap_ns && e->mode == M_AUTO)))
+		end_block(e);
+	if (!e->blk.ops) {
+		e->blk.t_begin = t;
+		e->blk_end = t + AUTO_BLOCK_NS;
+		e->blk.smp_first = e->last_sample;
+		e->blk.ord_first = e->ord;
+		e->blk_gap = idle;
+	}
+	if (pstats_is_data_op(rec->op) && rec->result >= 0) {
+		uint64_t len = rec->result > 0 ? (uint64_t)rec->result : rec->length;
+
+		dist = seek_map_update(&rep->files, rec->file, rec->offset, rec->offset + len);
+		is_seek = dist != 0;
+		if (rep->points.cap)
+			points_add(&rep->points, rec);
+	}
+	inf = inflight_at(e, t, end);
+	if (inf > e->blk.max_inflight)
+		e->blk.max_inflight = inf;
+	pstats_add_op(&e->blk, rec, is_seek, dist);
+	series_add_op(&rep->series, rec, is_seek);
+	if (end > e->max_end)
+		e->max_end = end;
+	if (rec->op != IOTAP_OP_FORGET)
+		e->ord++;
+}
+
+static void on_sample(struct engine *e, const struct iotap_trace_rec *rec)
+{
+	series_add_sample(&e->rep->series, rec);
+	if (e->blk.ops)
+		pstats_add_sample(&e->blk, rec);
+	else if (e->mode != M_AUTO && e->cur >= 0)
+		pstats_add_sample(&e->rep->phases[e->cur], rec);
+	e->last_sample.valid = 1;
+	e->last_sample.t_ns = rec->time_ns;
+	e->last_sample.s = rec->sample;
+}
+
+static void on_phase(struct engine *e, const struct iotap_trace_rec *rec)
+{
+	struct pstats *p;
+
+	e->rep->markers++;
+	if (e->o->auto_phases || e->mode == M_PLAN)
+		return;
+	if (e->mode == M_AUTO && enter_marks(e)) {
+		e->err = -ENOMEM;
+		return;
+	}
+	if (e->capped) {
+		e->rep->markers_folded++;
+		return;
+	}
+	end_block(e);
+	if (e->rep->nphases + 2 >= REPORT_PHASES_MAX) {
+		/* bounded memory: one last phase takes everything from here on */
+		close_phase(e, rec->time_ns, rec);
+		if (new_phase(e, "(later phases)", rec->time_ns))
+			e->err = -ENOMEM;
+		e->capped = 1;
+		e->rep->markers_folded++;
+		return;
+	}
+	close_phase(e, rec->time_ns, rec);
+	if (rec->flags != IOTAP_PHASE_BEGIN)
+		return;
+	if (new_phase(e, rec->name ? rec->name : "", rec->time_ns)) {
+		e->err = -ENOMEM;
+		return;
+	}
+	p = &e->rep->phases[e->cur];
+	p->cpu_mark_begin_ns = rec->offset + rec->length;
+	p->has_cpu_mark = rec->offset || rec->length;
+	p->cpu_mark_end_ns = p->cpu_mark_begin_ns;
+}
+
+/* Automatic phases of the same kind get "#2", "#3": names stay unique. */
+static void number_repeats(struct report *rep)
+{
+	unsigned int i, j, k;
+	size_t l;
+
+	for (i = 1; i < rep->nphases; i++) {
+		for (j = 0, k = 1; j < i; j++)
+			if (!strcmp(rep->phases[j].name, rep->phases[i].name))
+				k++;
+		if (k > 1) {
+			l = strlen(rep->phases[i].name);
+			if (l > sizeof(rep->phases[i].name) - 8)
+				l = sizeof(rep->phases[i].name) - 8;
+			snprintf(rep->phases[i].name + l, sizeof(rep->phases[i].name) - l, "#%u",
+				 k);
+		}
+	}
+}
+
+/*
+ * A workload closes its files and syncs between an END marker and the next
+ * BEGIN: a handful of ops that would each make a row of their own. Such a
+ * "(between marks)" or "(before marks)" span of fewer than FOLD_OPS ops is
+ * counted in the marked phase before it (after it, for the first); that
+ * phase keeps its own time span, which the markers define.
+ */
+#define FOLD_OPS	64
+
+static int fold_unmarked(struct report *rep)
+{
+	unsigned int i = 0;
+	int ret = 0;
+
+	while (i < rep->nphases && rep->nphases > 1) {
+		struct pstats *p = &rep->phases[i], *to;
+
+		if (p->name[0] != '(' || p->ops >= FOLD_OPS) {
+			i++;
+			continue;
+		}
+		to = i ? &rep->phases[i - 1] : &rep->phases[1];
+		if (to->name[0] == '(') {
+			i++;
+			continue;
+		}
+		if (pstats_merge(to, p))
+			ret = -ENOMEM;
+		pstats_release(p);
+		memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
+		rep->nphases--;
+	}
+	return ret;
+}
+
+static int finish(struct engine *e)
+{
+	struct report *rep = e->rep;
+	unsigned int i;
+	int ret = 0;
+
+	end_block(e);
+	if (e->mode == M_AUTO) {
+		autoseg_finish(&e->seg);
+		rep->phases = autoseg_take(&e->seg, &rep->nphases);
+		number_repeats(rep);
+		rep->phase_source = "automatic";
+	} else {
+		if (e->cur >= 0) {
+			struct pstats *p = &rep->phases[e->cur];
+
+			close_phase(e, p->last_end > p->t_begin ? p->last_end : p->t_begin, NULL);
+		}
+		rep->phase_source = e->mode == M_PLAN ? "phases-from" : "markers";
+		if (e->mode == M_MARKS)
+			ret = fold_unmarked(rep);
+	}
+	pstats_init(&rep->total, "total", 0, 0);
+	for (i = 0; i < rep->nphases; i++) {
+		rep->phases[i].index = i;
+		if (pstats_merge(&rep->total, &rep->phases[i]))
+			ret = -ENOMEM;
+	}
+	if (rep->nphases && !rep->total.smp_first.valid)
+		rep->total.smp_first = rep->phases[0].smp_first;
+	rep->total.t_begin = rep->total.first_op;
+	rep->total.t_end = rep->total.last_end;
+	series_finish(&rep->series);
+	if (rep->series.err)
+		ret = -ENOMEM;
+	rep->flags = calloc(rep->nphases ? rep->nphases : 1, sizeof(*rep->flags));
+	if (!rep->flags)
+		ret = -ENOMEM;
+	return ret;
+}
+
+int report_build(struct report *rep, const char *path, const struct report_opts *o)
+{
+	struct report_opts defaults;
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+	struct engine e;
+	int ret;
+
+	if (!o) {
+		report_opts_init(&defaults);
+		o = &defaults;
+	}
+	memset(rep, 0, sizeof(*rep));
+	memset(&e, 0, sizeof(e));
+	rep->path = path;
+	rep->flag_factor = o->flag_factor > 1 ? o->flag_factor : 4.0;
+	ret = open_trace(path, 0, &r);
+	if (ret)
+		return ret;
+	copy_header(&rep->hdr, iotap_trace_reader_header(r));
+	rep->t0 = rep->hdr.mono_base_ns;
+	seek_map_init(&rep->files);
+	series_init(&rep->series, rep->t0, o->interval_ns ? o->interval_ns : 100000000ull,
+		    o->max_bins ? o->max_bins : 32768);
+	points_init(&rep->points, o->points);
+	e.rep = rep;
+	e.o = o;
+	e.cur = -1;
+	e.mode = o->plan ? M_PLAN : M_AUTO;
+	pstats_init(&e.blk, "", 0, 0);
+	autoseg_init(&e.seg, o->gap_ns ? o->gap_ns : DEFAULT_GAP_NS);
+	e.heap = malloc(INFLIGHT_MAX * sizeof(*e.heap));
+	if (!e.heap) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	while (!e.err && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
+		switch (rec.type) {
+		case IOTAP_REC_OP:
+			on_op(&e, &rec);
+			break;
+		case IOTAP_REC_SAMPLE:
+			on_sample(&e, &rec);
+			break;
+		case IOTAP_REC_PHASE:
+			on_phase(&e, &rec);
+			break;
+		case IOTAP_REC_LOST:
+			e.blk.lost += rec.length;
+			break;
+		case IOTAP_REC_NAME:
+			if (o->keep_names && nm_set(&rep->names, rec.file, rec.file2, rec.name))
+				e.err = -ENOMEM;
+			break;
+		default:
+			break;
+		}
+	}
+	if (e.err)
+		ret = e.err;
+	if (ret >= 0) {
+		ret = finish(&e);
+		rep->ops_ord = e.ord;
+	}
+	iotap_trace_reader_stats(r, &rep->rs);
+	if (ret >= 0)
+		warn_damage(path, &rep->rs);
+out:
+	iotap_trace_reader_close(r);
+	free(e.heap);
+	pstats_release(&e.blk);
+	autoseg_release(&e.seg);
+	if (ret < 0) {
+		if (ret == -ENOMEM)
+			die_msg("out of memory reading '%s'", path);
+		else
+			die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+		report_release(rep);
+		return ret;
+	}
+	report_flags(rep);
+	return 0;
+}
+
+void report_release(struct report *rep)
+{
+	unsigned int i;
+
+	pstats_release(&rep->total);
+	for (i = 0; i < rep->nphases; i++)
+		pstats_release(&rep->phases[i]);
+	free(rep->phases);
+	free(rep->flags);
+	free_header(&rep->hdr);
+	series_release(&rep->series);
+	points_release(&rep->points);
+	seek_map_release(&rep->files);
+	nm_release(&rep->names);
+	memset(rep, 0, sizeof(*rep));
+}
+
+int report_find_phase(const struct report *rep, const char *name)
+{
+	const char *hash = strrchr(name, '#');
+	unsigned int i, want = 1, seen = 0;
+	size_t len = strlen(name);
+
+	for (i = 0; i < rep->nphases; i++)
+		if (!strcmp(rep->phases[i].name, name))
+			return (int)i;
+	/* "NAME#k": the k-th phase called NAME (marker names may repeat) */
+	if (hash && hash[1]) {
+		char *end;
+
+		want = (unsigned int)strtoul(hash + 1, &end, 10);
+		if (*end || !want)
+			return -1;
+		len = (size_t)(hash - name);
+		for (i = 0; i < rep->nphases; i++)
+			if (strlen(rep->phases[i].name) == len &&
+			    !strncmp(rep->phases[i].name, name, len) && ++seen == want)
+				return (int)i;
+	}
+	return -1;
+}
+
+int report_plan(const struct report *rep, struct phase_plan *plan)
+{
+	unsigned int i;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->names = calloc(rep->nphases ? rep->nphases : 1, sizeof(*plan->names));
+	plan->ord = calloc(rep->nphases ? rep->nphases : 1, sizeof(*plan->ord));
+	if (!plan->names || !plan->ord) {
+		phase_plan_release(plan);
+		return -ENOMEM;
+	}
+	for (i = 0; i < rep->nphases; i++) {
+		snprintf(plan->names[i], sizeof(plan->names[i]), "%s", rep->phases[i].name);
+		plan->ord[i] = i ? rep->phases[i].ord_first : 0;
+	}
+	plan->n = rep->nphases;
+	plan->total_ops = rep->ops_ord;
+	plan->from = rep->path;
+	return 0;
+}
+
+void phase_plan_release(struct phase_plan *plan)
+{
+	free(plan->names);
+	free(plan->ord);
+	memset(plan, 0, sizeof(*plan));
+}

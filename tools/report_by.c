@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_by.c - one phase broken down by op type, file or thread
+ *
+ * --by op needs nothing more than the phase's own counters. --by file and
+ * --by tid read the trace a second time: the phase is the range of op
+ * ordinals the first pass gave it, so the breakdown covers exactly the ops
+ * the phase table counted, however the phase was found. Seeks are judged
+ * against the whole trace before the phase, as in the first pass. Memory
+ * grows with the distinct files or threads in the phase, not with ops;
+ * the table shows the busiest TOP rows and sums the rest.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "report.h"
+#include "traceio.h"
+
+#define TOP	40
+
+struct by_row {
+	uint64_t key;			/* file id or tid, + 1 (0 = empty slot) */
+	uint64_t ops, rd_ops, wr_ops, rd_bytes, wr_bytes, data_ops, seeks, fsyncs, meta_ops;
+	uint64_t busy_ns, lat_max;
+};
+
+struct by_map {
+	struct by_row *rows;
+	uint64_t cap, used;
+};
+
+static uint64_t by_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct by_row *by_get(struct by_map *m, uint64_t key)
+{
+	uint64_t j;
+
+	key++;
+	if ((m->used + 1) * 4 > m->cap * 3) {
+		uint64_t ncap = m->cap ? m->cap * 2 : 1024, i;
+		struct by_row *nr = calloc(ncap, sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		for (i = 0; i < m->cap; i++) {
+			if (!m->rows[i].key)
+				continue;
+			for (j = by_mix(m->rows[i].key) & (ncap - 1); nr[j].key;
+			     j = (j + 1) & (ncap - 1))
+				;
+			nr[j] = m->rows[i];
+		}
+		free(m->rows);
+		m->rows = nr;
+		m->cap = ncap;
+	}
+	for (j = by_mix(key) & (m->cap - 1); m->rows[j].key; j = (j + 1) & (m->cap - 1))
+		if (m->rows[j].key == key)
+			return &m->rows[j];
+	m->rows[j].key = key;
+	m->used++;
+	return &m->rows[j];
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct by_row *x = a, *y = b;
+
+	if (x->ops != y->ops)
+		return x->ops < y->ops ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void add_row(struct by_row *r, const struct iotap_trace_rec *rec, int is_seek)
+{
+	r->ops++;
+	r->busy_ns += rec->dur_ns;
+	if (rec->dur_ns > r->lat_max)
+		r->lat_max = rec->dur_ns;
+	if (rec->op == IOTAP_OP_READ || rec->op == IOTAP_OP_WRITE) {
+		r->data_ops++;
+		r->seeks += !!is_seek;
+		if (rec->op == IOTAP_OP_READ) {
+			r->rd_ops++;
+			r->rd_bytes += rec->result > 0 ? (uint64_t)rec->result : 0;
+		} else {
+			r->wr_ops++;
+			r->wr_bytes += rec->result > 0 ? (uint64_t)rec->result : 0;
+		}
+	} else if (rec->op == IOTAP_OP_FSYNC || rec->op == IOTAP_OP_FSYNCDIR) {
+		r->fsyncs++;
+	} else {
+		r->meta_ops++;
+	}
+}
+
+static void print_row(FILE *f, int csv, const char *label, const struct by_row *r, double d)
+{
+	if (csv) {
+		fputc('"', f);
+		for (; *label; label++) {
+			if (*label == '"')
+				fputc('"', f);
+			fputc(*label, f);
+		}
+		fprintf(f,
+			"\",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64
+			",%.3f,%" PRIu64 ",%.3f,%.2f,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f\n",
+			r->ops, fig_rate(r->ops, d), r->rd_ops, r->rd_bytes,
+			fig_mbps(r->rd_bytes, d), r->wr_ops, r->wr_bytes, fig_mbps(r->wr_bytes, d),
+			r->seeks, fig_rate(r->seeks, d),
+			r->data_ops ? 100.0 * (double)(r->data_ops - r->seeks) / (double)r->data_ops
+				    : 0,
+			r->fsyncs, r->meta_ops, r->ops ? (double)r->busy_ns / r->ops / 1e3 : 0,
+			r->lat_max / 1e3);
+		return;
+	}
+	fprintf(f, "%-36.36s %10" PRIu64 " %10.1f %9.2f %9.2f %9" PRIu64 " %9.1f %6.1f %8" PRIu64
+		" %9" PRIu64 " %10.1f %11.1f\n", label, r->ops, fig_rate(r->ops, d),
+		fig_mbps(r->rd_bytes, d), fig_mbps(r->wr_bytes, d), r->seeks, fig_rate(r->seeks, d),
+		r->data_ops ? 100.0 * (double)(r->data_ops - r->seeks) / (double)r->data_ops : 0,
+		r->fsyncs, r->meta_ops, r->ops ? (double)r->busy_ns / r->ops / 1e3 : 0,
+		r->lat_max / 1e3);
+}
+
+static void print_head(FILE *f, int csv, const char *what)
+{
+	if (csv)
+		fprintf(f,
+			"%s,ops,ops_per_s,read_ops,read_bytes,read_mb_per_s,write_ops,write_bytes,"
+			"write_mb_per_s,seeks,seeks_per_s,sequential_pct,fsyncs,meta_ops,"
+			"mean_latency_us,max_latency_us\n",
+			what);
+	else
+		fprintf(f, "%-36s %10s %10s %9s %9s %9s %9s %6s %8s %9s %10s %11s\n", what, "ops",
+			"ops/s", "rd_MB/s", "wr_MB/s", "seeks", "seeks/s", "seq%", "fsyncs",
+			"meta_ops", "mean_us", "max_us");
+}
+
+static int by_op(const struct pstats *p, int csv, FILE *f)
+{
+	double d = pstats_duration_s(p);
+	unsigned int op;
+
+	print_head(f, csv, "op");
+	for (op = 0; op < IOTAP_OP_MAX; op++) {
+		struct by_row r = { 0 };
+		const struct lat_hist *h = p->lat[op];
+
+		if (!p->op_count[op])
+			continue;
+		r.ops = p->op_count[op];
+		if (op == IOTAP_OP_READ) {
+			r.rd_ops = p->rd.ops;
+			r.rd_bytes = p->rd.bytes;
+			r.data_ops = p->rd.ops;
+		} else if (op == IOTAP_OP_WRITE) {
+			r.wr_ops = p->wr.ops;
+			r.wr_bytes = p->wr.bytes;
+			r.data_ops = p->wr.ops;
+		} else if (op == IOTAP_OP_FSYNC || op == IOTAP_OP_FSYNCDIR) {
+			r.fsyncs = r.ops;
+		} else {
+			r.meta_ops = r.ops;
+		}
+		if (h) {
+			r.busy_ns = h->sum;
+			r.lat_max = h->max;
+		}
+		print_row(f, csv, iotap_trace_op_name(op), &r, d);
+	}
+	if (!csv)
+		fprintf(f, "(seeks are counted per phase, not per op: %" PRIu64 " in all)\n",
+			p->seeks);
+	return 0;
+}
+
+int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f)
+{
+	const struct pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
+	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+	struct seek_map seeks;
+	struct by_map m = { 0 };
+	struct by_row *rows, rest = { 0 };
+	double d = pstats_duration_s(p);
+	char label[512];
+	int ret;
+
+	if (by == BY_OP)
+		return by_op(p, csv, f);
+	if (phase >= 0) {
+		lo = p->ord_first;
+		hi = (unsigned int)phase + 1 < rep->nphases ? rep->phases[phase + 1].ord_first
+							    : UINT64_MAX;
+	}
+	ret = open_trace(rep->path, 0, &r);
+	if (ret)
+		return ret;
+	seek_map_init(&seeks);
+	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
+		int64_t dist = 0;
+		struct by_row *row;
+		uint64_t my = ord;
+
+		if (rec.type != IOTAP_REC_OP)
+			continue;
+		if (rec.op != IOTAP_OP_FORGET)
+			ord++;
+		if (my >= hi)
+			break;
+		if ((rec.op == IOTAP_OP_READ || rec.op == IOTAP_OP_WRITE) && rec.result >= 0) {
+			uint64_t len = rec.result > 0 ? (uint64_t)rec.result : rec.length;
+
+			dist = seek_map_update(&seeks, rec.file, rec.offset, rec.offset + len);
+		}
+		if (my < lo)
+			continue;
+		row = by_get(&m, by == BY_FILE ? rec.file : rec.tid);
+		if (!row) {
+			ret = -ENOMEM;
+			break;
+		}
+		add_row(row, &rec, dist != 0);
+	}
+	iotap_trace_reader_close(r);
+	seek_map_release(&seeks);
+	if (ret < 0) {
+		die_msg("cannot read trace '%s': %s", rep->path, strerror(-ret));
+		free(m.rows);
+		return ret;
+	}
+	/* pack the used rows and sort them busiest first */
+	rows = m.rows;
+	for (i = 0, n = 0; i < m.cap; i++)
+		if (rows[i].key)
+			rows[n++] = rows[i];
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (!csv)
+		fprintf(f, "phase %s: %.3f s, %" PRIu64 " ops in %" PRIu64 " %s%s\n",
+			phase >= 0 ? p->name : "(whole trace)", d, p->ops, n,
+			by == BY_FILE ? "file" : "thread", n == 1 ? "" : "s");
+	print_head(f, csv, by == BY_FILE ? "file" : "tid");
+	for (i = 0; i < n; i++) {
+		if (i >= TOP && !csv) {
+			struct by_row *r2 = &rows[i];
+
+			rest.ops += r2->ops;
+			rest.rd_ops += r2->rd_ops;
+			rest.wr_ops += r2->wr_ops;
+			rest.rd_bytes += r2->rd_bytes;
+			rest.wr_bytes += r2->wr_bytes;
+			rest.data_ops += r2->data_ops;
+			rest.seeks += r2->seeks;
+			rest.fsyncs += r2->fsyncs;
+			rest.meta_ops += r2->meta_ops;
+			rest.busy_ns += r2->busy_ns;
+			if (r2->lat_max > rest.lat_max)
+				rest.lat_max = r2->lat_max;
+			continue;
+		}
+		if (by == BY_FILE) {
+			uint64_t j;
+			char other[512];
+
+			report_file_name(rep, rows[i].key - 1, label, sizeof(label));
+			/* two files of one name (a file deleted and made again): add the id */
+			for (j = 0; j < n && j < TOP; j++) {
+				if (j == i)
+					continue;
+				report_file_name(rep, rows[j].key - 1, other, sizeof(other));
+				if (!strcmp(other, label)) {
+					size_t l = strlen(label);
+
+					snprintf(label + l, sizeof(label) - l, " [%" PRIu64 "]",
+						 rows[i].key - 1);
+					break;
+				}
+			}
+		} else {
+			snprintf(label, sizeof(label), "%" PRIu64, rows[i].key - 1);
+		}
+		print_row(f, csv, label, &rows[i], d);
+	}
+	if (n > TOP && !csv) {
+		snprintf(label, sizeof(label), "(%" PRIu64 " more)", n - TOP);
+		print_row(f, csv, label, &rest, d);
+	}
+	free(m.rows);
+	return 0;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stat.h - the analyses behind report and compare, one per file
+ *
+ *   stat_latency.c  log-linear latency histogram (fio's scheme: 64 linear
+ *                   sub-buckets per power of two, <= 1/64 relative error),
+ *                   its groups of 64 allocated on first use
+ *   stat_seek.c     per-file "where did the last data op end" map, with
+ *                   each file's data op count (for "busy files")
+ *   stat_phase.c    everything measured over one span of time (a phase, a
+ *                   block of a phase, or the whole trace), fed one record at
+ *                   a time; spans merge exactly
+ *   stat_series.c   the trace cut into time bins (charts, --interval,
+ *                   flags): bounded, the bins widen when the trace is long
+ *   stat_points.c   a decimated sample of data ops (time, file, offset) for
+ *                   the offset-over-time seek maps
+ *
+ * All of it streams: memory grows with the number of distinct files and
+ * op types, never with the number of records.
+ */
+#ifndef IOTAP_STAT_H
+#define IOTAP_STAT_H
+
+#include <stdint.h>
+
+#include "iotap_trace.h"
+
+/* --- latency histogram ------------------------------------------------- */
+
+#define LAT_SUB_BITS	6
+#define LAT_SUB		(1u << LAT_SUB_BITS)
+#define LAT_GROUPS	(64 - LAT_SUB_BITS + 1)
+#define LAT_BUCKETS	(LAT_GROUPS * LAT_SUB)
+/* Largest relative error of a quantile (half a sub-bucket of 1/64). */
+#define LAT_REL_ERROR	(1.0 / LAT_SUB)
+
+struct lat_hist {
+	uint64_t n;			/* samples */
+	uint64_t sum;			/* ns */
+	uint64_t min, max;		/* ns */
+	uint64_t used;			/* bit g: grp[g] holds counts */
+	uint64_t *grp[LAT_GROUPS];	/* LAT_SUB counters each, allocated on first use */
+};
+
+/* Return: 0, or -ENOMEM (the sample is then only in n, sum, min, max). */
+static inline int lat_hist_add(struct lat_hist *h, uint64_t ns);
+/* Add @src's samples to @dst. Return: 0 or -ENOMEM. */
+int lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
+/* Forget the samples, keep the allocations. */
+void lat_hist_clear(struct lat_hist *h);
+void lat_hist_release(struct lat_hist *h);
+/* Count in bucket @idx. */
+uint64_t lat_hist_count(const struct lat_hist *h, unsigned int idx);
+/* The value at quantile @q (0..1), ns: the midpoint of its bucket, clamped to min..max. */
+uint64_t lat_hist_quantile(const struct lat_hist *h, double q);
+/* Bucket index of a value and the value range [lo, hi) of an index. */
+static inline unsigned int lat_bucket(uint64_t v)
+{
+	unsigned int msb, shift;
+
+	if (v < LAT_SUB)
+		return (unsigned int)v;
+	msb = 63 - (unsigned int)__builtin_clzll(v);
+	shift = msb - LAT_SUB_BITS;
+	return (shift + 1) * LAT_SUB + (unsigned int)((v >> shift) & (LAT_SUB - 1));
+}
+
+void lat_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi);
+/* The slow path of lat_hist_add: allocate group @g. */
+uint64_t *lat_hist_group(struct lat_hist *h, unsigned int g);
+
+static inline int lat_hist_add(struct lat_hist *h, uint64_t ns)
+{
+	unsigned int b = lat_bucket(ns), g = b / LAT_SUB;
+	uint64_t *c = h->grp[g];
+
+	if (!h->n || ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->n++;
+	h->sum += ns;
+	if (__builtin_expect(!c || !(h->used & (1ull << g)), 0)) {
+		c = lat_hist_group(h, g);
+		if (!c)
+			return -1;
+	}
+	c[b % LAT_SUB]++;
+	return 0;
+}
+
+/* --- seek map ---------------------------------------------------------- */
+
+struct seek_map {
+	uint64_t *keys;			/* file id + 1 (0 = empty slot) */
+	uint64_t *ends;			/* end offset of the previous data op */
+	uint64_t *count;		/* data ops on the file */
+	uint64_t cap, used;
+	uint64_t last_key, last_slot;	/* one-entry cache: runs of ops on one file */
+};
+
+void seek_map_init(struct seek_map *m);
+void seek_map_release(struct seek_map *m);
+/*
+ * seek_map_update - note a data op on @file from @off to @end
+ * Return: the signed distance from where the previous data op on @file
+ * ended (0 = sequential); a file's first op counts from offset 0.
+ */
+int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end);
+/* The @n files with most data ops, busiest first; returns how many. */
+unsigned int seek_map_busiest(const struct seek_map *m, unsigned int n, uint64_t *files,
+			      uint64_t *counts);
+
+/* --- per-span statistics ------------------------------------------------- */
+
+#define SIZE_BUCKETS	48	/* request size: bucket i holds sizes in (2^(i-1), 2^i] */
+#define SEEK_BUCKETS	64	/* |seek distance|: bucket i holds [2^(i-1), 2^i) bytes */
+#define TID_BITS	4096	/* thread sketch: one bit per hashed thread id */
+
+struct dir_stats {
+	uint64_t ops;
+	uint64_t bytes;			/* transferred (result), not requested */
+	uint64_t errors;
+	uint64_t size_hist[SIZE_BUCKETS];	/* requests per size bucket */
+	uint64_t size_bytes[SIZE_BUCKETS];	/* requested bytes per size bucket */
+};
+
+struct sample_pt {
+	int valid;
+	uint64_t t_ns;
+	struct iotap_trace_sample s;
+};
+
+/*
+ * struct pstats - one span of time
+ *
+ * Everything from ops to tid_bits is additive (pstats_merge adds it); the
+ * rest is per span. Kept in this order so clearing a block is one memset.
+ */
+struct pstats {
+	char name[128];
+	unsigned int index;
+	uint64_t t_begin;		/* span start, ns (marker, or first op) */
+	uint64_t t_end;			/* span end, ns (next marker, or last op end) */
+	uint64_t first_op, last_end;	/* first op start, last op end, ns */
+	uint64_t ord_first;		/* ordinal of the first op (phase plans) */
+	/* additive part */
+	uint64_t ops;
+	uint64_t op_count[IOTAP_OP_MAX];
+	uint64_t op_errors[IOTAP_OP_MAX];
+	struct dir_stats rd, wr;
+	uint64_t data_ops, seeks;
+	uint64_t rewrites;		/* writes over what the previous op on the file read */
+	uint64_t seek_hist[SEEK_BUCKETS];
+	uint64_t seek_back;		/* seeks towards the start of the file */
+	uint64_t fsyncs;
+	uint64_t busy_ns;		/* sum of op durations (mean in flight = busy / span) */
+	uint64_t max_inflight;		/* most ops in flight at any op's start */
+	uint64_t lost;			/* records the recorder dropped */
+	uint64_t tid_bits[TID_BITS / 64];
+	uint64_t data_tid_bits[TID_BITS / 64];	/* threads that issued data ops */
+	/* end of the additive part */
+	struct lat_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
+	struct sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
+	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
+	uint64_t cpu_mark_end_ns;
+	int has_cpu_mark;
+	int gap_before;			/* automatic phases: an idle gap comes first */
+	unsigned int blocks;		/* automatic phases: blocks merged into this span */
+};
+
+void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_t t_begin);
+void pstats_release(struct pstats *p);
+/* Zero the counters and histograms of a block, keeping its allocations. */
+void pstats_clear(struct pstats *p);
+/* Account one OP record; @dist is seek_map_update()'s result for data ops. */
+void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist);
+void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r);
+/* Add @src (which follows @dst in time) to @dst. Return: 0 or -ENOMEM. */
+int pstats_merge(struct pstats *dst, const struct pstats *src);
+
+/* Derived figures. Durations in seconds; MB = 10^6 bytes. */
+double pstats_duration_s(const struct pstats *p);
+unsigned int pstats_threads(const struct pstats *p);
+unsigned int pstats_data_threads(const struct pstats *p);
+static inline int pstats_is_data_op(unsigned int op)
+{
+	return op == IOTAP_OP_READ || op == IOTAP_OP_WRITE;
+}
+
+int pstats_is_meta_op(unsigned int op);
+/* Request size that most requests of @d have, bytes (mean of the fullest bucket). */
+uint64_t dir_typical_size(const struct dir_stats *d);
+
+static inline unsigned int tid_slot(uint32_t tid)
+{
+	return (unsigned int)((tid * 2654435769u) >> 20);	/* 12 bits, spreads neighbours */
+}
+
+/* --- time series --------------------------------------------------------- */
+
+struct bin {
+	uint64_t ops, rd_ops, wr_ops, data_ops, seeks, fsyncs, meta_ops;
+	uint64_t rd_bytes, wr_bytes;
+	uint64_t busy_ns;		/* op time started in the bin, ns */
+	uint32_t threads;		/* distinct threads that started ops */
+	uint32_t inflight;		/* an op was in flight at some point of the bin */
+	uint64_t lat_max;		/* longest op started in the bin, ns */
+	int has_smp;
+	uint64_t smp_t;			/* time of the last sample in the bin */
+	struct iotap_trace_sample smp;	/* the last sample in the bin (cumulative) */
+};
+
+struct series {
+	uint64_t origin;		/* time of bin 0's start, ns */
+	uint64_t width;			/* bin width, ns */
+	uint64_t base_width;		/* width asked for */
+	struct bin *bins;
+	uint64_t n, cap;		/* bins in use, allocated; cap never exceeds max */
+	uint64_t max;			/* most bins kept: beyond, pairs merge */
+	uint64_t cur_end;		/* end of the last bin in use, ns */
+	uint64_t max_end;		/* latest end of an op added, ns */
+	uint64_t tid_bits[TID_BITS / 64];	/* threads of the last bin */
+	int err;
+};
+
+/* @width: bin width, ns; @max: most bins (the width doubles beyond). */
+void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max);
+void series_release(struct series *s);
+/* The bin holding time @t, NULL when @t is before the origin or out of memory. */
+struct bin *series_bin(struct series *s, uint64_t t);
+void series_add_op(struct series *s, const struct iotap_trace_rec *r, int is_seek);
+void series_add_sample(struct series *s, const struct iotap_trace_rec *r);
+/* Close the last bin (its thread count); call once after the last record. */
+void series_finish(struct series *s);
+
+/* Device and CPU figures of each bin, from the samples around it. */
+struct bin_dev {
+	int valid;			/* a sample pair spans the bin */
+	int has_dev;			/* ... and names a block device */
+	double rd_mbps, wr_mbps;	/* device, MB/s */
+	double iops, util_pct, queue;
+	double cpu_sys_pct;		/* all CPUs busy, % of all */
+	double cpu_daemon_pct;		/* recording process, % of one CPU */
+};
+
+/* Fill @out[0 .. s->n). */
+void series_dev(const struct series *s, struct bin_dev *out);
+
+/* --- sampled data ops, for seek maps ----------------------------------- */
+
+struct point {
+	uint64_t t;			/* ns */
+	uint64_t file;
+	uint64_t off;			/* bytes */
+	uint32_t len;			/* bytes, capped */
+	uint32_t write;			/* 1 = write */
+};
+
+struct points {
+	struct point *p;
+	uint64_t n, cap;
+	uint64_t every;			/* keep one data op in every */
+	uint64_t skip;			/* ops until the next kept one */
+};
+
+void points_init(struct points *s, uint64_t cap);
+void points_release(struct points *s);
+void points_add(struct points *s, const struct iotap_trace_rec *r);
+
+#endif /* IOTAP_STAT_H */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stat_series.c - the trace cut into time bins
+ *
+ * The charts, --interval and the "odd things" flags look at the trace over
+ * time. Records come in start order, so only the last bin is ever being
+ * filled; an op is counted in the bin where it starts (its duration too:
+ * over a bin, busy_ns / width is the mean number of ops in flight, Little's
+ * law, as long as ops are shorter than bins). A SAMPLE record leaves its
+ * cumulative counters in its bin; rates come from differences between
+ * bins that hold one.
+ *
+ * Memory is bounded: when a trace outgrows `max` bins, neighbouring bins
+ * merge pairwise and the width doubles (as an RRD consolidates), so a long
+ * trace gets coarser bins, never more of them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat.h"
+
+void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max)
+{
+	memset(s, 0, sizeof(*s));
+	s->origin = origin;
+	s->width = s->base_width = width ? width : 100000000ull;
+	s->max = max < 16 ? 16 : max & ~1ull;
+	s->cur_end = origin;
+}
+
+void series_release(struct series *s)
+{
+	free(s->bins);
+	memset(s, 0, sizeof(*s));
+}
+
+static void close_last(struct series *s)
+{
+	unsigned int i, set = 0;
+
+	if (!s->n)
+		return;
+	for (i = 0; i < TID_BITS / 64; i++) {
+		set += (unsigned int)__builtin_popcountll(s->tid_bits[i]);
+		s->tid_bits[i] = 0;
+	}
+	if (set > s->bins[s->n - 1].threads)
+		s->bins[s->n - 1].threads = set;
+}
+
+static void merge_bin(struct bin *a, const struct bin *b)
+{
+	a->ops += b->ops;
+	a->rd_ops += b->rd_ops;
+	a->wr_ops += b->wr_ops;
+	a->data_ops += b->data_ops;
+	a->seeks += b->seeks;
+	a->fsyncs += b->fsyncs;
+	a->meta_ops += b->meta_ops;
+	a->rd_bytes += b->rd_bytes;
+	a->wr_bytes += b->wr_bytes;
+	a->busy_ns += b->busy_ns;
+	if (b->threads > a->threads)
+		a->threads = b->threads;
+	a->inflight |= b->inflight;
+	if (b->lat_max > a->lat_max)
+		a->lat_max = b->lat_max;
+	if (b->has_smp) {
+		a->has_smp = 1;
+		a->smp_t = b->smp_t;
+		a->smp = b->smp;
+	}
+}
+
+/* Halve the number of bins: width doubles. */
+static void coarsen(struct series *s)
+{
+	uint64_t i, n = (s->n + 1) / 2;
+
+	close_last(s);
+	for (i = 0; i < n; i++) {
+		struct bin b = s->bins[2 * i];
+
+		if (2 * i + 1 < s->n)
+			merge_bin(&b, &s->bins[2 * i + 1]);
+		s->bins[i] = b;
+	}
+	memset(&s->bins[n], 0, (s->n - n) * sizeof(*s->bins));
+	s->n = n;
+	s->width *= 2;
+	s->cur_end = s->origin + s->n * s->width;
+}
+
+struct bin *series_bin(struct series *s, uint64_t t)
+{
+	uint64_t idx, i;
+
+	if (t < s->origin)
+		t = s->origin;
+	if (s->n && t < s->cur_end && t >= s->cur_end - s->width)
+		return &s->bins[s->n - 1];
+	if (s->err)
+		return NULL;
+	idx = (t - s->origin) / s->width;
+	if (idx < s->n)
+		return &s->bins[idx];	/* a late record: its bin is already closed */
+	while (idx >= s->max) {
+		coarsen(s);
+		idx = (t - s->origin) / s->width;
+	}
+	if (idx >= s->cap) {
+		uint64_t ncap = s->cap ? s->cap : 256;
+		struct bin *nb;
+
+		while (ncap <= idx)
+			ncap *= 2;
+		if (ncap > s->max)
+			ncap = s->max;
+		nb = realloc(s->bins, ncap * sizeof(*nb));
+		if (!nb) {
+			s->err = 1;
+			return NULL;
+		}
+		memset(nb + s->cap, 0, (ncap - s->cap) * sizeof(*nb));
+		s->bins = nb;
+		s->cap = ncap;
+	}
+	close_last(s);
+	for (i = s->n; i <= idx; i++)
+		s->bins[i].inflight = s->max_end > s->origin + i * s->width;
+	s->n = idx + 1;
+	s->cur_end = s->origin + s->n * s->width;
+	return &s->bins[idx];
+}
+
+void series_add_op(struct series *s, const struct iotap_trace_rec *r, int is_seek)
+{
+	struct bin *b = series_bin(s, r->time_ns);
+	uint64_t end = r->time_ns + r->dur_ns;
+	unsigned int slot;
+
+	if (end > s->max_end)
+		s->max_end = end;
+	if (!b)
+		return;
+	b->ops++;
+	b->busy_ns += r->dur_ns;
+	b->inflight = 1;
+	if (r->dur_ns > b->lat_max)
+		b->lat_max = r->dur_ns;
+	slot = tid_slot(r->tid);
+	s->tid_bits[slot / 64] |= 1ull << (slot % 64);
+	switch (r->op) {
+	case IOTAP_OP_READ:
+		b->rd_ops++;
+		b->data_ops++;
+		if (r->result > 0)
+			b->rd_bytes += (uint64_t)r->result;
+		b->seeks += !!is_seek;
+		break;
+	case IOTAP_OP_WRITE:
+		b->wr_ops++;
+		b->data_ops++;
+		if (r->result > 0)
+			b->wr_bytes += (uint64_t)r->result;
+		b->seeks += !!is_seek;
+		break;
+	case IOTAP_OP_FSYNC:
+	case IOTAP_OP_FSYNCDIR:
+		b->fsyncs++;
+		break;
+	case IOTAP_OP_FORGET:
+	case IOTAP_OP_FLUSH:
+	case IOTAP_OP_RELEASE:
+	case IOTAP_OP_RELEASEDIR:
+		break;
+	default:
+		b->meta_ops++;
+		break;
+	}
+}
+
+void series_add_sample(struct series *s, const struct iotap_trace_rec *r)
+{
+	struct bin *b = series_bin(s, r->time_ns);
+
+	if (!b)
+		return;
+	b->has_smp = 1;
+	b->smp_t = r->time_ns;
+	b->smp = r->sample;
+}
+
+void series_finish(struct series *s)
+{
+	close_last(s);
+}
+
+void series_dev(const struct series *s, struct bin_dev *out)
+{
+	uint64_t i, j, prev = UINT64_MAX;
+
+	memset(out, 0, s->n * sizeof(*out));
+	for (i = 0; i < s->n; i++) {
+		const struct iotap_trace_sample *a, *b;
+		struct bin_dev d;
+		double dt, cpu_all;
+
+		if (!s->bins[i].has_smp)
+			continue;
+		if (prev == UINT64_MAX || s->bins[i].smp_t <= s->bins[prev].smp_t) {
+			prev = i;
+			continue;
+		}
+		a = &s->bins[prev].smp;
+		b = &s->bins[i].smp;
+		dt = (double)(s->bins[i].smp_t - s->bins[prev].smp_t) / 1e9;
+		memset(&d, 0, sizeof(d));
+		d.has_dev = b->dev_major || b->dev_minor;
+		d.rd_mbps = (double)(b->rd_sectors - a->rd_sectors) * 512 / 1e6 / dt;
+		d.wr_mbps = (double)(b->wr_sectors - a->wr_sectors) * 512 / 1e6 / dt;
+		d.iops = (double)((b->rd_ios - a->rd_ios) + (b->wr_ios - a->wr_ios)) / dt;
+		d.util_pct = (double)(b->io_ticks_ms - a->io_ticks_ms) / 10.0 / dt;
+		if (d.util_pct > 100)
+			d.util_pct = 100;
+		d.queue = (double)(b->queue_ms - a->queue_ms) / 1e3 / dt;
+		cpu_all = (double)((b->sys_user_ns + b->sys_sys_ns + b->sys_idle_ns +
+				    b->sys_iowait_ns) -
+				   (a->sys_user_ns + a->sys_sys_ns + a->sys_idle_ns +
+				    a->sys_iowait_ns));
+		if (cpu_all > 0)
+			d.cpu_sys_pct = 100.0 *
+					(double)((b->sys_user_ns + b->sys_sys_ns) -
+						 (a->sys_user_ns + a->sys_sys_ns)) /
+					cpu_all;
+		d.cpu_daemon_pct = 100.0 * (double)((b->proc_user_ns + b->proc_sys_ns) -
+						    (a->proc_user_ns + a->proc_sys_ns)) / 1e9 / dt;
+		if (!d.has_dev)
+			d.rd_mbps = d.wr_mbps = d.iops = d.util_pct = d.queue = 0;
+		d.valid = 1;
+		for (j = prev + 1; j <= i; j++)
+			out[j] = d;
+		prev = i;
+	}
+}

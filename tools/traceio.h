@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * traceio.h - opening traces from the CLI, with git-style error messages
+ */
+#ifndef IOTAP_TRACEIO_H
+#define IOTAP_TRACEIO_H
+
+#include "iotap_trace.h"
+
+/*
+ * open_trace - open @path for reading, or print why not
+ *
+ * Prints "iotap: cannot read trace 'PATH': REASON" on failure.
+ * Return: 0 or -errno.
+ */
+int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader **out);
+
+/* Print the damage a finished reader met, as warnings; returns 1 if any. */
+int warn_damage(const char *path, const struct iotap_trace_read_stats *st);
+
+/* "1.2 MB", "340 B" (powers of 1000, as MB everywhere in iotap) */
+const char *fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+#endif /* IOTAP_TRACEIO_H */
