@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_replay.c - iotap replay TRACE DIR [options]
+ *
+ *   iotap replay TRACE DIR [--prepare | --prepare-only | --check | --force]
+ *                [--trace T2 [--overwrite]] [--timing recorded|asap|scale=X]
+ *                [--data random|zero|compressible=R|dedup=R] [--map OLD=NEW]...
+ *                [--phase NAME[#k]] [--skip OP,OP...] [--processes] [--no-fsuid]
+ *                [--json] [--strict] [-q]
+ *
+ * Re-issues a captured trace's operations against DIR (workload/replay*.c,
+ * iotap_replay.h): rebuilds the initial file state the trace implies
+ * (--prepare), refuses a tree that does not hold it (listing what is
+ * missing or in the way) unless --force, then replays with one thread per
+ * recorded thread, cross-thread order kept, on the recorded timing or as
+ * fast as possible, and writes its own trace for `iotap compare`. The
+ * summary and progress go to stderr (--json: the summary as JSON on
+ * stdout). Exit status: 0 (also with results unlike the capture's, which
+ * the summary counts; --strict makes them 1), 1 runtime error or a target
+ * that does not match, 2 usage, 130 interrupted.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmds.h"
+#include "iotap_replay.h"
+#include "iotap_trace.h"
+#include "iotap_workload.h"
+#include "opt.h"
+#include "traceio.h"
+
+#define CHECK_LINES	20
+
+enum {
+	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CHECK, O_FORCE, O_TIMING, O_DATA,
+	O_MAP, O_PHASE, O_SKIP, O_PROCESSES, O_NO_FSUID, O_JSON, O_STRICT, O_QUIET,
+};
+
+static const struct opt_desc replay_opts[] = {
+	[O_TRACE] = { "trace", 't', "T2",
+		      "write the replay's own trace (source 'replay', with the\n"
+		      "capture's phase markers) for `iotap compare TRACE T2`" },
+	[O_OVERWRITE] = { "overwrite", 0, NULL, "overwrite T2 if it exists" },
+	[O_PREPARE] = { "prepare", 'p', NULL,
+			"build the initial state in DIR first (directories, files of\n"
+			"their first-seen size, symlinks; removes what is in the way:\n"
+			"names the capture creates or did not find), then replay" },
+	[O_PREPARE_ONLY] = { "prepare-only", 0, NULL, "build the initial state and stop" },
+	[O_CHECK] = { "check", 0, NULL, "only check that DIR holds the initial state" },
+	[O_FORCE] = { "force", 'f', NULL, "replay even if DIR does not hold the initial state" },
+	[O_TIMING] = { "timing", 0, "MODE",
+		       "recorded: each op at its recorded time, or as soon as the ops\n"
+		       "it waits for are done (default; the lag is reported);\n"
+		       "asap: as fast as the dependencies allow; scale=X: X times\n"
+		       "as fast as recorded" },
+	[O_DATA] = { "data", 0, "KIND",
+		     "content of written data: random (default; incompressible,\n"
+		     "no two 4 KiB blocks alike), zero, compressible=R (about R:1),\n"
+		     "dedup=R (one block in R unique)" },
+	[O_MAP] = { "map", 'm', "OLD=NEW",
+		    "replay the subtree OLD (a path under the captured directory or\n"
+		    "mount point, or relative to it) into directory NEW; repeatable" },
+	[O_PHASE] = { "phase", 0, "NAME",
+		      "replay only phase NAME (NAME#2: its second occurrence);\n"
+		      "the initial state is the tree at its start" },
+	[O_SKIP] = { "skip", 0, "OP,OP",
+		     "do not replay these op types (e.g. lookup,getattr: the kernel's\n"
+		     "own path walks and attribute checks in the capture)" },
+	[O_PROCESSES] = { "processes", 0, NULL,
+			  "one replay process per recorded process (default: threads)" },
+	[O_NO_FSUID] = { "no-fsuid", 0, NULL,
+			 "as root, do not take each op's recorded fsuid/fsgid" },
+	[O_JSON] = { "json", 0, NULL, "print the summary as JSON on stdout" },
+	[O_STRICT] = { "strict", 0, NULL, "exit 1 if any result differs from the capture's" },
+	[O_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
+	{ NULL },
+};
+
+static const struct opt_cmd replay_cmd = {
+	.name = "replay",
+	.usage = "TRACE DIR [options]",
+	.summary =
+		"Re-issue the operations of TRACE against directory DIR: one replay thread\n"
+		"per recorded thread, in its order; an op waits for the ops of other threads\n"
+		"it depended on in the capture (same file or directory, completed before it\n"
+		"started), so a replay does not fail where the capture succeeded. Every op\n"
+		"type is replayed with its recorded flags (O_DIRECT, O_SYNC, datasync), sizes\n"
+		"and offsets; LOOKUP and GETATTR are stat(2) calls, FLUSH is close(dup(fd)),\n"
+		"FORGET and ops the capture daemon answered itself are passed on as nothing.\n"
+		"Results unlike the recorded ones are counted per op type. DIR must hold the\n"
+		"initial state the trace implies (--prepare builds it, with synthetic data).",
+	.opts = replay_opts,
+	.footer =
+		"examples:\n"
+		"  iotap replay pg.iotap /mnt/candidate --prepare --trace r1.iotap\n"
+		"  iotap replay pg.iotap /mnt/candidate --timing asap\n"
+		"  iotap replay pg.iotap /mnt/cand --map /srv/pgdata/pg_wal=/mnt/wal --prepare\n"
+		"  iotap replay pg.iotap /mnt/cand --phase checkpoint --skip getattr,lookup\n"
+		"  iotap compare pg.iotap r1.iotap",
+};
+
+static const char timing_usage[] = "--timing wants recorded, asap or scale=X (X > 0)";
+static const char data_usage[] = "--data wants random, zero, compressible=R or dedup=R (R >= 1)";
+static const char skip_usage[] = "--skip wants op names (read, getattr, lookup...), "
+				 "comma-separated";
+
+static int tty;
+static int quiet;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	iotap_workload_interrupt();
+}
+
+static void progress(void *arg, const struct iotap_workload_replay_progress *p)
+{
+	static double last;
+	double pct = p->ops_total ? 100.0 * (double)p->ops_done / (double)p->ops_total : 0;
+
+	(void)arg;
+	if (tty) {
+		fprintf(stderr, "\rreplay: %5.1f%% %" PRIu64 "/%" PRIu64 " ops, %.0f s, "
+			"lag %.1f ms, %" PRIu64 " differences ", pct, p->ops_done, p->ops_total,
+			p->elapsed_s, p->lag_ms, p->differences);
+	} else if (p->elapsed_s - last >= 10) {
+		last = p->elapsed_s;
+		fprintf(stderr, "iotap replay: %.0f%% (%" PRIu64 " of %" PRIu64 " ops), %.0f s, "
+			"lag %.1f ms, %" PRIu64 " differences\n", pct, p->ops_done, p->ops_total,
+			p->elapsed_s, p->lag_ms, p->differences);
+	}
+	fflush(stderr);
+}
+
+static int parse_timing(const char *s, enum iotap_replay_timing *t, double *scale)
+{
+	char *end;
+
+	if (!strcmp(s, "recorded")) {
+		*t = IOTAP_REPLAY_RECORDED;
+		return 0;
+	}
+	if (!strcmp(s, "asap")) {
+		*t = IOTAP_REPLAY_ASAP;
+		return 0;
+	}
+	if (!strncmp(s, "scale=", 6)) {
+		*scale = strtod(s + 6, &end);
+		if (end != s + 6 && !*end && *scale > 0 && isfinite(*scale)) {
+			*t = IOTAP_REPLAY_SCALE;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_data(const char *s, enum iotap_replay_data *d, double *ratio)
+{
+	const char *eq = strchr(s, '=');
+	char *end;
+
+	*ratio = 1;
+	if (!strcmp(s, "random")) {
+		*d = IOTAP_REPLAY_DATA_RANDOM;
+		return 0;
+	}
+	if (!strcmp(s, "zero")) {
+		*d = IOTAP_REPLAY_DATA_ZERO;
+		return 0;
+	}
+	if (!eq)
+		return -EINVAL;
+	if (!strncmp(s, "compressible=", 13))
+		*d = IOTAP_REPLAY_DATA_COMPRESSIBLE;
+	else if (!strncmp(s, "dedup=", 6))
+		*d = IOTAP_REPLAY_DATA_DEDUP;
+	else
+		return -EINVAL;
+	*ratio = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end || !(*ratio >= 1) || !isfinite(*ratio))
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_skip(const char *s, uint64_t *mask)
+{
+	char buf[64];
+
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		int op;
+
+		if (!n || n >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		op = iotap_trace_op_from_name(buf);
+		if (op < 0)
+			return -EINVAL;
+		*mask |= 1ull << op;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+static void add_u64(json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+static json_object *opstat_json(const struct iotap_workload_replay_opstat *s)
+{
+	json_object *o = json_object_new_object();
+
+	add_u64(o, "recorded", s->recorded);
+	add_u64(o, "replayed", s->replayed);
+	add_u64(o, "failed", s->failed);
+	add_u64(o, "other_error", s->other_error);
+	add_u64(o, "succeeded", s->succeeded);
+	add_u64(o, "size_diff", s->size_diff);
+	add_u64(o, "skipped", s->skipped);
+	add_u64(o, "unreplayable", s->unreplayable);
+	json_object_object_add(o, "bytes_recorded",
+			       json_object_new_int64((int64_t)s->bytes_recorded));
+	add_u64(o, "bytes", s->bytes);
+	return o;
+}
+
+static void print_json(const char *trace, const char *dir,
+		       const struct iotap_workload_replay_plan *pl,
+		       const struct iotap_workload_replay_stats *st)
+{
+	json_object *root = json_object_new_object(), *ops = json_object_new_object();
+	json_object *lag = json_object_new_object(), *ex = json_object_new_array();
+	json_object *dmg = json_object_new_object();
+	unsigned int i;
+
+	json_object_object_add(root, "trace", json_object_new_string(trace));
+	json_object_object_add(root, "target", json_object_new_string(dir));
+	json_object_object_add(root, "phase", pl->phase ? json_object_new_string(pl->phase) : NULL);
+	add_u64(root, "ops", st->ops);
+	add_u64(root, "differences", st->differences);
+	json_object_object_add(root, "unreplayable",
+			       json_object_new_int64((int64_t)st->unreplayable));
+	json_object_object_add(root, "capture_s", json_object_new_double(st->capture_s));
+	json_object_object_add(root, "replay_s", json_object_new_double(st->replay_s));
+	json_object_object_add(root, "ops_per_s", json_object_new_double(st->ops_per_s));
+	add_u64(lag, "mean_ns", st->lag_mean_ns);
+	add_u64(lag, "p50_ns", st->lag_p50_ns);
+	add_u64(lag, "p99_ns", st->lag_p99_ns);
+	add_u64(lag, "max_ns", st->lag_max_ns);
+	add_u64(lag, "late_ops", st->late_ops);
+	json_object_object_add(root, "lag", lag);
+	add_u64(root, "dep_waits", st->dep_waits);
+	add_u64(root, "threads", st->threads);
+	add_u64(root, "replay_threads", st->lanes);
+	add_u64(root, "processes", st->processes);
+	add_u64(root, "phases", st->phases);
+	json_object_object_add(root, "interrupted", json_object_new_boolean(st->interrupted));
+	add_u64(root, "trace_lost", st->trace_lost);
+	for (i = 0; i < IOTAP_OP_MAX; i++)
+		if (st->op[i].recorded || st->op[i].replayed)
+			json_object_object_add(ops, iotap_trace_op_name(i),
+					       opstat_json(&st->op[i]));
+	json_object_object_add(root, "op", ops);
+	for (i = 0; i < st->nexamples; i++)
+		json_object_array_add(ex, json_object_new_string(st->example[i]));
+	json_object_object_add(root, "examples", ex);
+	add_u64(dmg, "chunks_bad", pl->damage.chunks_bad);
+	json_object_object_add(dmg, "bytes_skipped",
+			       json_object_new_int64((int64_t)pl->damage.bytes_skipped));
+	json_object_object_add(dmg, "lost_records",
+			       json_object_new_int64((int64_t)pl->damage.lost_records));
+	json_object_object_add(dmg, "has_end", json_object_new_boolean(pl->damage.has_end));
+	add_u64(dmg, "orphan_ops", pl->damage.orphans);
+	json_object_object_add(root, "damage", dmg);
+	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}
+
+static void say_damage(const char *trace, const struct iotap_workload_replay_plan *pl)
+{
+	const struct iotap_workload_replay_damage *d = &pl->damage;
+	char b[32];
+
+	if (d->chunks_bad || d->tail_bytes)
+		warn_msg("'%s' is damaged: %" PRIu64 " bad chunk%s, %s skipped%s; replaying "
+			 "what could be read", trace, d->chunks_bad, d->chunks_bad == 1 ? "" : "s",
+			 fmt_bytes(d->bytes_skipped, b, sizeof(b)),
+			 d->tail_bytes ? " (a torn end)" : "");
+	else if (!d->has_end)
+		warn_msg("'%s' has no end record (its writer did not close it); replaying "
+			 "its complete chunks", trace);
+	if (d->lost_records)
+		warn_msg("the capture lost %" PRIu64 " records (LOST): the replay lacks them",
+			 d->lost_records);
+	if (d->orphans)
+		warn_msg("%" PRIu64 " ops name files the trace never names; they cannot be "
+			 "replayed", d->orphans);
+}
+
+static int open_error(struct iotap_workload_replay *r, int ret, const char *trace,
+		      const char *dir, const char *phase)
+{
+	const char *what = iotap_workload_replay_what(r);
+
+	switch (ret) {
+	case -ENXIO:
+		die_msg("%s", what);
+		return 2;
+	case -ESRCH:
+		die_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
+		return 2;
+	case -ENOMSG:
+		die_msg("'%s' has no phase markers: --phase needs them", trace);
+		return 2;
+	case -ENODATA:
+		die_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
+		return 1;
+	case -EBADMSG:
+		if (strncmp(what, trace, strlen(trace)) || strlen(what) > strlen(trace)) {
+			die_msg("%s", what);
+			return 1;
+		}
+		/* fall through */
+	case -EPROTONOSUPPORT:
+		die_msg("cannot read trace '%s': %s", trace, iotap_trace_strerror(ret));
+		return 1;
+	}
+	if (*what && strcmp(what, trace))
+		die_msg("cannot use '%s': %s", what, strerror(-ret));
+	else if (*what)
+		die_msg("cannot read trace '%s': %s", trace, strerror(-ret));
+	else
+		die_msg("cannot replay into '%s': %s", dir, strerror(-ret));
+	return 1;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct iotap_workload_replay_map maps[16];
+	struct iotap_workload_replay_opts o;
+	struct iotap_workload_replay_stats st;
+	const struct iotap_workload_replay_plan *pl;
+	struct iotap_workload_replay *r = NULL;
+	int prepare = 0, prepare_only = 0, check_only = 0, json = 0, strict = 0, idx, ret, i;
+	unsigned int nmaps = 0;
+	struct sigaction sa;
+	const char *arg;
+	char *cmdline;
+	size_t cl;
+
+	memset(&o, 0, sizeof(o));
+	o.timing = IOTAP_REPLAY_RECORDED;
+	o.scale = 1;
+	o.data = IOTAP_REPLAY_DATA_RANDOM;
+	while ((ret = opt_next(&replay_cmd, argc, argv, &idx, &arg)) == 1) {
+		switch (idx) {
+		case O_TRACE:
+			o.out_trace = arg;
+			break;
+		case O_OVERWRITE:
+			o.flags |= IOTAP_REPLAY_TRACE_FORCE;
+			break;
+		case O_PREPARE:
+			prepare = 1;
+			break;
+		case O_PREPARE_ONLY:
+			prepare_only = 1;
+			break;
+		case O_CHECK:
+			check_only = 1;
+			break;
+		case O_FORCE:
+			o.flags |= IOTAP_REPLAY_FORCE;
+			break;
+		case O_TIMING:
+			if (parse_timing(arg, &o.timing, &o.scale))
+				return opt_error(&replay_cmd, "%s, not '%s'", timing_usage, arg);
+			break;
+		case O_DATA:
+			if (parse_data(arg, &o.data, &o.data_ratio))
+				return opt_error(&replay_cmd, "%s, not '%s'", data_usage, arg);
+			break;
+		case O_MAP: {
+			const char *eq = strchr(arg, '=');
+
+			if (!eq || eq == arg || !eq[1])
+				return opt_error(&replay_cmd, "--map wants OLD=NEW, not '%s'", arg);
+			if (nmaps == 16)
+				return opt_error(&replay_cmd, "at most 16 --map options");
+			maps[nmaps].old_path = strndup(arg, (size_t)(eq - arg));
+			maps[nmaps].new_path = eq + 1;
+			nmaps++;
+			break;
+		}
+		case O_PHASE:
+			o.phase = arg;
+			break;
+		case O_SKIP:
+			if (parse_skip(arg, &o.skip_ops))
+				return opt_error(&replay_cmd, "%s, not '%s'", skip_usage, arg);
+			break;
+		case O_PROCESSES:
+			o.flags |= IOTAP_REPLAY_PROCESSES;
+			break;
+		case O_NO_FSUID:
+			o.flags |= IOTAP_REPLAY_NO_FSUID;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_STRICT:
+			strict = 1;
+			break;
+		case O_QUIET:
+			quiet = 1;
+			break;
+		}
+	}
+	if (ret)
+		return ret < 0 ? 2 : 0;
+	if (argc - optind != 2)
+		return opt_error(&replay_cmd, "wants a trace and a directory");
+	if (prepare + prepare_only + check_only > 1)
+		return opt_error(&replay_cmd,
+				 "--prepare, --prepare-only and --check exclude each other");
+	o.trace = argv[optind];
+	o.target = argv[optind + 1];
+	o.maps = maps;
+	o.nmaps = nmaps;
+	for (cl = 0, i = 0; i < argc; i++)
+		cl += strlen(argv[i]) + 1;
+	cmdline = malloc(cl + 8);
+	if (cmdline) {
+		strcpy(cmdline, "iotap");
+		for (i = 0; i < argc; i++) {
+			strcat(cmdline, " ");
+			strcat(cmdline, argv[i]);
+		}
+	}
+	o.cmdline = cmdline;
+	tty = isatty(STDERR_FILENO);
+	if (!quiet)
+		o.progress = progress;
+
+	ret = iotap_workload_replay_open(&r, &o);
+	if (ret) {
+		ret = open_error(r, ret, o.trace, o.target, o.phase);
+		goto out;
+	}
+	pl = iotap_workload_replay_plan(r);
+	say_damage(o.trace, pl);
+	if (!quiet) {
+		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " ops of %" PRIu64 " threads, "
+			"%.1f s captured; initial state %" PRIu64 " directories, %" PRIu64
+			" files (%.1f MB), %" PRIu64 " symlinks\n", o.trace, pl->ops, pl->threads,
+			pl->capture_s, pl->dirs, pl->files, pl->state_bytes / 1e6, pl->symlinks);
+		if (pl->placeholders)
+			fprintf(stderr, "iotap replay: %" PRIu64 " of the files are empty "
+				"placeholders for directory entries the trace lists but never "
+				"names\n", pl->placeholders);
+	}
+
+	if (prepare || prepare_only) {
+		ret = iotap_workload_replay_prepare(r);
+		if (ret) {
+			if (ret == -ENOSPC)
+				die_msg("%s; nothing was written", iotap_workload_replay_what(r));
+			else
+				die_msg("cannot prepare '%s': %s", iotap_workload_replay_what(r),
+					strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+		if (!quiet)
+			fprintf(stderr, "iotap replay: initial state built in '%s'\n", o.target);
+		if (prepare_only) {
+			ret = 0;
+			goto out;
+		}
+	} else {
+		ret = iotap_workload_replay_check(r, NULL, 0);
+		if (ret == -ENOTEMPTY) {
+			if (check_only || !(o.flags & IOTAP_REPLAY_FORCE)) {
+				die_msg("'%s' does not hold the initial state of '%s':", o.target,
+					o.trace);
+				iotap_workload_replay_check(r, stderr, CHECK_LINES);
+				fprintf(stderr, "run with --prepare to build it, or --force to "
+					"replay anyway\n");
+				ret = 1;
+				goto out;
+			}
+			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
+				 "(--force)", o.target, o.trace);
+		} else if (ret) {
+			die_msg("cannot check '%s': %s", iotap_workload_replay_what(r),
+				strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+		if (check_only) {
+			if (!quiet)
+				fprintf(stderr, "iotap replay: '%s' holds the initial state\n",
+					o.target);
+			ret = 0;
+			goto out;
+		}
+		ret = 0;
+	}
+	/* the growth the replay itself causes, against the free space */
+	arg = iotap_workload_replay_space(r);
+	if (arg)
+		warn_msg("%s", arg);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	ret = iotap_workload_replay_run(r, &st);
+	if (tty && !quiet)
+		fprintf(stderr, "\r%-78s\r", "");
+	if (ret) {
+		if (ret == -EEXIST)
+			die_msg("trace '%s' exists; --overwrite replaces it", o.out_trace);
+		else
+			die_msg("replay failed: %s%s%s", strerror(-ret),
+				*iotap_workload_replay_what(r) ? ": " : "",
+				iotap_workload_replay_what(r));
+		ret = 1;
+		goto out;
+	}
+	if (!quiet || st.differences || st.unreplayable)
+		iotap_workload_replay_print(stderr, r, &st);
+	if (json)
+		print_json(o.trace, o.target, pl, &st);
+	if (st.trace_error) {
+		die_msg("cannot write trace '%s': %s", o.out_trace, strerror(-st.trace_error));
+		ret = 1;
+	} else if (st.interrupted) {
+		ret = 130;
+	} else if (strict && (st.differences || st.unreplayable)) {
+		ret = 1;
+	}
+out:
+	iotap_workload_replay_close(r);
+	for (i = 0; i < (int)nmaps; i++)
+		free((char *)maps[i].old_path);
+	free(cmdline);
+	return ret;
+}
