@@ -46,7 +46,8 @@
  *   UNLINK, RMDIR   victim|0  parent     -     -        -          -            st_mode  -
  *                   name*: see (*3)
  *   RENAME          moved|0   new parent -     -        -          renameat2    st_mode  old dir
- *                   name*: the old name, on failure
+ *                   name*: the old name, on failure or when the moved
+ *                   file has several hard links
  *   LINK            ino       new parent -     -        -          -            st_mode  -
  *                   name*: on failure
  *   OPEN            ino       -          new   -        -          app's open   -        -

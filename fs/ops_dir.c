@@ -526,6 +526,9 @@ static void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!ret && fstatat(nref.fd, newname, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		op.rec.file = st.st_ino;
 		op.rec.mode = st.st_mode;
+		/* with several hard links the old name says which one moved */
+		if (!S_ISDIR(st.st_mode) && st.st_nlink > 1)
+			op.rec.name = name;
 		fs_op_name(&op, NULL, newdir->ino, newname, &st, 0, true);
 	}
 	if (!ret && (flags & RENAME_EXCHANGE) &&

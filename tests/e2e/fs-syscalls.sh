@@ -92,6 +92,9 @@ r("sizes-after-exchange", lambda: (os.stat(p("b")).st_size, os.stat(p("c")).st_s
 r("link", os.link, p("c"), p("l")); e("link", 0, 0, 0)
 r("link-exists", os.link, p("c"), p("l"))
 r("nlink", lambda: os.stat(p("c")).st_nlink)
+# a file with two names: the rename records which name moved
+r("rename-hardlinked", os.rename, p("l"), p("l2")); e("rename", 0, 0, 0, 'name="l"')
+r("rename-hardlinked-back", os.rename, p("l2"), p("l")); e("rename", 0, 0, 0, 'name="l2"')
 r("symlink", os.symlink, "c", p("s")); e("symlink", 0, 1, 0, 'name="c"')
 r("readlink", os.readlink, p("s")); e("readlink", 0, 0, 1)
 r("stat-through-symlink", lambda: os.stat(p("s")).st_size)
