@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iotap_workload.h - the one public header of libiotap-workload
+ *
+ * Workload models that imitate bonnie++ (2.00a, as Debian ships it, and
+ * 1.03), iozone, dd and hdparm -T/-t: the same system calls in the same
+ * order, timed and reported in the units and layouts of those tools, and
+ * recorded, op by op, into an iotap trace (trace/iotap_trace.h) with
+ * PHASE markers that carry the workload's own CPU time.
+ *
+ * Use: check each target with iotap_workload_target_check(), open one
+ * struct iotap_workload_ctx per target, run a workload on it (as often as
+ * -x repeats ask), print the results, close the context (which closes the
+ * trace). Targets may run concurrently, one thread each; a context belongs
+ * to the thread that opened it.
+ *
+ * Every function returns 0 or -errno unless stated otherwise. Nothing here
+ * prints except the *_print functions into the FILE they are given, and
+ * nothing calls exit() or installs signal handlers: the caller's SIGINT
+ * handler calls iotap_workload_interrupt().
+ */
+#ifndef IOTAP_WORKLOAD_H
+#define IOTAP_WORKLOAD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* --- targets and run contexts ----------------------------------------- */
+
+/* What iotap_workload_target_check() found. */
+struct iotap_workload_target {
+	int is_dir;			/* a directory */
+	int is_blockdev;		/* a block device */
+	uint64_t size;			/* regular file or device: bytes */
+	uint64_t avail_bytes;		/* free space for an unprivileged writer */
+	uint64_t fsid;			/* filesystem id (statvfs f_fsid), to add up demands */
+	uint64_t ram_bytes;		/* physical memory of this machine */
+	int is_fuse;			/* on a FUSE filesystem (an iotap mount, say) */
+};
+
+/*
+ * iotap_workload_target_check - can a workload use @path?
+ * @need_dir:   1: @path must be a directory we may create files in
+ *
+ * Writes nothing. Return: 0; -ENOENT, -ENOTDIR (want a directory),
+ * -EROFS (read-only filesystem), -EACCES (no write permission), or -errno
+ * from stat(2)/statvfs(2).
+ */
+int iotap_workload_target_check(const char *path, int need_dir,
+				struct iotap_workload_target *t);
+
+/*
+ * struct iotap_workload_progress - one progress report of a running phase
+ *
+ * Reports come from the thread that runs the target, about once a second
+ * once a phase has run two seconds; a phase that reported ends with one
+ * report with @done set.
+ */
+struct iotap_workload_progress {
+	const char *target;		/* the context's directory or file */
+	const char *phase;		/* its marker name */
+	double fraction;		/* 0..1 done */
+	double elapsed_s;		/* since the phase began */
+	double mb_per_s;		/* data phases: 10^6 bytes/s since the last report */
+	double units_per_s;		/* metadata phases: files (or seeks) per second */
+	int done;			/* 1: the phase ended */
+	int partial;			/* with done: it was interrupted or failed */
+};
+
+typedef void (*iotap_workload_progress_fn)(void *arg, const struct iotap_workload_progress *p);
+
+/* Context flags. */
+#define IOTAP_WORKLOAD_DROP_CACHES	(1u << 0)	/* sync, drop_caches before each phase */
+#define IOTAP_WORKLOAD_TRACE_FORCE	(1u << 1)	/* overwrite an existing trace file */
+
+struct iotap_workload_env {
+	const char *target;		/* directory (or file/device for dd --read and hdparm) */
+	const char *trace_path;		/* trace to write, NULL: none */
+	const char *cmdline;		/* the command line, for the trace header */
+	const char *workload;		/* header.workload: "bonnie -s 64 -n 1" */
+	unsigned int flags;		/* IOTAP_WORKLOAD_* */
+	iotap_workload_progress_fn progress;	/* NULL: no reports */
+	void *progress_arg;
+};
+
+struct iotap_workload_ctx;
+
+/*
+ * iotap_workload_ctx_open - start a run on one target
+ *
+ * Opens the target and, with @env->trace_path, the trace (recorder with
+ * one buffer per thread; the header says source "workload", backing = the
+ * target, workload = @env->workload) and writes a NAME record for the
+ * target. The calling thread owns the context. Return: 0, or -errno of
+ * opening the target or the trace (-EEXIST: the trace exists).
+ */
+int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_workload_env *env);
+
+/* Close the trace (END record) and free @c. Return: 0 or the trace's first write error. */
+int iotap_workload_ctx_close(struct iotap_workload_ctx *c);
+
+/* What failed last ("write 'Bonnie.123' at 8192"), "" if nothing. */
+const char *iotap_workload_ctx_error(const struct iotap_workload_ctx *c);
+
+/* Trace records dropped so far because the trace writer fell behind. */
+uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c);
+
+/*
+ * iotap_workload_interrupt - ask every running workload to stop
+ *
+ * Async-signal-safe: call it from a SIGINT handler. Running phases end at
+ * their next unit, are reported partial, and the files are removed.
+ */
+void iotap_workload_interrupt(void);
+int iotap_workload_interrupted(void);
+
+/* Figures of one phase. */
+struct iotap_workload_phase_result {
+	int ran;			/* the phase ran (or started, if partial) */
+	int partial;			/* interrupted while running */
+	double elapsed_s;		/* wall time between its markers */
+	double cpu_s;			/* CPU of the workload's threads meanwhile */
+	double latency_max_s;		/* longest unit (bonnie++'s latency) */
+	uint64_t bytes;			/* data read + written */
+	uint64_t units;			/* units done: chunks, files, seeks, records */
+};
+
+/* --- bonnie --------------------------------------------------------------- */
+
+/* bonnie++'s tests, in its order (the columns of its tables). */
+enum iotap_bonnie_test {
+	IOTAP_BONNIE_PUTC,
+	IOTAP_BONNIE_WRITE,
+	IOTAP_BONNIE_REWRITE,
+	IOTAP_BONNIE_GETC,
+	IOTAP_BONNIE_READ,
+	IOTAP_BONNIE_SEEKS,
+	IOTAP_BONNIE_SEQ_CREATE,
+	IOTAP_BONNIE_SEQ_STAT,
+	IOTAP_BONNIE_SEQ_DELETE,
+	IOTAP_BONNIE_RAND_CREATE,
+	IOTAP_BONNIE_RAND_STAT,
+	IOTAP_BONNIE_RAND_DELETE,
+	IOTAP_BONNIE_TESTS
+};
+
+#define IOTAP_BONNIE_103	(1u << 0)	/* 1.03: stdio per-char, 3 seekers, 1 GiB files */
+#define IOTAP_BONNIE_SYNC	(1u << 1)	/* -b: fsync where bonnie++ -b does */
+#define IOTAP_BONNIE_DIRECT	(1u << 2)	/* -D: O_DIRECT on the files it creates */
+
+struct iotap_workload_bonnie_opts {
+	uint32_t file_mib;		/* -s, MiB; 0: no file I/O tests */
+	uint32_t chunk;			/* bytes per block I/O, power of two 256..1 MiB */
+	uint32_t char_mib;		/* MiB of per-char I/O; 0: skip (-f) */
+	uint32_t seeks;			/* random seeks */
+	uint32_t seekers;		/* competing seeker threads */
+	uint32_t num_files;		/* -n, units of 1024 files; 0: no file tests */
+	int32_t max_size, min_size;	/* -n num:max:min, bytes of data per file */
+	uint32_t num_dirs;		/* -n num:max:min:dirs */
+	uint32_t file_chunk;		/* bytes per write of a created file */
+	uint32_t seed;			/* -z */
+	uint32_t ram_mib;		/* -r, for the record only */
+	unsigned int flags;		/* IOTAP_BONNIE_* */
+	const char *machine;		/* -m, the Name column */
+};
+
+/* Defaults of bonnie++ 2.00a, or 1.03 with @v103. */
+void iotap_workload_bonnie_opts_init(struct iotap_workload_bonnie_opts *o, int v103);
+
+struct iotap_workload_bonnie_result {
+	struct iotap_workload_phase_result test[IOTAP_BONNIE_TESTS];
+	int partial;			/* interrupted */
+	int failed;			/* an operation failed (ctx error says which) */
+};
+
+/*
+ * iotap_workload_bonnie_run - one bonnie++ run (one of -x repeats)
+ *
+ * Creates Bonnie.PID (file, then directory) in the target, runs the tests
+ * in bonnie++'s order and removes everything, also when interrupted.
+ * Return: 0, -EINTR (results partial), or -errno (@r->failed).
+ */
+int iotap_workload_bonnie_run(struct iotap_workload_ctx *c,
+			      const struct iotap_workload_bonnie_opts *o,
+			      struct iotap_workload_bonnie_result *r);
+
+/* bonnie++'s two text tables (with 2.x's Latency lines). */
+void iotap_workload_bonnie_print_text(FILE *f, const struct iotap_workload_bonnie_opts *o,
+				      const struct iotap_workload_bonnie_result *r);
+/* The CSV header line bonnie++ prints before -x runs. */
+void iotap_workload_bonnie_print_csv_header(FILE *f, const struct iotap_workload_bonnie_opts *o);
+/* bonnie++'s one-line CSV (format 1.98 for 2.x; 1.03's layout in 1.03 mode). */
+void iotap_workload_bonnie_print_csv(FILE *f, const struct iotap_workload_bonnie_opts *o,
+				     const struct iotap_workload_bonnie_result *r);
+/* Mean ± sample standard deviation of each figure over @n runs. */
+void iotap_workload_bonnie_print_summary(FILE *f, const struct iotap_workload_bonnie_opts *o,
+					 const struct iotap_workload_bonnie_result *r,
+					 unsigned int n);
+
+/* Marker name of a test ("putc", "seq_create"...). */
+const char *iotap_workload_bonnie_test_name(unsigned int test);
+
+/* --- iozone ----------------------------------------------------------------- */
+
+#define IOTAP_IOZONE_T_WRITE	(1u << 0)	/* -i 0: write, rewrite */
+#define IOTAP_IOZONE_T_READ	(1u << 1)	/* -i 1: read, re-read */
+#define IOTAP_IOZONE_T_RANDOM	(1u << 2)	/* -i 2: random read, random write */
+
+#define IOTAP_IOZONE_DIRECT	(1u << 0)	/* -I: O_DIRECT */
+#define IOTAP_IOZONE_FSYNC	(1u << 1)	/* -e: fsync inside the write timing */
+#define IOTAP_IOZONE_CLOSE	(1u << 2)	/* -c: close inside the timing */
+#define IOTAP_IOZONE_NOSTONEWALL (1u << 3)	/* -x: no stonewalling in -t mode */
+
+/* The six tests in iozone's column order. */
+enum iotap_iozone_test {
+	IOTAP_IOZONE_WRITE,
+	IOTAP_IOZONE_REWRITE,
+	IOTAP_IOZONE_READ,
+	IOTAP_IOZONE_REREAD,
+	IOTAP_IOZONE_RANDOM_READ,
+	IOTAP_IOZONE_RANDOM_WRITE,
+	IOTAP_IOZONE_TESTS
+};
+
+struct iotap_workload_iozone_opts {
+	unsigned int tests;		/* IOTAP_IOZONE_T_* (write is implied by the others) */
+	unsigned int flags;		/* IOTAP_IOZONE_* */
+	int automode;			/* -a */
+	uint64_t file_kb;		/* -s (single run, or -a's only size if set) */
+	uint64_t rec_kb;		/* -r (single run, or -a's only record size if set) */
+	uint64_t min_file_kb, max_file_kb;	/* -a range (-n, -g) */
+	uint64_t min_rec_kb, max_rec_kb;	/* -a range (-y, -q) */
+	unsigned int threads;		/* -t N: throughput mode; 0: off */
+};
+
+void iotap_workload_iozone_opts_init(struct iotap_workload_iozone_opts *o);
+
+/* One row of iozone's table: one (file size, record size) pair. */
+struct iotap_workload_iozone_row {
+	uint64_t file_kb, rec_kb;
+	int skipped;			/* -a skipped this small record for a large file */
+	uint64_t kb_per_s[IOTAP_IOZONE_TESTS];	/* 0: not run */
+	struct iotap_workload_phase_result ph[IOTAP_IOZONE_TESTS];
+};
+
+/* Throughput mode (-t) figures of one test, as iozone prints them. */
+struct iotap_workload_iozone_tput {
+	int ran;
+	double children_kb_s;		/* sum of each thread's KB/s */
+	double parent_kb_s;		/* all KB over the wall time */
+	double min_kb_s, max_kb_s, avg_kb_s;
+	double min_xfer_kb;		/* least KB a thread moved before the stonewall */
+	struct iotap_workload_phase_result ph;
+};
+
+struct iotap_workload_iozone_result {
+	struct iotap_workload_iozone_row *rows;
+	unsigned int nrows;
+	struct iotap_workload_iozone_tput tput[IOTAP_IOZONE_TESTS];
+	int partial, failed;
+};
+
+/*
+ * iotap_workload_iozone_run - iozone's auto, single or throughput run
+ * @live: iozone's running table is printed here row by row (NULL: none)
+ *
+ * Return: 0, -EINTR, or -errno. Free @r with iotap_workload_iozone_result_release().
+ */
+int iotap_workload_iozone_run(struct iotap_workload_ctx *c,
+			      const struct iotap_workload_iozone_opts *o,
+			      struct iotap_workload_iozone_result *r, FILE *live);
+void iotap_workload_iozone_result_release(struct iotap_workload_iozone_result *r);
+/* iozone's preamble (mode, sizes, units). */
+void iotap_workload_iozone_print_header(FILE *f, const struct iotap_workload_iozone_opts *o,
+					const char *cmdline);
+/* iozone's table (kB, reclen, write, rewrite, read, reread, random read, random write). */
+void iotap_workload_iozone_print_table(FILE *f, const struct iotap_workload_iozone_opts *o,
+				       const struct iotap_workload_iozone_result *r);
+/* -R: "Excel output": one table per test, file sizes down, record sizes across. */
+void iotap_workload_iozone_print_report(FILE *f, const struct iotap_workload_iozone_opts *o,
+					const struct iotap_workload_iozone_result *r);
+/* -t: iozone's per-test throughput lines and its summary table. */
+void iotap_workload_iozone_print_tput(FILE *f, const struct iotap_workload_iozone_opts *o,
+				      const struct iotap_workload_iozone_result *r);
+
+/* --- dd ----------------------------------------------------------------------- */
+
+#define IOTAP_DD_READ		(1u << 0)	/* read instead of write */
+#define IOTAP_DD_DIRECT		(1u << 1)	/* O_DIRECT (iflag/oflag=direct) */
+#define IOTAP_DD_FDATASYNC	(1u << 2)	/* conv=fdatasync: fdatasync at the end, timed */
+
+struct iotap_workload_dd_opts {
+	uint64_t bs;			/* bytes per read/write */
+	uint64_t count;			/* blocks */
+	unsigned int flags;		/* IOTAP_DD_* */
+	const char *file;		/* name in a directory target (default iotap-dd.dat) */
+	int keep;			/* keep the file afterwards */
+};
+
+struct iotap_workload_dd_result {
+	uint64_t full_in, partial_in, full_out, partial_out;	/* dd's records in/out */
+	uint64_t bytes;
+	double seconds;
+	int prepared;			/* --read had to write the file first */
+	struct iotap_workload_phase_result ph;
+	int partial, failed;
+};
+
+int iotap_workload_dd_run(struct iotap_workload_ctx *c, const struct iotap_workload_dd_opts *o,
+			  struct iotap_workload_dd_result *r);
+/* GNU dd's three lines: records in, records out, bytes/seconds/rate. */
+void iotap_workload_dd_print(FILE *f, const struct iotap_workload_dd_result *r);
+
+/* --- hdparm --------------------------------------------------------------------- */
+
+#define IOTAP_HDPARM_CACHED	(1u << 0)	/* -T */
+#define IOTAP_HDPARM_DEVICE	(1u << 1)	/* -t */
+#define IOTAP_HDPARM_DIRECT	(1u << 2)	/* --direct: O_DIRECT for both */
+
+struct iotap_workload_hdparm_opts {
+	unsigned int flags;		/* IOTAP_HDPARM_* */
+	uint64_t file_bytes;		/* directory target: size of the file to create */
+};
+
+struct iotap_workload_hdparm_result {
+	int ran_cached, ran_device;
+	uint64_t cached_mb, device_mb;	/* hdparm's MB: 2 MiB per read, counted as 2 */
+	double cached_s, device_s;
+	struct iotap_workload_phase_result ph_cached, ph_device;
+	int partial, failed;
+};
+
+int iotap_workload_hdparm_run(struct iotap_workload_ctx *c,
+			      const struct iotap_workload_hdparm_opts *o,
+			      struct iotap_workload_hdparm_result *r);
+void iotap_workload_hdparm_print(FILE *f, const char *target,
+				 const struct iotap_workload_hdparm_opts *o,
+				 const struct iotap_workload_hdparm_result *r);
+
+#endif /* IOTAP_WORKLOAD_H */
