@@ -22,6 +22,7 @@ int cmd_mount(int argc, char **argv);
 int cmd_umount(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
