@@ -7,16 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 need_fuse
 
-# expect STATUS PATTERN CMD...: CMD exits STATUS and stderr matches PATTERN
-expect() {
-	local want=$1 pat=$2
-	shift 2
-	"$@" > $T/out 2> $T/err
-	local rc=$?
-	[ $rc -eq $want ] || { cat $T/err; fail "'$*' exited $rc, want $want"; }
-	[ $rc -lt 128 ] || fail "'$*' crashed (status $rc)"
-	grep -qi -- "$pat" $T/err || { cat $T/err; fail "'$*': stderr lacks '$pat'"; }
-}
 
 expect 2 "not an iotap command" "$IOTAP" frobnicate
 expect 2 "usage: iotap" "$IOTAP"

@@ -16,6 +16,9 @@
 #   skip "why"                              print and exit 77
 #   check "text" CMD...                     run CMD; fail with text if it fails
 #   expect_eq "what" GOT WANT               fail unless equal
+#   expect STATUS PATTERN CMD...            CMD exits STATUS (never a crash) and its
+#                                           stderr matches PATTERN (case-insensitive);
+#                                           its output stays in $T/out and $T/err
 
 set -u
 
@@ -34,6 +37,16 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 note() { echo "# $*" >&2; }
 check() { local what=$1; shift; "$@" || fail "$what (command: $*)"; }
 expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+
+expect() {
+	local want=$1 pat=$2
+	shift 2
+	"$@" > $T/out 2> $T/err
+	local rc=$?
+	[ $rc -lt 128 ] || fail "'$*' crashed (status $rc)"
+	[ $rc -eq $want ] || { cat $T/err; fail "'$*' exited $rc, want $want"; }
+	grep -qi -- "$pat" $T/err || { cat $T/err; fail "'$*': stderr lacks '$pat'"; }
+}
 
 _cleanup() {
 	local rc=$?

@@ -10,16 +10,6 @@ SYNTH=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/unit/repo
 [ -x "$SYNTH" ] || skip "no report-synth at $SYNTH (build the tests)"
 [ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
 
-# expect STATUS PATTERN CMD...: CMD exits STATUS and stderr matches PATTERN
-expect() {
-	local want=$1 pat=$2
-	shift 2
-	"$@" > $T/out 2> $T/err
-	local rc=$?
-	[ $rc -lt 128 ] || fail "'$*' crashed (status $rc)"
-	[ $rc -eq $want ] || { cat $T/err; fail "'$*' exited $rc, want $want"; }
-	grep -qi -- "$pat" $T/err || { cat $T/err; fail "'$*': stderr lacks '$pat'"; }
-}
 
 printf 'a seqwrite ops=200000 rate=20000 bs=8192 lat=20\nb seqread ops=200000 rate=20000 bs=8192\n' |
 	"$SYNTH" --samples $T/good.iotap - > /dev/null || fail "synth"

@@ -11,15 +11,6 @@
 D=$T/d
 mkdir -p $D
 
-expect() {
-	local want=$1 pat=$2
-	shift 2
-	"$@" > $T/out 2> $T/err
-	local rc=$?
-	[ $rc -eq $want ] || { cat $T/err; fail "'$*' exited $rc, want $want"; }
-	grep -qi -- "$pat" $T/err || { cat $T/err; fail "'$*': stderr lacks '$pat'"; }
-	[ -z "$(ls -A $D)" ] || fail "'$*' wrote into $D: $(ls -A $D)"
-}
 
 expect 2 "not a workload" "$IOTAP" run frob $D
 expect 2 "usage: iotap run WORKLOAD" "$IOTAP" run
