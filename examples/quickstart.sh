@@ -3,7 +3,7 @@
 #
 # quickstart.sh - from a fresh Debian machine to a real capture and its report
 #
-#   sudo examples/quickstart.sh [DIR]
+#   examples/quickstart.sh [DIR]          (as root)
 #
 # Installs what iotap needs (apt-get), builds it with meson into build/,
 # mounts DIR (default: a new temp dir) over itself with capture on, runs
