@@ -117,32 +117,17 @@ out:
 		fs_file_detach(fi);
 }
 
-/* pread until @size bytes, end of file or an error; bytes or -errno. */
-static ssize_t pread_full(int fd, char *buf, size_t size, off_t off)
+/*
+ * pread/pwrite until @size bytes, end of file (a 0 return) or an error.
+ * Return: bytes done, or -errno if nothing was done.
+ */
+static ssize_t pio_full(int fd, char *buf, size_t size, off_t off, bool write)
 {
 	size_t done = 0;
 
 	while (done < size) {
-		ssize_t n = pread(fd, buf + done, size - done, off + done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return done ? (ssize_t)done : -errno;
-		}
-		if (n == 0)
-			break;
-		done += n;
-	}
-	return done;
-}
-
-static ssize_t pwrite_full(int fd, const char *buf, size_t size, off_t off)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = pwrite(fd, buf + done, size - done, off + done);
+		ssize_t n = write ? pwrite(fd, buf + done, size - done, off + done)
+				  : pread(fd, buf + done, size - done, off + done);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -179,7 +164,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		goto out;
 	}
 	fs_op_io_begin(&op);
-	ret = pread_full(f->fd, buf, size, off);
+	ret = pio_full(f->fd, buf, size, off, false);
 	fs_op_io_end(&op);
 out:
 	fs_op_end(&op, ret);
@@ -226,7 +211,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		data = dst.buf[0].mem;
 	}
 	fs_op_io_begin(&op);
-	ret = pwrite_full(f->fd, data, size, off);
+	ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
 	fs_op_io_end(&op);
 out:
 	fs_op_end(&op, ret);
