@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -631,8 +632,15 @@ static void *rcd_writer_main(void *arg)
 	struct iotap_trace_recorder *r = arg;
 	uint64_t now, next_flush, next_chunk, next_sample;
 	unsigned int tick = r->flush_ms < RCD_TICK_MS ? r->flush_ms : RCD_TICK_MS;
+	struct sched_param sp = { 0 };
 	struct timespec ts;
 
+	/*
+	 * SCHED_BATCH: a wake-up of this thread never preempts a recording
+	 * thread (or the application) on its CPU; it still gets its fair
+	 * share. Best effort: the pool absorbs the delay.
+	 */
+	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 	if (r->note[0]) {
 		struct iotap_trace_rec rec;
 
