@@ -149,10 +149,10 @@ void fig_size_summary(const struct dir_stats *d, char *buf, size_t len)
 		used[n++] = (unsigned int)best;
 		{
 			char sz[32], pct[16];
-			uint64_t mean = d->size_bytes[best] / d->size_hist[best];
+			uint64_t bsz = dir_bucket_size(d, (unsigned int)best);
 			double share = 100.0 * (double)d->size_hist[best] / (double)d->ops;
 
-			fmt_req_size(mean, sz, sizeof(sz));
+			fmt_req_size(bsz, sz, sizeof(sz));
 			snprintf(pct, sizeof(pct), share < 0.05 ? "<0.1%%" : "%.1f%%", share);
 			l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s %s",
 					      n > 1 ? ", " : "", sz, pct);

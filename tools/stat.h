@@ -123,6 +123,7 @@ struct dir_stats {
 	uint64_t errors;
 	uint64_t size_hist[SIZE_BUCKETS];	/* requests per size bucket */
 	uint64_t size_bytes[SIZE_BUCKETS];	/* requested bytes per size bucket */
+	uint64_t size_top[SIZE_BUCKETS];	/* requests of exactly 2^i bytes */
 };
 
 struct sample_pt {
@@ -191,6 +192,8 @@ static inline int pstats_is_data_op(unsigned int op)
 int pstats_is_meta_op(unsigned int op);
 /* Request size that most requests of @d have, bytes (mean of the fullest bucket). */
 uint64_t dir_typical_size(const struct dir_stats *d);
+/* The size that stands for bucket @i: 2^i when most of it is exactly that, else the mean. */
+uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i);
 
 static inline unsigned int tid_slot(uint32_t tid)
 {

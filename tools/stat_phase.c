@@ -112,6 +112,8 @@ void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_see
 		d->size_hist[sb]++;
 		p->data_tid_bits[slot / 64] |= 1ull << (slot % 64);
 		d->size_bytes[sb] += r->length;
+		if (r->length == 1ull << sb)
+			d->size_top[sb]++;
 		p->data_ops++;
 		if (is_seek) {
 			uint64_t a = dist < 0 ? (uint64_t)-dist : (uint64_t)dist;
@@ -232,6 +234,20 @@ unsigned int pstats_data_threads(const struct pstats *p)
 	return sketch_count(p->data_tid_bits);
 }
 
+/*
+ * A bucket's mean says "1020k" for a run of 1 MiB writes with a few short
+ * ones at the end; when most of the bucket is exactly its upper bound (the
+ * usual power-of-two I/O size), name that instead.
+ */
+uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i)
+{
+	if (!d->size_hist[i])
+		return 0;
+	if (2 * d->size_top[i] >= d->size_hist[i])
+		return 1ull << i;
+	return (d->size_bytes[i] + d->size_hist[i] / 2) / d->size_hist[i];
+}
+
 uint64_t dir_typical_size(const struct dir_stats *d)
 {
 	unsigned int i, best = 0;
@@ -239,7 +255,5 @@ uint64_t dir_typical_size(const struct dir_stats *d)
 	for (i = 1; i < SIZE_BUCKETS; i++)
 		if (d->size_hist[i] > d->size_hist[best])
 			best = i;
-	if (!d->size_hist[best])
-		return 0;
-	return (d->size_bytes[best] + d->size_hist[best] / 2) / d->size_hist[best];
+	return dir_bucket_size(d, best);
 }

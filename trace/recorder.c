@@ -21,7 +21,8 @@
  *
  * The writer thread wakes every 50 ms (producers never signal it), drains
  * full buffers, and every flush_ms collects every slot's partial buffer
- * too, so that a chunk can be written at least every chunk_ms.
+ * too, so that a chunk can be written at least every chunk_ms. It runs
+ * SCHED_BATCH, so its wake-ups never preempt a recording thread.
  *
  * Order (FORMAT.md "Order and watermarks"). Before collecting, the writer
  * reads the clock, then every slot's in-flight start time, and promises

@@ -513,6 +513,32 @@ static void test_empty(void)
 	report_release(&rep);
 }
 
+/* A run of 1 MiB writes with a few short ones is "1m", not its bucket's mean. */
+static void test_size_label(void)
+{
+	struct dir_stats d;
+	char buf[128];
+
+	memset(&d, 0, sizeof(d));
+	d.ops = 100;
+	d.size_hist[20] = 100;		/* (512 KiB, 1 MiB] */
+	d.size_top[20] = 97;
+	d.size_bytes[20] = 97ull * 1048576 + 3ull * 600 * 1024;
+	ok(dir_bucket_size(&d, 20) == 1048576, "mostly exact 1 MiB: the bucket is 1 MiB");
+	ok(dir_typical_size(&d) == 1048576, "typical size 1 MiB");
+	fig_size_summary(&d, buf, sizeof(buf));
+	ok(!strcmp(buf, "1m 100.0%"), "size summary '%s'", buf);
+
+	memset(&d, 0, sizeof(d));
+	d.ops = 10;
+	d.size_hist[13] = 10;		/* (4 KiB, 8 KiB] */
+	d.size_bytes[13] = 10 * 6000;
+	ok(dir_bucket_size(&d, 13) == 6000, "no exact 8 KiB: the mean, 6000");
+	d.size_top[13] = 4;
+	ok(dir_bucket_size(&d, 13) == 6000, "a minority of exact 8 KiB: still the mean");
+	ok(dir_bucket_size(&d, 12) == 0, "an empty bucket: 0");
+}
+
 int main(void)
 {
 	char cmd[512];
@@ -522,6 +548,7 @@ int main(void)
 		return 1;
 	}
 	test_histogram();
+	test_size_label();
 	test_golden();
 	test_percentiles();
 	test_flags();
