@@ -195,6 +195,30 @@ uint32_t fs_tgid(uint32_t tid)
 	return tgid;
 }
 
+bool fs_proc_in_group(uint32_t tid, uint32_t gid)
+{
+	char path[48], buf[4096];
+	const char *p;
+	char *end;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (read_proc(path, buf, sizeof(buf)) < 0)
+		return false;
+	p = strstr(buf, "\nGroups:");
+	if (!p)
+		return false;
+	p += 8;
+	for (;;) {
+		unsigned long g = strtoul(p, &end, 10);
+
+		if (end == p)
+			return false;
+		if (g == gid)
+			return true;
+		p = end;
+	}
+}
+
 int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns)
 {
 	unsigned long long ut, st;

@@ -240,6 +240,7 @@ struct fs_ctx {
 	int handles;				/* 1: inodes are held by file handle */
 	int privileged;				/* euid 0: switch fsuid for creations */
 	int cache_mode;				/* 0 direct_io, 1 page cache + writeback */
+	int killpriv_v2;			/* the daemon kills suid/sgid (session.c) */
 	double timeout;				/* entry and attr timeout, s */
 	unsigned int max_read;			/* bytes, <= FS_MAX_IO (-o max_read=) */
 	struct fs_inode *root;
@@ -369,12 +370,24 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 /* Thread-group id of thread @tid, cached. */
 uint32_t fs_tgid(uint32_t tid);
 /* CPU time of process @pid, ns; 0 or -errno. */
+/* Whether thread @tid has @gid among its supplementary groups (/proc). */
+bool fs_proc_in_group(uint32_t tid, uint32_t gid);
 int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 
 /* --- shared by the ops (ops_file.c) ----------------------------------- */
 
 /* Flags to open the backing file with for an application's open(2) @flags. */
 int fs_backing_flags(struct fs_ctx *fs, int flags);
+/* The request being served asks the daemon to kill suid/sgid (session.c). */
+bool fs_req_kill_suidgid(void);
+/*
+ * Drop S_ISUID, and S_ISGID if the file is group-executable or the caller
+ * of @req is not in its group, from the regular file open at @fd: what the
+ * VFS does when a caller without CAP_FSETID writes or truncates it
+ * (setattr_should_drop_sgid()). Through @path if set (@fd may be O_PATH).
+ * Return: 0 or -errno.
+ */
+int fs_kill_suidgid(fuse_req_t req, int fd, const char *path);
 /* Wrap backing @fd in a new struct fs_file and fill @fi; 0 or -ENOMEM. */
 int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 		   struct fs_inode *inode);

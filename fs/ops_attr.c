@@ -67,8 +67,8 @@ static void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 }
 
 /* The backing calls of a setattr, in the order the kernel expects. */
-static int do_setattr(struct fs_ctx *fs, struct fs_inode *inode, struct fs_file *f,
-		      const struct stat *attr, int valid)
+static int do_setattr(fuse_req_t req, struct fs_ctx *fs, struct fs_inode *inode,
+		      struct fs_file *f, const struct stat *attr, int valid)
 {
 	char proc[FS_PROCNAME_MAX];
 	struct fs_fdref ref = { .fd = -1, .inode = NULL };
@@ -97,6 +97,16 @@ static int do_setattr(struct fs_ctx *fs, struct fs_inode *inode, struct fs_file 
 		ret = f ? ftruncate(f->fd, attr->st_size) : truncate(proc, attr->st_size);
 		if (ret < 0)
 			goto out_errno;
+	}
+	/*
+	 * Under HANDLE_KILLPRIV_V2 the kernel flags a truncate by a caller
+	 * without CAP_FSETID (session.c). It flags every chown of a file too,
+	 * but our fchownat() already dropped what the VFS drops there.
+	 */
+	if ((valid & FUSE_SET_ATTR_SIZE) && fs_req_kill_suidgid()) {
+		ret = f ? fs_kill_suidgid(req, f->fd, NULL) : fs_kill_suidgid(req, ref.fd, proc);
+		if (ret)
+			goto out;
 	}
 	if (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
 		struct timespec tv[2] = {
@@ -151,7 +161,7 @@ static void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
 	ret = fs_op_fault(&op);
 	if (!ret) {
 		fs_op_io_begin(&op);
-		ret = do_setattr(fs, inode, f, attr, valid);
+		ret = do_setattr(req, fs, inode, f, attr, valid);
 		fs_op_io_end(&op);
 	}
 	if (!ret)

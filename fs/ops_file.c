@@ -75,6 +75,28 @@ int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 	return 0;
 }
 
+int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct stat st;
+	mode_t m;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	m = st.st_mode & 07777 & ~(mode_t)S_ISUID;
+	if ((st.st_mode & S_ISGID) &&
+	    ((st.st_mode & S_IXGRP) ||
+	     (st.st_gid != ctx->gid && !fs_proc_in_group(ctx->pid, st.st_gid))))
+		m &= ~(mode_t)S_ISGID;
+	if (m == (st.st_mode & 07777))
+		return 0;
+	if ((path ? chmod(path, m) : fchmod(fd, m)) < 0)
+		return -errno;
+	return 0;
+}
+
 void fs_file_detach(struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
@@ -98,6 +120,13 @@ static void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		goto out;
 	fs_op_io_begin(&op);
 	fd = fs_inode_open(fs, inode, fs_backing_flags(fs, fi->flags));
+	if (fd >= 0 && fs_req_kill_suidgid()) {
+		ret = fs_kill_suidgid(req, fd, NULL);	/* O_TRUNC by a caller without CAP_FSETID */
+		if (ret) {
+			close(fd);
+			fd = ret;
+		}
+	}
 	fs_op_io_end(&op);
 	if (fd < 0) {
 		ret = fd;
@@ -211,7 +240,9 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		data = dst.buf[0].mem;
 	}
 	fs_op_io_begin(&op);
-	ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
+	ret = fs_req_kill_suidgid() ? fs_kill_suidgid(req, f->fd, NULL) : 0;
+	if (!ret)
+		ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
 	fs_op_io_end(&op);
 out:
 	fs_op_end(&op, ret);

@@ -20,7 +20,8 @@
  *     (fuse_session_custom_io): it sees every request header first and
  *     records those libfuse answers itself without calling us (locks,
  *     tmpfile, unknown opcodes). It also turns splice off, so write payloads
- *     always arrive in memory.
+ *     always arrive in memory. It also negotiates
+ *     FUSE_HANDLE_KILLPRIV_V2, which libfuse 3.14 cannot (see below).
  *  4. Serve with fuse_session_loop_mt() until unmounted (the loop ends on
  *     ENODEV) or signalled (fuse_set_signal_handlers: SIGTERM, SIGINT,
  *     SIGHUP end the session). Only the main thread may take those signals:
@@ -66,6 +67,27 @@ struct fs_in_header {
 	uint16_t padding;
 };
 
+/* The parts of the kernel's request and reply bodies the hook reads or patches. */
+struct fs_init_in {
+	uint32_t major, minor, max_readahead, flags;
+};
+struct fs_init_out {
+	uint32_t major, minor, max_readahead, flags;
+};
+struct fs_out_header {
+	uint32_t len;
+	int32_t error;
+	uint64_t unique;
+};
+#define FS_OP_SETATTR		4
+#define FS_OP_OPEN		14
+#define FS_OP_WRITE		16
+#define FS_OP_INIT		26
+#define FS_HANDLE_KILLPRIV_V2	(1u << 28)	/* init flags, protocol 7.33 */
+#define FS_FATTR_KILL_SUIDGID	(1u << 11)	/* fuse_setattr_in.valid, offset 0 */
+#define FS_OPEN_KILL_SUIDGID	(1u << 0)	/* fuse_open_in.open_flags, offset 4 */
+#define FS_WRITE_KILL_SUIDGID	(1u << 2)	/* fuse_write_in.write_flags, offset 20 */
+
 /* Options the daemon takes from -o itself; the rest goes to libfuse. */
 struct fs_own_opts {
 	unsigned int cache_mode;
@@ -103,6 +125,69 @@ static bool opcode_unhandled(uint32_t opcode)
 	}
 }
 
+/*
+ * Killing suid/sgid. The daemon writes as root, so the backing file system
+ * never drops a file's setuid/setgid bits for it (CAP_FSETID); it does
+ * drop security.capability on our write, truncate and chown, as for any
+ * writer. The kernel flags the requests whose caller lacks CAP_FSETID:
+ * FUSE_WRITE_KILL_SUIDGID on direct_io writes always, and with
+ * FUSE_HANDLE_KILLPRIV_V2 also FATTR_KILL_SUIDGID on truncate and chown
+ * and FUSE_OPEN_KILL_SUIDGID on O_TRUNC opens; fs_kill_suidgid() then does
+ * what the VFS would. libfuse 3.14 neither negotiates HANDLE_KILLPRIV_V2
+ * nor passes those flags on (a user's write through a direct_io mount
+ * used to keep a setuid bit), so the hook below sets the flag in the INIT
+ * reply and hands each request's flag to its op in a thread variable:
+ * libfuse's worker that reads a request is the one that serves it.
+ * HANDLE_KILLPRIV_V2 also makes the kernel mark the superblock SB_NOSEC:
+ * in cache mode it no longer asks getxattr("security.capability") before
+ * every write(2) -- a round trip per write that passthrough_ll avoids
+ * only by not supporting xattrs at all.
+ */
+static uint64_t init_unique;		/* INIT request in flight, 0: none */
+static uint32_t init_flags;		/* what the kernel offered */
+static __thread bool req_kill_suidgid;
+
+bool fs_req_kill_suidgid(void)
+{
+	return req_kill_suidgid;
+}
+
+static void note_request(const struct fs_in_header *in, size_t n)
+{
+	const uint8_t *arg = (const uint8_t *)(in + 1);
+	size_t argn = n - sizeof(*in);
+	uint32_t v = 0;
+
+	switch (in->opcode) {
+	case FS_OP_INIT:
+		if (argn >= sizeof(struct fs_init_in)) {
+			const struct fs_init_in *ii = (const void *)arg;
+
+			init_flags = ii->major == 7 && ii->minor >= 33 ? ii->flags : 0;
+			init_unique = in->unique;
+		}
+		return;
+	case FS_OP_WRITE:
+		if (argn >= 24)
+			memcpy(&v, arg + 20, 4);
+		req_kill_suidgid = v & FS_WRITE_KILL_SUIDGID;
+		return;
+	case FS_OP_OPEN:
+		if (argn >= 8)
+			memcpy(&v, arg + 4, 4);
+		req_kill_suidgid = v & FS_OPEN_KILL_SUIDGID;
+		return;
+	case FS_OP_SETATTR:
+		if (argn >= 4)
+			memcpy(&v, arg, 4);
+		req_kill_suidgid = v & FS_FATTR_KILL_SUIDGID;
+		return;
+	default:
+		req_kill_suidgid = false;
+		return;
+	}
+}
+
 static ssize_t fs_io_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct fs_ctx *fs = userdata;
@@ -110,6 +195,8 @@ static ssize_t fs_io_read(int fd, void *buf, size_t len, void *userdata)
 
 	if (n >= (ssize_t)sizeof(struct fs_in_header)) {
 		const struct fs_in_header *in = buf;
+
+		note_request(in, (size_t)n);
 
 		if (caa_unlikely(opcode_unhandled(in->opcode))) {
 			int saved = errno, cancel;
@@ -133,7 +220,25 @@ static ssize_t fs_io_read(int fd, void *buf, size_t len, void *userdata)
 
 static ssize_t fs_io_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
-	(void)userdata;
+	struct fs_ctx *fs = userdata;
+
+	/* The INIT reply: ask for HANDLE_KILLPRIV_V2 (see above). */
+	if (caa_unlikely(init_unique) && count >= 2 &&
+	    iov[0].iov_len >= sizeof(struct fs_out_header) &&
+	    iov[1].iov_len >= sizeof(struct fs_init_out)) {
+		const struct fs_out_header *oh = iov[0].iov_base;
+		struct fs_init_out *io = iov[1].iov_base;
+
+		if (oh->unique == init_unique) {
+			init_unique = 0;
+			if (!oh->error && (init_flags & FS_HANDLE_KILLPRIV_V2)) {
+				io->flags |= FS_HANDLE_KILLPRIV_V2;
+				fs->killpriv_v2 = 1;
+			}
+			fs_log(FS_LOG_INFO, "privileges on write/truncate: killed by %s",
+			       fs->killpriv_v2 ? "the daemon (HANDLE_KILLPRIV_V2)" : "the kernel");
+		}
+	}
 	return writev(fd, iov, count);
 }
 
