@@ -240,7 +240,9 @@ struct fs_ctx {
 	int handles;				/* 1: inodes are held by file handle */
 	int privileged;				/* euid 0: switch fsuid for creations */
 	int cache_mode;				/* 0 direct_io, 1 page cache + writeback */
-	int killpriv_v2;			/* the daemon kills suid/sgid (session.c) */
+	int killpriv_v2;			/* HANDLE_KILLPRIV_V2 negotiated (session.c) */
+	uint64_t init_unique;			/* INIT request in flight, 0: none */
+	uint32_t init_flags;			/* the flags the kernel offered in INIT */
 	double timeout;				/* entry and attr timeout, s */
 	unsigned int max_read;			/* bytes, <= FS_MAX_IO (-o max_read=) */
 	struct fs_inode *root;
@@ -369,9 +371,9 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid);
 /* Thread-group id of thread @tid, cached. */
 uint32_t fs_tgid(uint32_t tid);
-/* CPU time of process @pid, ns; 0 or -errno. */
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
+/* CPU time of process @pid, ns; 0 or -errno. */
 int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 
 /* --- shared by the ops (ops_file.c) ----------------------------------- */

@@ -239,10 +239,14 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		size = ret;
 		data = dst.buf[0].mem;
 	}
+	/* a caller without CAP_FSETID (session.c); outside the timed call */
+	if (fs_req_kill_suidgid()) {
+		ret = fs_kill_suidgid(req, f->fd, NULL);
+		if (ret)
+			goto out;
+	}
 	fs_op_io_begin(&op);
-	ret = fs_req_kill_suidgid() ? fs_kill_suidgid(req, f->fd, NULL) : 0;
-	if (!ret)
-		ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
+	ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
 	fs_op_io_end(&op);
 out:
 	fs_op_end(&op, ret);

@@ -143,8 +143,6 @@ static bool opcode_unhandled(uint32_t opcode)
  * every write(2) -- a round trip per write that passthrough_ll avoids
  * only by not supporting xattrs at all.
  */
-static uint64_t init_unique;		/* INIT request in flight, 0: none */
-static uint32_t init_flags;		/* what the kernel offered */
 static __thread bool req_kill_suidgid;
 
 bool fs_req_kill_suidgid(void)
@@ -152,7 +150,7 @@ bool fs_req_kill_suidgid(void)
 	return req_kill_suidgid;
 }
 
-static void note_request(const struct fs_in_header *in, size_t n)
+static void note_request(struct fs_ctx *fs, const struct fs_in_header *in, size_t n)
 {
 	const uint8_t *arg = (const uint8_t *)(in + 1);
 	size_t argn = n - sizeof(*in);
@@ -163,8 +161,9 @@ static void note_request(const struct fs_in_header *in, size_t n)
 		if (argn >= sizeof(struct fs_init_in)) {
 			const struct fs_init_in *ii = (const void *)arg;
 
-			init_flags = ii->major == 7 && ii->minor >= 33 ? ii->flags : 0;
-			init_unique = in->unique;
+			fs->init_flags = ii->major == 7 && ii->minor >= 33 ? ii->flags : 0;
+			/* the reply goes out of this thread; others only test for 0 */
+			CMM_STORE_SHARED(fs->init_unique, in->unique);
 		}
 		return;
 	case FS_OP_WRITE:
@@ -183,7 +182,6 @@ static void note_request(const struct fs_in_header *in, size_t n)
 		req_kill_suidgid = v & FS_FATTR_KILL_SUIDGID;
 		return;
 	default:
-		req_kill_suidgid = false;
 		return;
 	}
 }
@@ -193,10 +191,11 @@ static ssize_t fs_io_read(int fd, void *buf, size_t len, void *userdata)
 	struct fs_ctx *fs = userdata;
 	ssize_t n = read(fd, buf, len);
 
+	req_kill_suidgid = false;
 	if (n >= (ssize_t)sizeof(struct fs_in_header)) {
 		const struct fs_in_header *in = buf;
 
-		note_request(in, (size_t)n);
+		note_request(fs, in, (size_t)n);
 
 		if (caa_unlikely(opcode_unhandled(in->opcode))) {
 			int saved = errno, cancel;
@@ -223,15 +222,15 @@ static ssize_t fs_io_writev(int fd, struct iovec *iov, int count, void *userdata
 	struct fs_ctx *fs = userdata;
 
 	/* The INIT reply: ask for HANDLE_KILLPRIV_V2 (see above). */
-	if (caa_unlikely(init_unique) && count >= 2 &&
+	if (caa_unlikely(CMM_LOAD_SHARED(fs->init_unique)) && count >= 2 &&
 	    iov[0].iov_len >= sizeof(struct fs_out_header) &&
 	    iov[1].iov_len >= sizeof(struct fs_init_out)) {
 		const struct fs_out_header *oh = iov[0].iov_base;
 		struct fs_init_out *io = iov[1].iov_base;
 
-		if (oh->unique == init_unique) {
-			init_unique = 0;
-			if (!oh->error && (init_flags & FS_HANDLE_KILLPRIV_V2)) {
+		if (oh->unique == fs->init_unique) {
+			CMM_STORE_SHARED(fs->init_unique, 0);
+			if (!oh->error && (fs->init_flags & FS_HANDLE_KILLPRIV_V2)) {
 				io->flags |= FS_HANDLE_KILLPRIV_V2;
 				fs->killpriv_v2 = 1;
 			}
