@@ -138,18 +138,25 @@ static ssize_t read_proc(const char *path, char *buf, size_t size)
 	return n;
 }
 
-static uint32_t read_tgid(uint32_t tid)
+/* The text after @key ("\nName:") in /proc/@tid/status, read into @buf; NULL if none. */
+static const char *proc_status_field(uint32_t tid, const char *key, char *buf, size_t size)
 {
-	char path[48], buf[512];
+	char path[48];
 	const char *p;
 
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	if (read_proc(path, buf, sizeof(buf)) < 0)
-		return tid;
-	p = strstr(buf, "\nTgid:");
-	if (!p)
-		return tid;
-	return (uint32_t)strtoul(p + 6, NULL, 10);
+	if (read_proc(path, buf, size) < 0)
+		return NULL;
+	p = strstr(buf, key);
+	return p ? p + strlen(key) : NULL;
+}
+
+static uint32_t read_tgid(uint32_t tid)
+{
+	char buf[512];
+	const char *p = proc_status_field(tid, "\nTgid:", buf, sizeof(buf));
+
+	return p ? (uint32_t)strtoul(p, NULL, 10) : tid;
 }
 
 /*
@@ -197,17 +204,12 @@ uint32_t fs_tgid(uint32_t tid)
 
 bool fs_proc_in_group(uint32_t tid, uint32_t gid)
 {
-	char path[48], buf[4096];
-	const char *p;
+	char buf[4096];
+	const char *p = proc_status_field(tid, "\nGroups:", buf, sizeof(buf));
 	char *end;
 
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	if (read_proc(path, buf, sizeof(buf)) < 0)
-		return false;
-	p = strstr(buf, "\nGroups:");
 	if (!p)
-		return false;
-	p += 8;
+		return false;	/* unknown: the caller drops the bit, the safe side */
 	for (;;) {
 		unsigned long g = strtoul(p, &end, 10);
 
