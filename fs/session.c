@@ -234,8 +234,9 @@ static ssize_t fs_io_writev(int fd, struct iovec *iov, int count, void *userdata
 				io->flags |= FS_HANDLE_KILLPRIV_V2;
 				fs->killpriv_v2 = 1;
 			}
-			fs_log(FS_LOG_INFO, "privileges on write/truncate: killed by %s",
-			       fs->killpriv_v2 ? "the daemon (HANDLE_KILLPRIV_V2)" : "the kernel");
+			fs_log(FS_LOG_INFO, "%s", fs->killpriv_v2 ?
+			       "HANDLE_KILLPRIV_V2 on: the daemon drops suid/sgid bits" :
+			       "HANDLE_KILLPRIV_V2 not offered by the kernel");
 		}
 	}
 	return writev(fd, iov, count);

@@ -99,7 +99,7 @@ for mode in direct cache; do
 	if [ $mode = direct ]; then
 		[ "$nw" -ge 500 ] || fail "direct mode: expected >= 500 WRITE records, found $nw"
 	else
-		grep -q "HANDLE_KILLPRIV_V2" "$MOUNT_LOG" ||
+		grep -q "HANDLE_KILLPRIV_V2 on" "$MOUNT_LOG" ||
 			fail "cache mode did not negotiate HANDLE_KILLPRIV_V2 (see $MOUNT_LOG)"
 		[ "$nx" -lt 50 ] || fail "cache mode: $nx GETXATTR round trips for $nw writes"
 	fi
