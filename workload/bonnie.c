@@ -792,35 +792,37 @@ static int run_create(struct bon_run *b, const struct bon_step *st)
 	return ret;
 }
 
-static int run_stat(struct bon_run *b, const struct bon_step *st)
+/* What run_stat() and run_delete() do to one file of directory @d. */
+typedef int (*bon_file_fn)(struct bon_run *b, uint32_t d, const char *name, uint64_t ino);
+
+/*
+ * Apply @fn to every file, in b->names order (random_sort() first) or, with
+ * @in_readdir_order, directory by directory as readdir returns them, as
+ * bonnie++ does; each success is a unit of @s. Return: 0 or -errno.
+ */
+static int for_each_file(struct bon_run *b, struct wl_span *s, int in_readdir_order,
+			 bon_file_fn fn, uint32_t *count)
 {
 	struct iotap_workload_ctx *c = b->c;
 	struct bon_names *nm = &b->names;
-	struct wl_span s;
-	uint32_t i, d, count = 0;
+	uint32_t i, d;
 	int ret = 0;
 
-	if (st->flags & BON_RANDOM) {
-		random_sort(b);
-		wl_phase_begin(c, &s, st->name, nm->n, 0);
+	if (!in_readdir_order) {
 		for (i = 0; i < nm->n && !ret; i++) {
 			uint64_t t0 = wl_now();
 
-			if (wl_stopped()) {
-				ret = -EINTR;
-				break;
-			}
-			ret = stat_one(b, dir_fd(b, nm->dir[i]), nm->name[i]);
+			if (wl_stopped())
+				return -EINTR;
+			ret = fn(b, nm->dir[i], nm->name[i], nm->ino[i]);
 			if (!ret) {
-				wl_phase_unit(c, &s, 0, wl_now() - t0);
+				(*count)++;
+				wl_phase_unit(c, s, 0, wl_now() - t0);
 				wl_progress(c);
 			}
 		}
-		wl_phase_end(c, &s, &b->r->test[st->test], ret != 0);
 		return ret;
 	}
-	/* sequential: in readdir order, directory by directory */
-	wl_phase_begin(c, &s, st->name, nm->n, 0);
 	for (d = 0; d < b->o->num_dirs && !ret; d++) {
 		struct wl_dir dir;
 
@@ -840,89 +842,70 @@ static int run_stat(struct bon_run *b, const struct bon_step *st)
 			}
 			if (name[0] == '.')
 				continue;
-			ret = stat_one(b, dir_fd(b, d), name);
+			ret = fn(b, d, name, ino);
 			if (!ret) {
-				count++;
-				wl_phase_unit(c, &s, 0, wl_now() - t0);
+				(*count)++;
+				wl_phase_unit(c, s, 0, wl_now() - t0);
 				wl_progress(c);
 			}
 		}
 		wl_closedir(c, &dir);
 	}
-	if (!ret && count != nm->n)
-		ret = wl_fail(c, -ENOENT, "stat: expected %u files, found %u", nm->n, count);
+	return ret;
+}
+
+static int stat_file(struct bon_run *b, uint32_t d, const char *name, uint64_t ino)
+{
+	(void)ino;
+	return stat_one(b, dir_fd(b, d), name);
+}
+
+static int run_stat(struct bon_run *b, const struct bon_step *st)
+{
+	struct iotap_workload_ctx *c = b->c;
+	int random = !!(st->flags & BON_RANDOM);
+	uint32_t count = 0;
+	struct wl_span s;
+	int ret;
+
+	if (random)
+		random_sort(b);
+	wl_phase_begin(c, &s, st->name, b->names.n, 0);
+	ret = for_each_file(b, &s, !random, stat_file, &count);
+	/* every file must have turned up in readdir order */
+	if (!ret && !random && count != b->names.n)
+		ret = wl_fail(c, -ENOENT, "stat: expected %u files, found %u", b->names.n, count);
 	wl_phase_end(c, &s, &b->r->test[st->test], ret != 0);
+	return ret;
+}
+
+static int delete_file(struct bon_run *b, uint32_t d, const char *name, uint64_t ino)
+{
+	int ret = wl_unlink(b->c, dir_fd(b, d), dir_ino(b, d), name, ino);
+
+	if (!ret && (b->o->flags & IOTAP_BONNIE_SYNC))
+		ret = wl_fsync_dir(b->c, dir_fd(b, d), dir_ino(b, d));
 	return ret;
 }
 
 static int run_delete(struct bon_run *b, const struct bon_step *st)
 {
 	struct iotap_workload_ctx *c = b->c;
-	struct bon_names *nm = &b->names;
-	int sync_dir = !!(b->o->flags & IOTAP_BONNIE_SYNC);
+	int random = !!(st->flags & BON_RANDOM);
+	uint32_t count = 0;
 	struct wl_span s;
-	uint32_t i, d, count = 0;
-	int ret = 0;
+	int ret;
 
-	if (st->flags & BON_RANDOM)
+	if (random)
 		random_sort(b);
-	wl_phase_begin(c, &s, st->name, nm->n, 0);
-	if (st->flags & BON_RANDOM) {
-		for (i = 0; i < nm->n && !ret; i++) {
-			uint64_t t0 = wl_now();
-			uint32_t dd = nm->dir[i];
-
-			if (wl_stopped()) {
-				ret = -EINTR;
-				break;
-			}
-			ret = wl_unlink(c, dir_fd(b, dd), dir_ino(b, dd), nm->name[i], nm->ino[i]);
-			if (!ret && sync_dir)
-				ret = wl_fsync_dir(c, dir_fd(b, dd), dir_ino(b, dd));
-			if (!ret) {
-				count++;
-				wl_phase_unit(c, &s, 0, wl_now() - t0);
-				wl_progress(c);
-			}
-		}
-	} else {
-		for (d = 0; d < b->o->num_dirs && !ret; d++) {
-			struct wl_dir dir;
-
-			ret = wl_opendir(c, &dir, dir_fd(b, d), ".");
-			while (!ret) {
-				uint64_t t0 = wl_now(), ino;
-				const char *name;
-				int got = wl_readdir(c, &dir, &name, &ino);
-
-				if (got <= 0) {
-					ret = got;
-					break;
-				}
-				if (wl_stopped()) {
-					ret = -EINTR;
-					break;
-				}
-				if (name[0] == '.')
-					continue;
-				ret = wl_unlink(c, dir_fd(b, d), dir_ino(b, d), name, ino);
-				if (!ret && sync_dir)
-					ret = wl_fsync_dir(c, dir_fd(b, d), dir_ino(b, d));
-				if (!ret) {
-					count++;
-					wl_phase_unit(c, &s, 0, wl_now() - t0);
-					wl_progress(c);
-				}
-			}
-			wl_closedir(c, &dir);
-		}
-	}
+	wl_phase_begin(c, &s, st->name, b->names.n, 0);
+	ret = for_each_file(b, &s, !random, delete_file, &count);
 	if (!ret) {
 		b->names_live = 0;
 		ret = remove_dirs(b);
 	}
-	if (!ret && count != nm->n)
-		ret = wl_fail(c, -ENOENT, "delete: expected %u files, found %u", nm->n, count);
+	if (!ret && count != b->names.n)
+		ret = wl_fail(c, -ENOENT, "delete: expected %u files, found %u", b->names.n, count);
 	if (!ret && b->v->sync_meta)
 		syncfs(c->dirfd);
 	wl_phase_end(c, &s, &b->r->test[st->test], ret != 0);

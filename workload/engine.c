@@ -601,10 +601,11 @@ int wl_opendir(struct iotap_workload_ctx *c, struct wl_dir *d, int dirfd, const 
 	int err = 0;
 
 	memset(d, 0, sizeof(*d));
+	d->fd = -1;			/* wl_closedir() after a failure is a no-op */
 	d->cap = 32768;			/* glibc readdir(3)'s buffer size */
 	d->buf = malloc(d->cap);
 	if (!d->buf)
-		return -ENOMEM;
+		return wl_fail(c, -ENOMEM, "open directory '%s'", name);
 	d->fh = atomic_fetch_add(&c->next_fh, 1) + 1;
 	t0 = op_begin(c);
 	d->fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
