@@ -422,17 +422,39 @@ static char *trace_name(const char *path, unsigned int i, unsigned int n)
 	return s;
 }
 
+/* Add DIR to the run; 0, or 1 (the exit status) without memory, said. */
 static int add_target(struct run *r, const char *path)
 {
 	struct target *n = realloc(r->t, (r->nt + 1) * sizeof(*n));
 
-	if (!n)
-		return -ENOMEM;
+	if (!n) {
+		die_msg("out of memory");
+		return 1;
+	}
 	r->t = n;
 	memset(&n[r->nt], 0, sizeof(*n));
 	n[r->nt].path = path;
 	r->nt++;
 	return 0;
+}
+
+/*
+ * After a command's option loop (@rc from opt_next()): collect the DIR
+ * arguments. Return: -1 to go on, else the exit status (0 after --help,
+ * 2 on a usage error already printed, 1 without memory).
+ */
+static int take_targets(struct run *r, int rc, int argc, char **argv)
+{
+	int i;
+
+	if (rc == 2)
+		return 0;
+	if (rc < 0)
+		return 2;
+	for (i = optind; i < argc; i++)
+		if (add_target(r, argv[i]))
+			return 1;
+	return -1;
 }
 
 /*
@@ -849,13 +871,9 @@ static int run_bonnie(struct run *r, int argc, char **argv)
 		case B_DROP: r->drop_caches = 1; break;
 		}
 	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	for (i = optind; i < argc; i++)
-		if (add_target(r, argv[i]))
-			return 1;
+	rc = take_targets(r, rc, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (!r->nt)
 		return opt_error(r->cmd, "DIR is required");
 	if (!pow2_ok(r->bo.chunk))
@@ -945,7 +963,7 @@ static int is_pow2(uint64_t v)
 
 static int run_iozone(struct run *r, int argc, char **argv)
 {
-	int idx, rc, i, s_set = 0, r_set = 0;
+	int idx, rc, s_set = 0, r_set = 0;
 	const char *arg;
 	uint64_t v;
 
@@ -1001,13 +1019,9 @@ static int run_iozone(struct run *r, int argc, char **argv)
 		case Z_DROP: r->drop_caches = 1; break;
 		}
 	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	for (i = optind; i < argc; i++)
-		if (add_target(r, argv[i]))
-			return 1;
+	rc = take_targets(r, rc, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (r->io.automode && r->io.threads)
 		return opt_error(r->cmd, "-a and -t exclude each other (as in iozone)");
 	if (r->io.automode) {
@@ -1086,13 +1100,9 @@ static int run_dd(struct run *r, int argc, char **argv)
 		case D_DROP: r->drop_caches = 1; break;
 		}
 	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	for (i = optind; i < argc; i++)
-		if (add_target(r, argv[i]))
-			return 1;
+	rc = take_targets(r, rc, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (rd && wr)
 		return opt_error(r->cmd, "--read and --write exclude each other");
 	if (!r->dd.bs || !r->dd.count)
@@ -1147,13 +1157,9 @@ static int run_hdparm(struct run *r, int argc, char **argv)
 		case H_FORCE: r->force = 1; break;
 		}
 	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	for (i = optind; i < argc; i++)
-		if (add_target(r, argv[i]))
-			return 1;
+	rc = take_targets(r, rc, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (!(r->hp.flags & (IOTAP_HDPARM_CACHED | IOTAP_HDPARM_DEVICE)))
 		r->hp.flags |= IOTAP_HDPARM_CACHED | IOTAP_HDPARM_DEVICE;
 	rc = check_targets(r, 0, hdparm_need);
