@@ -199,13 +199,10 @@ int cmd_compare(int argc, char **argv)
 		ret = 1;
 		goto out_cmp;
 	}
-	if (out) {
-		f = fopen(out, "w");
-		if (!f) {
-			die_msg("cannot write '%s': %s", out, strerror(errno));
-			ret = 1;
-			goto out_cmp;
-		}
+	f = out_open(out);
+	if (!f) {
+		ret = 1;
+		goto out_cmp;
 	}
 	if (json)
 		ret = compare_print_json(&c, f) ? 1 : 0;
@@ -213,15 +210,8 @@ int cmd_compare(int argc, char **argv)
 		compare_print_csv(&c, f);
 	else
 		compare_print_text(&c, f);
-	if (f != stdout) {
-		if (fclose(f)) {
-			die_msg("cannot write '%s': %s", out, strerror(errno));
-			ret = 1;
-		}
-	} else if (fflush(stdout)) {
-		die_msg("cannot write output: %s", strerror(errno));
+	if (out_close(f, out))
 		ret = 1;
-	}
 out_cmp:
 	compare_release(&c);
 out_groups:

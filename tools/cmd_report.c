@@ -238,13 +238,10 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out_rep;
 	}
-	if (out) {
-		f = fopen(out, "w");
-		if (!f) {
-			die_msg("cannot write '%s': %s", out, strerror(errno));
-			ret = 1;
-			goto out_rep;
-		}
+	f = out_open(out);
+	if (!f) {
+		ret = 1;
+		goto out_rep;
 	}
 	if (by) {
 		ret = report_print_by(&rep, ph, by, csv, f) ? 1 : 0;
@@ -276,15 +273,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (html)
 		fprintf(stderr, "iotap: wrote %s\n", html);
-	if (f != stdout) {
-		if (fclose(f)) {
-			die_msg("cannot write '%s': %s", out, strerror(errno));
-			ret = 1;
-		}
-	} else if (fflush(stdout)) {
-		die_msg("cannot write output: %s", strerror(errno));
+	if (out_close(f, out))
 		ret = 1;
-	}
 out_rep:
 	if (have_rep)
 		report_release(&rep);

@@ -249,3 +249,31 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	*out = (uint64_t)(v * mult + 0.5);
 	return 0;
 }
+
+FILE *out_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	f = fopen(path, "w");
+	if (!f)
+		die_msg("cannot write '%s': %s", path, strerror(errno));
+	return f;
+}
+
+int out_close(FILE *f, const char *path)
+{
+	int bad = ferror(f);
+
+	if (f == stdout)
+		bad |= fflush(f);
+	else
+		bad |= fclose(f);
+	if (bad) {
+		die_msg("cannot write %s%s%s: %s", path ? "'" : "", path ? path : "the output",
+			path ? "'" : "", errno ? strerror(errno) : "write error");
+		return 1;
+	}
+	return 0;
+}

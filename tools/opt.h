@@ -59,6 +59,15 @@ int parse_u64(const char *s, uint64_t *out);
 /* parse_duration_ns - "1s", "100ms", "250us", "1.5s", "2m", bare = seconds. */
 int parse_duration_ns(const char *s, uint64_t *out);
 
+/*
+ * The output of report and compare: @path ("-o FILE"), or stdout when NULL.
+ * out_open() says why it cannot and returns NULL. out_close() checks every
+ * write (the stream's error flag and the last flush) and returns 0, or 1
+ * (the exit status) after saying what failed.
+ */
+FILE *out_open(const char *path);
+int out_close(FILE *f, const char *path);
+
 /* Git-style messages: "iotap: <msg>" on stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,7 +4,8 @@
 # clear message and the right exit status, never a crash or a half-written
 # file: missing, empty, corrupted and damaged traces, an unknown phase, an
 # HTML path in a missing directory, bad option values (2), non-bonnie
-# phases for --bonnie-csv, a missing --phases-from trace. No FUSE needed.
+# phases for --bonnie-csv, a missing --phases-from trace, an output file
+# on a full disk. No FUSE needed.
 . "$(dirname "$0")/lib.sh"
 SYNTH=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/unit/report-synth
 [ -x "$SYNTH" ] || skip "no report-synth at $SYNTH (build the tests)"
@@ -25,6 +26,12 @@ expect 1 "not an iotap trace" "$IOTAP" report --json $T/random.iotap
 expect 1 "No such file" "$IOTAP" compare $GOOD $T/missing.iotap
 expect 1 "not an iotap trace" "$IOTAP" compare --label x $GOOD --label y $T/random.iotap
 expect 1 "No such file" "$IOTAP" report --phases-from $T/missing.iotap $GOOD
+
+# an output that cannot be written (full disk) is an error, not a silent loss
+if [ -w /dev/full ]; then
+	expect 1 "cannot write '/dev/full'" "$IOTAP" report -o /dev/full $GOOD
+	expect 1 "cannot write '/dev/full'" "$IOTAP" compare -o /dev/full $GOOD $GOOD
+fi
 
 # damaged in the middle: the rest is reported, with a warning and a flag
 size=$(stat -c %s $GOOD)
