@@ -240,7 +240,6 @@ struct fs_ctx {
 	int handles;				/* 1: inodes are held by file handle */
 	int privileged;				/* euid 0: switch fsuid for creations */
 	int cache_mode;				/* 0 direct_io, 1 page cache + writeback */
-	int killpriv_v2;			/* HANDLE_KILLPRIV_V2 negotiated (session.c) */
 	uint64_t init_unique;			/* INIT request in flight, 0: none */
 	uint32_t init_flags;			/* the flags the kernel offered in INIT */
 	double timeout;				/* entry and attr timeout, s */

@@ -229,12 +229,12 @@ static ssize_t fs_io_writev(int fd, struct iovec *iov, int count, void *userdata
 		struct fs_init_out *io = iov[1].iov_base;
 
 		if (oh->unique == fs->init_unique) {
+			bool v2 = !oh->error && (fs->init_flags & FS_HANDLE_KILLPRIV_V2);
+
 			CMM_STORE_SHARED(fs->init_unique, 0);
-			if (!oh->error && (fs->init_flags & FS_HANDLE_KILLPRIV_V2)) {
+			if (v2)
 				io->flags |= FS_HANDLE_KILLPRIV_V2;
-				fs->killpriv_v2 = 1;
-			}
-			fs_log(FS_LOG_INFO, "%s", fs->killpriv_v2 ?
+			fs_log(FS_LOG_INFO, "%s", v2 ?
 			       "HANDLE_KILLPRIV_V2 on: the daemon drops suid/sgid bits" :
 			       "HANDLE_KILLPRIV_V2 not offered by the kernel");
 		}
