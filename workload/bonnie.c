@@ -796,11 +796,12 @@ static int run_create(struct bon_run *b, const struct bon_step *st)
 typedef int (*bon_file_fn)(struct bon_run *b, uint32_t d, const char *name, uint64_t ino);
 
 /*
- * Apply @fn to every file, in b->names order (random_sort() first) or, with
- * @in_readdir_order, directory by directory as readdir returns them, as
- * bonnie++ does; each success is a unit of @s. Return: 0 or -errno.
+ * Begin @st's phase in @s and apply @fn to every file: for a random test in
+ * shuffled b->names order, else directory by directory as readdir returns
+ * them, as bonnie++ does; each success is a unit of @s, counted in @count.
+ * Return: 0 or -errno.
  */
-static int for_each_file(struct bon_run *b, struct wl_span *s, int in_readdir_order,
+static int for_each_file(struct bon_run *b, const struct bon_step *st, struct wl_span *s,
 			 bon_file_fn fn, uint32_t *count)
 {
 	struct iotap_workload_ctx *c = b->c;
@@ -808,7 +809,10 @@ static int for_each_file(struct bon_run *b, struct wl_span *s, int in_readdir_or
 	uint32_t i, d;
 	int ret = 0;
 
-	if (!in_readdir_order) {
+	if (st->flags & BON_RANDOM)
+		random_sort(b);
+	wl_phase_begin(c, s, st->name, nm->n, 0);
+	if (st->flags & BON_RANDOM) {
 		for (i = 0; i < nm->n && !ret; i++) {
 			uint64_t t0 = wl_now();
 
@@ -863,17 +867,13 @@ static int stat_file(struct bon_run *b, uint32_t d, const char *name, uint64_t i
 static int run_stat(struct bon_run *b, const struct bon_step *st)
 {
 	struct iotap_workload_ctx *c = b->c;
-	int random = !!(st->flags & BON_RANDOM);
 	uint32_t count = 0;
 	struct wl_span s;
 	int ret;
 
-	if (random)
-		random_sort(b);
-	wl_phase_begin(c, &s, st->name, b->names.n, 0);
-	ret = for_each_file(b, &s, !random, stat_file, &count);
+	ret = for_each_file(b, st, &s, stat_file, &count);
 	/* every file must have turned up in readdir order */
-	if (!ret && !random && count != b->names.n)
+	if (!ret && !(st->flags & BON_RANDOM) && count != b->names.n)
 		ret = wl_fail(c, -ENOENT, "stat: expected %u files, found %u", b->names.n, count);
 	wl_phase_end(c, &s, &b->r->test[st->test], ret != 0);
 	return ret;
@@ -891,15 +891,11 @@ static int delete_file(struct bon_run *b, uint32_t d, const char *name, uint64_t
 static int run_delete(struct bon_run *b, const struct bon_step *st)
 {
 	struct iotap_workload_ctx *c = b->c;
-	int random = !!(st->flags & BON_RANDOM);
 	uint32_t count = 0;
 	struct wl_span s;
 	int ret;
 
-	if (random)
-		random_sort(b);
-	wl_phase_begin(c, &s, st->name, b->names.n, 0);
-	ret = for_each_file(b, &s, !random, delete_file, &count);
+	ret = for_each_file(b, st, &s, delete_file, &count);
 	if (!ret) {
 		b->names_live = 0;
 		ret = remove_dirs(b);
