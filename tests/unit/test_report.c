@@ -187,6 +187,30 @@ out:
 	report_release(&rep);
 }
 
+/* A trace of one phase: the total has the phase's CPU and device figures. */
+static void test_one_phase_total(void)
+{
+	static const char script[] =
+		"w1 seqwrite ops=1000 rate=100 bs=1048576 lat=5000 threads=1\n";
+	struct dev_fig pd, td;
+	struct report rep;
+	double pc, tc;
+
+	ok(synth_write(tpath(1, "one.iotap"), script, SYNTH_SAMPLES, NULL, 0) == 1,
+	   "one-phase trace written");
+	if (report_build(&rep, tpath(1, "one.iotap"), NULL)) {
+		ok(0, "report of the one-phase trace");
+		return;
+	}
+	ok(rep.nphases == 1 && fig_cpu_pct(&rep.phases[0], &pc) &&
+	   fig_device(&rep.phases[0], &pd), "the phase has cpu%% and device figures");
+	ok(fig_cpu_pct(&rep.total, &tc) && near(tc, pc, 0.01),
+	   "the total has the phase's cpu%% too");
+	ok(fig_device(&rep.total, &td) && near(td.wr_mbps, pd.wr_mbps, 0.01),
+	   "the total has the phase's device MB/s too");
+	report_release(&rep);
+}
+
 static void test_percentiles(void)
 {
 	static const char script[] = "p seqread ops=10000 rate=10000 bs=4096 lat=100 spread=200\n";
@@ -550,6 +574,7 @@ int main(void)
 	test_histogram();
 	test_size_label();
 	test_golden();
+	test_one_phase_total();
 	test_percentiles();
 	test_flags();
 	test_auto_bonnie();
