@@ -120,6 +120,7 @@ void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_see
 			unsigned int b = a ? 64 - (unsigned int)__builtin_clzll(a) : 0;
 
 			p->seeks++;
+			d->seeks++;
 			p->seek_hist[b < SEEK_BUCKETS ? b : SEEK_BUCKETS - 1]++;
 			if (dist < 0) {
 				p->seek_back++;

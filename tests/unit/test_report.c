@@ -181,6 +181,20 @@ static void test_golden(void)
 	ok(fig_device(c, &dev) && near(dev.fs_unseen_pct, 80, 0.05),
 	   "c4 the device never saw 80%% of the reads (%.1f%%)", dev.fs_unseen_pct);
 	/* total */
+	{
+		/* --by op: the read row has the phase's seeks, not 0 and 100% sequential */
+		char *txt = NULL, *row;
+		size_t len = 0;
+		FILE *f = open_memstream(&txt, &len);
+
+		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f), "--by op of r1");
+		if (f)
+			fclose(f);
+		row = txt ? strstr(txt, "\n\"read\",") : NULL;
+		ok(row && strstr(row, ",499,499.000,0.20,"),
+		   "--by op: r1's read row has 499 seeks, 499/s, 0.2%% sequential");
+		free(txt);
+	}
 	ok(rep.total.ops == w->ops + r->ops + c->ops, "total ops are the sum of the phases");
 	ok(rep.total.wr.bytes == 1048576000ull && rep.total.seeks == 499, "total bytes and seeks");
 out:
