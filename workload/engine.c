@@ -6,10 +6,13 @@
  * phase runner the models describe their phases for.
  *
  * Read workload_i.h first: it states the threading, CPU and trace rules.
- * Tracing cost: with a trace, each system call costs two clock reads
- * (vDSO), one memory barrier and one copy into this thread's recorder
- * buffer; the recorder never blocks, it drops and counts instead. Without
- * a trace the wrappers are the bare system calls.
+ * The traced calls are thin: each says in the trace's terms what it does
+ * and hands it to the one traced-syscall layer (workload/sys/sys.h),
+ * which the replayer uses too. Tracing cost: with a trace, each system
+ * call costs two clock reads (vDSO), one memory barrier and one copy into
+ * this thread's recorder buffer; the recorder never blocks, it drops and
+ * counts instead. Without a trace the wrappers are the bare system calls
+ * behind one switch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,28 +26,25 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "workload_i.h"
-
-static atomic_int g_stop;
-static __thread uint32_t tl_tid;
 
 void iotap_workload_interrupt(void)
 {
-	atomic_store_explicit(&g_stop, 1, memory_order_relaxed);
+	sys_stop();
 }
 
 int iotap_workload_interrupted(void)
 {
-	return atomic_load_explicit(&g_stop, memory_order_relaxed);
+	return sys_stopped();
 }
 
 int wl_stopped(void)
 {
-	return atomic_load_explicit(&g_stop, memory_order_relaxed);
+	return sys_stopped();
 }
 
 uint64_t wl_now(void)
@@ -53,13 +53,6 @@ uint64_t wl_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint32_t wl_tid(void)
-{
-	if (!tl_tid)
-		tl_tid = (uint32_t)syscall(SYS_gettid);
-	return tl_tid;
 }
 
 static void thread_cpu(uint64_t *user_ns, uint64_t *sys_ns)
@@ -156,35 +149,6 @@ int iotap_workload_target_check(const char *path, int need_dir, struct iotap_wor
 	return 0;
 }
 
-static void rec_base(struct iotap_workload_ctx *c, struct iotap_trace_rec *r,
-		     unsigned int type, uint64_t t0)
-{
-	memset(r, 0, offsetof(struct iotap_trace_rec, sample));
-	r->type = (uint16_t)type;
-	r->time_ns = t0;
-	r->tid = wl_tid();
-	r->pid = c->pid;
-	r->uid = c->uid;
-	r->gid = c->gid;
-}
-
-static void rec_name(struct iotap_workload_ctx *c, uint64_t file, uint64_t parent,
-		     const struct stat *st, const char *name, uint64_t t)
-{
-	struct iotap_trace_rec r;
-
-	rec_base(c, &r, IOTAP_REC_NAME, t);
-	r.file = file;
-	r.file2 = parent;
-	r.mode = st->st_mode;
-	r.uid = st->st_uid;
-	r.gid = st->st_gid;
-	r.length = (uint64_t)st->st_size;
-	r.name = name;
-	r.name_len = (uint32_t)strnlen(name, IOTAP_TRACE_NAME_MAX);
-	iotap_trace_record(c->rec, &r);
-}
-
 int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_workload_env *env)
 {
 	struct iotap_trace_recorder_opts ropts = { 0 };
@@ -245,7 +209,10 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		ret = iotap_trace_recorder_open(&c->rec, env->trace_path, &hdr, &ropts);
 		if (ret)
 			goto err_close_dir;
-		rec_name(c, c->dir_ino, 0, &st, env->target, iotap_trace_op_begin(c->rec));
+		struct sys_who who = { sys_tid(), c->pid, c->uid, c->gid };
+
+		sys_record_name(c->rec, &who, c->dir_ino, 0, st.st_mode, st.st_uid, st.st_gid,
+				(uint64_t)st.st_size, 0, env->target, iotap_trace_op_begin(c->rec));
 	}
 	*out = c;
 	return 0;
@@ -282,48 +249,41 @@ uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c)
 
 /* --- traced system calls ------------------------------------------------- */
 
-static inline uint64_t op_begin(struct iotap_workload_ctx *c)
+/* A call of this context's calling thread, in the trace's terms (sys.h). */
+static inline void call_init(struct iotap_workload_ctx *c, struct sys_call *sc, unsigned int op)
 {
-	return c->rec ? iotap_trace_op_begin(c->rec) : 0;
+	*sc = (struct sys_call){
+		.op = (uint16_t)op,
+		.who = { sys_tid(), c->pid, c->uid, c->gid },
+		.fd = -1, .at = AT_FDCWD, .at2 = AT_FDCWD,
+	};
 }
 
-static void rec_op(struct iotap_workload_ctx *c, struct iotap_trace_rec *r, unsigned int op,
-		   uint64_t t0, int64_t result)
+/* A data call on @f: the hot path (bonnie's per-char phases are one per byte). */
+static inline void call_data(struct iotap_workload_ctx *c, struct sys_call *sc, unsigned int op,
+			     const struct wl_file *f, size_t len, uint64_t off)
 {
-	uint64_t t1 = iotap_trace_now_ns();
-
-	rec_base(c, r, IOTAP_REC_OP, t0);
-	r->op = (uint16_t)op;
-	r->dur_ns = t1 > t0 ? t1 - t0 : 0;
-	r->result = result;
+	call_init(c, sc, op);
+	sc->fd = f->fd;
+	sc->file = f->ino;
+	sc->fh = f->fh;
+	sc->offset = off;
+	sc->length = len;
+	sc->flags = f->opf;
 }
 
-static void rec_data(struct iotap_workload_ctx *c, unsigned int op, const struct wl_file *f,
-		     uint64_t t0, uint64_t off, size_t len, ssize_t n)
+static void rec_name(struct iotap_workload_ctx *c, const struct sys_call *sc, uint64_t file,
+		     uint64_t parent, const struct stat *st, const char *name)
 {
-	uint64_t t1 = iotap_trace_now_ns();
-	struct iotap_trace_rec r;
-
-	/* the hot path: fill only what a data op uses (rec_base clears the rest) */
-	rec_base(c, &r, IOTAP_REC_OP, t0);
-	r.op = (uint16_t)op;
-	r.dur_ns = t1 > t0 ? t1 - t0 : 0;
-	r.file = f->ino;
-	r.fh = f->fh;
-	r.offset = off;
-	r.length = len;
-	r.result = n;
-	r.flags = f->opf;
-	iotap_trace_record(c->rec, &r);
+	sys_record_name(c->rec, &sc->who, file, parent, st->st_mode, st->st_uid, st->st_gid,
+			(uint64_t)st->st_size, 0, name, sc->t0);
 }
 
 int wl_open(struct iotap_workload_ctx *c, struct wl_file *f, int dirfd, uint64_t parent,
 	    const char *name, int oflags, mode_t mode)
 {
-	struct iotap_trace_rec r;
+	struct sys_call sc;
 	struct stat st;
-	uint64_t t0;
-	int fd, err = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
@@ -333,84 +293,90 @@ int wl_open(struct iotap_workload_ctx *c, struct wl_file *f, int dirfd, uint64_t
 	f->fh = atomic_fetch_add(&c->next_fh, 1) + 1;
 	f->opf = (oflags & O_DIRECT ? IOTAP_OPF_DIRECT : 0) |
 		 (oflags & O_DSYNC ? IOTAP_OPF_SYNC : 0);
-	t0 = op_begin(c);
-	fd = openat(dirfd, name, oflags | O_CLOEXEC, mode);
-	if (fd < 0)
-		err = errno;
-	if (c->rec) {
-		rec_op(c, &r, oflags & O_CREAT ? IOTAP_OP_CREATE : IOTAP_OP_OPEN, t0,
-		       fd < 0 ? -err : 0);
-		if (fd >= 0 && !fstat(fd, &st))
-			f->ino = st.st_ino;
-		r.file = f->ino;
-		r.fh = fd >= 0 ? f->fh : 0;
-		r.flags = (uint32_t)oflags;
-		if (oflags & O_CREAT) {
-			r.file2 = parent;
-			r.mode = mode;
-			if (fd < 0) {
-				r.name = name;
-				r.name_len = (uint32_t)strlen(name);
-			}
-		}
-		iotap_trace_record(c->rec, &r);
-		if (fd >= 0 && (oflags & O_CREAT))
-			rec_name(c, f->ino, parent, &st, name, r.time_ns);
+	call_init(c, &sc, oflags & O_CREAT ? IOTAP_OP_CREATE : IOTAP_OP_OPEN);
+	sc.at = dirfd;
+	sc.path = name;
+	sc.oflags = oflags;
+	sc.flags = (uint32_t)oflags;
+	if (oflags & O_CREAT) {
+		sc.file2 = parent;
+		sc.mode = mode;
+		sc.name = name;
+		sc.how = SYS_NAME_FAILED;
 	}
-	if (fd < 0)
-		return wl_fail(c, -err, "%s '%s'", oflags & O_CREAT ? "create" : "open", name);
-	f->fd = fd;
+	sys_issue(c->rec, &sc);
+	if (c->rec) {
+		if (sc.newfd >= 0 && !fstat(sc.newfd, &st))
+			f->ino = st.st_ino;
+		sc.file = f->ino;
+		sc.fh = sc.newfd >= 0 ? f->fh : 0;
+		sys_record(c->rec, &sc);
+		if (sc.newfd >= 0 && (oflags & O_CREAT))
+			rec_name(c, &sc, f->ino, parent, &st, name);
+	}
+	if (sc.newfd < 0)
+		return wl_fail(c, (int)sc.result, "%s '%s'", oflags & O_CREAT ? "create" : "open",
+			       name);
+	f->fd = sc.newfd;
 	return 0;
 }
 
 ssize_t wl_write(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len)
 {
-	uint64_t t0, off = f->pos;
-	ssize_t n;
+	struct sys_call sc;
+	int64_t n;
 
-	if (!c->rec) {
-		n = write(f->fd, buf, len);
-		if (n < 0)
-			return wl_fail(c, -errno, "write '%s' at %" PRIu64, f->name, off);
-		f->pos += (uint64_t)n;
-		return n;
-	}
-	t0 = iotap_trace_op_begin(c->rec);
-	n = write(f->fd, buf, len);
-	if (n < 0) {
-		int err = errno;
-
-		rec_data(c, IOTAP_OP_WRITE, f, t0, off, len, -err);
-		return wl_fail(c, -err, "write '%s' at %" PRIu64, f->name, off);
-	}
-	rec_data(c, IOTAP_OP_WRITE, f, t0, off, len, n);
+	call_data(c, &sc, IOTAP_OP_WRITE, f, len, f->pos);
+	sc.how = SYS_AT_POS;
+	sc.data = buf;
+	n = sys_do(c->rec, &sc);
+	if (n < 0)
+		return wl_fail(c, (int)n, "write '%s' at %" PRIu64, f->name, f->pos);
 	f->pos += (uint64_t)n;
-	return n;
+	return (ssize_t)n;
 }
 
 ssize_t wl_read(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len)
 {
-	uint64_t t0, off = f->pos;
-	ssize_t n;
+	struct sys_call sc;
+	int64_t n;
 
-	if (!c->rec) {
-		n = read(f->fd, buf, len);
-		if (n < 0)
-			return wl_fail(c, -errno, "read '%s' at %" PRIu64, f->name, off);
-		f->pos += (uint64_t)n;
-		return n;
-	}
-	t0 = iotap_trace_op_begin(c->rec);
-	n = read(f->fd, buf, len);
-	if (n < 0) {
-		int err = errno;
-
-		rec_data(c, IOTAP_OP_READ, f, t0, off, len, -err);
-		return wl_fail(c, -err, "read '%s' at %" PRIu64, f->name, off);
-	}
-	rec_data(c, IOTAP_OP_READ, f, t0, off, len, n);
+	call_data(c, &sc, IOTAP_OP_READ, f, len, f->pos);
+	sc.how = SYS_AT_POS;
+	sc.buf = buf;
+	n = sys_do(c->rec, &sc);
+	if (n < 0)
+		return wl_fail(c, (int)n, "read '%s' at %" PRIu64, f->name, f->pos);
 	f->pos += (uint64_t)n;
-	return n;
+	return (ssize_t)n;
+}
+
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off)
+{
+	struct sys_call sc;
+	int64_t n;
+
+	call_data(c, &sc, IOTAP_OP_WRITE, f, len, off);
+	sc.data = buf;
+	n = sys_do(c->rec, &sc);
+	if (n < 0)
+		return wl_fail(c, (int)n, "pwrite '%s' at %" PRIu64, f->name, off);
+	return (ssize_t)n;
+}
+
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off)
+{
+	struct sys_call sc;
+	int64_t n;
+
+	call_data(c, &sc, IOTAP_OP_READ, f, len, off);
+	sc.buf = buf;
+	n = sys_do(c->rec, &sc);
+	if (n < 0)
+		return wl_fail(c, (int)n, "pread '%s' at %" PRIu64, f->name, off);
+	return (ssize_t)n;
 }
 
 int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off)
@@ -423,43 +389,50 @@ int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off)
 
 int wl_fsync(struct iotap_workload_ctx *c, struct wl_file *f, int datasync)
 {
-	struct iotap_trace_rec r;
-	uint64_t t0 = op_begin(c);
-	int ret = datasync ? fdatasync(f->fd) : fsync(f->fd);
-	int err = ret ? errno : 0;
+	struct sys_call sc;
 
-	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_FSYNC, t0, -err);
-		r.file = f->ino;
-		r.fh = f->fh;
-		r.flags = datasync ? IOTAP_OPF_DATASYNC : 0;
-		iotap_trace_record(c->rec, &r);
-	}
-	if (ret)
-		return wl_fail(c, -err, "%s '%s'", datasync ? "fdatasync" : "fsync", f->name);
+	call_init(c, &sc, IOTAP_OP_FSYNC);
+	sc.fd = f->fd;
+	sc.file = f->ino;
+	sc.fh = f->fh;
+	sc.flags = datasync ? IOTAP_OPF_DATASYNC : 0;
+	if (sys_do(c->rec, &sc))
+		return wl_fail(c, (int)sc.result, "%s '%s'", datasync ? "fdatasync" : "fsync",
+			       f->name);
 	return 0;
 }
 
 int wl_fsync_dir(struct iotap_workload_ctx *c, int fd, uint64_t ino)
 {
-	struct iotap_trace_rec r;
-	uint64_t t0 = op_begin(c);
-	int ret = fsync(fd);
-	int err = ret ? errno : 0;
+	struct sys_call sc;
 
-	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_FSYNCDIR, t0, -err);
-		r.file = ino;
-		iotap_trace_record(c->rec, &r);
-	}
-	return ret ? wl_fail(c, -err, "fsync of a directory") : 0;
+	call_init(c, &sc, IOTAP_OP_FSYNCDIR);
+	sc.fd = fd;
+	sc.file = ino;
+	return sys_do(c->rec, &sc) ? wl_fail(c, (int)sc.result, "fsync of a directory") : 0;
+}
+
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len)
+{
+	struct sys_call sc;
+
+	call_init(c, &sc, IOTAP_OP_FALLOCATE);
+	sc.fd = f->fd;
+	sc.file = f->ino;
+	sc.fh = f->fh;
+	sc.offset = off;
+	sc.length = len;
+	sc.flags = (uint32_t)mode;
+	if (sys_do(c->rec, &sc))
+		return wl_fail(c, (int)sc.result, "fallocate '%s' at %" PRIu64, f->name, off);
+	return 0;
 }
 
 int wl_close(struct iotap_workload_ctx *c, struct wl_file *f)
 {
-	struct iotap_trace_rec r;
-	int ret = 0, err = 0;
-	uint64_t t0;
+	struct sys_call sc;
+	int err = 0;
 
 	if (f->stream) {
 		/* flushes the buffer through the cookie: those writes are recorded */
@@ -471,73 +444,60 @@ int wl_close(struct iotap_workload_ctx *c, struct wl_file *f)
 	}
 	if (f->fd < 0)
 		return err ? wl_fail(c, -err, "flush '%s'", f->name) : 0;
-	t0 = op_begin(c);
-	if (close(f->fd))
-		ret = -errno;
-	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_RELEASE, t0, ret);
-		r.file = f->ino;
-		r.fh = f->fh;
-		r.flags = (uint32_t)f->oflags;
-		iotap_trace_record(c->rec, &r);
-	}
+	call_init(c, &sc, IOTAP_OP_RELEASE);
+	sc.fd = f->fd;
+	sc.file = f->ino;
+	sc.fh = f->fh;
+	sc.flags = (uint32_t)f->oflags;
+	sys_do(c->rec, &sc);
 	f->fd = -1;
 	if (err)
 		return wl_fail(c, -err, "flush '%s'", f->name);
-	return ret ? wl_fail(c, ret, "close '%s'", f->name) : 0;
+	return sc.result ? wl_fail(c, (int)sc.result, "close '%s'", f->name) : 0;
 }
 
 int wl_stat(struct iotap_workload_ctx *c, int dirfd, const char *name, struct stat *st)
 {
-	struct iotap_trace_rec r;
-	uint64_t t0 = op_begin(c);
-	int ret = fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW);
-	int err = ret ? errno : 0;
+	struct sys_call sc;
 
+	call_init(c, &sc, IOTAP_OP_GETATTR);
+	sc.at = dirfd;
+	sc.path = name;
+	sc.st = st;
+	sc.name = name;
+	sc.how = SYS_NAME_FAILED;
+	sys_issue(c->rec, &sc);
 	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_GETATTR, t0, -err);
-		if (!ret) {
-			r.file = st->st_ino;
-			r.mode = st->st_mode;
-			r.aux = (uint64_t)st->st_size;
-		} else {
-			r.name = name;
-			r.name_len = (uint32_t)strlen(name);
-		}
-		iotap_trace_record(c->rec, &r);
+		sc.file = sc.result ? 0 : st->st_ino;
+		sys_record(c->rec, &sc);
 	}
-	return ret ? wl_fail(c, -err, "stat '%s'", name) : 0;
+	return sc.result ? wl_fail(c, (int)sc.result, "stat '%s'", name) : 0;
 }
 
 static int unlink_common(struct iotap_workload_ctx *c, int dirfd, uint64_t parent,
-			 const char *name, uint64_t ino, int flags)
+			 const char *name, uint64_t ino, int rmdir)
 {
-	struct iotap_trace_rec r;
+	struct sys_call sc;
 	struct stat st;
-	uint32_t mode = 0;
-	uint64_t t0;
-	int ret, err;
 
+	call_init(c, &sc, rmdir ? IOTAP_OP_RMDIR : IOTAP_OP_UNLINK);
+	sc.at = dirfd;
+	sc.path = name;
+	sc.file2 = parent;
 	/* the record wants the victim's id and mode: one untraced lookup when tracing */
 	if (c->rec && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		ino = st.st_ino;
-		mode = st.st_mode;
+		sc.mode = st.st_mode;
 	}
-	t0 = op_begin(c);
-	ret = unlinkat(dirfd, name, flags);
-	err = ret ? errno : 0;
+	sys_issue(c->rec, &sc);
 	if (c->rec) {
-		rec_op(c, &r, flags ? IOTAP_OP_RMDIR : IOTAP_OP_UNLINK, t0, -err);
-		r.file = ret ? 0 : ino;
-		r.file2 = parent;
-		r.mode = mode;
-		if (ret || !ino) {
-			r.name = name;
-			r.name_len = (uint32_t)strlen(name);
-		}
-		iotap_trace_record(c->rec, &r);
+		sc.file = sc.result ? 0 : ino;
+		if (sc.result || !ino)
+			sc.name = name;
+		sys_record(c->rec, &sc);
 	}
-	return ret ? wl_fail(c, -err, "%s '%s'", flags ? "rmdir" : "unlink", name) : 0;
+	return sc.result ? wl_fail(c, (int)sc.result, "%s '%s'", rmdir ? "rmdir" : "unlink",
+				   name) : 0;
 }
 
 int wl_unlink(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
@@ -562,43 +522,72 @@ int wl_unlink_old(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, cons
 int wl_rmdir(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
 	     uint64_t ino)
 {
-	return unlink_common(c, dirfd, parent, name, ino, AT_REMOVEDIR);
+	return unlink_common(c, dirfd, parent, name, ino, 1);
+}
+
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname)
+{
+	struct sys_call sc;
+	struct stat st;
+	int known = 0;
+
+	call_init(c, &sc, IOTAP_OP_RENAME);
+	sc.at = olddirfd;
+	sc.path = oldname;
+	sc.at2 = newdirfd;
+	sc.path2 = newname;
+	sc.file2 = newparent;
+	sc.aux = oldparent;
+	/* as for unlink: the moved file's id and mode, by one untraced lookup */
+	if (c->rec && !fstatat(olddirfd, oldname, &st, AT_SYMLINK_NOFOLLOW)) {
+		known = 1;
+		sc.mode = st.st_mode;
+	}
+	sys_issue(c->rec, &sc);
+	if (c->rec) {
+		sc.file = sc.result || !known ? 0 : st.st_ino;
+		if (!sc.file)
+			sc.name = oldname;
+		sys_record(c->rec, &sc);
+		/* FORMAT.md: a rename is a rebinding NAME after the RENAME op */
+		if (sc.file)
+			rec_name(c, &sc, sc.file, newparent, &st, newname);
+	}
+	return sc.result ? wl_fail(c, (int)sc.result, "rename '%s' to '%s'", oldname, newname)
+			 : 0;
 }
 
 int wl_mkdir(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
 	     mode_t mode, uint64_t *ino)
 {
-	struct iotap_trace_rec r;
+	struct sys_call sc;
 	struct stat st;
-	uint64_t t0 = op_begin(c);
-	int ret = mkdirat(dirfd, name, mode);
-	int err = ret ? errno : 0;
 
+	call_init(c, &sc, IOTAP_OP_MKDIR);
+	sc.at = dirfd;
+	sc.path = name;
+	sc.file2 = parent;
+	sc.mode = mode;
+	sc.name = name;
+	sc.how = SYS_NAME_FAILED;
+	sys_issue(c->rec, &sc);
 	*ino = 0;
-	if (!ret && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+	if (!sc.result && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		*ino = st.st_ino;
 	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_MKDIR, t0, -err);
-		r.file = *ino;
-		r.file2 = parent;
-		r.mode = mode;
-		if (ret) {
-			r.name = name;
-			r.name_len = (uint32_t)strlen(name);
-		}
-		iotap_trace_record(c->rec, &r);
-		if (!ret)
-			rec_name(c, *ino, parent, &st, name, r.time_ns);
+		sc.file = *ino;
+		sys_record(c->rec, &sc);
+		if (!sc.result)
+			rec_name(c, &sc, *ino, parent, &st, name);
 	}
-	return ret ? wl_fail(c, -err, "mkdir '%s'", name) : 0;
+	return sc.result ? wl_fail(c, (int)sc.result, "mkdir '%s'", name) : 0;
 }
 
 int wl_opendir(struct iotap_workload_ctx *c, struct wl_dir *d, int dirfd, const char *name)
 {
-	struct iotap_trace_rec r;
+	struct sys_call sc;
 	struct stat st;
-	uint64_t t0;
-	int err = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;			/* wl_closedir() after a failure is a no-op */
@@ -607,23 +596,24 @@ int wl_opendir(struct iotap_workload_ctx *c, struct wl_dir *d, int dirfd, const 
 	if (!d->buf)
 		return wl_fail(c, -ENOMEM, "open directory '%s'", name);
 	d->fh = atomic_fetch_add(&c->next_fh, 1) + 1;
-	t0 = op_begin(c);
-	d->fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->fd < 0)
-		err = errno;
+	call_init(c, &sc, IOTAP_OP_OPENDIR);
+	sc.at = dirfd;
+	sc.path = name;
+	sc.oflags = O_RDONLY | O_DIRECTORY;
+	sc.flags = O_RDONLY | O_DIRECTORY;
+	sys_issue(c->rec, &sc);
+	d->fd = sc.newfd;
 	if (d->fd >= 0 && !fstat(d->fd, &st))
 		d->ino = st.st_ino;
 	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_OPENDIR, t0, -err);
-		r.file = d->ino;
-		r.fh = d->fd >= 0 ? d->fh : 0;
-		r.flags = O_RDONLY | O_DIRECTORY;
-		iotap_trace_record(c->rec, &r);
+		sc.file = d->ino;
+		sc.fh = d->fd >= 0 ? d->fh : 0;
+		sys_record(c->rec, &sc);
 	}
 	if (d->fd < 0) {
 		free(d->buf);
 		d->buf = NULL;
-		return wl_fail(c, -err, "open directory '%s'", name);
+		return wl_fail(c, (int)sc.result, "open directory '%s'", name);
 	}
 	return 0;
 }
@@ -633,28 +623,19 @@ int wl_readdir(struct iotap_workload_ctx *c, struct wl_dir *d, const char **name
 	struct dirent64 *e;
 
 	if (d->pos >= d->len) {
-		struct iotap_trace_rec r;
-		uint64_t t0 = op_begin(c);
-		ssize_t n = getdents64(d->fd, d->buf, d->cap);
-		int err = n < 0 ? errno : 0;
+		struct sys_call sc;
+		int64_t n;
 
-		if (c->rec) {
-			uint64_t entries = 0;
-			size_t p;
-
-			for (p = 0; n > 0 && p < (size_t)n;
-			     p += ((struct dirent64 *)(d->buf + p))->d_reclen)
-				entries++;
-			rec_op(c, &r, IOTAP_OP_READDIR, t0, n < 0 ? -err : n);
-			r.file = d->ino;
-			r.fh = d->fh;
-			r.offset = d->cookie;
-			r.length = d->cap;
-			r.aux = entries;
-			iotap_trace_record(c->rec, &r);
-		}
+		call_init(c, &sc, IOTAP_OP_READDIR);
+		sc.fd = d->fd;
+		sc.buf = d->buf;
+		sc.file = d->ino;
+		sc.fh = d->fh;
+		sc.offset = d->cookie;
+		sc.length = d->cap;
+		n = sys_do(c->rec, &sc);
 		if (n < 0)
-			return wl_fail(c, -err, "read directory");
+			return wl_fail(c, (int)n, "read directory");
 		if (n == 0)
 			return 0;
 		d->len = (size_t)n;
@@ -670,20 +651,15 @@ int wl_readdir(struct iotap_workload_ctx *c, struct wl_dir *d, const char **name
 
 void wl_closedir(struct iotap_workload_ctx *c, struct wl_dir *d)
 {
-	struct iotap_trace_rec r;
-	uint64_t t0;
-	int ret;
+	struct sys_call sc;
 
 	if (d->fd < 0)
 		return;
-	t0 = op_begin(c);
-	ret = close(d->fd);
-	if (c->rec) {
-		rec_op(c, &r, IOTAP_OP_RELEASEDIR, t0, ret ? -errno : 0);
-		r.file = d->ino;
-		r.fh = d->fh;
-		iotap_trace_record(c->rec, &r);
-	}
+	call_init(c, &sc, IOTAP_OP_RELEASEDIR);
+	sc.fd = d->fd;
+	sc.file = d->ino;
+	sc.fh = d->fh;
+	sys_do(c->rec, &sc);
 	d->fd = -1;
 	free(d->buf);
 	d->buf = NULL;
@@ -777,7 +753,7 @@ void wl_drop_caches(struct iotap_workload_ctx *c)
 static void mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
 		 uint64_t *t, uint64_t *u, uint64_t *s)
 {
-	struct iotap_trace_rec r;
+	struct sys_who who;
 
 	/* CPU is read on the inside of the span: after the BEGIN time, before END's */
 	if (kind == IOTAP_PHASE_END)
@@ -787,13 +763,8 @@ static void mark(struct iotap_workload_ctx *c, const char *name, unsigned int ki
 		*t = c->rec ? iotap_trace_op_begin(c->rec) : wl_now();
 	if (!c->rec)
 		return;
-	rec_base(c, &r, IOTAP_REC_PHASE, *t);
-	r.flags = kind;
-	r.offset = *u;
-	r.length = *s;
-	r.name = name;
-	r.name_len = (uint32_t)strlen(name);
-	iotap_trace_record(c->rec, &r);
+	who = (struct sys_who){ sys_tid(), c->pid, c->uid, c->gid };
+	sys_record_phase(c->rec, &who, name, kind, *t, *u, *s, 0);
 }
 
 void wl_phase_begin(struct iotap_workload_ctx *c, struct wl_span *s, const char *name,

@@ -14,11 +14,13 @@
  *   threads through wl_threads_run(), which the owner joins.
  *
  * - Every system call a workload makes on the target goes through a wl_
- *   wrapper below, which records one OP record (when tracing) with the
- *   same field meanings as the capture daemon (fs/capture.c's table):
- *   file = st_ino, fh = an id unique in the run, offset/length/result,
- *   dur_ns = the system call alone. lseek(2) is not recorded (it is not a
- *   filesystem request); sync(2)/syncfs(2) are not either.
+ *   wrapper below, which issues it through the one traced-syscall layer
+ *   (workload/sys/sys.h, shared with the replayer): one OP record (when
+ *   tracing) with the same field meanings as the capture daemon
+ *   (FORMAT.md "Op fields"): file = st_ino, fh = an id unique in the run,
+ *   offset/length/result, dur_ns = the system call alone. lseek(2) is not
+ *   recorded (it is not a filesystem request); sync(2)/syncfs(2) are not
+ *   either.
  *
  * - CPU time: a phase's CPU is the CPU of the threads that run this
  *   context's workload (the owner's RUSAGE_THREAD plus what each helper
@@ -141,6 +143,14 @@ int wl_open(struct iotap_workload_ctx *c, struct wl_file *f, int dirfd, uint64_t
 /* write(2)/read(2) at f->pos (which they advance). Return: bytes or -errno. */
 ssize_t wl_write(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len);
 ssize_t wl_read(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len);
+/*
+ * pwrite(2)/pread(2) at @off; f->pos does not move. Recorded as
+ * wl_write/wl_read are. Return: bytes or -errno (failures noted by wl_fail).
+ */
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off);
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off);
 /* lseek(2) to @off (not recorded). Return: 0 or -errno. */
 int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off);
 /* fsync(2) or fdatasync(2). Return: 0 or -errno. */
@@ -156,6 +166,15 @@ int wl_unlink(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const ch
 	      uint64_t ino);
 /* unlink @name if it exists (the lookup is not recorded, the unlink is). */
 int wl_unlink_old(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name);
+/*
+ * renameat(2) of @oldname in @olddirfd (st_ino @oldparent) to @newname in
+ * @newdirfd (@newparent): RENAME, then the NAME that rebinds the file.
+ */
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname);
+/* fallocate(2) of [@off, @off + @len) with @mode (FALLOC_FL_*). Return: 0 or -errno. */
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len);
 /* mkdirat(2) (+ NAME) and unlinkat(AT_REMOVEDIR). */
 int wl_mkdir(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
 	     mode_t mode, uint64_t *ino);
