@@ -85,7 +85,6 @@ static inline bool fs_log_on(int level)
 }
 
 void fs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fs_vlog(int level, const char *fmt, va_list ap);
 /* Keep lines in memory until fs_log_set_fd() chooses a sink (start-up). */
 void fs_log_hold(void);
 /*
@@ -368,12 +367,8 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid);
-/* Thread-group id of thread @tid, cached. */
-uint32_t fs_tgid(uint32_t tid);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
-/* CPU time of process @pid, ns; 0 or -errno. */
-int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 
 /* --- shared by the ops (ops_file.c) ----------------------------------- */
 

@@ -217,9 +217,6 @@ int rp_walk_name(struct rp_walk *w, const struct iotap_trace_rec *rec);
  * root. Return: its length, -ENOENT (no name known), -ENAMETOOLONG, -ELOOP.
  */
 int rp_walk_path(const struct rp_walk *w, const struct rp_obj *obj, char *buf, size_t size);
-/* rp_walk_path of @parent + "/" + @name. */
-int rp_walk_path_child(const struct rp_walk *w, const struct rp_obj *parent, const char *name,
-		       char *buf, size_t size);
 
 /*
  * rp_map_apply - apply the maps to a root-relative @path in place: return

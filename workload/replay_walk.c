@@ -785,22 +785,6 @@ int rp_walk_path(const struct rp_walk *w, const struct rp_obj *obj, char *buf, s
 	return (int)len;
 }
 
-int rp_walk_path_child(const struct rp_walk *w, const struct rp_obj *parent, const char *name,
-		       char *buf, size_t size)
-{
-	size_t l = strlen(name);
-	int n = rp_walk_path(w, parent, buf, size);
-
-	if (n < 0)
-		return n;
-	if ((size_t)n + l + 2 > size)
-		return -ENAMETOOLONG;
-	if (n)
-		buf[n++] = '/';
-	memcpy(buf + n, name, l + 1);
-	return n + (int)l;
-}
-
 unsigned int rp_map_apply(struct rp_map *maps, unsigned int nmaps, char *path, int count)
 {
 	size_t len = strlen(path);
