@@ -2,9 +2,11 @@
 /*
  * workload_i.h - private declarations shared by the sources of workload/
  *
- * Module prefixes: wl_ (engine.c: the run context, traced system calls,
- * phase markers, the generic phase runners), rng_ (rng.c), bon_ (bonnie.c
- * and bonnie_out.c).
+ * Module prefixes: wl_ (ctx.c: the run context; traced.c: the traced
+ * system calls; phase.c: phase markers and progress; threads.c: helper
+ * threads; engine.c: the generic data phase), rng_ (rng.c), bon_
+ * (bonnie.c and bonnie_out.c). The system calls themselves go through
+ * libiotap-sys (workload/sys/sys.h, prefix sys_), shared with the replayer.
  *
  * What a reader must know first:
  *
@@ -76,7 +78,7 @@ struct rng48 {
 void rng48_init(struct rng48 *r, long seed);
 long rng48_next(struct rng48 *r);	/* 0..2^31 - 1 */
 
-/* --- engine.c: the run context ----------------------------------------- */
+/* --- ctx.c: the run context ----------------------------------------- */
 
 struct iotap_workload_ctx {
 	char *dir;			/* target as given */
@@ -110,6 +112,9 @@ int wl_stopped(void);
 /* CLOCK_MONOTONIC, ns. */
 uint64_t wl_now(void);
 
+/* CPU time of the calling thread (RUSAGE_THREAD), ns. */
+void wl_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns);
+
 /* Cumulative CPU of this context's threads: the owner's own plus ended helpers' (owner only). */
 void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns);
 
@@ -117,7 +122,7 @@ void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns);
 int wl_fail(struct iotap_workload_ctx *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* --- engine.c: traced system calls -------------------------------------- */
+/* --- traced.c: traced system calls -------------------------------------- */
 
 /* One open file of a workload. */
 struct wl_file {
@@ -198,10 +203,7 @@ void wl_closedir(struct iotap_workload_ctx *c, struct wl_dir *d);
 /* stdio over a wl_file (bonnie 1.03's putc/getc): real syscalls recorded. */
 int wl_stdio_open(struct iotap_workload_ctx *c, struct wl_file *f, const char *mode);
 
-/* sync and drop the page cache if IOTAP_WORKLOAD_DROP_CACHES (root). */
-void wl_drop_caches(struct iotap_workload_ctx *c);
-
-/* --- engine.c: phases ----------------------------------------------------- */
+/* --- phase.c and threads.c: phases ----------------------------------------------------- */
 
 /*
  * struct wl_span - timing of one phase, between its BEGIN and END markers
@@ -331,6 +333,8 @@ int wl_write_full(struct iotap_workload_ctx *c, struct wl_file *f, const void *b
 
 /* Close every file of @fs (optionally fsync first); errors noted, first returned. */
 int wl_fileset_close(struct iotap_workload_ctx *c, struct wl_fileset *fs, int do_fsync);
+
+/* --- ctx.c: small helpers ------------------------------------------------ */
 
 /* Aligned buffer for O_DIRECT (4 KiB alignment), zeroed. NULL on failure. */
 void *wl_buf_alloc(size_t len);
