@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_walk.c - the file model a trace implies, record by record
+ * walk.c - the file model a trace implies, record by record
  *
  * Both passes of a replay (the scan and the loader) feed every record of
  * the trace, in start order, through one struct rp_walk; at any record it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_exec.c - the replay threads ("lanes"): issue each op as its
+ * exec.c - the replay threads ("lanes"): issue each op as its
  * system call, in the lane's order, on time, after what it waits for
  *
  * A lane takes the ops the loader published in its ring, one at a time:
@@ -116,7 +116,7 @@ static void slots_close_all(void)
 }
 
 struct lane_ctx {
-	struct iotap_workload_replay *r;
+	struct iotap_replay *r;
 	struct rp_shared *sh;
 	uint32_t lane;
 	struct rp_lane *ln;
@@ -318,7 +318,7 @@ static int op_fd(struct lane_ctx *lc, const struct rp_op *op)
  */
 static void call_of(const struct lane_ctx *lc, const struct rp_op *op, struct sys_call *sc)
 {
-	const struct iotap_workload_replay *r = lc->r;
+	const struct iotap_replay *r = lc->r;
 
 	*sc = (struct sys_call){
 		.op = op->op,
@@ -342,7 +342,7 @@ static void call_of(const struct lane_ctx *lc, const struct rp_op *op, struct sy
  */
 static int64_t issue(struct lane_ctx *lc, const struct rp_op *op, struct sys_call *sc)
 {
-	struct iotap_workload_replay *r = lc->r;
+	struct iotap_replay *r = lc->r;
 	struct iotap_trace_recorder *rec = lc->rec;
 	int64_t ret;
 	int fd = -1;
@@ -478,7 +478,7 @@ static void note_example(struct lane_ctx *lc, const struct rp_op *op, int64_t go
 
 static void compare(struct lane_ctx *lc, const struct rp_op *op, int64_t got, uint64_t aux)
 {
-	struct iotap_workload_replay_opstat *s = &lc->st->op[op->op];
+	struct iotap_replay_opstat *s = &lc->st->op[op->op];
 	int64_t want = op->result;
 	int diff = 0;
 
@@ -565,7 +565,7 @@ static void lag_note(struct lane_ctx *lc, uint64_t lag)
 static void exec_op(struct lane_ctx *lc, const struct rp_op *op)
 {
 	struct rp_shared *sh = lc->sh;
-	struct iotap_workload_replay_opstat *s = &lc->st->op[op->op];
+	struct iotap_replay_opstat *s = &lc->st->op[op->op];
 	int timed = lc->r->o.timing != IOTAP_REPLAY_ASAP;
 	uint64_t target = sh->start_ns + op->t_ns, t0, t1, aux;
 	struct sys_call sc;
@@ -705,7 +705,7 @@ static void *lane_main(void *arg)
 	return NULL;
 }
 
-int rp_exec_lanes(struct iotap_workload_replay *r, uint32_t proc,
+int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		  struct iotap_trace_recorder *rec)
 {
 	struct lane_ctx *lcs;

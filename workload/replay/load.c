@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_load.c - pass 2 of a replay: the loader thread
+ * load.c - pass 2 of a replay: the loader thread
  *
  * Walks the trace again with the same file model as the scan and turns
  * every op of the slice into a struct rp_op in the ring of its recorded
  * thread's lane: the path(s) it needs, relative to the target or a --map
  * directory; the descriptor slot of its handle; the ops of other lanes it
- * must wait for (replay_deps.c); its scheduled time. NAME records are
+ * must wait for (deps.c); its scheduled time. NAME records are
  * forwarded to the same lane (the replay's trace names files as the
  * capture did), PHASE markers go to every lane as barriers. The loader is
  * the only producer of every ring; when a ring is full it waits for that
@@ -60,7 +60,7 @@ struct orphan_fh {
 };
 
 struct load {
-	struct iotap_workload_replay *r;
+	struct iotap_replay *r;
 	/* publications a waiting lane has not been woken for yet */
 	uint32_t *pending;		/* per lane: ops published since its wake */
 	uint8_t *isdirty;		/* per lane: in dirty[] */
@@ -429,7 +429,7 @@ static uint32_t lazy_flags_of(const struct rp_fh *h, const struct iotap_trace_re
 /* The slot of the op's handle; lazy (with the file's path) unless this lane's process opened it. */
 static int use_fh(struct load *l, struct rp_ctx *c, uint32_t lane, int dir)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 	struct rp_op *op = &l->op;
 	struct rp_fh *h = c->fh;
 
@@ -683,7 +683,7 @@ static int noop_op(const struct iotap_trace_rec *rec)
 
 static uint64_t sched(struct load *l, uint64_t t)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 
 	if (r->o.timing == IOTAP_REPLAY_ASAP || t < r->t0)
 		return 0;
@@ -716,7 +716,7 @@ static void op_from_rec(struct load *l, const struct iotap_trace_rec *rec)
 
 static int on_op(struct load *l, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 	struct rp_ctx c;
 	uint32_t lane;
 	uint64_t idx;
@@ -797,7 +797,7 @@ static int on_op(struct load *l, const struct iotap_trace_rec *rec)
 
 static int on_name(struct load *l, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 	uint32_t t, lane;
 	int ret;
 
@@ -842,7 +842,7 @@ static int to_all_lanes(struct load *l, const struct iotap_trace_rec *rec, uint1
 
 static int in_slice_phase(struct load *l, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 
 	if (rec->time_ns < r->t_begin)
 		return 0;
@@ -851,7 +851,7 @@ static int in_slice_phase(struct load *l, const struct iotap_trace_rec *rec)
 	return rec->time_ns == r->t_end && r->end_marker && rec->flags == IOTAP_PHASE_END;
 }
 
-int rp_load(struct iotap_workload_replay *r)
+int rp_load(struct iotap_replay *r)
 {
 	struct iotap_trace_rec rec, end_rec;
 	struct load l;
