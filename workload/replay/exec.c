@@ -54,7 +54,6 @@
 
 #define SLOT_CHUNK	4096u
 #define SLOT_CHUNKS	65536u
-#define SPIN		200
 #define LATE_NS		1000000ull	/* "late": more than 1 ms behind */
 
 /* fd + 1 per slot (0: closed), per process */
@@ -141,14 +140,7 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/* Sleep until CLOCK_MONOTONIC @t; rp_exec_wake_all() ends it early. */
+/* Sleep until CLOCK_MONOTONIC @t; rp_wake_all() ends it early. */
 static void sleep_until(struct rp_shared *sh, uint64_t t)
 {
 	struct timespec ts;
@@ -158,97 +150,6 @@ static void sleep_until(struct rp_shared *sh, uint64_t t)
 	while (now_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
 		syscall(SYS_futex, &sh->go, FUTEX_WAIT_BITSET, 1, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
-}
-
-/* Wait until lane @m finished op @idx. Return: 1 if it had to wait. */
-static int wait_done(struct rp_shared *sh, uint32_t m, uint64_t idx)
-{
-	struct rp_lane *ln = &sh->lanes[m];
-	int i;
-
-	if (atomic_load_explicit(&ln->head, memory_order_acquire) > idx)
-		return 0;
-	for (i = 0; i < SPIN; i++) {
-		cpu_relax();
-		if (atomic_load_explicit(&ln->head, memory_order_acquire) > idx)
-			return 1;
-	}
-	while (atomic_load(&ln->head) <= idx && !atomic_load(&sh->stop)) {
-		unsigned int seq;
-
-		/* pairs with finish(): head store, then waiters load (both seq_cst) */
-		atomic_fetch_add(&ln->waiters, 1);
-		seq = atomic_load(&ln->seq);
-		if (atomic_load(&ln->head) <= idx && !atomic_load(&sh->stop))
-			rp_futex_wait(&ln->seq, seq);
-		atomic_fetch_sub(&ln->waiters, 1);
-	}
-	return 1;
-}
-
-/* The next op of this lane once the loader published it; NULL on stop. */
-static struct rp_op *next_op(struct lane_ctx *lc, uint64_t idx)
-{
-	struct rp_lane *ln = lc->ln;
-	int i;
-
-	for (i = 0; i < SPIN; i++) {
-		if (atomic_load_explicit(&ln->tail, memory_order_acquire) > idx)
-			return &ln->ring[idx & (ln->cap - 1)];
-		cpu_relax();
-	}
-	while (atomic_load(&ln->tail) <= idx) {
-		unsigned int q;
-
-		if (atomic_load(&lc->sh->stop))
-			return NULL;
-		/* pairs with push(): tail store, then lane_waits load */
-		atomic_fetch_add(&ln->lane_waits, 1);
-		q = atomic_load(&ln->pubq);
-		if (atomic_load(&ln->tail) <= idx && !atomic_load(&lc->sh->stop))
-			rp_futex_wait(&ln->pubq, q);
-		atomic_fetch_sub(&ln->lane_waits, 1);
-	}
-	return &ln->ring[idx & (ln->cap - 1)];
-}
-
-static void finish(struct lane_ctx *lc, const struct rp_op *op, uint64_t idx)
-{
-	struct rp_lane *ln = lc->ln;
-	uint64_t at;
-
-	atomic_store(&ln->bhead, op->bend);
-	atomic_store(&ln->head, idx + 1);
-	/* both loads pair with the waiter's store then re-check of head (seq_cst) */
-	if (atomic_load(&ln->waiters)) {
-		atomic_fetch_add(&ln->seq, 1);
-		rp_futex_wake(&ln->seq);
-	}
-	at = atomic_load(&ln->room_at);
-	if (at && idx + 1 >= at) {
-		atomic_store(&ln->room_at, 0);
-		atomic_fetch_add(&ln->room, 1);
-		rp_futex_wake(&ln->room);
-	}
-}
-
-void rp_exec_wake_all(struct rp_shared *sh)
-{
-	uint32_t i;
-
-	atomic_store(&sh->stop, 1);
-	atomic_store(&sh->go, 2);
-	rp_futex_wake((atomic_uint *)&sh->go);
-	for (i = 0; i < sh->nlanes; i++) {
-		atomic_fetch_add(&sh->lanes[i].seq, 1);
-		rp_futex_wake(&sh->lanes[i].seq);
-		atomic_fetch_add(&sh->lanes[i].pubq, 1);
-		rp_futex_wake(&sh->lanes[i].pubq);
-		atomic_fetch_add(&sh->lanes[i].room, 1);
-		rp_futex_wake(&sh->lanes[i].room);
-	}
-	atomic_fetch_add(&sh->bar_gen, 1);
-	rp_futex_wake(&sh->bar_gen);
 }
 
 /* --- the system calls ------------------------------------------------------------- */
@@ -583,7 +484,7 @@ static void exec_op(struct lane_ctx *lc, const struct rp_op *op)
 		const struct rp_dep *d = (const struct rp_dep *)(lc->ln->bytes + op->deps);
 
 		for (i = 0; i < op->ndeps; i++)
-			waited |= wait_done(sh, d[i].lane, d[i].idx);
+			waited |= rp_ring_wait_done(sh, d[i].lane, d[i].idx);
 		if (waited)
 			lc->st->dep_waits++;
 	}
@@ -678,14 +579,14 @@ static void *lane_main(void *arg)
 	while (atomic_load(&sh->go) == 0)
 		rp_futex_wait((atomic_uint *)&sh->go, 0);
 	for (;;) {
-		struct rp_op *op = next_op(lc, idx);
+		struct rp_op *op = rp_ring_next(sh, lc->ln, idx);
 
 		if (!op || atomic_load_explicit(&sh->stop, memory_order_relaxed))
 			break;
 		lc->ln->last_t_ns = op->t_ns;
 		switch (op->op) {
 		case RP_OP_END:
-			finish(lc, op, idx);
+			rp_ring_finish(lc->ln, op, idx);
 			atomic_fetch_add(&sh->lanes_done, 1);
 			return NULL;
 		case RP_OP_NAME:
@@ -698,7 +599,7 @@ static void *lane_main(void *arg)
 			if (op->op < IOTAP_OP_MAX)
 				exec_op(lc, op);
 		}
-		finish(lc, op, idx);
+		rp_ring_finish(lc->ln, op, idx);
 		idx++;
 	}
 	atomic_fetch_add(&sh->lanes_done, 1);
@@ -754,7 +655,7 @@ int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		for (l = 0; l < r->nlanes; l++)
 			mine += proc == RP_NONE || r->sh->lanes[l].proc == proc;
 		atomic_fetch_add(&r->sh->lanes_done, mine - started);
-		rp_exec_wake_all(r->sh);
+		rp_wake_all(r->sh);
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(lcs[i].thread, NULL);

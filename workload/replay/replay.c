@@ -377,7 +377,7 @@ static void *loader_main(void *arg)
 
 	ru->ret = rp_load(ru->r);
 	if (ru->ret && ru->ret != -EINTR)
-		rp_exec_wake_all(ru->r->sh);
+		rp_wake_all(ru->r->sh);
 	pthread_mutex_lock(&ru->r->pre_lock);
 	ru->r->preloaded = 1;
 	pthread_cond_broadcast(&ru->r->pre_cond);
@@ -429,7 +429,7 @@ static int fork_children(struct iotap_replay *r, pid_t *kids)
 		pid_t pid = fork();
 
 		if (pid < 0) {
-			rp_exec_wake_all(r->sh);
+			rp_wake_all(r->sh);
 			return -errno;
 		}
 		if (!pid) {
@@ -561,13 +561,13 @@ int iotap_replay_run(struct iotap_replay *r,
 	}
 	ret = -pthread_create(&loader.thread, NULL, loader_main, &loader);
 	if (ret) {
-		rp_exec_wake_all(r->sh);
+		rp_wake_all(r->sh);
 		goto out_wait;
 	}
 	if (!procs) {
 		ret = -pthread_create(&lanes.thread, NULL, lanes_main, &lanes);
 		if (ret) {
-			rp_exec_wake_all(r->sh);
+			rp_wake_all(r->sh);
 			pthread_join(loader.thread, NULL);
 			goto out_wait;
 		}
@@ -590,7 +590,7 @@ int iotap_replay_run(struct iotap_replay *r,
 		nanosleep(&ts, NULL);
 		if (sys_stopped() && !atomic_load(&r->sh->stop)) {
 			st->interrupted = 1;
-			rp_exec_wake_all(r->sh);
+			rp_wake_all(r->sh);
 		}
 		if (procs) {
 			int status;
@@ -601,7 +601,7 @@ int iotap_replay_run(struct iotap_replay *r,
 				for (p = 0; p < r->nprocs; p++)
 					if (kids[p] == k)
 						kids[p] = 0;
-				rp_exec_wake_all(r->sh);
+				rp_wake_all(r->sh);
 				ret = -ECHILD;
 			} else if (k > 0) {
 				for (p = 0; p < r->nprocs; p++)

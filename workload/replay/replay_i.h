@@ -21,7 +21,7 @@
  *   (tid 0: RELEASE, writeback) go to the lane of the thread that used the
  *   handle last. A lane plays its ops in recorded order.
  *
- * - Queues. The loader is the only producer of every lane's ring (a
+ * - Queues (ring.c). The loader is the only producer of every lane's ring (a
  *   single-producer single-consumer ring of struct rp_op by value, plus a
  *   byte ring for the op's paths and dependency list). A lane's index of
  *   an op is its position in that lane's stream; lane->head is the number
@@ -496,8 +496,39 @@ int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 /* Lag histogram bucket of @ns and the smallest value of bucket @b. */
 unsigned int rp_lag_bucket(uint64_t ns);
 uint64_t rp_lag_value(unsigned int b);
+/* --- ring.c: the ring protocol (producer: the loader; consumers: the lanes) --- */
+
+/* The loader's side: publications a waiting lane has not been woken for yet. */
+struct rp_ring_prod {
+	struct iotap_replay *r;
+	struct rp_shared *sh;
+	uint32_t *pending;		/* per lane: ops published since its wake */
+	uint8_t *isdirty;		/* per lane: in dirty[] */
+	uint32_t *dirty;		/* lanes that may have pending > 0 */
+	uint32_t ndirty;
+	uint32_t since_flush;		/* pushes since the last flush */
+};
+
+int rp_ring_prod_init(struct rp_ring_prod *p, struct iotap_replay *r);
+void rp_ring_prod_release(struct rp_ring_prod *p);
+/*
+ * rp_ring_push - publish @op to @lane with its strings (@str[i] of
+ * @str_len[i] bytes or NULL: path, path2, name) and @ndeps dependencies;
+ * waits for room (never for a lane that waits for the loader).
+ * Return: 0, -ENAMETOOLONG (does not fit the byte ring), -EINTR (stop).
+ */
+int rp_ring_push(struct rp_ring_prod *p, uint32_t lane, struct rp_op *op, const char *const str[3],
+		 const size_t str_len[3], const struct rp_dep *deps, uint32_t ndeps);
+/* Wake every lane with publications it was not woken for (before blocking, at the end). */
+void rp_ring_flush(struct rp_ring_prod *p);
+/* Lane: op @idx of its ring once published; NULL on stop. */
+struct rp_op *rp_ring_next(struct rp_shared *sh, struct rp_lane *ln, uint64_t idx);
+/* Lane: op @idx is done; wake who waits for it (other lanes, the loader). */
+void rp_ring_finish(struct rp_lane *ln, const struct rp_op *op, uint64_t idx);
+/* Wait until lane @m finished op @idx. Return: 1 if it had to wait. */
+int rp_ring_wait_done(struct rp_shared *sh, uint32_t m, uint64_t idx);
 /* Wake every waiter (stop or interrupt). */
-void rp_exec_wake_all(struct rp_shared *sh);
+void rp_wake_all(struct rp_shared *sh);
 
 /* futex helpers (shared: also across --processes) */
 void rp_futex_wait(atomic_uint *addr, unsigned int val);
