@@ -331,6 +331,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	const struct iotap_fs_opts *o = &fs->o;
 	struct iotap_trace_recorder_opts ro = { 0 };
 	struct iotap_trace_header hdr;
+	char *layout;
 	int ret;
 
 	if (!o->trace_path)
@@ -347,10 +348,14 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	hdr.cmdline = o->cmdline;
 	hdr.backing = fs->backing;
 	hdr.mountpoint = fs->mountpoint;
+	if (iotap_trace_layout(fs->backing, &layout))
+		layout = NULL;		/* not known: the header goes without it */
+	hdr.layout = layout;
 	ro.flags = o->force ? IOTAP_TRACE_FORCE : 0;
 	ro.sample_path = fs->backing;
 	ro.sample_ms = o->sample_ms;
 	ret = iotap_trace_recorder_open(&fs->rec, fs->trace_path, &hdr, &ro);
+	free(layout);
 	if (ret == -EEXIST)
 		snprintf(msg, MSG_MAX, "trace '%s' exists; use --force to overwrite",
 			 o->trace_path);
