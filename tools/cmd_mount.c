@@ -136,6 +136,12 @@ int cmd_mount(int argc, char **argv)
 							       : "too many arguments");
 	if (o.fail_op && (!o.fail_nth || !o.fail_errno))
 		return opt_error(&mount_cmd, "--fail-op needs --fail-nth and --fail-errno");
+	if (o.trace_path) {
+		struct out_rules rules = { .force = o.force, .trace = 1 };
+
+		if (out_check(o.trace_path, &rules) < 0)
+			return 1;
+	}
 	o.backing = argv[optind];
 	o.mountpoint = argv[optind + 1];
 	cmdline = join_argv(argc, argv);

@@ -437,6 +437,19 @@ int cmd_replay(int argc, char **argv)
 				 "--prepare, --prepare-only and --check exclude each other");
 	o.trace = argv[optind];
 	o.target = argv[optind + 1];
+	if (o.out_trace) {
+		/* before anything in DIR is touched; never the trace replayed */
+		const char *inputs[] = { o.trace, NULL };
+		struct out_rules rules = {
+			.inputs = inputs,
+			.force_opt = "--overwrite",
+			.force = !!(o.flags & IOTAP_REPLAY_TRACE_FORCE),
+			.trace = 1,
+		};
+
+		if (out_check(o.out_trace, &rules) < 0)
+			return 1;
+	}
 	o.maps = maps;
 	o.nmaps = nmaps;
 	for (cl = 0, i = 0; i < argc; i++)

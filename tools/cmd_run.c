@@ -457,6 +457,33 @@ static int take_targets(struct run *r, int rc, int argc, char **argv)
 	return -1;
 }
 
+/* Name each target's trace and check it may be written; 0 or 1 (said). */
+static int check_traces(struct run *r)
+{
+	/* a target (a FILE or DEVICE that dd or hdparm reads) is an input */
+	const char **inputs = calloc(r->nt + 1, sizeof(*inputs));
+	struct out_rules rules = { .inputs = inputs, .force = r->force, .trace = 1 };
+	unsigned int i;
+	int ret = 0;
+
+	if (!inputs) {
+		die_msg("out of memory");
+		return 1;
+	}
+	for (i = 0; i < r->nt; i++)
+		inputs[i] = r->t[i].path;
+	for (i = 0; i < r->nt && !ret; i++) {
+		if (!r->t[i].trace)
+			r->t[i].trace = trace_name(r->trace, i, r->nt);
+		if (!r->t[i].trace)
+			die_msg("out of memory");
+		if (!r->t[i].trace || out_check(r->t[i].trace, &rules) < 0)
+			ret = 1;
+	}
+	free(inputs);
+	return ret;
+}
+
 /*
  * Check every target and trace before anything is written. @need: bytes
  * each target will write; targets on one filesystem add up.
@@ -501,17 +528,8 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 			return 2;
 		}
 	}
-	for (i = 0; r->trace && i < r->nt; i++) {
-		struct stat st;
-
-		if (!r->t[i].trace)
-			r->t[i].trace = trace_name(r->trace, i, r->nt);
-		if (!r->t[i].trace)
-			return 1;
-		if (!r->force && !stat(r->t[i].trace, &st))
-			return opt_error(r->cmd, "trace '%s' exists (--force overwrites it)",
-					 r->t[i].trace);
-	}
+	if (r->trace && check_traces(r))
+		return 1;
 	if (r->drop_caches && geteuid() != 0)
 		return opt_error(r->cmd, "--drop-caches needs root");
 	return 0;

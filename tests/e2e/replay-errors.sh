@@ -75,7 +75,7 @@ runs 2 "--data wants" "$IOTAP" replay "$TR" "$T/empty" --data dedup=0.5
 runs 2 "--skip wants" "$IOTAP" replay "$TR" "$T/empty" --skip read,nosuchop
 runs 2 "--map wants" "$IOTAP" replay "$TR" "$T/empty" --map foo
 touch "$T/exists.iotap"
-runs 1 "exists; --overwrite" "$IOTAP" replay "$TR" "$T/empty" --prepare --trace "$T/exists.iotap"
+runs 1 "exists; use --overwrite" "$IOTAP" replay "$TR" "$T/empty" --prepare --trace "$T/exists.iotap"
 check "--overwrite replaces a trace" \
 	"$IOTAP" replay "$TR" "$T/empty" --prepare --trace "$T/exists.iotap" --overwrite -q
 "$IOTAP" info --strict "$T/exists.iotap" > /dev/null || fail "the overwritten trace is not valid"
