@@ -148,9 +148,14 @@ int iotap_workload_replay_check(struct iotap_workload_replay *r, FILE *f, unsign
 	return rp_state_check(r, f, max);
 }
 
-int iotap_workload_replay_prepare(struct iotap_workload_replay *r)
+int iotap_workload_replay_changes(struct iotap_workload_replay *r, FILE *f, unsigned int max)
 {
-	return rp_state_prepare(r);
+	return rp_state_changes(r, f, max);
+}
+
+int iotap_workload_replay_prepare(struct iotap_workload_replay *r, FILE *f)
+{
+	return rp_state_prepare(r, f);
 }
 
 const char *iotap_workload_replay_space(struct iotap_workload_replay *r)
