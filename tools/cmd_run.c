@@ -580,8 +580,13 @@ static void install_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	/* a second Ctrl-C kills at once, as with bonnie++ */
-	sa.sa_flags = SA_RESETHAND;
+	/*
+	 * Every interrupt only asks the run to stop, the second one too: timeout(1)
+	 * signals the process and then its group, a user presses Ctrl-C twice, and
+	 * either must still remove the files and close the trace (as bonnie++
+	 * does). SIGQUIT (Ctrl-\) or SIGKILL end the process without cleanup.
+	 */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
