@@ -67,6 +67,7 @@ struct run {
 	unsigned int nt;
 	const char *trace;
 	int force, quiet, drop_caches;
+	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
 	unsigned int repeats;		/* bonnie -x */
 	FILE *live;			/* iozone's running table: one target only */
@@ -457,6 +458,16 @@ static int take_targets(struct run *r, int rc, int argc, char **argv)
 	return -1;
 }
 
+#define DROP_CACHES "/proc/sys/vm/drop_caches"
+
+/* --drop-caches cannot do its job: the figures are the page cache's. */
+static void drop_warning(struct run *r, int err)
+{
+	warn_msg("--drop-caches: cannot write %s: %s; the page cache is not dropped, so "
+		 "the figures of 'iotap %s' include it", DROP_CACHES, strerror(-err),
+		 r->cmd->name);
+}
+
 /* Name each target's trace and check it may be written; 0 or 1 (said). */
 static int check_traces(struct run *r)
 {
@@ -532,6 +543,10 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 		return 1;
 	if (r->drop_caches && geteuid() != 0)
 		return opt_error(r->cmd, "--drop-caches needs root");
+	if (r->drop_caches && access(DROP_CACHES, W_OK)) {
+		drop_warning(r, -errno);
+		r->drop_warned = 1;
+	}
 	return 0;
 }
 
@@ -697,6 +712,10 @@ static int finish_target(struct run *r, struct target *t)
 		die_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
 			strerror(-t->ret));
 		rc = 1;
+	}
+	if (r->drop_caches && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
+		drop_warning(r, iotap_workload_ctx_drop_error(t->ctx));
+		r->drop_warned = 1;
 	}
 	if (t->trace) {
 		uint64_t lost = iotap_workload_ctx_lost(t->ctx);

@@ -756,20 +756,26 @@ int wl_stdio_open(struct iotap_workload_ctx *c, struct wl_file *f, const char *m
 
 void wl_drop_caches(struct iotap_workload_ctx *c)
 {
-	int fd;
+	int fd, err = 0;
 
 	if (!(c->flags & IOTAP_WORKLOAD_DROP_CACHES))
 		return;
 	sync();
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	/* best effort: the CLI allows the flag only to root */
-	if (write(fd, "3\n", 2) < 0) {
-		close(fd);
-		return;
-	}
-	close(fd);
+		err = -errno;
+	else if (write(fd, "3\n", 2) < 0)
+		err = -errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	/* the run goes on, measuring the page cache: the caller says so */
+	if (err && !c->drop_err)
+		c->drop_err = err;
+}
+
+int iotap_workload_ctx_drop_error(const struct iotap_workload_ctx *c)
+{
+	return c ? c->drop_err : 0;
 }
 
 /* --- phases ---------------------------------------------------------------- */

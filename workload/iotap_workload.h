@@ -106,6 +106,12 @@ const char *iotap_workload_ctx_error(const struct iotap_workload_ctx *c);
 uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c);
 
 /*
+ * With IOTAP_WORKLOAD_DROP_CACHES: 0, or the -errno of the first failure to
+ * write /proc/sys/vm/drop_caches (the phases then ran on the page cache).
+ */
+int iotap_workload_ctx_drop_error(const struct iotap_workload_ctx *c);
+
+/*
  * iotap_workload_interrupt - ask every running workload to stop
  *
  * Async-signal-safe: call it from a SIGINT handler. Running phases end at

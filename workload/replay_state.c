@@ -515,8 +515,13 @@ int rp_state_prepare(struct iotap_workload_replay *r, FILE *f)
 			goto out;
 		}
 	}
-	for (i = 0; i <= r->nmaps; i++)
-		syncfs(r->base_fd[i]);
+	/* the tree must be on the disk, not only in the page cache */
+	for (i = 0; i <= r->nmaps; i++) {
+		if (syncfs(r->base_fd[i])) {
+			ret = rp_what(r, -errno, "syncfs '%s'", r->base_path[i]);
+			goto out;
+		}
+	}
 	ret = 0;
 out:
 	umask(old_umask);
