@@ -9,6 +9,9 @@
 # byte, and no temporary file, in the foreground and as a daemon. The
 # same refusal without --trace is a plain error. A mount that succeeds
 # replaces the old trace, its log takes the trace's real name.
+# `iotap mark` refuses, exit 1, any directory but the root of a live iotap
+# mount (a plain one, the backing directory, a directory inside the
+# mount), and sets nothing on it.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 
@@ -39,5 +42,20 @@ grep -q "capture" $T/info || { cat $T/info; fail "the trace was not replaced by 
 [ -s $T/tr/old.iotap.log ] || fail "the daemon's log is not TRACE.log"
 left=$(ls -A $T/tr | grep -v '^old.iotap$' | grep -v '^old.iotap.log$')
 [ -z "$left" ] || fail "a mount left: $left"
+
+# iotap mark (issue 14 item 13): only the root of a live iotap mount
+has_mark() { python3 -c 'import os, sys; os.getxattr(sys.argv[1], "user.iotap.mark")' "$1" 2>/dev/null; }
+mkdir -p "$BACKING/sub" $T/plain
+expect 1 "not the root of an iotap mount" "$IOTAP" mark $T/plain phase1
+has_mark $T/plain && fail "mark left user.iotap.mark on a plain directory"
+iotap_mount "$BACKING" "$MNT" --trace $T/tr/marks.iotap
+expect 1 "not the root of an iotap mount" "$IOTAP" mark "$BACKING" phase1
+has_mark "$BACKING" && fail "mark left user.iotap.mark on the backing directory"
+expect 1 "not the root of an iotap mount" "$IOTAP" mark "$MNT/sub" phase1
+has_mark "$BACKING/sub" && fail "mark left user.iotap.mark on a directory inside the mount"
+check "mark the mount" "$IOTAP" mark "$MNT" phase1
+check "end the mark" "$IOTAP" mark "$MNT" phase1 --end
+iotap_umount "$MNT"
+"$IOTAP" dump $T/tr/marks.iotap | grep -c "PHASE" | grep -qx 2 || fail "the two marks are not in the trace"
 
 echo "trust-mount: ok"
