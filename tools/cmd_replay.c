@@ -324,12 +324,13 @@ static int open_error(struct iotap_workload_replay *r, int ret, const char *trac
 	case -ENXIO:
 		die_msg("%s", what);
 		return 2;
+	/* what the trace holds is a runtime matter (1), as for report --phase */
 	case -ESRCH:
 		die_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
-		return 2;
+		return 1;
 	case -ENOMSG:
 		die_msg("'%s' has no phase markers: --phase needs them", trace);
-		return 2;
+		return 1;
 	case -ENODATA:
 		die_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
 		return 1;
@@ -440,7 +441,9 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 2 : 0;
 	if (argc - optind != 2)
-		return opt_error(&replay_cmd, "wants a trace and a directory");
+		return opt_error(&replay_cmd, argc - optind > 2 ? "too many arguments (a trace and "
+								 "a directory)"
+							       : "wants a trace and a directory");
 	if (prepare + prepare_only + check_only > 1)
 		return opt_error(&replay_cmd,
 				 "--prepare, --prepare-only and --check exclude each other");

@@ -531,6 +531,11 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 		for (j = 0; j < r->nt; j++)
 			if (r->t[j].info.fsid == r->t[i].info.fsid && !r->t[j].info.is_blockdev)
 				sum += need(r, &r->t[j]);
+		/* a directory the run must write in, not one short of space */
+		if (need(r, &r->t[i]) && r->t[i].info.is_rdonly)
+			return opt_error(r->cmd, "'%s' is on a read-only filesystem; the run "
+					 "writes %.1f MB there", r->t[i].path,
+					 need(r, &r->t[i]) / 1e6);
 		if (sum > avail) {
 			fprintf(stderr,
 				"iotap %s: '%s' has %.1f MB free; the run needs %.1f MB%s\n",
@@ -1072,8 +1077,14 @@ static int run_iozone(struct run *r, int argc, char **argv)
 			r->io.min_file_kb = r->io.max_file_kb = r->io.file_kb;
 		if (r_set)
 			r->io.min_rec_kb = r->io.max_rec_kb = r->io.rec_kb;
-		if (r->io.min_file_kb > r->io.max_file_kb || r->io.min_rec_kb > r->io.max_rec_kb)
-			return opt_error(r->cmd, "a minimum is above its maximum");
+		if (r->io.min_file_kb > r->io.max_file_kb)
+			return opt_error(r->cmd, "-g (largest file, %" PRIu64 " kB) is below -n "
+					 "(smallest file, %" PRIu64 " kB)", r->io.max_file_kb,
+					 r->io.min_file_kb);
+		if (r->io.min_rec_kb > r->io.max_rec_kb)
+			return opt_error(r->cmd, "-q (largest record, %" PRIu64 " kB) is below -y "
+					 "(smallest record, %" PRIu64 " kB)", r->io.max_rec_kb,
+					 r->io.min_rec_kb);
 		if (r->io.min_rec_kb > r->io.min_file_kb)
 			return opt_error(r->cmd, "record size %" PRIu64 " kB is larger than the "
 					 "smallest file, %" PRIu64 " kB", r->io.min_rec_kb,

@@ -147,6 +147,7 @@ int iotap_workload_target_check(const char *path, int need_dir, struct iotap_wor
 		t->is_fuse = sf.f_type == 0x65735546;	/* FUSE_SUPER_MAGIC */
 	t->avail_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	t->fsid = (uint64_t)sv.f_fsid;
+	t->is_rdonly = !!(sv.f_flag & ST_RDONLY);
 	if (need_dir) {
 		if (sv.f_flag & ST_RDONLY)
 			return -EROFS;

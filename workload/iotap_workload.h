@@ -36,6 +36,7 @@ struct iotap_workload_target {
 	uint64_t fsid;			/* filesystem id (statvfs f_fsid), to add up demands */
 	uint64_t ram_bytes;		/* physical memory of this machine */
 	int is_fuse;			/* on a FUSE filesystem (an iotap mount, say) */
+	int is_rdonly;			/* on a read-only filesystem */
 };
 
 /*
