@@ -302,6 +302,11 @@ static int judge(const char *path, int fd, const struct stat *st, const struct o
 	if (!S_ISREG(st->st_mode))
 		return 1;
 	if (fd >= 0 && is_trace(fd)) {
+		if (r->append) {
+			die_msg("cannot write '%s': it is an iotap trace, which is never "
+				"appended to", path);
+			return -EEXIST;
+		}
 		if (!r->trace) {
 			die_msg("cannot write '%s': it is an iotap trace, which only a trace may "
 				"replace (remove it or choose another name)", path);
@@ -313,7 +318,7 @@ static int judge(const char *path, int fd, const struct stat *st, const struct o
 		}
 		return 1;
 	}
-	if (!r->force) {
+	if (!r->force && !r->append) {
 		die_msg("%s'%s' exists; use %s to overwrite", r->trace ? "trace " : "", path,
 			force);
 		return -EEXIST;

@@ -70,13 +70,16 @@ int parse_duration_ns(const char *s, uint64_t *out);
  *   - an iotap trace (IOTAP_TRACE_MAGIC) is replaced only by a trace, and
  *     only when forced: a report or a page never replaces one;
  *   - any other file is replaced only when forced.
- * A path that does not exist needs a writable directory.
+ * An output that is appended to (a log) may be any existing file but an
+ * input or a trace. A path that does not exist needs a writable directory.
  */
 struct out_rules {
 	const char *const *inputs;	/* the command's input files, NULL-terminated, or NULL */
 	const char *force_opt;		/* the option that forces, for messages ("--force") */
 	unsigned int force : 1;		/* that option was given */
 	unsigned int trace : 1;		/* the output is a trace (written by libiotap-trace) */
+	unsigned int append : 1;	/* appended to (a log): an existing file is kept,
+					   but never a trace or an input */
 };
 
 /*

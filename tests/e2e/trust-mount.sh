@@ -31,6 +31,16 @@ for fg in -f ""; do
 	grep -qi "trace" $T/err && { cat $T/err; fail "a mount without --trace talks of a trace"; }
 done
 
+# the log is appended to: never to a trace, never to the trace being written
+# (as a daemon: a mount that wrongly comes up returns, and the EXIT trap unmounts it)
+_mounts="$_mounts $MNT"
+expect 1 "is an iotap trace" "$IOTAP" mount "$BACKING" "$MNT" --trace $T/tr/new.iotap \
+	--log $T/tr/old.iotap
+cmp -s $T/tr/old.iotap $T/old.orig || fail "--log appended to a trace"
+[ -e $T/tr/new.iotap ] && fail "a refused mount created its trace"
+expect 2 "same file" "$IOTAP" mount "$BACKING" "$MNT" --trace $T/tr/new.iotap --log $T/tr/new.iotap
+[ -e $T/tr/new.iotap ] && fail "a refused mount created its trace"
+
 # a mount that comes up replaces the old trace, and only then
 "$IOTAP" mount "$BACKING" "$MNT" --trace $T/tr/old.iotap --force || fail "mount --force"
 _mounts="$_mounts $MNT"
