@@ -47,6 +47,15 @@ done
 expect 1 "cannot create trace" "$IOTAP" replay "$TR" $U --prepare --clobber --trace $T/nodir/r.iotap -q
 snapshot > $T/after
 cmp -s $T/before $T/after || fail "a refused --trace still let --prepare change DIR"
+mkdir $T/ro
+if mount -t tmpfs -o ro,size=1m iotap-e2e $T/ro 2>/dev/null; then
+	_mounts="$_mounts $T/ro"
+	expect 1 "Read-only file system" "$IOTAP" replay "$TR" $U --prepare --clobber \
+		--trace $T/ro/r.iotap -q
+	snapshot > $T/after
+	cmp -s $T/before $T/after || fail "a read-only --trace still let --prepare change DIR"
+	umount $T/ro
+fi
 
 # --clobber: done, and each removal and change said
 "$IOTAP" replay "$TR" $U --prepare-only --clobber > $T/out 2> $T/err || { cat $T/err; fail "--clobber"; }
