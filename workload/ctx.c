@@ -128,6 +128,7 @@ int iotap_workload_target_check(const char *path, int need_dir, struct iotap_wor
 		t->is_fuse = sf.f_type == 0x65735546;	/* FUSE_SUPER_MAGIC */
 	t->avail_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	t->fsid = (uint64_t)sv.f_fsid;
+	t->is_rdonly = !!(sv.f_flag & ST_RDONLY);
 	if (need_dir) {
 		if (sv.f_flag & ST_RDONLY)
 			return -EROFS;
@@ -238,6 +239,11 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c)
 {
 	return c->rec ? iotap_trace_recorder_lost(c->rec) : 0;
+}
+
+int iotap_workload_ctx_drop_error(const struct iotap_workload_ctx *c)
+{
+	return c ? c->drop_err : 0;
 }
 
 void *wl_buf_alloc(size_t len)

@@ -31,6 +31,10 @@
 #define IOTAP_TRACE_VERSION_MAJOR 1
 #define IOTAP_TRACE_VERSION_MINOR 0
 
+/* The first 8 bytes of every trace file (FORMAT.md "File header"); no NUL on disk. */
+#define IOTAP_TRACE_MAGIC	"IOTAPTR\n"
+#define IOTAP_TRACE_MAGIC_LEN	8
+
 /* Record types. Numbers are forever: never renumber, never reuse. */
 enum iotap_trace_rec_type {
 	IOTAP_REC_OP = 1,	/* one filesystem operation */

@@ -148,9 +148,14 @@ int iotap_replay_check(struct iotap_replay *r, FILE *f, unsigned int max)
 	return rp_state_check(r, f, max);
 }
 
-int iotap_replay_prepare(struct iotap_replay *r)
+int iotap_replay_changes(struct iotap_replay *r, FILE *f, unsigned int max)
 {
-	return rp_state_prepare(r);
+	return rp_state_changes(r, f, max);
+}
+
+int iotap_replay_prepare(struct iotap_replay *r, FILE *f)
+{
+	return rp_state_prepare(r, f);
 }
 
 const char *iotap_replay_space(struct iotap_replay *r)
