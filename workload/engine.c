@@ -1244,3 +1244,105 @@ const char *wl_size_name(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64, bytes);
 	return buf;
 }
+
+/* dedup: temporary until the sys layer lands */
+
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off)
+{
+	uint64_t t0;
+	ssize_t n;
+
+	if (!c->rec) {
+		n = pwrite(f->fd, buf, len, (off_t)off);
+		if (n < 0)
+			return wl_fail(c, -errno, "pwrite '%s' at %" PRIu64, f->name, off);
+		return n;
+	}
+	t0 = iotap_trace_op_begin(c->rec);
+	n = pwrite(f->fd, buf, len, (off_t)off);
+	if (n < 0) {
+		int err = errno;
+
+		rec_data(c, IOTAP_OP_WRITE, f, t0, off, len, -err);
+		return wl_fail(c, -err, "pwrite '%s' at %" PRIu64, f->name, off);
+	}
+	rec_data(c, IOTAP_OP_WRITE, f, t0, off, len, n);
+	return n;
+}
+
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off)
+{
+	uint64_t t0;
+	ssize_t n;
+
+	if (!c->rec) {
+		n = pread(f->fd, buf, len, (off_t)off);
+		if (n < 0)
+			return wl_fail(c, -errno, "pread '%s' at %" PRIu64, f->name, off);
+		return n;
+	}
+	t0 = iotap_trace_op_begin(c->rec);
+	n = pread(f->fd, buf, len, (off_t)off);
+	if (n < 0) {
+		int err = errno;
+
+		rec_data(c, IOTAP_OP_READ, f, t0, off, len, -err);
+		return wl_fail(c, -err, "pread '%s' at %" PRIu64, f->name, off);
+	}
+	rec_data(c, IOTAP_OP_READ, f, t0, off, len, n);
+	return n;
+}
+
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname)
+{
+	struct iotap_trace_rec r;
+	struct stat st;
+	int known = 0, ret, err;
+	uint64_t t0;
+
+	/* as for unlink: the moved file's id and mode, by one untraced lookup */
+	if (c->rec && !fstatat(olddirfd, oldname, &st, AT_SYMLINK_NOFOLLOW))
+		known = 1;
+	t0 = op_begin(c);
+	ret = renameat(olddirfd, oldname, newdirfd, newname);
+	err = ret ? errno : 0;
+	if (c->rec) {
+		rec_op(c, &r, IOTAP_OP_RENAME, t0, -err);
+		r.file = ret || !known ? 0 : st.st_ino;
+		r.file2 = newparent;
+		r.mode = known ? st.st_mode : 0;
+		r.aux = oldparent;
+		if (!r.file) {
+			r.name = oldname;
+			r.name_len = (uint32_t)strlen(oldname);
+		}
+		iotap_trace_record(c->rec, &r);
+		/* FORMAT.md: a rename is a rebinding NAME after the RENAME op */
+		if (r.file)
+			rec_name(c, r.file, newparent, &st, newname, r.time_ns);
+	}
+	return ret ? wl_fail(c, -err, "rename '%s' to '%s'", oldname, newname) : 0;
+}
+
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len)
+{
+	struct iotap_trace_rec r;
+	uint64_t t0 = op_begin(c);
+	int ret = fallocate(f->fd, mode, (off_t)off, (off_t)len);
+	int err = ret ? errno : 0;
+
+	if (c->rec) {
+		rec_op(c, &r, IOTAP_OP_FALLOCATE, t0, -err);
+		r.file = f->ino;
+		r.fh = f->fh;
+		r.offset = off;
+		r.length = len;
+		r.flags = (uint32_t)mode;
+		iotap_trace_record(c->rec, &r);
+	}
+	return ret ? wl_fail(c, -err, "fallocate '%s' at %" PRIu64, f->name, off) : 0;
+}

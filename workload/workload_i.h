@@ -319,4 +319,21 @@ void *wl_buf_alloc(size_t len);
 /* "64k", "20g", "512m", "1000" (bytes when not a multiple of 1 KiB). */
 const char *wl_size_name(uint64_t bytes, char *buf, size_t len);
 
+/* --- dedup: temporary until the sys layer lands (engine.c, at its end) ------- */
+
+/*
+ * pwrite(2)/pread(2) at @off; f->pos does not move. Recorded as
+ * wl_write/wl_read are. Return: bytes or -errno (failures noted by wl_fail).
+ */
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off);
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off);
+/* renameat(2), recorded as RENAME then the rebinding NAME. Return: 0 or -errno. */
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname);
+/* fallocate(2) (FALLOCATE, mode in flags). Return: 0 or -errno. */
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len);
+
 #endif /* IOTAP_WORKLOAD_I_H */
