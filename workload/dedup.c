@@ -61,69 +61,7 @@
 
 #include "dedup_i.h"
 
-#define MIB		(1ull << 20)
-#define IO_MAX		MIB		/* restore, compaction and map reads */
-#define MAP_BATCH	2048		/* map entries per write: 64 KiB */
-#define MAX_OPEN	64		/* containers a restore keeps open */
-
-enum { CONT_OPEN, CONT_CLOSED, CONT_GONE };
-
-struct dd_seg {
-	struct dd_fp fp;
-	uint32_t cont, off, len;
-	uint32_t refs;			/* map entries that name it */
-};
-
-struct dd_cont {
-	uint64_t size;			/* bytes written */
-	uint64_t live;			/* bytes of segments still referenced */
-	uint32_t *segs;			/* its segments, in file order */
-	uint32_t nseg, cap;
-	int state;
-};
-
-struct dd_stream {
-	struct dd_run *run;
-	unsigned int i;
-	struct dd_pos pos;
-	uint8_t *buf;			/* one segment */
-	uint8_t *io;			/* IO_MAX + a segment */
-	struct dd_entry *map;		/* MAP_BATCH entries */
-	uint32_t nmap;
-	struct wl_file cont;		/* the open container, fd -1: none */
-	uint32_t cont_id;
-	/* figures of the running phase */
-	uint64_t logical, segs, fresh, stored, written;
-	uint64_t gen_ns, hash_ns;
-	uint64_t rbytes, rreads, rconts, bad;
-	int ret;
-};
-
-struct dd_run {
-	struct iotap_workload_ctx *c;
-	const struct iotap_workload_dedup_opts *o;
-	struct dd_cfg cfg;
-	struct iotap_workload_dedup_result *r;
-	int top_fd, data_fd, meta_fd, maps_fd;
-	uint64_t top_ino, data_ino, meta_ino, maps_ino;
-	int meta_own;			/* META/NAME is not DIR/NAME */
-	int index_open;
-	struct dd_index ix;
-	pthread_mutex_t lock;		/* the segment and container tables */
-	struct dd_seg *seg;
-	uint64_t nseg, segcap;
-	uint32_t *slot;			/* fingerprint -> seg + 1, open addressing */
-	uint64_t slotcap;
-	struct dd_cont *cont;
-	uint32_t ncont, contcap;
-	struct dd_stream *st;
-	unsigned int gen;		/* of the running phase */
-	struct wl_span span;
-	char phname[32];		/* the running phase's marker: lives until its END */
-	int ret;			/* of the owner's on_done work */
-};
-
-static uint64_t cpu_ns(void)
+uint64_t dd_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -143,7 +81,7 @@ void iotap_workload_dedup_opts_init(struct iotap_workload_dedup_opts *o)
 	o->dup = 0.10;
 	o->compress = 0.50;
 	o->segment_bytes = 128 * 1024;
-	o->container_bytes = 64 * MIB;
+	o->container_bytes = 64 * DD_MIB;
 	o->expire = 1;
 	o->compact_threshold = 0.20;
 	o->seed = 1;
@@ -203,7 +141,7 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 
 /* --- the segment and container tables (run->lock held) ----------------------- */
 
-static int64_t seg_find(struct dd_run *run, const struct dd_fp *fp)
+int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp)
 {
 	uint64_t i = (fp->lo * 0x9e3779b97f4a7c15ull) & (run->slotcap - 1);
 
@@ -218,7 +156,7 @@ static int64_t seg_find(struct dd_run *run, const struct dd_fp *fp)
 }
 
 /* Container @id holds segment @si from now on (in file order). */
-static int seg_add_to(struct dd_run *run, uint32_t id, uint32_t si)
+int dd_seg_add_to(struct dd_run *run, uint32_t id, uint32_t si)
 {
 	struct dd_cont *ct = &run->cont[id];
 
@@ -236,7 +174,7 @@ static int seg_add_to(struct dd_run *run, uint32_t id, uint32_t si)
 	return 0;
 }
 
-static int seg_add(struct dd_run *run, const struct dd_seg *s)
+int dd_seg_add(struct dd_run *run, const struct dd_seg *s)
 {
 	uint64_t i;
 	int ret;
@@ -271,7 +209,7 @@ static int seg_add(struct dd_run *run, const struct dd_seg *s)
 		run->segcap = cap;
 	}
 	run->seg[run->nseg] = *s;
-	ret = seg_add_to(run, s->cont, (uint32_t)run->nseg);
+	ret = dd_seg_add_to(run, s->cont, (uint32_t)run->nseg);
 	if (ret)
 		return ret;
 	i = (s->fp.lo * 0x9e3779b97f4a7c15ull) & (run->slotcap - 1);
@@ -281,7 +219,7 @@ static int seg_add(struct dd_run *run, const struct dd_seg *s)
 	return 0;
 }
 
-static int cont_new(struct dd_run *run, uint32_t *id)
+int dd_cont_new(struct dd_run *run, uint32_t *id)
 {
 	if (run->ncont == run->contcap) {
 		uint32_t cap = run->contcap ? run->contcap * 2 : 64;
@@ -298,90 +236,18 @@ static int cont_new(struct dd_run *run, uint32_t *id)
 	return 0;
 }
 
-static void cont_name(char *buf, size_t len, uint32_t id, const char *ext)
+void dd_cont_name(char *buf, size_t len, uint32_t id, const char *ext)
 {
 	snprintf(buf, len, "%08x.%s", id, ext);
 }
 
-static void map_name(char *buf, size_t len, unsigned int stream, unsigned int gen)
+void dd_map_name(char *buf, size_t len, unsigned int stream, unsigned int gen)
 {
 	snprintf(buf, len, "s%u-g%u.map", stream, gen);
 }
 
-/* --- backup ------------------------------------------------------------------ */
-
-static int cont_close(struct dd_stream *s)
-{
-	struct dd_run *run = s->run;
-	int ret;
-
-	if (s->cont.fd < 0)
-		return 0;
-	ret = wl_fsync(run->c, &s->cont, 1);
-	if (wl_close(run->c, &s->cont) && !ret)
-		ret = -EIO;
-	s->cont.fd = -1;
-	pthread_mutex_lock(&run->lock);
-	run->cont[s->cont_id].state = CONT_CLOSED;
-	pthread_mutex_unlock(&run->lock);
-	return ret;
-}
-
-/* Append @len bytes of s->buf to the stream's container; where it went in @e. */
-static int cont_append(struct dd_stream *s, uint32_t len, struct dd_entry *e)
-{
-	struct dd_run *run = s->run;
-	char name[32];
-	int ret;
-
-	if (s->cont.fd >= 0 && s->cont.pos + len > run->o->container_bytes) {
-		ret = cont_close(s);
-		if (ret)
-			return ret;
-	}
-	if (s->cont.fd < 0) {
-		pthread_mutex_lock(&run->lock);
-		ret = cont_new(run, &s->cont_id);
-		pthread_mutex_unlock(&run->lock);
-		if (ret)
-			return ret;
-		cont_name(name, sizeof(name), s->cont_id, "bin");
-		ret = wl_open(run->c, &s->cont, run->data_fd, run->data_ino, name,
-			      O_WRONLY | O_CREAT | O_EXCL, 0644);
-		if (ret)
-			return ret;
-		/* wl_open keeps a pointer to the name: one that lives as long as the file */
-		s->cont.name = "container";
-	}
-	e->cont = s->cont_id;
-	e->off = (uint32_t)s->cont.pos;
-	e->len = len;
-	ret = wl_write_full(run->c, &s->cont, s->buf, len);
-	if (ret)
-		return ret;
-	pthread_mutex_lock(&run->lock);
-	run->cont[s->cont_id].size = s->cont.pos;
-	pthread_mutex_unlock(&run->lock);
-	s->stored += len;
-	s->written += len;
-	return 0;
-}
-
-static int map_flush(struct dd_stream *s, struct wl_file *f)
-{
-	int ret;
-
-	if (!s->nmap)
-		return 0;
-	ret = wl_write_full(s->run->c, f, s->map, s->nmap * sizeof(*s->map));
-	if (!ret)
-		s->written += s->nmap * sizeof(*s->map);
-	s->nmap = 0;
-	return ret;
-}
-
-/* Read all of a map (IO_MAX reads) into a new array. */
-static int map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
+/* Read all of a map (DD_IO_MAX reads) into a new array. */
+int dd_map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
 		    struct dd_entry **out, uint64_t *n)
 {
 	struct wl_file f;
@@ -393,7 +259,7 @@ static int map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
 
 	*out = NULL;
 	*n = 0;
-	map_name(name, sizeof(name), stream, gen);
+	dd_map_name(name, sizeof(name), stream, gen);
 	ret = wl_open(run->c, &f, run->maps_fd, run->maps_ino, name, O_RDONLY, 0);
 	if (ret)
 		return ret;
@@ -408,7 +274,7 @@ static int map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
 		goto out_close;
 	}
 	while (got < size) {
-		size_t want = size - got < IO_MAX ? size - got : IO_MAX;
+		size_t want = size - got < DD_IO_MAX ? size - got : DD_IO_MAX;
 		ssize_t k = wl_read(run->c, &f, buf + got, want);
 
 		if (k <= 0) {
@@ -425,518 +291,6 @@ out_close:
 	f.name = "map";
 	if (wl_close(run->c, &f) && !ret)
 		ret = -EIO;
-	return ret;
-}
-
-static void backup_ready(struct wl_threads *t)
-{
-	struct dd_run *run = t->arg;
-
-	snprintf(run->phname, sizeof(run->phname), "backup gen=%u", run->gen);
-	wl_phase_begin(run->c, &run->span, run->phname,
-		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
-}
-
-static void backup_done(struct wl_threads *t)
-{
-	struct dd_run *run = t->arg;
-	struct iotap_workload_dedup_gen *g = &run->r->gen[run->gen];
-	int partial = 0;
-	unsigned int i;
-
-	for (i = 0; i < run->o->streams; i++)
-		if (run->st[i].ret)
-			partial = 1;
-	/* the batch still in memory is part of the backup */
-	if (!partial)
-		run->ret = dd_index_flush(&run->ix);
-	wl_phase_end(run->c, &run->span, &g->backup, partial || run->ret);
-	g->backup_user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
-}
-
-static int backup_stream(struct wl_threads *t, unsigned int i)
-{
-	struct dd_run *run = t->arg;
-	struct dd_stream *s = &run->st[i];
-	struct iotap_workload_ctx *c = run->c;
-	struct dd_pos *p = &s->pos;
-	struct wl_file mf = { .fd = -1 };
-	char name[48];
-	uint64_t k;
-	int ret;
-
-	map_name(name, sizeof(name), i, run->gen);
-	ret = wl_open(c, &mf, run->maps_fd, run->maps_ino, name, O_WRONLY | O_CREAT | O_EXCL,
-		      0644);
-	wl_threads_ready(t);
-	if (ret)
-		goto out;
-	mf.name = "map";
-	if (run->gen > 0) {
-		struct dd_entry *prev;
-		uint64_t n;
-
-		/* the last image's fingerprints: the look-ups most likely to hit */
-		ret = map_read(run, i, run->gen - 1, &prev, &n);
-		if (ret)
-			goto out;
-		for (k = 0; k < n; k++) {
-			struct dd_fp fp = { prev[k].lo, prev[k].hi };
-
-			dd_index_cache(&run->ix, &fp);
-		}
-		free(prev);
-	}
-	for (k = 0; k < p->n; k++) {
-		struct dd_entry *e = &s->map[s->nmap];
-		uint32_t len = p->len[k];
-		uint64_t t0;
-		int found;
-
-		if (wl_stopped()) {
-			ret = -EINTR;
-			goto out;
-		}
-		if (p->fresh[k] == DD_NEW) {
-			t0 = cpu_ns();
-			dd_fill(&run->cfg, p->cid[k], s->buf, len);
-			s->gen_ns += cpu_ns() - t0;
-			t0 = cpu_ns();
-			dd_hash(s->buf, len, &p->fp[k]);
-			s->hash_ns += cpu_ns() - t0;
-			s->fresh++;
-		} else if (p->fresh[k] == DD_REPEAT) {
-			p->fp[k] = p->fp[p->src[k]];
-		}
-		memset(e, 0, sizeof(*e));
-		e->lo = p->fp[k].lo;
-		e->hi = p->fp[k].hi;
-		found = dd_index_lookup(&run->ix, &p->fp[k]);
-		if (found < 0) {
-			ret = wl_fail(c, found, "index look-up");
-			goto out;
-		}
-		if (!found) {
-			struct dd_seg sg;
-
-			if (p->fresh[k] != DD_NEW) {
-				/* cannot happen before expiry; regenerate rather than lie */
-				dd_fill(&run->cfg, p->cid[k], s->buf, len);
-			}
-			ret = cont_append(s, len, e);
-			if (ret)
-				goto out;
-			sg.fp = p->fp[k];
-			sg.cont = e->cont;
-			sg.off = e->off;
-			sg.len = len;
-			sg.refs = 1;
-			pthread_mutex_lock(&run->lock);
-			ret = seg_add(run, &sg);
-			pthread_mutex_unlock(&run->lock);
-			if (!ret)
-				ret = dd_index_insert(&run->ix, e);
-			if (ret) {
-				ret = wl_fail(c, ret, "index insert");
-				goto out;
-			}
-		} else {
-			int64_t si;
-
-			pthread_mutex_lock(&run->lock);
-			si = seg_find(run, &p->fp[k]);
-			if (si >= 0) {
-				run->seg[si].refs++;
-				e->cont = run->seg[si].cont;
-				e->off = run->seg[si].off;
-				e->len = run->seg[si].len;
-			}
-			pthread_mutex_unlock(&run->lock);
-			if (si < 0) {
-				ret = wl_fail(c, -EIO, "index has a segment the store does not");
-				goto out;
-			}
-		}
-		s->segs++;
-		s->logical += len;
-		if (++s->nmap == MAP_BATCH) {
-			ret = map_flush(s, &mf);
-			if (ret)
-				goto out;
-		}
-		atomic_fetch_add_explicit(&c->ph_done, 1, memory_order_relaxed);
-	}
-	ret = map_flush(s, &mf);
-	if (!ret)
-		ret = wl_fsync(c, &mf, 1);
-out:
-	if (mf.fd >= 0 && wl_close(c, &mf) && !ret)
-		ret = -EIO;
-	if (cont_close(s) && !ret)
-		ret = -EIO;
-	s->ret = ret;
-	return ret;
-}
-
-/* --- restore ------------------------------------------------------------------ */
-
-struct open_cont {
-	uint32_t id;
-	uint64_t used;
-	struct wl_file f;
-};
-
-static int restore_get(struct dd_stream *s, struct open_cont *oc, unsigned int *noc,
-		       uint32_t id, uint64_t tick, struct wl_file **out)
-{
-	struct dd_run *run = s->run;
-	unsigned int k, victim = 0;
-	char name[32];
-	int ret;
-
-	for (k = 0; k < *noc; k++) {
-		if (oc[k].id == id) {
-			oc[k].used = tick;
-			*out = &oc[k].f;
-			return 0;
-		}
-		if (oc[k].used < oc[victim].used)
-			victim = k;
-	}
-	if (*noc < MAX_OPEN) {
-		victim = (*noc)++;
-	} else {
-		ret = wl_close(run->c, &oc[victim].f);
-		if (ret)
-			return ret;
-	}
-	cont_name(name, sizeof(name), id, "bin");
-	ret = wl_open(run->c, &oc[victim].f, run->data_fd, run->data_ino, name, O_RDONLY, 0);
-	oc[victim].f.name = "container";
-	if (ret) {
-		oc[victim] = oc[--(*noc)];
-		return ret;
-	}
-	oc[victim].id = id;
-	oc[victim].used = tick;
-	s->rconts++;
-	*out = &oc[victim].f;
-	return 0;
-}
-
-static int restore_stream(struct wl_threads *t, unsigned int i)
-{
-	struct dd_run *run = t->arg;
-	struct dd_stream *s = &run->st[i];
-	struct iotap_workload_ctx *c = run->c;
-	struct open_cont *oc;
-	struct dd_entry *m = NULL;
-	unsigned int noc = 0, k;
-	uint64_t n = 0, a, b;
-	int ret;
-
-	oc = calloc(MAX_OPEN, sizeof(*oc));
-	wl_threads_ready(t);
-	if (!oc)
-		return s->ret = -ENOMEM;
-	ret = map_read(run, i, run->gen, &m, &n);
-	for (a = 0; !ret && a < n;) {
-		uint64_t len = m[a].len, off;
-		struct wl_file *f;
-		ssize_t got;
-
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		/* one read for segments that follow each other in one container */
-		for (b = a + 1; b < n && m[b].cont == m[a].cont && m[b].off == m[a].off + len &&
-				len + m[b].len <= IO_MAX; b++)
-			len += m[b].len;
-		ret = restore_get(s, oc, &noc, m[a].cont, a, &f);
-		if (ret)
-			break;
-		got = wl_pread(c, f, s->io, len, m[a].off);
-		if (got < 0) {
-			ret = (int)got;
-			break;
-		}
-		if ((uint64_t)got != len) {
-			ret = wl_fail(c, -ENODATA, "read container %08x at %u: %zd of %" PRIu64
-				      " bytes", m[a].cont, m[a].off, got, len);
-			break;
-		}
-		s->rreads++;
-		s->rbytes += len;
-		atomic_fetch_add_explicit(&c->ph_done, b - a, memory_order_relaxed);
-		for (off = 0; a < b; a++) {
-			struct dd_fp fp;
-
-			dd_hash(s->io + off, m[a].len, &fp);
-			if (fp.lo != m[a].lo || fp.hi != m[a].hi)
-				s->bad++;
-			off += m[a].len;
-		}
-	}
-	for (k = 0; k < noc; k++)
-		if (wl_close(c, &oc[k].f) && !ret)
-			ret = -EIO;
-	free(oc);
-	free(m);
-	if (!ret && s->bad)
-		ret = wl_fail(c, -EIO, "restore of stream %u generation %u: %" PRIu64
-			      " segments differ from their fingerprints", i, run->gen, s->bad);
-	s->ret = ret;
-	return ret;
-}
-
-static void restore_ready(struct wl_threads *t)
-{
-	struct dd_run *run = t->arg;
-
-	snprintf(run->phname, sizeof(run->phname), "restore gen=%u", run->gen);
-	wl_phase_begin(run->c, &run->span, run->phname,
-		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
-}
-
-static void restore_done(struct wl_threads *t)
-{
-	struct dd_run *run = t->arg;
-	struct iotap_workload_dedup_gen *g = &run->r->gen[run->gen];
-	int partial = 0;
-	unsigned int i;
-
-	for (i = 0; i < run->o->streams; i++)
-		if (run->st[i].ret)
-			partial = 1;
-	wl_phase_end(run->c, &run->span, &g->restore, partial);
-	g->restore_user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
-}
-
-/* --- expiry and compaction ------------------------------------------------------ */
-
-static int expire(struct dd_run *run)
-{
-	struct iotap_workload_dedup_result *r = run->r;
-	struct iotap_workload_ctx *c = run->c;
-	unsigned int g, i;
-	int ret = 0;
-
-	wl_phase_begin(c, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
-	for (g = 0; !ret && g < run->o->expire; g++) {
-		for (i = 0; !ret && i < run->o->streams; i++) {
-			struct dd_entry *m;
-			char name[48];
-			uint64_t n, k;
-
-			if (wl_stopped()) {
-				ret = -EINTR;
-				break;
-			}
-			ret = map_read(run, i, g, &m, &n);
-			for (k = 0; !ret && k < n; k++) {
-				struct dd_fp fp = { m[k].lo, m[k].hi };
-				struct dd_seg *sg = NULL;
-				int64_t si;
-
-				pthread_mutex_lock(&run->lock);
-				si = seg_find(run, &fp);
-				if (si >= 0 && run->seg[si].refs && !--run->seg[si].refs) {
-					sg = &run->seg[si];
-					run->cont[sg->cont].live -= sg->len;
-					r->dead_segments++;
-					r->dead_bytes += sg->len;
-				}
-				pthread_mutex_unlock(&run->lock);
-				if (sg)
-					ret = dd_index_update(&run->ix, &fp, NULL);
-			}
-			free(m);
-			if (ret)
-				break;
-			map_name(name, sizeof(name), i, g);
-			ret = wl_unlink(c, run->maps_fd, run->maps_ino, name, 0);
-			if (!ret)
-				r->expired_images++;
-			wl_phase_unit(c, &run->span, 0, 0);
-		}
-	}
-	if (!ret)
-		ret = dd_index_flush(&run->ix);
-	wl_phase_end(c, &run->span, &r->expire, ret != 0);
-	return ret;
-}
-
-/* Rewrite container @id's live segments into a new container; unlink the old. */
-static int repack(struct dd_run *run, uint32_t id, uint8_t *in, uint8_t *out)
-{
-	struct iotap_workload_dedup_result *r = run->r;
-	struct iotap_workload_ctx *c = run->c;
-	struct wl_file old = { .fd = -1 }, nf = { .fd = -1 };
-	char oname[32], tname[32], nname[32];
-	struct dd_cont *ct;
-	uint64_t size, got = 0, fill = 0, woff = 0;
-	uint32_t nid, k;
-	int ret;
-
-	pthread_mutex_lock(&run->lock);
-	ret = cont_new(run, &nid);
-	ct = &run->cont[id];
-	size = ct->size;
-	pthread_mutex_unlock(&run->lock);
-	if (ret)
-		return ret;
-	cont_name(oname, sizeof(oname), id, "bin");
-	cont_name(tname, sizeof(tname), nid, "tmp");
-	cont_name(nname, sizeof(nname), nid, "bin");
-	ret = wl_open(c, &old, run->data_fd, run->data_ino, oname, O_RDONLY, 0);
-	if (ret)
-		goto out;
-	ret = wl_open(c, &nf, run->data_fd, run->data_ino, tname, O_WRONLY | O_CREAT | O_EXCL,
-		      0644);
-	if (ret)
-		goto out;
-	while (got < size) {
-		size_t want = size - got < IO_MAX ? size - got : IO_MAX;
-		ssize_t n = wl_pread(c, &old, in + got, want, got);
-
-		if (n <= 0) {
-			ret = n < 0 ? (int)n : wl_fail(c, -ENODATA, "read '%s': end of file", oname);
-			goto out;
-		}
-		got += (uint64_t)n;
-		r->compact_read += (uint64_t)n;
-	}
-	/* live segments in file order, out in IO_MAX writes */
-	for (k = 0; k < ct->nseg; k++) {
-		struct dd_seg *sg = &run->seg[ct->segs[k]];
-		struct dd_fp fp;
-
-		if (!sg->refs)
-			continue;
-		dd_hash(in + sg->off, sg->len, &fp);
-		if (fp.lo != sg->fp.lo || fp.hi != sg->fp.hi) {
-			ret = wl_fail(c, -EIO, "container %08x at %u: the segment is not what was "
-				      "stored", id, sg->off);
-			goto out;
-		}
-		if (fill + sg->len > IO_MAX && fill) {
-			ret = wl_write_full(c, &nf, out, fill);
-			if (ret)
-				goto out;
-			r->compact_written += fill;
-			fill = 0;
-		}
-		memcpy(out + fill, in + sg->off, sg->len);
-		fill += sg->len;
-	}
-	if (fill) {
-		ret = wl_write_full(c, &nf, out, fill);
-		if (ret)
-			goto out;
-		r->compact_written += fill;
-	}
-	ret = wl_fsync(c, &nf, 0);
-	if (ret)
-		goto out;
-	ret = wl_close(c, &nf);
-	if (ret)
-		goto out;
-	ret = wl_rename(c, run->data_fd, run->data_ino, tname, run->data_fd, run->data_ino, nname);
-	if (ret)
-		goto out;
-	/* the moved segments: their new home, in the table and the index */
-	for (k = 0; k < ct->nseg && !ret; k++) {
-		struct dd_seg *sg = &run->seg[ct->segs[k]];
-		struct dd_entry e;
-
-		if (!sg->refs)
-			continue;
-		pthread_mutex_lock(&run->lock);
-		sg->cont = nid;
-		sg->off = (uint32_t)woff;
-		ret = seg_add_to(run, nid, ct->segs[k]);
-		pthread_mutex_unlock(&run->lock);
-		woff += sg->len;
-		memset(&e, 0, sizeof(e));
-		e.lo = sg->fp.lo;
-		e.hi = sg->fp.hi;
-		e.cont = nid;
-		e.off = sg->off;
-		e.len = sg->len;
-		if (!ret)
-			ret = dd_index_update(&run->ix, &sg->fp, &e);
-	}
-	if (ret)
-		goto out;
-	wl_close(c, &old);
-	ret = wl_unlink(c, run->data_fd, run->data_ino, oname, 0);
-	if (ret)
-		goto out;
-	pthread_mutex_lock(&run->lock);
-	run->cont[nid].size = woff;
-	run->cont[nid].state = CONT_CLOSED;
-	run->cont[id].state = CONT_GONE;
-	pthread_mutex_unlock(&run->lock);
-	r->containers_rewritten++;
-	r->compact_freed += size - woff;
-out:
-	if (old.fd >= 0)
-		wl_close(c, &old);
-	if (nf.fd >= 0)
-		wl_close(c, &nf);
-	return ret;
-}
-
-static int compact(struct dd_run *run)
-{
-	struct iotap_workload_dedup_result *r = run->r;
-	struct iotap_workload_ctx *c = run->c;
-	uint8_t *in = NULL, *out = NULL;
-	uint32_t id, n;
-	int ret = 0;
-
-	in = wl_buf_alloc(run->o->container_bytes);
-	out = wl_buf_alloc(IO_MAX + run->cfg.max_seg);
-	if (!in || !out) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	n = run->ncont;
-	wl_phase_begin(c, &run->span, "compact", n, 0);
-	for (id = 0; id < n && !ret; id++) {
-		struct dd_cont *ct = &run->cont[id];
-		char name[32];
-
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		if (ct->state != CONT_CLOSED || ct->live == ct->size)
-			continue;
-		if (!ct->live) {
-			cont_name(name, sizeof(name), id, "bin");
-			ret = wl_unlink(c, run->data_fd, run->data_ino, name, 0);
-			if (ret)
-				break;
-			ct->state = CONT_GONE;
-			r->containers_removed++;
-			r->compact_freed += ct->size;
-		} else if ((double)(ct->size - ct->live) >=
-			   run->o->compact_threshold * (double)ct->size) {
-			ret = repack(run, id, in, out);
-		}
-		wl_phase_unit(c, &run->span, 0, 0);
-	}
-	if (!ret && (r->containers_removed || r->containers_rewritten))
-		ret = wl_fsync_dir(c, run->data_fd, run->data_ino);
-	if (!ret)
-		ret = dd_index_flush(&run->ix);
-	wl_phase_end(c, &run->span, &r->compact, ret != 0);
-	r->compact.bytes = r->compact_read + r->compact_written;
-out:
-	free(in);
-	free(out);
 	return ret;
 }
 
@@ -1009,7 +363,7 @@ static void drop_store(struct dd_run *run)
 
 		if (run->cont[id].state != CONT_CLOSED)
 			continue;
-		cont_name(name, sizeof(name), id, "bin");
+		dd_cont_name(name, sizeof(name), id, "bin");
 		fd = openat(run->data_fd, name, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -1035,14 +389,14 @@ static void cleanup(struct dd_run *run)
 	for (id = 0; run->data_fd >= 0 && id < run->ncont; id++) {
 		if (run->cont[id].state == CONT_GONE)
 			continue;
-		cont_name(name, sizeof(name), id, "bin");
+		dd_cont_name(name, sizeof(name), id, "bin");
 		wl_unlink_old(c, run->data_fd, run->data_ino, name);
-		cont_name(name, sizeof(name), id, "tmp");
+		dd_cont_name(name, sizeof(name), id, "tmp");
 		wl_unlink_old(c, run->data_fd, run->data_ino, name);
 	}
 	for (s = 0; run->maps_fd >= 0 && s < run->o->streams; s++)
 		for (g = 0; g < run->o->generations; g++) {
-			map_name(name, sizeof(name), s, g);
+			dd_map_name(name, sizeof(name), s, g);
 			wl_unlink_old(c, run->maps_fd, run->maps_ino, name);
 		}
 	if (run->meta_fd >= 0)
@@ -1121,21 +475,6 @@ static void take_restore(struct dd_run *run)
 	g->restore.units = g->restore_reads;
 }
 
-static int first_error(struct dd_run *run, int ret)
-{
-	unsigned int i;
-
-	if (ret)
-		return ret;
-	for (i = 0; i < run->o->streams; i++)
-		if (run->st[i].ret == -EINTR)
-			return -EINTR;
-	for (i = 0; i < run->o->streams; i++)
-		if (run->st[i].ret)
-			return run->st[i].ret;
-	return run->ret;
-}
-
 int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 			     const struct iotap_workload_dedup_opts *o,
 			     struct iotap_workload_dedup_result *r)
@@ -1173,8 +512,8 @@ int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 		s->i = i;
 		s->cont.fd = -1;
 		s->buf = wl_buf_alloc(run.cfg.max_seg);
-		s->io = wl_buf_alloc(IO_MAX + run.cfg.max_seg);
-		s->map = calloc(MAP_BATCH, sizeof(*s->map));
+		s->io = wl_buf_alloc(DD_IO_MAX + run.cfg.max_seg);
+		s->map = calloc(DD_MAP_BATCH, sizeof(*s->map));
 		if (!s->buf || !s->io || !s->map || dd_pos_alloc(&s->pos, run.cfg.positions)) {
 			ret = -ENOMEM;
 			goto out;
@@ -1182,36 +521,21 @@ int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 	}
 	ret = init(&run, &r->plan);
 	for (g = 0; !ret && g < o->generations; g++) {
-		struct wl_threads t = {
-			.n = o->streams, .fn = backup_stream, .arg = &run,
-			.on_ready = backup_ready, .on_done = backup_done,
-		};
-
-		/* the images' contents: the model's bookkeeping, before the phase */
-		for (i = 0; i < o->streams; i++)
-			dd_pos_generation(&run.cfg, &run.st[i].pos, i, g);
-		run.gen = g;
-		ret = first_error(&run, wl_threads_run(c, &t));
+		ret = dd_backup(&run, g);
 		take_backup(&run);
 		r->gens_run = g + 1;
 	}
 	for (g = 0; !ret && g < o->generations; g++) {
-		struct wl_threads t = {
-			.n = o->streams, .fn = restore_stream, .arg = &run,
-			.on_ready = restore_ready, .on_done = restore_done,
-		};
-
 		/* a restore of one generation does not find the last one's in RAM */
 		drop_store(&run);
-		run.gen = g;
-		ret = first_error(&run, wl_threads_run(c, &t));
+		ret = dd_restore(&run, g);
 		take_restore(&run);
 		r->restores_run = g + 1;
 	}
 	if (!ret && o->expire)
-		ret = expire(&run);
+		ret = dd_expire(&run);
 	if (!ret)
-		ret = compact(&run);
+		ret = dd_compact(&run);
 	for (i = 0; i < run.ncont; i++)
 		if (run.cont[i].state == CONT_CLOSED) {
 			r->containers++;
@@ -1244,3 +568,4 @@ void iotap_workload_dedup_result_release(struct iotap_workload_dedup_result *r)
 	free(r->gen);
 	r->gen = NULL;
 }
+

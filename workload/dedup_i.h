@@ -2,8 +2,10 @@
 /*
  * dedup_i.h - private declarations of the dedup model (workload/dedup*.c)
  *
- * Module prefix dd_. Files: dedup.c (the run: phases, streams,
- * containers, maps, restore, expiry, compaction), dedup_data.c (what the
+ * Module prefix dd_. Files: dedup.c (the run, its phases in order, the
+ * segment and container tables, init and cleanup), dedup_stream.c (the
+ * backup and restore streams), dedup_compact.c (expiry, compaction),
+ * dedup_data.c (what the
  * images hold: content ids per position, segment bytes, fingerprints),
  * dedup_index.c (fingerprint cache and on-disk index), dedup_out.c (the
  * tables).
@@ -152,5 +154,93 @@ int dd_index_flush(struct dd_index *ix);
 /* Figures since the last take, then reset them. */
 void dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
 		   uint64_t *written, struct dd_hist *miss);
+
+/* --- dedup.c: the run, its segment and container tables ------------------ */
+
+#define DD_MIB		(1ull << 20)
+#define DD_IO_MAX	DD_MIB		/* restore, compaction and map reads */
+#define DD_MAP_BATCH	2048		/* map entries per write: 64 KiB */
+
+enum { CONT_OPEN, CONT_CLOSED, CONT_GONE };
+
+struct dd_seg {
+	struct dd_fp fp;
+	uint32_t cont, off, len;
+	uint32_t refs;			/* map entries that name it */
+};
+
+struct dd_cont {
+	uint64_t size;			/* bytes written */
+	uint64_t live;			/* bytes of segments still referenced */
+	uint32_t *segs;			/* its segments, in file order */
+	uint32_t nseg, cap;
+	int state;
+};
+
+struct dd_stream {
+	struct dd_run *run;
+	unsigned int i;
+	struct dd_pos pos;
+	uint8_t *buf;			/* one segment */
+	uint8_t *io;			/* DD_IO_MAX + a segment */
+	struct dd_entry *map;		/* DD_MAP_BATCH entries */
+	uint32_t nmap;
+	struct wl_file cont;		/* the open container, fd -1: none */
+	uint32_t cont_id;
+	/* figures of the running phase */
+	uint64_t logical, segs, fresh, stored, written;
+	uint64_t gen_ns, hash_ns;
+	uint64_t rbytes, rreads, rconts, bad;
+	int ret;
+};
+
+struct dd_run {
+	struct iotap_workload_ctx *c;
+	const struct iotap_workload_dedup_opts *o;
+	struct dd_cfg cfg;
+	struct iotap_workload_dedup_result *r;
+	int top_fd, data_fd, meta_fd, maps_fd;
+	uint64_t top_ino, data_ino, meta_ino, maps_ino;
+	int meta_own;			/* META/NAME is not DIR/NAME */
+	int index_open;
+	struct dd_index ix;
+	pthread_mutex_t lock;		/* the segment and container tables */
+	struct dd_seg *seg;
+	uint64_t nseg, segcap;
+	uint32_t *slot;			/* fingerprint -> seg + 1, open addressing */
+	uint64_t slotcap;
+	struct dd_cont *cont;
+	uint32_t ncont, contcap;
+	struct dd_stream *st;
+	unsigned int gen;		/* of the running phase */
+	struct wl_span span;
+	char phname[32];		/* the running phase's marker: lives until its END */
+	int ret;			/* of the owner's on_done work */
+};
+
+/* CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID). */
+uint64_t dd_cpu_ns(void);
+/* The tables (run->lock held): a stored segment by fingerprint (-1: none), a new one. */
+int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp);
+int dd_seg_add(struct dd_run *run, const struct dd_seg *s);
+/* Container @id holds segment @si from now on (in file order). */
+int dd_seg_add_to(struct dd_run *run, uint32_t id, uint32_t si);
+int dd_cont_new(struct dd_run *run, uint32_t *id);
+void dd_cont_name(char *buf, size_t len, uint32_t id, const char *ext);
+void dd_map_name(char *buf, size_t len, unsigned int stream, unsigned int gen);
+/* Read all of a map (1 MiB reads) into a new array of @n entries. 0 or -errno. */
+int dd_map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
+		struct dd_entry **out, uint64_t *n);
+
+/* --- dedup_stream.c: the backup and restore phases ---------------------- */
+
+/* One generation's backup or restore: every stream at once. 0, -EINTR or -errno. */
+int dd_backup(struct dd_run *run, unsigned int gen);
+int dd_restore(struct dd_run *run, unsigned int gen);
+
+/* --- dedup_compact.c: expiry and compaction ------------------------------ */
+
+int dd_expire(struct dd_run *run);
+int dd_compact(struct dd_run *run);
 
 #endif /* IOTAP_DEDUP_I_H */
