@@ -121,6 +121,7 @@ struct dir_stats {
 	uint64_t ops;
 	uint64_t bytes;			/* transferred (result), not requested */
 	uint64_t errors;
+	uint64_t seeks;			/* of these, seeks (the span's seeks, by direction) */
 	uint64_t size_hist[SIZE_BUCKETS];	/* requests per size bucket */
 	uint64_t size_bytes[SIZE_BUCKETS];	/* requested bytes per size bucket */
 	uint64_t size_top[SIZE_BUCKETS];	/* requests of exactly 2^i bytes */
@@ -155,6 +156,7 @@ struct pstats {
 	uint64_t seek_hist[SEEK_BUCKETS];
 	uint64_t seek_back;		/* seeks towards the start of the file */
 	uint64_t fsyncs;
+	uint64_t wb_writes;		/* writes the kernel's writeback sent (pid 0, --cache) */
 	uint64_t busy_ns;		/* sum of op durations (mean in flight = busy / span) */
 	uint64_t max_inflight;		/* most ops in flight at any op's start */
 	uint64_t lost;			/* records the recorder dropped */
