@@ -20,9 +20,12 @@
  * So a stream stores N - D + (G - 1) x C positions' worth of segments
  * (D duplicated, C changed per generation), and streams share nothing.
  *
- * Compressibility: each 512 bytes is `rand_per_512` pseudo-random bytes
- * then zeros, as fio's buffer_compress_percentage fills its buffers;
- * zstd then keeps about rand_per_512 / 512 of it.
+ * Compressibility: each 512 bytes is `rand_per_512` pseudo-random bytes,
+ * then those bytes again until the 512 are full: zstd (or an array's LZ
+ * compressor) keeps about rand_per_512 / 512 of it. A repeat rather than
+ * fio's zeros, because a run of zeros longer than a content-defined
+ * chunker's 64-byte window gives one constant fingerprint and a cut at
+ * every run: restic would cut every chunk at its 512 KiB minimum.
  */
 #include <errno.h>
 #include <math.h>
@@ -207,7 +210,9 @@ void dd_fill(const struct dd_cfg *cfg, uint64_t cid, void *buf, uint32_t len)
 			w = splitmix(&s);
 			memcpy(p + off + k, &w, nr - k);
 		}
-		memset(p + off + nr, 0, piece - nr);
+		/* the rest repeats them: an LZ match, never a constant run */
+		for (k = nr; k < piece; k += nr)
+			memcpy(p + off + k, p + off, piece - k < nr ? piece - k : nr);
 	}
 }
 
