@@ -57,6 +57,7 @@ struct target {
 	struct iotap_workload_dd_result dd;
 	struct iotap_workload_hdparm_result hdparm;
 	uint64_t last_report_ns;
+	int mib;			/* progress in MiB/s, as the tool's own lines */
 	pthread_t thread;
 };
 
@@ -94,8 +95,9 @@ static const struct opt_desc bonnie_opts[] = {
 		     "300 MiB; 0 skips the file I/O tests" },
 	[B_FILES] = { "files", 'n', "NUM[:...]",
 		      "NUM[:MAX[:MIN[:DIRS[:CHUNK]]]]: NUM*1024 files of MIN..MAX bytes\n"
-		      "(default 0) in DIRS directories, written CHUNK bytes at a time;\n"
-		      "default 16; 0 skips the file tests" },
+		      "(MAX and MIN default 0: empty files) in DIRS directories (1),\n"
+		      "written CHUNK bytes at a time; NUM defaults to 16, 0 skips the\n"
+		      "file tests" },
 	[B_RAM] = { "ram", 'r', "MiB", "RAM for the 'twice RAM' rule (default: this machine's)" },
 	[B_FAST] = { "fast", 'f', NULL, "skip the per-char tests (putc, getc)" },
 	[B_CHAR] = { "char-size", 0, "MiB", "per-char test size (2.x's -f MiB; default 3)" },
@@ -524,7 +526,9 @@ static void progress(void *arg, const struct iotap_workload_progress *p)
 	struct target *t = arg;
 	char what[64];
 
-	if (p->mb_per_s > 0)
+	if (p->mb_per_s > 0 && t->mib)	/* hdparm: its own MB, MiB */
+		snprintf(what, sizeof(what), "%8.1f MiB/s", p->mb_per_s * 1e6 / 1048576);
+	else if (p->mb_per_s > 0)
 		snprintf(what, sizeof(what), "%8.1f MB/s", p->mb_per_s);
 	else
 		snprintf(what, sizeof(what), "%8.0f /s", p->units_per_s);
@@ -1168,6 +1172,7 @@ static int run_hdparm(struct run *r, int argc, char **argv)
 	for (i = 0; i < (int)r->nt; i++) {
 		struct target *t = &r->t[i];
 
+		t->mib = 1;
 		if (t->info.is_dir) {
 			struct iotap_workload_target tmp;
 			int ret = iotap_workload_target_check(t->path, 1, &tmp);

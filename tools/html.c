@@ -162,9 +162,10 @@ static void td_num(FILE *f, double v, int dec)
 	fprintf(f, "<td>%s</td>", buf);
 }
 
-static double p99_ms(const struct pstats *p, unsigned int op)
+/* in microseconds, as every other latency in the reports */
+static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e6 : NAN;
+	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
 }
 
 static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
@@ -189,8 +190,8 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	td_num(f, fig_rate(p->seeks, d), 1);
 	td_num(f, p->data_ops ? fig_seq_pct(p) : NAN, 1);
 	td_num(f, fig_rate(p->fsyncs, d), 1);
-	td_num(f, p99_ms(p, IOTAP_OP_READ), 3);
-	td_num(f, p99_ms(p, IOTAP_OP_WRITE), 3);
+	td_num(f, p99_us(p, IOTAP_OP_READ), 1);
+	td_num(f, p99_us(p, IOTAP_OP_WRITE), 1);
 	td_num(f, d > 0 ? (double)p->busy_ns / 1e9 / d : 0, 2);
 	td_num(f, fig_cpu_pct(p, &cpu) ? cpu : NAN, 1);
 	td_num(f, has_dev ? dev.rd_mbps + dev.wr_mbps : NAN, 2);
@@ -206,8 +207,8 @@ static void phase_table(FILE *f, const struct report *rep)
 	fprintf(f, "<section><h2>Phases</h2><div style=\"overflow-x:auto\"><table><tr><th>#</th>"
 		   "<th class=\"l\">phase</th><th>start s</th><th>secs</th><th>ops/s</th>"
 		   "<th class=\"r\">read MB/s</th><th class=\"w\">write MB/s</th><th>IOPS</th>"
-		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 ms</th>"
-		   "<th>write p99 ms</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
+		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 us</th>"
+		   "<th>write p99 us</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
 		   "<th>util %%</th><th title=\"share of filesystem reads the device never saw\">"
 		   "unseen rd %%</th><th>flag</th></tr>\n");
 	for (i = 0; i < rep->nphases; i++)

@@ -424,8 +424,12 @@ static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
 	size_t l = 0;
 
 	csv_str(f, p->name);
-	fprintf(f, ",%u,%.6f,%.6f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64
-		",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%.3f,%.2f,%" PRIu64 ",%.3f,", p->index,
+	if (p != &rep->total)		/* the total row has no index: it is not a phase */
+		fprintf(f, ",%u", p->index);
+	else
+		fputc(',', f);
+	fprintf(f, ",%.6f,%.6f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64
+		",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%.3f,%.2f,%" PRIu64 ",%.3f,",
 		fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d), p->rd.ops, p->rd.bytes,
 		fig_mbps(p->rd.bytes, d), fig_rate(p->rd.ops, d), p->wr.ops, p->wr.bytes,
 		fig_mbps(p->wr.bytes, d), fig_rate(p->wr.ops, d), p->seeks, fig_rate(p->seeks, d),
