@@ -39,6 +39,39 @@ double fig_start_s(const struct report *rep, const struct pstats *p)
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
 }
 
+/* Seconds of a "key=S" option in a mount option string, or -1. */
+static double mount_opt_s(const char *opts, const char *key)
+{
+	size_t l = strlen(key);
+	const char *p;
+
+	for (p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, l) && p[l] == '=')
+			return strtod(p + l + 1, NULL);
+	return -1;
+}
+
+/*
+ * A capture whose kernel kept attributes or names cached: stat() and
+ * lookups may never have reached the trace, so say so before the figures.
+ */
+static void text_cache_note(FILE *f, const struct iotap_trace_header *h)
+{
+	double a, e;
+
+	if (h->source != IOTAP_SOURCE_CAPTURE || !h->mount_opts)
+		return;
+	a = mount_opt_s(h->mount_opts, "attr_timeout");
+	e = mount_opt_s(h->mount_opts, "entry_timeout");
+	if (a < 0 && e < 0)
+		a = e = mount_opt_s(h->mount_opts, "timeout");	/* traces before the split */
+	if (a <= 0 && e <= 0)
+		return;
+	fprintf(f, "note: the kernel answered stat() from its cache for %gs and lookups for %gs: "
+		   "phases of stat calls may be missing\n      (iotap mount --attr-timeout 0 "
+		   "--entry-timeout 0 records every one)\n", a > 0 ? a : 0, e > 0 ? e : 0);
+}
+
 /* The storage stack the trace ran on (header "layout"), without its path line. */
 static void text_layout(FILE *f, const char *s)
 {
@@ -382,6 +415,7 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 		fprintf(f, ", workload: %s", h->workload);
 	fputc('\n', f);
 	text_layout(f, h->layout);
+	text_cache_note(f, h);
 	fprintf(f, "MB = 10^6 bytes%s; latency in microseconds\n\n",
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
 	fprintf(f, "%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s\n", "#", "phase",

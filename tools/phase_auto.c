@@ -46,7 +46,7 @@ static const char *const class_names[C_NCLS] = {
 	[C_READ] = "read", [C_WRITE] = "write", [C_CREATE] = "create", [C_MKDIR] = "mkdir",
 	[C_STAT] = "stat", [C_UNLINK] = "unlink", [C_READDIR] = "readdir",
 	[C_RENAME] = "rename", [C_SETATTR] = "setattr", [C_OPEN] = "open",
-	[C_FSYNC] = "fsync", [C_XATTR] = "xattr", [C_OTHER] = "other",
+	[C_FSYNC] = "fsync", [C_XATTR] = "xattr", [C_OTHER] = "other", [C_LOOKUP] = "lookup",
 };
 
 /* Class of an op, or -1 for bookkeeping that says nothing about a phase. */
@@ -59,7 +59,13 @@ static int op_class(unsigned int op)
 	case IOTAP_OP_TMPFILE:
 		return C_CREATE;
 	case IOTAP_OP_MKDIR: return C_MKDIR;
-	case IOTAP_OP_LOOKUP: case IOTAP_OP_GETATTR: case IOTAP_OP_ACCESS: case IOTAP_OP_READLINK:
+	/*
+	 * A lookup is path resolution, a class of its own: with
+	 * --entry-timeout 0 every create, stat and unlink brings one, and
+	 * counted as stats they made those phases look alike.
+	 */
+	case IOTAP_OP_LOOKUP: return C_LOOKUP;
+	case IOTAP_OP_GETATTR: case IOTAP_OP_ACCESS: case IOTAP_OP_READLINK:
 	case IOTAP_OP_STATFS:
 		return C_STAT;
 	case IOTAP_OP_UNLINK: case IOTAP_OP_RMDIR: return C_UNLINK;
@@ -153,6 +159,13 @@ double sig_dist(const struct sig *a, const struct sig *b)
 	for (k = 0; k < C_NCLS; k++)
 		tv += fabs(a->cls[k] - b->cls[k]);
 	d = tv / 2 / 0.35;		/* a third of the ops changed class */
+	/*
+	 * What a metadata phase changes: a create or unlink phase whose
+	 * every op also brings getattrs and lookups (--attr-timeout 0) is
+	 * still not a stat phase
+	 */
+	d = fmax2(d, fabs(a->cls[C_CREATE] - b->cls[C_CREATE]) / 0.12);
+	d = fmax2(d, fabs(a->cls[C_UNLINK] - b->cls[C_UNLINK]) / 0.12);
 	if (a->data > 0.2 && b->data > 0.2) {
 		/* request size by a factor of three in a direction both do */
 		if (a->rshare > 0.2 && b->rshare > 0.2 && a->rsize && b->rsize)
@@ -465,6 +478,9 @@ void phase_auto_name(const struct pstats *p, char *buf, size_t len)
 	size_t l;
 
 	class_counts(p, c, 0);
+	/* named, a lookup is a look at a file: a stat */
+	c[C_STAT] += c[C_LOOKUP];
+	c[C_LOOKUP] = 0;
 	for (k = 0; k < C_NCLS; k++)
 		total += c[k];
 	if (total <= 0) {
