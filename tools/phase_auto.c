@@ -28,6 +28,11 @@
  * burst inside one steady phase: the look-back merges the three. A
  * writeback-only phase between two different ones (bonnie's block write,
  * whose writes all come as writeback) stays a phase.
+ *
+ * Closing syncs: a block of nothing but fsyncs (and the flush and release
+ * around them) joins the open phase, the one that wrote the data, even
+ * when it is too small to judge: it would otherwise be pooled with the
+ * next phase's first ops and move a long fsync into the wrong phase.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -385,6 +390,18 @@ static void flush_pend(struct autoseg *a)
 	a->pend_gap = 0;
 }
 
+/* Only fsyncs (and bookkeeping: flush, release, forget) in @p. */
+static int sync_only(const struct pstats *p)
+{
+	double c[C_NCLS], n = 0;
+	int k;
+
+	class_counts(p, c, 0);
+	for (k = 0; k < C_NCLS; k++)
+		n += c[k];
+	return n > 0 && c[C_FSYNC] == n;
+}
+
 void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 {
 	struct pstats *open;
@@ -403,6 +420,17 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 	}
 	if (is_gap)
 		flush_pend(a);
+	/*
+	 * The fsync (and close) that ends a file's writing belongs to the
+	 * phase that dirtied the data: bonnie++ times its rewrite with it.
+	 * A block of nothing else joins what came before, never what follows.
+	 */
+	if (!is_gap && !a->pend.ops && open && sync_only(blk)) {
+		open->blocks += blk->blocks ? blk->blocks : 1;
+		if (pstats_merge(open, blk))
+			a->err = 1;
+		return;
+	}
 	if (a->pend.ops || classified(blk) < MIN_JUDGE) {
 		if (!a->pend.ops) {
 			a->pend.t_begin = blk->t_begin;

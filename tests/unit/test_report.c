@@ -201,6 +201,36 @@ out:
 	report_release(&rep);
 }
 
+/*
+ * The fsync that closes a rewrite belongs to the rewrite (bonnie++ times it
+ * there), not to the per-char reads that follow. Without markers.
+ */
+static void test_closing_fsync(void)
+{
+	static const char script[] =
+		"write seqwrite ops=20000 rate=20000 bs=8192 lat=20 file=2\n"
+		"rewrite rewrite ops=10000 rate=10000 bs=8192 lat=20 file=2\n"
+		"pause idle dur=0.15\n"
+		"sync fsync ops=1 rate=2 lat=400000 file=2\n"
+		"getc seqread ops=100000 rate=50000 bs=1 lat=5 file=3\n";
+	struct report rep;
+	unsigned int i, at = UINT32_MAX;
+
+	ok(synth_write(tpath(3, "sync.iotap"), script, SYNTH_NO_MARKS, NULL, 0) == 5,
+	   "rewrite + fsync trace written");
+	if (report_build(&rep, tpath(3, "sync.iotap"), NULL)) {
+		ok(0, "report of the rewrite + fsync trace");
+		return;
+	}
+	for (i = 0; i < rep.nphases; i++)
+		if (rep.phases[i].fsyncs)
+			at = i;
+	ok(at < rep.nphases && !strncmp(rep.phases[at].name, "rewrite", 7),
+	   "the closing fsync is in the rewrite phase (%s)",
+	   at < rep.nphases ? rep.phases[at].name : "none");
+	report_release(&rep);
+}
+
 /* A trace of one phase: the total has the phase's CPU and device figures. */
 static void test_one_phase_total(void)
 {
@@ -621,6 +651,7 @@ int main(void)
 	test_golden();
 	test_one_phase_total();
 	test_open_last_phase();
+	test_closing_fsync();
 	test_percentiles();
 	test_flags();
 	test_auto_bonnie();
