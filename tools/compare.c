@@ -211,7 +211,7 @@ static double p99_us(const struct pstats *p, unsigned int op, int *ok)
 		*ok = 0;
 		return 0;
 	}
-	return lat_hist_quantile(p->lat[op], 0.99) / 1e3;
+	return iotap_hist_quantile(p->lat[op], 0.99) / 1e3;
 }
 
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */

@@ -155,7 +155,7 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 	print_head(f, csv, "op");
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
 		struct by_row r = { 0 };
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 
 		if (!p->op_count[op])
 			continue;

@@ -137,12 +137,12 @@ static void flag_latency(const struct pstats *p, struct flagset *fs)
 	char a[32], b[32];
 
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 		uint64_t p99;
 
 		if (!h || h->n < OUTLIER_MIN_N)
 			continue;
-		p99 = lat_hist_quantile(h, 0.99);
+		p99 = iotap_hist_quantile(h, 0.99);
 		if (p99 && (double)h->max > OUTLIER_MULT * (double)p99)
 			add_flag(fs, "latency-outlier: %s max %s is %.0fx its p99 (%s)",
 				 iotap_trace_op_name(op), fmt_us((double)h->max, a, sizeof(a)),

@@ -47,14 +47,6 @@ int wl_stopped(void)
 	return atomic_load_explicit(&g_stop, memory_order_relaxed);
 }
 
-uint64_t wl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint32_t wl_tid(void)
 {
 	if (!tl_tid)

@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
 #include "replay_i.h"
 
 #define SLOT_CHUNK	4096u
@@ -145,14 +146,6 @@ struct lane_ctx {
 
 /* --- waiting ------------------------------------------------------------------- */
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -167,7 +160,7 @@ static void sleep_until(struct rp_shared *sh, uint64_t t)
 
 	ts.tv_sec = (time_t)(t / 1000000000ull);
 	ts.tv_nsec = (long)(t % 1000000000ull);
-	while (now_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
+	while (iotap_clock_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
 		syscall(SYS_futex, &sh->go, FUTEX_WAIT_BITSET, 1, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
 }
@@ -699,27 +692,6 @@ static void record_op(struct lane_ctx *lc, const struct rp_op *op, uint64_t t0, 
 	iotap_trace_record(lc->rec, &rec);
 }
 
-/* Log-linear buckets: 8 per power of two (within 12.5%), as fio's latencies. */
-unsigned int rp_lag_bucket(uint64_t ns)
-{
-	unsigned int msb;
-
-	if (ns < 8)
-		return (unsigned int)ns;
-	msb = 63 - (unsigned int)__builtin_clzll(ns);
-	return (msb - 2) * 8 + (unsigned int)((ns >> (msb - 3)) & 7);
-}
-
-uint64_t rp_lag_value(unsigned int b)
-{
-	unsigned int msb;
-
-	if (b < 8)
-		return b;
-	msb = b / 8 + 2;
-	return (8ull | (b & 7)) << (msb - 3);
-}
-
 static void lag_note(struct lane_ctx *lc, uint64_t lag)
 {
 	struct rp_lane_stats *st = lc->st;
@@ -749,7 +721,7 @@ static void exec_op(struct lane_ctx *lc, const struct rp_op *op)
 		s->unreplayable++;
 		return;
 	}
-	if (timed && now_ns() < target)
+	if (timed && iotap_clock_ns() < target)
 		sleep_until(sh, target);
 	if (op->ndeps) {
 		const struct rp_dep *d = (const struct rp_dep *)(lc->ln->bytes + op->deps);
@@ -762,16 +734,16 @@ static void exec_op(struct lane_ctx *lc, const struct rp_op *op)
 	if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
 		return;
 	if (op->xflags & RP_X_NOOP) {
-		t0 = lc->rec ? iotap_trace_op_begin(lc->rec) : now_ns();
+		t0 = lc->rec ? iotap_trace_op_begin(lc->rec) : iotap_clock_ns();
 		if (lc->rec)
 			record_op(lc, op, t0, t0, op->result, op->mode, op->aux);
 		t1 = t0;
 		res = op->result;
 	} else {
 		set_ids(lc, op);
-		t0 = lc->rec ? iotap_trace_op_begin(lc->rec) : now_ns();
+		t0 = lc->rec ? iotap_trace_op_begin(lc->rec) : iotap_clock_ns();
 		res = issue(lc, op, &mode, &aux);
-		t1 = now_ns();
+		t1 = iotap_clock_ns();
 		if (lc->rec)
 			record_op(lc, op, t0, t1, res, mode, aux);
 		if (op->slot2 != RP_NONE)

@@ -400,7 +400,8 @@ struct rp_lane {
 };
 
 /* Per-lane results, merged at the end. */
-#define RP_LAG_BUCKETS	512		/* log-linear: 8 per power of two */
+#define RP_LAG_BITS	3		/* log-linear: 8 per power of two */
+#define RP_LAG_BUCKETS	512		/* > IOTAP_HIST_BUCKETS_OF(RP_LAG_BITS) */
 
 struct rp_lane_stats {
 	struct iotap_workload_replay_opstat op[IOTAP_OP_MAX];
@@ -496,9 +497,23 @@ int rp_load(struct iotap_workload_replay *r);
 /* replay_exec.c: run the lanes of replay process @proc (RP_NONE: all) as threads here. */
 int rp_exec_lanes(struct iotap_workload_replay *r, uint32_t proc,
 		  struct iotap_trace_recorder *rec);
-/* Lag histogram bucket of @ns and the smallest value of bucket @b. */
-unsigned int rp_lag_bucket(uint64_t ns);
-uint64_t rp_lag_value(unsigned int b);
+/*
+ * Lag histogram bucket of @ns and the smallest value of bucket @b: the
+ * shared log-linear scheme (iotap_base.h) at 8 per power of two (within
+ * 12.5%), over a flat array because the stats sit in shared memory.
+ */
+static inline unsigned int rp_lag_bucket(uint64_t ns)
+{
+	return iotap_hist_index(ns, RP_LAG_BITS);
+}
+
+static inline uint64_t rp_lag_value(unsigned int b)
+{
+	uint64_t lo, hi;
+
+	iotap_hist_range(b, RP_LAG_BITS, &lo, &hi);
+	return lo;
+}
 /* Wake every waiter (stop or interrupt). */
 void rp_exec_wake_all(struct rp_shared *sh);
 

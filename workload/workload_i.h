@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "iotap_base.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 
@@ -105,8 +106,11 @@ struct iotap_workload_ctx {
 /* 1 once iotap_workload_interrupt() was called. */
 int wl_stopped(void);
 
-/* CLOCK_MONOTONIC, ns. */
-uint64_t wl_now(void);
+/* CLOCK_MONOTONIC, ns: the shared clock (iotap_base.h). */
+static inline uint64_t wl_now(void)
+{
+	return iotap_clock_ns();
+}
 
 /* Cumulative CPU of this context's threads: the owner's own plus ended helpers' (owner only). */
 void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns);
