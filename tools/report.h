@@ -56,12 +56,10 @@ struct report_opts {
 	int keep_names;			/* remember file names (seek maps, --by file) */
 };
 
-/* File id -> name, from NAME records. */
-struct name_map {
-	uint64_t *keys;			/* file id + 1, 0 = empty */
-	uint64_t *parent;
-	char **name;
-	uint64_t cap, used;
+/* A file's name, from NAME records: the values of report.names. */
+struct name_ent {
+	uint64_t parent;		/* file id of its directory */
+	char *name;			/* last component, owned */
 };
 
 struct report {
@@ -81,7 +79,7 @@ struct report {
 	struct series series;
 	struct points points;
 	struct seek_map files;		/* per-file data op counts */
-	struct name_map names;
+	struct iotap_map names;		/* file id -> struct name_ent */
 	double flag_factor;
 };
 

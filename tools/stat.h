@@ -28,12 +28,15 @@
 
 /* --- seek map ---------------------------------------------------------- */
 
+struct seek_ent {
+	uint64_t end;			/* end offset of the previous data op */
+	uint64_t count;			/* data ops on the file */
+};
+
 struct seek_map {
-	uint64_t *keys;			/* file id + 1 (0 = empty slot) */
-	uint64_t *ends;			/* end offset of the previous data op */
-	uint64_t *count;		/* data ops on the file */
-	uint64_t cap, used;
-	uint64_t last_key, last_slot;	/* one-entry cache: runs of ops on one file */
+	struct iotap_map map;		/* file id -> struct seek_ent */
+	uint64_t last_file;		/* one-entry cache: runs of ops on one file */
+	struct seek_ent *last;		/* its entry, NULL: empty (valid until an insert) */
 };
 
 void seek_map_init(struct seek_map *m);
