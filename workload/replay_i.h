@@ -71,11 +71,10 @@ struct rp_dlog;
 
 /* One name of an object: (parent, name). */
 struct rp_bind {
-	struct rp_bind *hnext;		/* dentry hash chain */
 	struct rp_bind *onext;		/* next name of the same object */
 	struct rp_obj *parent;		/* NULL: the root's own binding */
 	struct rp_obj *obj;
-	uint64_t hash;
+	uint64_t hash;			/* its key in rp_walk.dent */
 	char name[];
 };
 
@@ -86,7 +85,6 @@ struct rp_bind {
 
 /* One file generation. */
 struct rp_obj {
-	struct rp_obj *hnext;		/* id hash chain (current generations only) */
 	struct rp_obj *all;		/* every object of the walk, for release */
 	uint64_t id;			/* file id in the trace */
 	struct rp_bind *names;		/* first = the one paths use */
@@ -109,7 +107,7 @@ struct rp_obj {
 
 /* One open handle (fh id). */
 struct rp_fh {
-	struct rp_fh *hnext;
+	struct rp_fh *next_free;	/* rp_walk.fh_free list */
 	uint64_t fh;
 	struct rp_obj *obj;		/* what it opened (NULL: unknown) */
 	uint32_t oflags;		/* open(2) flags as recorded; RP_NONE: not seen */
@@ -153,18 +151,10 @@ struct rp_ctx {
 };
 
 struct rp_walk {
-	/* objects by current id */
-	struct rp_obj **ids;
-	size_t ids_mask, nobj;
-	/* names by (parent, name) */
-	struct rp_bind **dent;
-	size_t dent_mask, ndent;
-	/* handles by fh id */
-	struct rp_fh **fhs;
-	size_t fh_mask, nfh;
-	/* threads by (pid, tid) */
-	uint32_t *thr_hash;
-	size_t thr_mask;
+	struct iotap_map ids;		/* current id -> struct rp_obj * */
+	struct iotap_map dent;		/* hash of (parent, name) -> struct rp_bind * */
+	struct iotap_map fhs;		/* fh id -> struct rp_fh * */
+	struct iotap_map thr;		/* pid << 32 | tid -> uint32_t thread index */
 	struct rp_thread *threads;
 	uint32_t nthreads, thr_cap;
 	int add_threads;		/* scan: new (pid, tid) make threads; loader: fixed */
