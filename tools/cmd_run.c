@@ -842,10 +842,18 @@ static int run_bonnie(struct run *r, int argc, char **argv)
 		r->bo.char_mib = v103 ? (char_mib ? UINT32_MAX : 0) : char_mib;
 	if ((r->bo.flags & IOTAP_BONNIE_DIRECT) && r->bo.char_mib && r->bo.file_mib)
 		return opt_error(r->cmd, "-D needs -f: 1-byte per-char I/O cannot be O_DIRECT");
-	if (seed_set)
+	if (seed_set) {
 		r->bo.seed = seed;
-	else if (!v103)
+	} else if (!v103) {
+		char *w;
+
 		r->bo.seed = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+		/* the trace's workload line names the seed drawn: its report prints it too */
+		if (asprintf(&w, "%s -z %" PRIu32, r->workload, r->bo.seed) < 0)
+			return 1;
+		free(r->workload);
+		r->workload = w;
+	}
 	if (!machine && !gethostname(host, sizeof(host))) {
 		host[sizeof(host) - 1] = '\0';
 		machine = host;

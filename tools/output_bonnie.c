@@ -2,15 +2,9 @@
 /*
  * output_bonnie.c - bonnie++'s one-line CSV from a trace whose phases are bonnie's
  *
- * The layout is the one Debian's bonnie++ 2.00a writes and bon_csv2txt /
- * bon_csv2html read (format_version 1.98):
- *
- *   0 format_version  1 bonnie_version  2 name  3 concurrency  4 seed
- *   5 file_size  6 io_chunk_size  7 seeks  8 seekers
- *   9-20  putc, put_block, rewrite, getc, get_block, seeks (rate, %CP each)
- *   21 num_files  22 max_size  23 min_size  24 num_dirs  25 file_chunk_size
- *   26-37 seq_create, seq_stat, seq_del, ran_create, ran_stat, ran_del
- *   38-49 the twelve latencies ("565ms", "5243us")
+ * The line itself (format_version 1.98, as Debian's bonnie++ 2.00a writes
+ * it) is written by trace/base/bonnie.c, the writer `iotap run bonnie` uses
+ * too; this file turns a trace's phases into its figures.
  *
  * Phases are bonnie's when they carry its test names (the markers `iotap
  * run bonnie` writes: putc, write, rewrite, getc, read, seeks, seq_create,
@@ -24,7 +18,16 @@
  * the seek test, files/s = files created, stat'ed or deleted per second;
  * "+++++" when a test took under 0.5 s. %CP is the workload's CPU when the
  * markers carry it, else the whole system's busy CPU over the phase (a
- * capture does not know the application's own CPU).
+ * capture does not know the application's own CPU). Latency is the END
+ * marker's longest unit where `iotap run` wrote one (a chunk of 8192
+ * 1-byte writes for putc, one seek, one file: what bonnie++ times), else
+ * the longest op of the test's kind.
+ *
+ * A trace `iotap run bonnie` wrote also knows the run's name (-m), seed
+ * (-z; the run records the one it drew) and -n's MAX:MIN:DIRS:CHUNK: they
+ * are read back from the header's workload line, so that the report of a
+ * run prints the very line the run printed. A capture of the real bonnie++
+ * has the host name and leaves those columns blank.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,7 +43,6 @@ enum {
 	B_SEQ_DEL, B_RAN_CREATE, B_RAN_STAT, B_RAN_DEL, B_TESTS
 };
 
-#define MIN_TIME	0.5	/* bonnie.h MinTime */
 #define RUNS_MAX	64
 
 /* Each test's marker names, the canonical one (what `iotap run bonnie` writes) first. */
@@ -109,28 +111,163 @@ static int test_of(const char *name, const int *filled)
 	return -1;
 }
 
-/* bon_time.cpp print_size(): 8192 " km" -> "8k", 2048 "MG" -> "2G" */
-static void print_size(char *buf, size_t len, uint64_t size, const char *units)
-{
-	int ind = 0;
+/* What `iotap run bonnie` said on its command line (the header's workload). */
+struct run_args {
+	const char *name;		/* -m, NULL: the host */
+	char name_buf[256];
+	int has_seed;
+	uint32_t seed;
+	int32_t max_size, min_size;	/* -n NUM:MAX:MIN:DIRS:CHUNK */
+	uint32_t num_dirs, file_chunk;
+	int is_run;			/* the trace is `iotap run bonnie`'s */
+	uint32_t seeks, seekers;	/* -s SIZE:CHUNK:SEEKS:SEEKERS (8192, 5) */
+};
 
-	if (size == 0) {
-		snprintf(buf, len, "0%c", units[0]);
-	} else {
-		while (size % 1024 == 0 && units[ind + 1] != '\0') {
-			size /= 1024;
-			ind++;
-		}
-		snprintf(buf, len, "%" PRIu64 "%c", size, units[ind]);
+static int parse_u32_arg(const char *s, uint32_t *v)
+{
+	uint64_t x;
+
+	if (iotap_size_parse(s, 1, &x) || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/* Split "a:b:c" (or "a,b") into at most 5 fields in @buf; empty ones count. */
+static unsigned int fields(char *buf, size_t len, const char *s, const char *seps, char **f)
+{
+	unsigned int n = 0;
+	char *p;
+
+	snprintf(buf, len, "%s", s);
+	for (p = buf; n < 5; n++) {
+		f[n] = p;
+		p = strpbrk(p, seps);
+		if (!p)
+			break;
+		*p++ = '\0';
 	}
-	if (buf[0] && buf[strlen(buf) - 1] == ' ')
-		buf[strlen(buf) - 1] = '\0';
+	return n;
+}
+
+static void size_arg(struct run_args *a, const char *s)
+{
+	char buf[256], *f[5] = { NULL };
+	unsigned int n = fields(buf, sizeof(buf), s, ":,", f);
+	uint32_t v;
+
+	a->seeks = 8192;
+	a->seekers = 5;
+	if (n >= 2 && *f[2] && !parse_u32_arg(f[2], &v))
+		a->seeks = v;
+	if (n >= 3 && *f[3] && !parse_u32_arg(f[3], &v))
+		a->seekers = v;
+}
+
+static void files_arg(struct run_args *a, const char *s)
+{
+	char buf[256], *f[5] = { NULL };
+	unsigned int n = fields(buf, sizeof(buf), s, ":", f);
+	uint32_t v;
+	if (n >= 1 && *f[1] && !parse_u32_arg(f[1], &v) && v <= INT32_MAX)
+		a->max_size = (int32_t)v;
+	if (n >= 2 && *f[2] && !parse_u32_arg(f[2], &v) && v <= INT32_MAX)
+		a->min_size = (int32_t)v;
+	if (n >= 3 && *f[3] && !parse_u32_arg(f[3], &v))
+		a->num_dirs = v;
+	if (n >= 4 && *f[4] && !parse_u32_arg(f[4], &v))
+		a->file_chunk = v;
+}
+
+/*
+ * Scan "bonnie DIR -s 16 -n 1:4k -z 42 -m e2e ...": the header's workload is
+ * the run's argv joined by spaces, so a value is the next word (or the rest
+ * of "--opt=value" / "-zVALUE"); the last occurrence wins, as with getopt.
+ * Return: 1 if the trace is `iotap run bonnie`'s (2.x CSV), else 0.
+ */
+static int run_args_read(const struct report *rep, struct run_args *a)
+{
+	const char *w = rep->hdr.workload, *p, *q;
+	char word[256], val[256];
+
+	memset(a, 0, sizeof(*a));
+	a->num_dirs = 1;
+	a->seeks = 8192;
+	a->seekers = 5;
+	if (rep->hdr.source != IOTAP_SOURCE_WORKLOAD || !w || strncmp(w, "bonnie ", 7))
+		return 0;
+	for (p = w + 7; *p; p = q) {
+		size_t l;
+		int which = 0;	/* 1 -m, 2 -z, 3 -n, 4 -s */
+		const char *v = NULL;
+
+		while (*p == ' ')
+			p++;
+		for (q = p; *q && *q != ' '; q++)
+			;
+		l = (size_t)(q - p);
+		if (!l)
+			break;
+		snprintf(word, sizeof(word), "%.*s", (int)l, p);
+		if (!strcmp(word, "--bonnie-1.03"))
+			return 0;	/* 1.03's CSV is another layout */
+		if (!strcmp(word, "-m") || !strcmp(word, "--machine"))
+			which = 1;
+		else if (!strcmp(word, "-z") || !strcmp(word, "--seed"))
+			which = 2;
+		else if (!strcmp(word, "-n") || !strcmp(word, "--files"))
+			which = 3;
+		else if (!strcmp(word, "-s") || !strcmp(word, "--size"))
+			which = 4;
+		else if (!strncmp(word, "--machine=", 10))
+			which = 1, v = word + 10;
+		else if (!strncmp(word, "--seed=", 7))
+			which = 2, v = word + 7;
+		else if (!strncmp(word, "--files=", 8))
+			which = 3, v = word + 8;
+		else if (!strncmp(word, "--size=", 7))
+			which = 4, v = word + 7;
+		else if (word[0] == '-' && word[1] && strchr("mzns", word[1]) && word[2])
+			which = (int)(strchr("mzns", word[1]) - "mzns") + 1, v = word + 2;
+		if (!which)
+			continue;
+		if (!v) {
+			const char *s = q, *e;
+
+			while (*s == ' ')
+				s++;
+			for (e = s; *e && *e != ' '; e++)
+				;
+			if (e == s)
+				break;
+			snprintf(val, sizeof(val), "%.*s", (int)(e - s), s);
+			v = val;
+			q = e;
+		}
+		if (which == 1) {
+			snprintf(a->name_buf, sizeof(a->name_buf), "%s", v);
+			a->name = a->name_buf;
+		} else if (which == 2) {
+			a->has_seed = !parse_u32_arg(v, &a->seed);
+		} else if (which == 3) {
+			a->max_size = a->min_size = 0;
+			a->num_dirs = 1;
+			a->file_chunk = 0;
+			files_arg(a, v);
+		} else {
+			size_arg(a, v);
+		}
+	}
+	a->is_run = 1;
+	return 1;
 }
 
 static uint64_t lat_max(const struct pstats *p, unsigned int a, unsigned int b)
 {
 	uint64_t m = 0;
 
+	if (p->unit_max_ns)
+		return p->unit_max_ns;	/* the workload timed the unit itself */
 	if (p->lat[a])
 		m = p->lat[a]->max;
 	if (b < IOTAP_OP_MAX && p->lat[b] && p->lat[b]->max > m)
@@ -138,125 +275,120 @@ static uint64_t lat_max(const struct pstats *p, unsigned int a, unsigned int b)
 	return m;
 }
 
-static void rate_cell(FILE *f, const struct pstats *p, double units, int seeks)
+/* Test @p's figures: @units is what its rate counts, @ns its latency. */
+static void test_fig(struct iotap_bonnie_csv_test *c, const struct pstats *p, double units,
+		     uint64_t ns)
 {
-	double d = p ? pstats_duration_s(p) : 0, cpu;
+	struct cpu_fig cpu;
 
-	if (!p || d <= 0) {
-		fputs(",,", f);
+	c->cpu_pct = -1;
+	if (!p)
 		return;
+	c->elapsed_s = pstats_duration_s(p);
+	c->units = units;
+	if (c->elapsed_s > 0 && fig_cpu(p, &cpu)) {
+		if (cpu.has_mark)
+			c->cpu_pct = iotap_bonnie_cpu_pct(
+				(double)(p->cpu_mark_end_ns - p->cpu_mark_begin_ns) / 1e9,
+				c->elapsed_s);
+		else
+			c->cpu_pct = cpu.system_pct;
 	}
-	if (d < MIN_TIME) {
-		fputs(",+++++,+++", f);
-		return;
-	}
-	if (seeks)
-		fprintf(f, units / d >= 1000.0 ? ",%.0f" : ",%.1f", units / d);
-	else
-		fprintf(f, ",%d", (int)(units / d));
-	if (fig_cpu_pct(p, &cpu))
-		fprintf(f, ",%d", (int)cpu);
-	else
-		fputs(",", f);
+	c->latency_s = (double)ns / 1e9;
 }
 
-static void latency_cell(FILE *f, const struct pstats *p, uint64_t ns)
-{
-	double l = (double)ns / 1e9;
-
-	if (!p || !ns)
-		fputs(",", f);
-	else if (l > 99.999999)
-		fprintf(f, ",%ds", (int)l);
-	else if (l > 0.099999)
-		fprintf(f, ",%dms", (int)(l * 1000.0));
-	else
-		fprintf(f, ",%dus", (int)(l * 1000000.0));
-}
-
-static void print_run(FILE *f, const struct report *rep, const struct pstats *const *t)
+static void print_run(FILE *f, const struct report *rep, const struct run_args *a,
+		      const struct pstats *const *t)
 {
 	const struct pstats *wr = t[B_WRITE] ? t[B_WRITE] : t[B_REWRITE] ? t[B_REWRITE] : t[B_PUTC];
-	char size[32] = "", chunk[32] = "";
 	unsigned int seekers = t[B_SEEKS] ? pstats_data_threads(t[B_SEEKS]) : 0;
+	struct iotap_bonnie_csv l = { 0 };
 	int k;
 
-	fprintf(f, "1.98,2.00a,%s,1,", rep->hdr.host ? rep->hdr.host : "");
-	if (wr) {
-		uint64_t bytes = wr->wr.bytes, cs = dir_typical_size(&wr->wr);
+	l.version = "2.00a";
+	l.name = a->name ? a->name : rep->hdr.host ? rep->hdr.host : "";
+	l.has_seed = a->has_seed;
+	l.seed = a->seed;
+	if (wr || t[B_SEEKS] || t[B_READ]) {
+		l.io = 1;
+		if (wr) {
+			uint64_t cs = dir_typical_size(&wr->wr);
 
-		print_size(size, sizeof(size), (bytes + (1u << 19)) >> 20, "MG");
-		if (t[B_WRITE] && cs && cs != 8192)
-			print_size(chunk, sizeof(chunk), cs, " km");
+			l.has_size = 1;
+			l.file_mib = (wr->wr.bytes + (1u << 19)) >> 20;
+			if (t[B_WRITE] && cs && cs != 8192)
+				l.chunk = (uint32_t)cs;
+		}
+		l.seeks = t[B_SEEKS] && seekers ? t[B_SEEKS]->rd.ops : 0;
+		l.seekers = seekers;
+		if (a->is_run) {
+			/* what the run was told: a seeker may finish without a ticket */
+			l.seeks = a->seeks;
+			l.seekers = a->seekers;
+		}
 	}
-	if (wr || t[B_SEEKS] || t[B_READ])
-		fprintf(f, ",%s,%s,%" PRIu64 ",%u", size, chunk,
-			t[B_SEEKS] && seekers ? t[B_SEEKS]->rd.ops : 0, seekers);
-	else
-		fputs(",,,,", f);
-	rate_cell(f, t[B_PUTC], t[B_PUTC] ? (double)t[B_PUTC]->wr.bytes / 1024 : 0, 0);
-	rate_cell(f, t[B_WRITE], t[B_WRITE] ? (double)t[B_WRITE]->wr.bytes / 1024 : 0, 0);
-	rate_cell(f, t[B_REWRITE], t[B_REWRITE] ? (double)t[B_REWRITE]->wr.bytes / 1024 : 0, 0);
-	rate_cell(f, t[B_GETC], t[B_GETC] ? (double)t[B_GETC]->rd.bytes / 1024 : 0, 0);
-	rate_cell(f, t[B_READ], t[B_READ] ? (double)t[B_READ]->rd.bytes / 1024 : 0, 0);
-	rate_cell(f, t[B_SEEKS], t[B_SEEKS] ? (double)t[B_SEEKS]->rd.ops : 0, 1);
 	if (t[B_SEQ_CREATE] || t[B_RAN_CREATE]) {
 		const struct pstats *c = t[B_SEQ_CREATE] ? t[B_SEQ_CREATE] : t[B_RAN_CREATE];
 		uint64_t files = c->op_count[IOTAP_OP_CREATE] + c->op_count[IOTAP_OP_MKNOD];
 
-		fprintf(f, ",%" PRIu64 ",,,,", (files + 512) / 1024 ? (files + 512) / 1024 : 1);
-	} else {
-		fputs(",,,,,", f);
+		l.files = 1;
+		l.num_files = (files + 512) / 1024 ? (uint32_t)((files + 512) / 1024) : 1;
+		l.max_size = a->max_size;
+		l.min_size = a->min_size;
+		l.num_dirs = a->num_dirs;
+		l.file_chunk = a->file_chunk != 8192 ? a->file_chunk : 0;
 	}
+	if (t[B_PUTC])
+		test_fig(&l.test[B_PUTC], t[B_PUTC], (double)t[B_PUTC]->wr.bytes / 1024,
+			 lat_max(t[B_PUTC], IOTAP_OP_WRITE, IOTAP_OP_MAX));
+	if (t[B_WRITE])
+		test_fig(&l.test[B_WRITE], t[B_WRITE], (double)t[B_WRITE]->wr.bytes / 1024,
+			 lat_max(t[B_WRITE], IOTAP_OP_WRITE, IOTAP_OP_MAX));
+	if (t[B_REWRITE])
+		test_fig(&l.test[B_REWRITE], t[B_REWRITE], (double)t[B_REWRITE]->wr.bytes / 1024,
+			 lat_max(t[B_REWRITE], IOTAP_OP_READ, IOTAP_OP_WRITE));
+	if (t[B_GETC])
+		test_fig(&l.test[B_GETC], t[B_GETC], (double)t[B_GETC]->rd.bytes / 1024,
+			 lat_max(t[B_GETC], IOTAP_OP_READ, IOTAP_OP_MAX));
+	if (t[B_READ])
+		test_fig(&l.test[B_READ], t[B_READ], (double)t[B_READ]->rd.bytes / 1024,
+			 lat_max(t[B_READ], IOTAP_OP_READ, IOTAP_OP_MAX));
+	if (t[B_SEEKS])
+		test_fig(&l.test[B_SEEKS], t[B_SEEKS], (double)t[B_SEEKS]->rd.ops,
+			 lat_max(t[B_SEEKS], IOTAP_OP_READ, IOTAP_OP_WRITE));
 	for (k = B_SEQ_CREATE; k < B_TESTS; k++) {
 		const struct pstats *p = t[k];
-		double units = 0;
+		double units;
+		uint64_t ns;
 
-		if (p && (k == B_SEQ_CREATE || k == B_RAN_CREATE))
-			units = (double)(p->op_count[IOTAP_OP_CREATE] +
-					 p->op_count[IOTAP_OP_MKNOD]);
-		else if (p && (k == B_SEQ_STAT || k == B_RAN_STAT))
-			units = (double)(p->op_count[IOTAP_OP_LOOKUP] -
-								 p->op_errors[IOTAP_OP_LOOKUP] >
-							 p->op_count[IOTAP_OP_GETATTR]
-						 ? p->op_count[IOTAP_OP_LOOKUP] -
-							   p->op_errors[IOTAP_OP_LOOKUP]
-						 : p->op_count[IOTAP_OP_GETATTR]);
-		else if (p)
-			units = (double)p->op_count[IOTAP_OP_UNLINK];
-		rate_cell(f, p, units, 0);
-	}
-	latency_cell(f, t[B_PUTC],
-		     t[B_PUTC] ? lat_max(t[B_PUTC], IOTAP_OP_WRITE, IOTAP_OP_MAX) : 0);
-	latency_cell(f, t[B_WRITE],
-		     t[B_WRITE] ? lat_max(t[B_WRITE], IOTAP_OP_WRITE, IOTAP_OP_MAX) : 0);
-	latency_cell(f, t[B_REWRITE],
-		     t[B_REWRITE] ? lat_max(t[B_REWRITE], IOTAP_OP_READ, IOTAP_OP_WRITE) : 0);
-	latency_cell(f, t[B_GETC], t[B_GETC] ? lat_max(t[B_GETC], IOTAP_OP_READ, IOTAP_OP_MAX) : 0);
-	latency_cell(f, t[B_READ], t[B_READ] ? lat_max(t[B_READ], IOTAP_OP_READ, IOTAP_OP_MAX) : 0);
-	latency_cell(f, t[B_SEEKS],
-		     t[B_SEEKS] ? lat_max(t[B_SEEKS], IOTAP_OP_READ, IOTAP_OP_WRITE) : 0);
-	for (k = B_SEQ_CREATE; k < B_TESTS; k++) {
-		const struct pstats *p = t[k];
-		uint64_t ns = 0;
-
-		if (p && (k == B_SEQ_CREATE || k == B_RAN_CREATE))
+		if (!p)
+			continue;
+		if (k == B_SEQ_CREATE || k == B_RAN_CREATE) {
+			units = (double)(p->op_count[IOTAP_OP_CREATE] + p->op_count[IOTAP_OP_MKNOD]);
 			ns = lat_max(p, IOTAP_OP_CREATE, IOTAP_OP_MKNOD);
-		else if (p && (k == B_SEQ_STAT || k == B_RAN_STAT))
+		} else if (k == B_SEQ_STAT || k == B_RAN_STAT) {
+			uint64_t found = p->op_count[IOTAP_OP_LOOKUP] - p->op_errors[IOTAP_OP_LOOKUP];
+
+			units = (double)(found > p->op_count[IOTAP_OP_GETATTR]
+						 ? found : p->op_count[IOTAP_OP_GETATTR]);
 			ns = lat_max(p, IOTAP_OP_LOOKUP, IOTAP_OP_GETATTR);
-		else if (p)
+		} else {
+			units = (double)p->op_count[IOTAP_OP_UNLINK];
 			ns = lat_max(p, IOTAP_OP_UNLINK, IOTAP_OP_MAX);
-		latency_cell(f, p, ns);
+		}
+		test_fig(&l.test[k], p, units, ns);
 	}
-	fputc('\n', f);
+	iotap_bonnie_csv_print(f, &l);
 }
 
 int report_print_bonnie_csv(const struct report *rep, FILE *f)
 {
 	const struct pstats *t[B_TESTS] = { NULL };
 	int filled[B_TESTS] = { 0 }, any = 0, runs = 0;
+	struct run_args a;
 	unsigned int i;
 
+	run_args_read(rep, &a);
 	for (i = 0; i < rep->nphases; i++) {
 		const struct pstats *p = &rep->phases[i];
 		int k = test_of(p->name, filled);
@@ -266,7 +398,7 @@ int report_print_bonnie_csv(const struct report *rep, FILE *f)
 		if (filled[k]) {
 			if (++runs >= RUNS_MAX)
 				break;
-			print_run(f, rep, t);
+			print_run(f, rep, &a, t);
 			memset(t, 0, sizeof(t));
 			memset(filled, 0, sizeof(filled));
 			k = test_of(p->name, filled);
@@ -281,7 +413,7 @@ int report_print_bonnie_csv(const struct report *rep, FILE *f)
 			"rand-read-8k, create, stat, unlink)", rep->path);
 		return -EINVAL;
 	}
-	print_run(f, rep, t);
+	print_run(f, rep, &a, t);
 	return 0;
 }
 

@@ -106,6 +106,7 @@ struct pstats {
 	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
 	uint64_t cpu_mark_end_ns;
 	int has_cpu_mark;
+	uint64_t unit_max_ns;		/* END marker's aux: the workload's longest unit, ns (0: none) */
 	int gap_before;			/* automatic phases: an idle gap comes first */
 	unsigned int blocks;		/* automatic phases: blocks merged into this span */
 };

@@ -13,7 +13,8 @@
  *   hist    struct iotap_hist: fio-style log-linear histogram
  *   size    iotap_size_parse(): "8k", "64MiB", "1G" to bytes
  *   argv    iotap_argv_join(): a command line as one string
- *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c)
+ *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c), for
+ *           both `iotap run bonnie` (workload/) and the report (tools/)
  *
  * Objects follow the project's lifecycle words: _init/_release for
  * caller-owned structs. Functions return 0 or -errno unless said otherwise.
@@ -311,5 +312,64 @@ int iotap_size_parse(const char *s, uint64_t unit, uint64_t *out);
  * Return: a malloc'd string the caller frees, or NULL (ENOMEM).
  */
 char *iotap_argv_join(const char *first, int argc, char *const *argv);
+
+/* --- bonnie ----------------------------------------------------------------- */
+
+/*
+ * bonnie++'s one-line CSV (format_version 1.98, as Debian's bonnie++ 2.00a
+ * writes it and bon_csv2txt / bon_csv2html read it), written in one place
+ * for `iotap run bonnie` (from what it measured) and `iotap report
+ * --bonnie-csv` (from a trace), so that one run gives one line.
+ *
+ * The twelve tests in bonnie++'s column order: putc, put_block, rewrite,
+ * getc, get_block, seeks, then seq_create, seq_stat, seq_del, ran_create,
+ * ran_stat, ran_del.
+ */
+#define IOTAP_BONNIE_CSV_TESTS	12
+#define IOTAP_BONNIE_CSV_IO	6	/* the first six are the I/O tests */
+#define IOTAP_BONNIE_MIN_TIME	0.5	/* bonnie.h MinTime: shorter tests print +++++ */
+
+struct iotap_bonnie_csv_test {
+	double elapsed_s;		/* 0: not run, blank; < MIN_TIME: "+++++" */
+	double units;			/* what the rate counts: KiB, seeks or files */
+	double cpu_pct;			/* %CP (iotap_bonnie_cpu_pct()); < 0: blank */
+	double latency_s;		/* longest unit, s; 0: blank */
+};
+
+struct iotap_bonnie_csv {
+	const char *version;		/* bonnie_version: "2.00a" */
+	const char *name;		/* machine name */
+	int has_seed;			/* 0: the seed column is blank */
+	uint32_t seed;
+	int io;				/* 1: the I/O tests' parameter columns are filled */
+	int has_size;			/* 0: file_size blank */
+	uint64_t file_mib;		/* file_size, MiB */
+	uint32_t chunk;			/* io_chunk_size, bytes; 0: blank (the default 8192) */
+	uint64_t seeks;
+	unsigned int seekers;
+	int files;			/* 1: the file tests' parameter columns are filled */
+	uint32_t num_files;		/* in units of 1024 */
+	int32_t max_size, min_size;	/* bytes; 0: blank */
+	uint32_t num_dirs;		/* <= 1: blank */
+	uint32_t file_chunk;		/* bytes; 0: blank (the default 8192) */
+	struct iotap_bonnie_csv_test test[IOTAP_BONNIE_CSV_TESTS];
+};
+
+/* %CP as bonnie++ computes it: CPU over wall time of the test, in percent. */
+static inline double iotap_bonnie_cpu_pct(double cpu_s, double elapsed_s)
+{
+	return cpu_s / elapsed_s * 100.0;
+}
+
+/* The CSV line of one run, with its newline. */
+void iotap_bonnie_csv_print(FILE *f, const struct iotap_bonnie_csv *l);
+/* The header line bonnie++ 2.00a prints before -x runs, verbatim (see bonnie.c). */
+void iotap_bonnie_csv_print_header(FILE *f);
+/*
+ * bon_time.cpp print_size(): @size in the first of @units, scaled by 1024
+ * while it divides ("MG": 2048 -> "2G"; " km": 8192 -> "8k", 100 -> "100");
+ * @units NULL: the plain number.
+ */
+void iotap_bonnie_size(char *buf, size_t len, uint64_t size, const char *units);
 
 #endif /* IOTAP_BASE_H */
