@@ -7,7 +7,8 @@
  * UINT64_MAX included), growth, equal keys through add/find, iteration;
  * hist: the bucket scheme at 3 and 6 bits (every value inside its bucket's
  * range, ranges contiguous), quantiles within the stated error, merge;
- * size: what both former parsers accepted and refused; argv: joining.
+ * size: what both former parsers accepted and refused; argv: joining;
+ * bonnie: the CSV line's columns, +++++, rates and latency units.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -270,6 +271,60 @@ static void test_argv(void)
 	free(s);
 }
 
+static const char *csv_of(const struct iotap_bonnie_csv *l)
+{
+	static char buf[2048];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	iotap_bonnie_csv_print(f, l);
+	fclose(f);
+	return buf;
+}
+
+static void test_bonnie(void)
+{
+	struct iotap_bonnie_csv l = { 0 };
+	char b[32];
+	unsigned int t;
+
+	iotap_bonnie_size(b, sizeof(b), 2048, "MG");
+	ok(!strcmp(b, "2G"), "bonnie: size 2048 MG is 2G");
+	iotap_bonnie_size(b, sizeof(b), 8192, " km");
+	ok(!strcmp(b, "8k"), "bonnie: size 8192 ' km' is 8k");
+	iotap_bonnie_size(b, sizeof(b), 100, " km");
+	ok(!strcmp(b, "100"), "bonnie: size 100 ' km' is 100 (the unit space is cut)");
+	for (t = 0; t < IOTAP_BONNIE_CSV_TESTS; t++)
+		l.test[t].cpu_pct = -1;
+	l.name = "m";
+	ok(!strcmp(csv_of(&l), "1.98,2.00a,m,1,"
+			       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n"),
+	   "bonnie: nothing run is 50 blank columns");
+	l.has_seed = 1;
+	l.seed = 42;
+	l.io = l.has_size = 1;
+	l.file_mib = 300;
+	l.chunk = 4096;
+	l.seeks = 8192;
+	l.seekers = 5;
+	l.test[0] = (struct iotap_bonnie_csv_test){ 2.0, 3072, 97.5, 0.0295516 };
+	l.test[1] = (struct iotap_bonnie_csv_test){ 0.25, 307200, 10, 0.000311 };
+	l.test[5] = (struct iotap_bonnie_csv_test){ 1.0, 8192, -1, 123.4 };
+	l.files = 1;
+	l.num_files = 16;
+	l.num_dirs = 1;
+	l.test[6] = (struct iotap_bonnie_csv_test){ 0.5, 16384, iotap_bonnie_cpu_pct(0.25, 0.5),
+						  0.1 };
+	ok(!strcmp(csv_of(&l), "1.98,2.00a,m,1,42,300M,4k,8192,5,1536,97,+++++,+++,,,,,,,"
+			       "8192,,16,,,,,32768,50,,,,,,,,,,,29551us,311us,,,,123s,100ms,,,,,\n"),
+	   "bonnie: rates truncated, +++++ under 0.5 s, seeks to the unit, latencies' units: %s",
+	   csv_of(&l));
+	l.test[5].elapsed_s = 4.0;
+	ok(strstr(csv_of(&l), ",5,1536,97,+++++,+++,,,,,,,2048,,16,") != NULL,
+	   "bonnie: seeks/s >= 1000 without decimals");
+	l.test[5].elapsed_s = 16.0;
+	ok(strstr(csv_of(&l), ",,,,,512.0,,16,") != NULL, "bonnie: seeks/s < 1000 with one");
+}
+
 int main(void)
 {
 	test_clock();
@@ -278,5 +333,6 @@ int main(void)
 	test_hist();
 	test_size();
 	test_argv();
+	test_bonnie();
 	return done_testing();
 }
