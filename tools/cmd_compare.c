@@ -18,8 +18,9 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "compare.h"
+#include "iotap_analysis.h"
 #include "opt.h"
+#include "traceio.h"
 
 enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT };
 
@@ -97,7 +98,9 @@ int cmd_compare(int argc, char **argv)
 	char **orig;
 	int *labelled = NULL;
 	char (*dup_names)[80] = NULL;
+	struct analysis_err err = { 0 };
 	struct compare c;
+	unsigned int t;
 	FILE *f = stdout;
 
 	orig = malloc((size_t)(argc + 1) * sizeof(*orig));
@@ -187,15 +190,21 @@ int cmd_compare(int argc, char **argv)
 		memmove(&groups[1], &groups[0], g * sizeof(*groups));
 		groups[0] = tmp;
 	}
-	if (html && html_check_path(html)) {
+	if (html && html_check_path(html, &err)) {
+		die_msg("%s", err.msg);
 		ret = 1;
 		goto out_groups;
 	}
 	if (compare_build(&c, groups, ngroups)) {
+		die_msg("%s", c.err.msg);
 		ret = 1;
 		goto out_groups;
 	}
-	if (html && compare_write_html(&c, html)) {
+	for (g = 0; g < ngroups; g++)
+		for (t = 0; t < groups[g].n; t++)
+			warn_damage(groups[g].paths[t], &groups[g].reps[t].rs);
+	if (html && compare_write_html(&c, html, &err)) {
+		die_msg("%s", err.msg);
 		ret = 1;
 		goto out_cmp;
 	}

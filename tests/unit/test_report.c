@@ -21,9 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
+#include "iotap_analysis.h"
 #include "phase.h"
-#include "report.h"
 #include "synth.h"
 #include "tap.h"
 
@@ -187,7 +186,7 @@ static void test_golden(void)
 		size_t len = 0;
 		FILE *f = open_memstream(&txt, &len);
 
-		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f), "--by op of r1");
+		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f, NULL), "--by op of r1");
 		if (f)
 			fclose(f);
 		row = txt ? strstr(txt, "\n\"read\",") : NULL;

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "phase.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 /* --- derived figures --------------------------------------------------- */
 

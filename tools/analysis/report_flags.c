@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "phase.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 #define OUTLIER_MULT	100.0
 #define OUTLIER_MIN_N	100	/* samples before a p99 means anything */

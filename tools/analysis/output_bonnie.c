@@ -35,8 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 enum {
 	B_PUTC, B_WRITE, B_REWRITE, B_GETC, B_READ, B_SEEKS, B_SEQ_CREATE, B_SEQ_STAT,
@@ -381,7 +380,7 @@ static void print_run(FILE *f, const struct report *rep, const struct run_args *
 	iotap_bonnie_csv_print(f, &l);
 }
 
-int report_print_bonnie_csv(const struct report *rep, FILE *f)
+int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_err *err)
 {
 	const struct pstats *t[B_TESTS] = { NULL };
 	int filled[B_TESTS] = { 0 }, any = 0, runs = 0;
@@ -408,10 +407,11 @@ int report_print_bonnie_csv(const struct report *rep, FILE *f)
 		any = 1;
 	}
 	if (!any) {
-		die_msg("the phases of '%s' are not bonnie++'s (want putc, write, rewrite, getc, "
-			"read, seeks, seq_create... or seq-write-1b, seq-write-8k, rewrite-8k, "
-			"rand-read-8k, create, stat, unlink)", rep->path);
-		return -EINVAL;
+		return analysis_err_set(err, -EINVAL,
+					"the phases of '%s' are not bonnie++'s (want putc, write, "
+					"rewrite, getc, read, seeks, seq_create... or seq-write-1b, "
+					"seq-write-8k, rewrite-8k, rand-read-8k, create, stat, unlink)",
+					rep->path);
 	}
 	print_run(f, rep, &a, t);
 	return 0;

@@ -29,10 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
 #include "phase.h"
-#include "report.h"
-#include "traceio.h"
+#include "iotap_analysis.h"
 
 #define INFLIGHT_MAX	(1u << 16)	/* heap entries; beyond, the count saturates */
 #define DEFAULT_GAP_NS	1000000000ull
@@ -490,7 +488,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	memset(&e, 0, sizeof(e));
 	rep->path = path;
 	rep->flag_factor = o->flag_factor > 1 ? o->flag_factor : 4.0;
-	ret = open_trace(path, 0, &r);
+	ret = analysis_trace_open(path, 0, &r, &rep->err);
 	if (ret)
 		return ret;
 	copy_header(&rep->hdr, iotap_trace_reader_header(r));
@@ -541,19 +539,21 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		rep->ops_ord = e.ord;
 	}
 	iotap_trace_reader_stats(r, &rep->rs);
-	if (ret >= 0)
-		warn_damage(path, &rep->rs);
 out:
 	iotap_trace_reader_close(r);
 	free(e.heap);
 	pstats_release(&e.blk);
 	autoseg_release(&e.seg);
 	if (ret < 0) {
+		struct analysis_err err;
+
 		if (ret == -ENOMEM)
-			die_msg("out of memory reading '%s'", path);
+			analysis_err_set(&err, ret, "out of memory reading '%s'", path);
 		else
-			die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+			analysis_err_set(&err, ret, "cannot read trace '%s': %s", path,
+					 strerror(-ret));
 		report_release(rep);
+		rep->err = err;	/* release cleared it */
 		return ret;
 	}
 	report_flags(rep);

@@ -17,9 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
-#include "report.h"
-#include "traceio.h"
+#include "iotap_analysis.h"
 
 #define TOP	40
 
@@ -153,7 +151,8 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 	return 0;
 }
 
-int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f)
+int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
+		    struct analysis_err *err)
 {
 	const struct pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
 	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
@@ -173,7 +172,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		hi = (unsigned int)phase + 1 < rep->nphases ? rep->phases[phase + 1].ord_first
 							    : UINT64_MAX;
 	}
-	ret = open_trace(rep->path, 0, &r);
+	ret = analysis_trace_open(rep->path, 0, &r, err);
 	if (ret)
 		return ret;
 	iotap_map_init(&m, sizeof(struct by_row));
@@ -205,7 +204,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	iotap_trace_reader_close(r);
 	seek_map_release(&seeks);
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", rep->path, strerror(-ret));
+		analysis_err_set(err, ret, "cannot read trace '%s': %s", rep->path, strerror(-ret));
 		iotap_map_release(&m);
 		return ret;
 	}
@@ -214,7 +213,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	rows = malloc((n ? n : 1) * sizeof(*rows));
 	if (!rows) {
 		iotap_map_release(&m);
-		return -ENOMEM;
+		return analysis_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (i = 0, n = 0; (row = iotap_map_next(&m, &i, NULL)); )
 		rows[n++] = *row;

@@ -28,11 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compare.h"
+#include "iotap_analysis.h"
 #include "config.h"
-#include "opt.h"
 #include "phase.h"
-#include "report.h"
 #include "svg.h"
 
 #define C_READ		"#2c7fb8"
@@ -78,30 +76,26 @@ static const char css[] =
 	".r{color:#1a7f37}.w{color:#b85c00}.bad{color:#b42318;font-weight:600}"
 	"footer{color:#778;font-size:12px;margin-top:24px}";
 
-int html_check_path(const char *path)
+int html_check_path(const char *path, struct analysis_err *err)
 {
 	char *copy = strdup(path), *dir;
 	struct stat st;
 	int ret = 0;
 
-	if (!copy) {
-		die_msg("out of memory");
-		return -ENOMEM;
-	}
+	if (!copy)
+		return analysis_err_set(err, -ENOMEM, "out of memory");
 	dir = dirname(copy);
-	if (stat(dir, &st)) {
-		ret = -errno;
-		die_msg("cannot write '%s': directory '%s': %s", path, dir, strerror(errno));
-	} else if (!S_ISDIR(st.st_mode)) {
-		ret = -ENOTDIR;
-		die_msg("cannot write '%s': '%s' is not a directory", path, dir);
-	} else if (access(dir, W_OK)) {
-		ret = -errno;
-		die_msg("cannot write '%s': directory '%s': %s", path, dir, strerror(errno));
-	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		die_msg("cannot write '%s': it is a directory", path);
-	}
+	if (stat(dir, &st))
+		ret = analysis_err_set(err, -errno, "cannot write '%s': directory '%s': %s", path,
+				       dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		ret = analysis_err_set(err, -ENOTDIR, "cannot write '%s': '%s' is not a directory",
+				       path, dir);
+	else if (access(dir, W_OK))
+		ret = analysis_err_set(err, -errno, "cannot write '%s': directory '%s': %s", path,
+				       dir, strerror(errno));
+	else if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		ret = analysis_err_set(err, -EISDIR, "cannot write '%s': it is a directory", path);
 	free(copy);
 	return ret;
 }
@@ -129,24 +123,20 @@ static void page_foot(FILE *f)
 		IOTAP_VERSION);
 }
 
-static int open_page(const char *path, FILE **out)
+static int open_page(const char *path, FILE **out, struct analysis_err *err)
 {
 	*out = fopen(path, "w");
-	if (!*out) {
-		int err = errno;
-
-		die_msg("cannot write '%s': %s", path, strerror(err));
-		return -err;
-	}
+	if (!*out)
+		return analysis_err_set(err, -errno, "cannot write '%s': %s", path,
+					strerror(errno));
 	return 0;
 }
 
-static int close_page(const char *path, FILE *f)
+static int close_page(const char *path, FILE *f, struct analysis_err *err)
 {
-	if (ferror(f) | fclose(f)) {
-		die_msg("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		return -EIO;
-	}
+	if (ferror(f) | fclose(f))
+		return analysis_err_set(err, -EIO, "cannot write '%s': %s", path,
+					strerror(errno ? errno : EIO));
 	return 0;
 }
 
@@ -745,7 +735,7 @@ static void report_body(FILE *f, const struct report *rep, const struct svg_band
 	latency_table(f, rep);
 }
 
-int report_write_html(const struct report *rep, const char *path)
+int report_write_html(const struct report *rep, const char *path, struct analysis_err *err)
 {
 	struct svg_band *bands;
 	char title[512], sub[1024];
@@ -753,7 +743,7 @@ int report_write_html(const struct report *rep, const char *path)
 	FILE *f;
 	int ret;
 
-	ret = open_page(path, &f);
+	ret = open_page(path, &f, err);
 	if (ret)
 		return ret;
 	bands = phase_bands(rep);
@@ -763,7 +753,7 @@ int report_write_html(const struct report *rep, const char *path)
 	report_body(f, rep, bands);
 	page_foot(f);
 	free(bands);
-	return close_page(path, f);
+	return close_page(path, f, err);
 }
 
 /* --- compare page -------------------------------------------------------- */
@@ -828,7 +818,7 @@ static unsigned int metric_index(const char *key)
 	return 0;
 }
 
-int compare_write_html(const struct compare *c, const char *path)
+int compare_write_html(const struct compare *c, const char *path, struct analysis_err *err)
 {
 	static const char *const charts[][2] = {
 		{ "read_mb_per_s", "Read MB/s per phase" },
@@ -845,7 +835,7 @@ int compare_write_html(const struct compare *c, const char *path)
 	FILE *f;
 	int ret;
 
-	ret = open_page(path, &f);
+	ret = open_page(path, &f, err);
 	if (ret)
 		return ret;
 	for (g = 0; g < c->ngroups && l < sizeof(sub); g++)
@@ -934,5 +924,5 @@ int compare_write_html(const struct compare *c, const char *path)
 	}
 	fprintf(f, "</section>\n");
 	page_foot(f);
-	return close_page(path, f);
+	return close_page(path, f, err);
 }
