@@ -8,7 +8,7 @@
  *                [--phase NAME[#k]] [--skip OP,OP...] [--processes] [--no-fsuid]
  *                [--json] [--strict] [-q]
  *
- * Re-issues a captured trace's operations against DIR (workload/replay*.c,
+ * Re-issues a captured trace's operations against DIR (workload/replay/,
  * iotap_replay.h): rebuilds the initial file state the trace implies
  * (--prepare), refuses a tree that does not hold it (listing what is
  * missing or in the way) unless --force, then replays with one thread per
@@ -33,7 +33,6 @@
 #include "iotap_base.h"
 #include "iotap_replay.h"
 #include "iotap_trace.h"
-#include "iotap_workload.h"
 #include "opt.h"
 #include "traceio.h"
 
@@ -118,10 +117,10 @@ static int quiet;
 static void on_signal(int sig)
 {
 	(void)sig;
-	iotap_workload_interrupt();
+	iotap_replay_interrupt();
 }
 
-static void progress(void *arg, const struct iotap_workload_replay_progress *p)
+static void progress(void *arg, const struct iotap_replay_progress *p)
 {
 	static double last;
 	double pct = p->ops_total ? 100.0 * (double)p->ops_done / (double)p->ops_total : 0;
@@ -218,7 +217,7 @@ static void add_u64(json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
-static json_object *opstat_json(const struct iotap_workload_replay_opstat *s)
+static json_object *opstat_json(const struct iotap_replay_opstat *s)
 {
 	json_object *o = json_object_new_object();
 
@@ -237,8 +236,8 @@ static json_object *opstat_json(const struct iotap_workload_replay_opstat *s)
 }
 
 static void print_json(const char *trace, const char *dir,
-		       const struct iotap_workload_replay_plan *pl,
-		       const struct iotap_workload_replay_stats *st)
+		       const struct iotap_replay_plan *pl,
+		       const struct iotap_replay_stats *st)
 {
 	json_object *root = json_object_new_object(), *ops = json_object_new_object();
 	json_object *lag = json_object_new_object(), *ex = json_object_new_array();
@@ -289,9 +288,9 @@ static void print_json(const char *trace, const char *dir,
 	json_object_put(root);
 }
 
-static void say_damage(const char *trace, const struct iotap_workload_replay_plan *pl)
+static void say_damage(const char *trace, const struct iotap_replay_plan *pl)
 {
-	const struct iotap_workload_replay_damage *d = &pl->damage;
+	const struct iotap_replay_damage *d = &pl->damage;
 	char b[32];
 
 	if (d->chunks_bad || d->tail_bytes)
@@ -310,10 +309,10 @@ static void say_damage(const char *trace, const struct iotap_workload_replay_pla
 			 "replayed", d->orphans);
 }
 
-static int open_error(struct iotap_workload_replay *r, int ret, const char *trace,
+static int open_error(struct iotap_replay *r, int ret, const char *trace,
 		      const char *dir, const char *phase)
 {
-	const char *what = iotap_workload_replay_what(r);
+	const char *what = iotap_replay_what(r);
 
 	switch (ret) {
 	case -ENXIO:
@@ -349,11 +348,11 @@ static int open_error(struct iotap_workload_replay *r, int ret, const char *trac
 
 int cmd_replay(int argc, char **argv)
 {
-	struct iotap_workload_replay_map maps[16];
-	struct iotap_workload_replay_opts o;
-	struct iotap_workload_replay_stats st;
-	const struct iotap_workload_replay_plan *pl;
-	struct iotap_workload_replay *r = NULL;
+	struct iotap_replay_map maps[16];
+	struct iotap_replay_opts o;
+	struct iotap_replay_stats st;
+	const struct iotap_replay_plan *pl;
+	struct iotap_replay *r = NULL;
 	int prepare = 0, prepare_only = 0, check_only = 0, json = 0, strict = 0, idx, ret, i;
 	unsigned int nmaps = 0;
 	struct sigaction sa;
@@ -445,12 +444,12 @@ int cmd_replay(int argc, char **argv)
 	if (!quiet)
 		o.progress = progress;
 
-	ret = iotap_workload_replay_open(&r, &o);
+	ret = iotap_replay_open(&r, &o);
 	if (ret) {
 		ret = open_error(r, ret, o.trace, o.target, o.phase);
 		goto out;
 	}
-	pl = iotap_workload_replay_plan(r);
+	pl = iotap_replay_plan(r);
 	say_damage(o.trace, pl);
 	if (!quiet) {
 		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " ops of %" PRIu64 " threads, "
@@ -464,12 +463,12 @@ int cmd_replay(int argc, char **argv)
 	}
 
 	if (prepare || prepare_only) {
-		ret = iotap_workload_replay_prepare(r);
+		ret = iotap_replay_prepare(r);
 		if (ret) {
 			if (ret == -ENOSPC)
-				die_msg("%s; nothing was written", iotap_workload_replay_what(r));
+				die_msg("%s; nothing was written", iotap_replay_what(r));
 			else
-				die_msg("cannot prepare '%s': %s", iotap_workload_replay_what(r),
+				die_msg("cannot prepare '%s': %s", iotap_replay_what(r),
 					strerror(-ret));
 			ret = 1;
 			goto out;
@@ -481,12 +480,12 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		ret = iotap_workload_replay_check(r, NULL, 0);
+		ret = iotap_replay_check(r, NULL, 0);
 		if (ret == -ENOTEMPTY) {
 			if (check_only || !(o.flags & IOTAP_REPLAY_FORCE)) {
 				die_msg("'%s' does not hold the initial state of '%s':", o.target,
 					o.trace);
-				iotap_workload_replay_check(r, stderr, CHECK_LINES);
+				iotap_replay_check(r, stderr, CHECK_LINES);
 				fprintf(stderr, "run with --prepare to build it, or --force to "
 					"replay anyway\n");
 				ret = 1;
@@ -495,7 +494,7 @@ int cmd_replay(int argc, char **argv)
 			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
 				 "(--force)", o.target, o.trace);
 		} else if (ret) {
-			die_msg("cannot check '%s': %s", iotap_workload_replay_what(r),
+			die_msg("cannot check '%s': %s", iotap_replay_what(r),
 				strerror(-ret));
 			ret = 1;
 			goto out;
@@ -510,7 +509,7 @@ int cmd_replay(int argc, char **argv)
 		ret = 0;
 	}
 	/* the growth the replay itself causes, against the free space */
-	arg = iotap_workload_replay_space(r);
+	arg = iotap_replay_space(r);
 	if (arg)
 		warn_msg("%s", arg);
 
@@ -521,7 +520,7 @@ int cmd_replay(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	ret = iotap_workload_replay_run(r, &st);
+	ret = iotap_replay_run(r, &st);
 	if (tty && !quiet)
 		fprintf(stderr, "\r%-78s\r", "");
 	if (ret) {
@@ -529,13 +528,13 @@ int cmd_replay(int argc, char **argv)
 			die_msg("trace '%s' exists; --overwrite replaces it", o.out_trace);
 		else
 			die_msg("replay failed: %s%s%s", strerror(-ret),
-				*iotap_workload_replay_what(r) ? ": " : "",
-				iotap_workload_replay_what(r));
+				*iotap_replay_what(r) ? ": " : "",
+				iotap_replay_what(r));
 		ret = 1;
 		goto out;
 	}
 	if (!quiet || st.differences || st.unreplayable)
-		iotap_workload_replay_print(stderr, r, &st);
+		iotap_replay_print(stderr, r, &st);
 	if (json)
 		print_json(o.trace, o.target, pl, &st);
 	if (st.trace_error) {
@@ -547,7 +546,7 @@ int cmd_replay(int argc, char **argv)
 		ret = 1;
 	}
 out:
-	iotap_workload_replay_close(r);
+	iotap_replay_close(r);
 	for (i = 0; i < (int)nmaps; i++)
 		free((char *)maps[i].old_path);
 	free(cmdline);

@@ -5,7 +5,7 @@
  * Workload models that imitate bonnie++ (2.00a, as Debian ships it, and
  * 1.03), iozone, dd and hdparm -T/-t: the same system calls in the same
  * order, timed and reported in the units and layouts of those tools, and
- * recorded, op by op, into an iotap trace (trace/iotap_trace.h) with
+ * recorded, op by op, into an iotap trace (trace/include/iotap_trace.h) with
  * PHASE markers that carry the workload's own CPU time.
  *
  * Use: check each target with iotap_workload_target_check(), open one

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_state.c - the initial state in the target: check it, build it
+ * state.c - the initial state in the target: check it, build it
  *
- * The scan (replay_scan.c) lists the entries the capture started with
+ * The scan (scan.c) lists the entries the capture started with
  * (directories, files with their size, symlinks with their target length,
  * fifos, additional hard links; parents before children) and the names
  * that must not exist yet (the slice creates them, or a lookup did not
@@ -67,7 +67,7 @@ struct report {
 	unsigned int max, n;
 };
 
-static void say(struct iotap_workload_replay *r, struct report *rp, uint32_t base,
+static void say(struct iotap_replay *r, struct report *rp, uint32_t base,
 		const char *path, const char *fmt, const char *detail)
 {
 	if (rp->f && rp->n < rp->max) {
@@ -80,7 +80,7 @@ static void say(struct iotap_workload_replay *r, struct report *rp, uint32_t bas
 	rp->n++;
 }
 
-int rp_state_check(struct iotap_workload_replay *r, FILE *f, unsigned int max)
+int rp_state_check(struct iotap_replay *r, FILE *f, unsigned int max)
 {
 	struct report rp = { f, max, 0 };
 	char detail[128];
@@ -138,7 +138,7 @@ int rp_state_check(struct iotap_workload_replay *r, FILE *f, unsigned int max)
 /* --- space -------------------------------------------------------------------------- */
 
 /* Bytes prepare adds for entry @e (0 if it is there already). */
-static uint64_t entry_need(struct iotap_workload_replay *r, const struct rp_entry *e)
+static uint64_t entry_need(struct iotap_replay *r, const struct rp_entry *e)
 {
 	struct stat st;
 	int there = !fstatat(r->base_fd[e->base], e->path, &st, AT_SYMLINK_NOFOLLOW);
@@ -155,7 +155,7 @@ static uint64_t entry_need(struct iotap_workload_replay *r, const struct rp_entr
 	return round_blk(e->size);
 }
 
-int rp_state_space(struct iotap_workload_replay *r, int prepare)
+int rp_state_space(struct iotap_replay *r, int prepare)
 {
 	uint64_t need[1 + RP_MAPS_MAX] = { 0 }, fsid[1 + RP_MAPS_MAX];
 	uint64_t avail[1 + RP_MAPS_MAX];
@@ -234,7 +234,7 @@ static int remove_tree(int dirfd, const char *name, dev_t dev, int depth)
 }
 
 /* Remove an entry of the wrong type. */
-static int clear(struct iotap_workload_replay *r, uint32_t base, const char *path)
+static int clear(struct iotap_replay *r, uint32_t base, const char *path)
 {
 	struct stat st;
 
@@ -245,7 +245,7 @@ static int clear(struct iotap_workload_replay *r, uint32_t base, const char *pat
 	return remove_tree(r->base_fd[base], path, st.st_dev, 0);
 }
 
-static int fill_file(struct iotap_workload_replay *r, struct rp_wbuf *wb,
+static int fill_file(struct iotap_replay *r, struct rp_wbuf *wb,
 		     const struct rp_entry *e)
 {
 	int dirfd = r->base_fd[e->base];
@@ -292,7 +292,7 @@ out:
 	return ret;
 }
 
-static int make_symlink(struct iotap_workload_replay *r, const struct rp_entry *e)
+static int make_symlink(struct iotap_replay *r, const struct rp_entry *e)
 {
 	static const char pat[] = "iotap-replay-symlink-";
 	char target[RP_PATH_MAX];
@@ -316,7 +316,7 @@ static int make_symlink(struct iotap_workload_replay *r, const struct rp_entry *
 	return symlinkat(target, r->base_fd[e->base], e->path) ? -errno : 0;
 }
 
-static int make_entry(struct iotap_workload_replay *r, struct rp_wbuf *wb,
+static int make_entry(struct iotap_replay *r, struct rp_wbuf *wb,
 		      const struct rp_entry *e)
 {
 	int dirfd = r->base_fd[e->base];
@@ -359,7 +359,7 @@ static int make_entry(struct iotap_workload_replay *r, struct rp_wbuf *wb,
 	return fill_file(r, wb, e);
 }
 
-static int set_attrs(struct iotap_workload_replay *r, const struct rp_entry *e)
+static int set_attrs(struct iotap_replay *r, const struct rp_entry *e)
 {
 	int dirfd = r->base_fd[e->base];
 
@@ -372,7 +372,7 @@ static int set_attrs(struct iotap_workload_replay *r, const struct rp_entry *e)
 	return 0;
 }
 
-int rp_state_prepare(struct iotap_workload_replay *r)
+int rp_state_prepare(struct iotap_replay *r)
 {
 	struct rp_wbuf wb;
 	mode_t old_umask;
