@@ -2,7 +2,7 @@
 /*
  * opt.c - option tables to getopt_long, generated --help, number parsing
  *
- * Sizes are parsed by iotap_size_parse() (trace/base/iotap_base.h), the one
+ * Sizes are parsed by iotap_size_parse() (trace/base/include/iotap_base.h), the one
  * size parser of the tree.
  *
  * Every command of the iotap binary parses through here (see opt.h). The
