@@ -17,16 +17,12 @@
  * sd for repeats), the table of means and ratios, and each run's
  * throughput over time.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "iotap_analysis.h"
 #include "config.h"
@@ -76,30 +72,6 @@ static const char css[] =
 	".r{color:#1a7f37}.w{color:#b85c00}.bad{color:#b42318;font-weight:600}"
 	"footer{color:#778;font-size:12px;margin-top:24px}";
 
-int html_check_path(const char *path, struct analysis_err *err)
-{
-	char *copy = strdup(path), *dir;
-	struct stat st;
-	int ret = 0;
-
-	if (!copy)
-		return analysis_err_set(err, -ENOMEM, "out of memory");
-	dir = dirname(copy);
-	if (stat(dir, &st))
-		ret = analysis_err_set(err, -errno, "cannot write '%s': directory '%s': %s", path,
-				       dir, strerror(errno));
-	else if (!S_ISDIR(st.st_mode))
-		ret = analysis_err_set(err, -ENOTDIR, "cannot write '%s': '%s' is not a directory",
-				       path, dir);
-	else if (access(dir, W_OK))
-		ret = analysis_err_set(err, -errno, "cannot write '%s': directory '%s': %s", path,
-				       dir, strerror(errno));
-	else if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		ret = analysis_err_set(err, -EISDIR, "cannot write '%s': it is a directory", path);
-	free(copy);
-	return ret;
-}
-
 static void page_head(FILE *f, const char *title, const char *sub)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -123,23 +95,6 @@ static void page_foot(FILE *f)
 		IOTAP_VERSION);
 }
 
-static int open_page(const char *path, FILE **out, struct analysis_err *err)
-{
-	*out = fopen(path, "w");
-	if (!*out)
-		return analysis_err_set(err, -errno, "cannot write '%s': %s", path,
-					strerror(errno));
-	return 0;
-}
-
-static int close_page(const char *path, FILE *f, struct analysis_err *err)
-{
-	if (ferror(f) | fclose(f))
-		return analysis_err_set(err, -EIO, "cannot write '%s': %s", path,
-					strerror(errno ? errno : EIO));
-	return 0;
-}
-
 static void td_num(FILE *f, double v, int dec)
 {
 	char buf[32];
@@ -152,9 +107,10 @@ static void td_num(FILE *f, double v, int dec)
 	fprintf(f, "<td>%s</td>", buf);
 }
 
-static double p99_ms(const struct pstats *p, unsigned int op)
+/* in microseconds, as every other latency in the reports */
+static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e6 : NAN;
+	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
 }
 
 static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
@@ -179,8 +135,8 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	td_num(f, fig_rate(p->seeks, d), 1);
 	td_num(f, p->data_ops ? fig_seq_pct(p) : NAN, 1);
 	td_num(f, fig_rate(p->fsyncs, d), 1);
-	td_num(f, p99_ms(p, IOTAP_OP_READ), 3);
-	td_num(f, p99_ms(p, IOTAP_OP_WRITE), 3);
+	td_num(f, p99_us(p, IOTAP_OP_READ), 1);
+	td_num(f, p99_us(p, IOTAP_OP_WRITE), 1);
 	td_num(f, d > 0 ? (double)p->busy_ns / 1e9 / d : 0, 2);
 	td_num(f, fig_cpu_pct(p, &cpu) ? cpu : NAN, 1);
 	td_num(f, has_dev ? dev.rd_mbps + dev.wr_mbps : NAN, 2);
@@ -196,8 +152,8 @@ static void phase_table(FILE *f, const struct report *rep)
 	fprintf(f, "<section><h2>Phases</h2><div style=\"overflow-x:auto\"><table><tr><th>#</th>"
 		   "<th class=\"l\">phase</th><th>start s</th><th>secs</th><th>ops/s</th>"
 		   "<th class=\"r\">read MB/s</th><th class=\"w\">write MB/s</th><th>IOPS</th>"
-		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 ms</th>"
-		   "<th>write p99 ms</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
+		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 us</th>"
+		   "<th>write p99 us</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
 		   "<th>util %%</th><th title=\"share of filesystem reads the device never saw\">"
 		   "unseen rd %%</th><th>flag</th></tr>\n");
 	for (i = 0; i < rep->nphases; i++)
@@ -735,17 +691,12 @@ static void report_body(FILE *f, const struct report *rep, const struct svg_band
 	latency_table(f, rep);
 }
 
-int report_write_html(const struct report *rep, const char *path, struct analysis_err *err)
+void report_write_html(const struct report *rep, FILE *f)
 {
 	struct svg_band *bands;
 	char title[512], sub[1024];
 	const char *b = strrchr(rep->path, '/');
-	FILE *f;
-	int ret;
 
-	ret = open_page(path, &f, err);
-	if (ret)
-		return ret;
 	bands = phase_bands(rep);
 	snprintf(title, sizeof(title), "iotap report: %s", b ? b + 1 : rep->path);
 	subtitle(rep, sub, sizeof(sub));
@@ -753,7 +704,6 @@ int report_write_html(const struct report *rep, const char *path, struct analysi
 	report_body(f, rep, bands);
 	page_foot(f);
 	free(bands);
-	return close_page(path, f, err);
 }
 
 /* --- compare page -------------------------------------------------------- */
@@ -818,7 +768,7 @@ static unsigned int metric_index(const char *key)
 	return 0;
 }
 
-int compare_write_html(const struct compare *c, const char *path, struct analysis_err *err)
+void compare_write_html(const struct compare *c, FILE *f)
 {
 	static const char *const charts[][2] = {
 		{ "read_mb_per_s", "Read MB/s per phase" },
@@ -832,12 +782,7 @@ int compare_write_html(const struct compare *c, const char *path, struct analysi
 	unsigned int g, t, k, m, i;
 	char sub[1024], buf[96];
 	size_t l = 0;
-	FILE *f;
-	int ret;
 
-	ret = open_page(path, &f, err);
-	if (ret)
-		return ret;
 	for (g = 0; g < c->ngroups && l < sizeof(sub); g++)
 		l += (size_t)snprintf(sub + l, sizeof(sub) - l, "%s%s (%u trace%s)",
 				      g ? " vs " : "", c->groups[g].label, c->groups[g].n,
@@ -924,5 +869,4 @@ int compare_write_html(const struct compare *c, const char *path, struct analysi
 	}
 	fprintf(f, "</section>\n");
 	page_foot(f);
-	return close_page(path, f, err);
 }

@@ -193,11 +193,8 @@ struct json_object *report_json_phase(const struct report *rep, const struct pst
 
 /* --- HTML (html.c) ------------------------------------------------------- */
 
-/* Return: 0 or -errno (@err says why). */
-int report_write_html(const struct report *rep, const char *path, struct analysis_err *err);
-/* Can @path be written? Checks its directory without creating anything.
- * Return: 0 or -errno (@err says why). */
-int html_check_path(const char *path, struct analysis_err *err);
+/* The report page into @f (out_open()); write errors show in ferror(@f). */
+void report_write_html(const struct report *rep, FILE *f);
 
 /* --- compare ------------------------------------------------------------- */
 
@@ -263,7 +260,7 @@ int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m)
 void compare_print_text(const struct compare *c, FILE *f);
 void compare_print_csv(const struct compare *c, FILE *f);
 int compare_print_json(const struct compare *c, FILE *f);
-/* Return: 0 or -errno (@err says why). */
-int compare_write_html(const struct compare *c, const char *path, struct analysis_err *err);
+/* The compare page into @f (out_open()); write errors show in ferror(@f). */
+void compare_write_html(const struct compare *c, FILE *f);
 
 #endif /* IOTAP_ANALYSIS_H */
