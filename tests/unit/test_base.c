@@ -138,6 +138,11 @@ static void test_map(void)
 		bad += !iotap_map_get(&m, i * 7) + !!iotap_map_get(&m, i * 7 + 1);
 	ok(!bad && m.cap >= 100000 * 4 / 3, "map: 100000 keys of a set, grown to %" PRIu64
 	   " slots", m.cap);
+	n = m.cap;
+	iotap_map_clear(&m);
+	ok(iotap_map_count(&m) == 0 && !iotap_map_get(&m, 7) && m.cap == n &&
+	   !iotap_map_put(&m, 7, (void **)&v) && iotap_map_count(&m) == 1,
+	   "map: clear empties it and keeps its table");
 	iotap_map_release(&m);
 }
 

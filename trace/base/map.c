@@ -45,6 +45,13 @@ void iotap_map_release(struct iotap_map *m)
 	m->used = 0;
 }
 
+void iotap_map_clear(struct iotap_map *m)
+{
+	if (m->cap)
+		memset(m->full, 0, m->cap);
+	m->used = 0;
+}
+
 static inline unsigned char *slot(const struct iotap_map *m, uint64_t j)
 {
 	return m->slots + j * m->esize;

@@ -104,6 +104,8 @@ struct iotap_map {
 void iotap_map_init(struct iotap_map *m, size_t vsize);
 /* Free the table; the map is empty (and reusable) afterwards. */
 void iotap_map_release(struct iotap_map *m);
+/* Remove every entry, keeping the table's memory. */
+void iotap_map_clear(struct iotap_map *m);
 
 /* The slow path of insertion: double the table. Return: 0 or -ENOMEM. */
 int iotap_map_grow(struct iotap_map *m);
