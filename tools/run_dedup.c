@@ -143,23 +143,6 @@ static int parse_count(const char *s, unsigned int max, unsigned int *out)
 	return 0;
 }
 
-static char *join_args(const char *first, int argc, char **argv)
-{
-	size_t len = strlen(first) + 1;
-	char *s, *p;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len + 1);
-	if (!s)
-		return NULL;
-	p = s + sprintf(s, "%s", first);
-	for (i = 0; i < argc; i++)
-		p += sprintf(p, "%s%s", p == s ? "" : " ", argv[i]);
-	return s;
-}
-
 static char *trace_name(const char *path, unsigned int i, unsigned int n)
 {
 	const char *dot = strrchr(path, '.');
@@ -535,8 +518,8 @@ int cmd_run_dedup(int argc, char **argv)
 	rc = check_all(&r);
 	if (rc)
 		goto out;
-	r.cmdline = join_args("iotap run", argc, argv);
-	r.workload = join_args("", argc, argv);
+	r.cmdline = iotap_argv_join("iotap run", argc, argv);
+	r.workload = iotap_argv_join(NULL, argc, argv);
 	if (!r.cmdline || !r.workload) {
 		rc = 1;
 		goto out;
