@@ -29,6 +29,8 @@
 #include "iotap_trace.h"
 #include "stat.h"
 
+struct json_object;
+
 /*
  * struct analysis_err - why an analysis failed (or what it warns of)
  * @code: -errno (0: nothing to say)
@@ -190,6 +192,9 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 struct json_object;
 struct json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 				      const struct flagset *fl);
+
+/* A JSON number printed with @decimals decimals; NULL (JSON null) for NaN or inf. */
+struct json_object *report_jnum(double v, int decimals);
 
 /* --- HTML (html.c) ------------------------------------------------------- */
 
