@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "iotap_base.h"
 #include "iotap_fs.h"
 #include "iotap_trace.h"
 #include "opt.h"
@@ -62,25 +63,6 @@ static const struct opt_cmd mount_cmd = {
 		"  iotap mount /data /mnt/data --trace cap.iotap -f\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap --cache",
 };
-
-static char *join_argv(int argc, char **argv)
-{
-	size_t len = strlen("iotap") + 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	strcpy(s, "iotap");
-	for (i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
 
 int cmd_mount(int argc, char **argv)
 {
@@ -176,7 +158,7 @@ int cmd_mount(int argc, char **argv)
 	}
 	o.backing = argv[optind];
 	o.mountpoint = argv[optind + 1];
-	cmdline = join_argv(argc, argv);
+	cmdline = iotap_argv_join("iotap", argc, argv);
 	o.cmdline = cmdline;
 	rc = iotap_fs_main(&o);
 	free(cmdline);
