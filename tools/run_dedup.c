@@ -39,7 +39,11 @@ static const struct opt_desc dedup_opts[] = {
 	[O_META] = { "meta-dir", 0, "DIR",
 		     "the fingerprint index and the segment maps go here (another\n"
 		     "array, as MSDP's guide advises); default: in DIR" },
-	[O_FLAVOR] = { "flavor", 0, "NAME", "msdp (NetBackup MSDP: fixed segments; the default)" },
+	[O_FLAVOR] = { "flavor", 0, "NAME",
+		       "msdp (NetBackup MSDP: fixed segments, on-disk index; the\n"
+		       "default) or restic (restic 0.14: content-defined chunks,\n"
+		       "compressed blobs in 16 MiB packs, the index in RAM; 1 stream,\n"
+		       "5% prune threshold by default; no --meta-dir)" },
 	[O_STREAMS] = { "streams", 0, "N", "concurrent backup streams, one thread each (default 4)" },
 	[O_IMAGE] = { "image-size", 0, "SIZE", "one stream's backup image (default 1G)" },
 	[O_GENS] = { "generations", 0, "N", "full backups of each stream (default 7)" },
@@ -50,7 +54,8 @@ static const struct opt_desc dedup_opts[] = {
 	[O_COMPRESS] = { "compressibility", 0, "PCT",
 			 "part of the data a compressor removes, 0..95% (default 50%)" },
 	[O_SEGMENT] = { "segment-size", 0, "SIZE", "fixed segment size, 4 KiB steps (default 128k)" },
-	[O_CONTAINER] = { "container-size", 0, "SIZE", "container file size (default 64m)" },
+	[O_CONTAINER] = { "container-size", 0, "SIZE",
+			  "container file size (default 64m; restic: pack size, 16m)" },
 	[O_CACHE] = { "fp-cache", 0, "SIZE",
 		      "fingerprint cache, 32 bytes an entry (default: a quarter of\n"
 		      "the index, so the index does not fit)" },
@@ -398,7 +403,7 @@ static int add_target(struct run *r, const char *path)
 
 static int parse(struct run *r, int argc, char **argv)
 {
-	int idx, rc, i, expire_set = 0;
+	int idx, rc, i, expire_set = 0, streams_set = 0, cont_set = 0, thr_set = 0;
 	const char *arg;
 	uint64_t v;
 
@@ -409,15 +414,18 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_FLAVOR:
 			if (!strcmp(arg, "msdp"))
 				r->o.flavor = IOTAP_DEDUP_MSDP;
-			else if (!strcmp(arg, "restic") || !strcmp(arg, "borg"))
-				return opt_error(&dedup_cmd, "--flavor %s is not modelled yet "
-						 "(msdp is)", arg);
+			else if (!strcmp(arg, "restic"))
+				r->o.flavor = IOTAP_DEDUP_RESTIC;
+			else if (!strcmp(arg, "borg"))
+				return opt_error(&dedup_cmd, "--flavor borg is not modelled yet "
+						 "(msdp and restic are)");
 			else
-				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp)", arg);
+				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp, restic)", arg);
 			break;
 		case O_STREAMS:
 			if (parse_count(arg, 256, &r->o.streams) || !r->o.streams)
 				return opt_error(&dedup_cmd, "bad stream count '%s' (1..256)", arg);
+			streams_set = 1;
 			break;
 		case O_IMAGE:
 			if (parse_size(arg, &r->o.image_bytes) || !r->o.image_bytes)
@@ -448,6 +456,7 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_CONTAINER:
 			if (parse_size(arg, &r->o.container_bytes))
 				return opt_error(&dedup_cmd, "bad container size '%s'", arg);
+			cont_set = 1;
 			break;
 		case O_CACHE:
 			if (parse_size(arg, &r->o.fp_cache_bytes) || !r->o.fp_cache_bytes)
@@ -461,6 +470,7 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_THRESHOLD:
 			if (parse_pct(arg, &r->o.compact_threshold))
 				return opt_error(&dedup_cmd, "bad compaction threshold '%s'", arg);
+			thr_set = 1;
 			break;
 		case O_SEED:
 			if (parse_u64(arg, &r->o.seed))
@@ -484,6 +494,15 @@ static int parse(struct run *r, int argc, char **argv)
 		return opt_error(&dedup_cmd, "DIR is required");
 	if (!expire_set && r->o.generations == 1)
 		r->o.expire = 0;
+	if (r->o.flavor == IOTAP_DEDUP_RESTIC) {
+		/* restic 0.14's own defaults: one backup process, 16 MiB packs, prune's 5% */
+		if (!streams_set)
+			r->o.streams = 1;
+		if (!cont_set)
+			r->o.container_bytes = 16ull << 20;
+		if (!thr_set)
+			r->o.compact_threshold = 0.05;
+	}
 	return -1;
 }
 
