@@ -539,6 +539,8 @@ int cmd_run_dedup(int argc, char **argv)
 		struct target *t = &r.t[i];
 
 		t->o = r.o;
+		/* on an iotap mount, its capture gets the model's phases as marks */
+		t->o.mark_capture = r.t[i].info.is_fuse;
 		if (r.nt == 1)
 			snprintf(t->name, sizeof(t->name), "iotap-dedup.%u", (unsigned int)getpid());
 		else

@@ -58,8 +58,20 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/xattr.h>
 
 #include "dedup_i.h"
+
+void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uint64_t total,
+		    uint64_t unit)
+{
+	/* the capture's own marker first: its phase then holds all of ours */
+	if (run->o->mark_capture) {
+		setxattr(run->c->dir, "user.iotap.mark", name, strlen(name), 0);
+		snprintf(run->last_mark, sizeof(run->last_mark), "%s", name);
+	}
+	wl_phase_begin(run->c, s, name, total, unit);
+}
 
 uint64_t dd_cpu_ns(void)
 {
@@ -325,7 +337,7 @@ static int init(struct dd_run *run, const struct iotap_workload_dedup_plan *plan
 	int ret, mfd = -1;
 	struct stat st;
 
-	wl_phase_begin(c, &s, "init", 1, 0);
+	dd_phase_begin(run, &s, "init", 1, 0);
 	ret = mkdir_at(run, c->dirfd, c->dir_ino, run->o->name, &run->top_fd, &run->top_ino);
 	if (ret)
 		goto out;
@@ -401,6 +413,9 @@ static void cleanup(struct dd_run *run)
 		dd_index_close(&run->ix);
 		run->index_open = 0;
 	}
+	/* the removal is no phase of the capture either */
+	if (run->o->mark_capture && run->last_mark[0])
+		setxattr(c->dir, "user.iotap.mark_end", run->last_mark, strlen(run->last_mark), 0);
 	if (run->cfg.cdc)
 		dd_restic_cleanup(run);
 	if (run->o->keep)
@@ -540,9 +555,11 @@ int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 		s->buf = wl_buf_alloc(run.cfg.max_seg);
 		s->io = wl_buf_alloc(DD_IO_MAX + run.cfg.max_seg);
 		s->map = calloc(DD_MAP_BATCH, sizeof(*s->map));
-		if (run.cfg.cdc)
+		if (run.cfg.cdc) {
 			s->pack = malloc(o->container_bytes + run.cfg.max_seg + 2 * DD_MIB);
-		if (!s->buf || !s->io || !s->map || (run.cfg.cdc && !s->pack) ||
+			s->alt.pack = malloc(o->container_bytes + run.cfg.max_seg + 2 * DD_MIB);
+		}
+		if (!s->buf || !s->io || !s->map || (run.cfg.cdc && (!s->pack || !s->alt.pack)) ||
 		    dd_pos_alloc(&s->pos, run.cfg.positions)) {
 			ret = -ENOMEM;
 			goto out;
@@ -577,6 +594,7 @@ out:
 		free(run.st[i].io);
 		free(run.st[i].map);
 		free(run.st[i].pack);
+		free(run.st[i].alt.pack);
 		dd_pos_free(&run.st[i].pos);
 	}
 	for (i = 0; i < run.ncont; i++)

@@ -21,7 +21,7 @@ static int restic_phase(struct dd_run *run, const char *name,
 {
 	int ret;
 
-	wl_phase_begin(run->c, &run->span, name, run->ncont, 0);
+	dd_phase_begin(run, &run->span, name, run->ncont, 0);
 	ret = fn(run);
 	wl_phase_end(run->c, &run->span, pr, ret != 0);
 	return ret;
@@ -36,7 +36,7 @@ int dd_expire(struct dd_run *run)
 
 	if (run->cfg.cdc)
 		return restic_phase(run, "expire", &r->expire, dd_restic_expire);
-	wl_phase_begin(c, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
+	dd_phase_begin(run, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
 	for (g = 0; !ret && g < run->o->expire; g++) {
 		for (i = 0; !ret && i < run->o->streams; i++) {
 			struct dd_entry *m;
@@ -222,7 +222,7 @@ int dd_compact(struct dd_run *run)
 		goto out;
 	}
 	n = run->ncont;
-	wl_phase_begin(c, &run->span, "compact", n, 0);
+	dd_phase_begin(run, &run->span, "compact", n, 0);
 	for (id = 0; id < n && !ret; id++) {
 		struct dd_cont *ct = &run->cont[id];
 		char name[32];

@@ -38,7 +38,7 @@
 #define MIB (1ull << 20)
 #define RESTIC_MIN	(512 * 1024)	/* restic chunker MinSize */
 #define RESTIC_MAX	(8 * MIB)	/* MaxSize */
-#define RESTIC_AVG	MIB		/* 2^averageBits: mean length beyond MinSize */
+#define RESTIC_AVG	(3 * MIB / 2)	/* mean length beyond MinSize, as measured (below) */
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -171,8 +171,10 @@ static void fresh_at(const struct dd_cfg *cfg, struct dd_pos *p, uint64_t i, uns
 }
 
 /*
- * restic's chunks: MinSize plus a geometric run (a cut after each byte with
- * probability 2^-20) up to MaxSize, so 512 KiB + Exp(1 MiB), capped.
+ * restic's chunks: MinSize plus a geometric run up to MaxSize. restic
+ * 0.14 on this model's data (123 chunks of a 256 MiB file, from its
+ * index): mean 2.08 MiB, smallest 0.54, standard deviation 1.47, so
+ * 512 KiB + Exp(1.5 MiB), capped at 8 MiB.
  */
 static uint32_t cdc_len(uint64_t *s)
 {

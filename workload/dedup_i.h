@@ -209,11 +209,17 @@ struct dd_stream {
 	uint64_t gen_ns, hash_ns;
 	uint64_t rbytes, rreads, rconts, bad;
 	int ret;
-	/* restic: the pack being filled */
+	/* restic: the pack being filled, and the other packer's (restic 0.14 fills two) */
 	uint8_t *pack;
 	uint64_t pfill;
 	uint32_t pblobs, pack_id;
 	int pack_open;
+	struct {
+		uint8_t *pack;
+		uint64_t pfill;
+		uint32_t pblobs, pack_id;
+		int pack_open;
+	} alt;
 	uint64_t blobs_added;
 };
 
@@ -238,6 +244,7 @@ struct dd_run {
 	unsigned int gen;		/* of the running phase */
 	struct wl_span span;
 	char phname[32];		/* the running phase's marker: lives until its END */
+	char last_mark[32];		/* the capture's last marker (mark_capture) */
 	/* restic */
 	int rdir_fd[RS_DIRS];
 	uint64_t rdir_ino[RS_DIRS];
@@ -250,6 +257,12 @@ struct dd_run {
 	int ret;			/* of the owner's on_done work */
 };
 
+/*
+ * wl_phase_begin(), and with opts.mark_capture the same name set as a
+ * marker of the iotap capture the target is on (user.iotap.mark).
+ */
+void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uint64_t total,
+		    uint64_t unit);
 /* CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID). */
 uint64_t dd_cpu_ns(void);
 /* The tables (run->lock held): a stored segment by fingerprint (-1: none), a new one. */

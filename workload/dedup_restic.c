@@ -19,16 +19,19 @@
  * Chunks are content-defined (512 KiB + about 1 MiB, at most 8 MiB; a change
  * renews every chunk that overlaps it, dedup_data.c); a new chunk's blob is
  * what the compressor keeps of it (its random part) plus 32 bytes of nonce
- * and MAC; a pack is saved once it holds 16 MiB (--container-size). The
- * index lives in RAM: each command reads every index file at its start,
- * so look-ups never read the disk. A backup ends with its tree (the
+ * and MAC; two packers take the blobs in turn, each pack saved once it
+ * holds 16 MiB (--container-size), both at the end of a backup. The
+ * index lives in RAM, loaded from restic's local cache (~/.cache/restic,
+ * outside the repository): look-ups never read the repository. A backup ends with its tree (the
  * image's blob list, a small pack of its own), its index file and its
  * snapshot. A restore reads the index, the snapshot and the tree, then each
  * pack it needs once, from its first needed blob to its last, in 4 MiB
- * reads. forget unlinks the oldest snapshots; prune reads the index and
- * the remaining trees, rewrites packs whose dead part is at least
- * --compact-threshold (read in 4 MiB reads, the live blobs saved into new
- * packs), saves one new index, and unlinks the old index files and packs.
+ * reads. forget unlinks the oldest snapshots; prune reads the remaining
+ * snapshots and trees, deletes the packs with nothing live and rewrites
+ * the most unused others (read in 4 MiB reads, the live blobs saved into
+ * new packs) until what stays unused is at most --compact-threshold of
+ * what is used (--max-unused, 5%), saves one new index, and unlinks the
+ * old index files and packs.
  *
  * Not modelled: restic's reads of the source tree (outside the
  * repository), config and key reads, the lock refresh every 5 minutes,
@@ -201,21 +204,6 @@ static int unlink_file(struct dd_run *run, uint32_t rfi)
 	return ret;
 }
 
-/* Every live index file, read whole (each command starts so). */
-static int load_index(struct dd_run *run, uint8_t *scratch)
-{
-	uint32_t i, n;
-	int ret = 0;
-
-	pthread_mutex_lock(&run->lock);
-	n = run->nrf;
-	pthread_mutex_unlock(&run->lock);
-	for (i = 0; i < n && !ret; i++)
-		if (run->rf[i].dir == RS_DIR_INDEX && !run->rf[i].gone && run->rf[i].size)
-			ret = load(run, i, 0, UINT64_MAX, scratch, 0, NULL);
-	return ret;
-}
-
 int dd_restic_init(struct dd_run *run)
 {
 	struct iotap_workload_ctx *c = run->c;
@@ -292,6 +280,26 @@ static int pack_start(struct dd_stream *s)
 	return ret;
 }
 
+/* Make the other packer the current one. */
+static void pack_swap(struct dd_stream *s)
+{
+	uint8_t *pack = s->pack;
+	uint64_t pfill = s->pfill;
+	uint32_t pblobs = s->pblobs, pack_id = s->pack_id;
+	int pack_open = s->pack_open;
+
+	s->pack = s->alt.pack;
+	s->pfill = s->alt.pfill;
+	s->pblobs = s->alt.pblobs;
+	s->pack_id = s->alt.pack_id;
+	s->pack_open = s->alt.pack_open;
+	s->alt.pack = pack;
+	s->alt.pfill = pfill;
+	s->alt.pblobs = pblobs;
+	s->alt.pack_id = pack_id;
+	s->alt.pack_open = pack_open;
+}
+
 /* Add a blob of @len bytes at @src to the pack; where it went in @e. */
 static int pack_add(struct dd_stream *s, const uint8_t *src, uint32_t len, uint32_t plain,
 		    const struct dd_fp *fp, struct dd_entry *e)
@@ -348,9 +356,8 @@ int dd_restic_backup(struct dd_stream *s)
 		return -ENOMEM;
 	}
 	s->blobs_added = 0;
+	/* the index comes from restic's cache (~/.cache/restic), not the repository */
 	ret = save_small(run, RS_DIR_LOCKS, LOCK_BYTES, &lock);
-	if (!ret)
-		ret = load_index(run, s->io);
 	for (k = 0; !ret && k < p->n; k++) {
 		struct dd_entry *e = &tree[k];
 		uint32_t len = p->len[k];
@@ -392,11 +399,16 @@ int dd_restic_backup(struct dd_stream *s)
 			n = dd_squeeze(&run->cfg, s->buf, len, blob);
 			memset(blob + n, 0, BLOB_EXTRA);
 			ret = pack_add(s, blob, n + BLOB_EXTRA, len, &p->fp[k], e);
+			/* restic's two packers take the blobs in turn */
+			pack_swap(s);
 		}
 		s->segs++;
 		s->logical += len;
 		atomic_fetch_add_explicit(&c->ph_done, 1, memory_order_relaxed);
 	}
+	if (!ret)
+		ret = pack_flush(s);
+	pack_swap(s);
 	if (!ret)
 		ret = pack_flush(s);
 	/* the tree: the image's blob list, a pack of its own */
@@ -446,8 +458,6 @@ int dd_restic_restore(struct dd_stream *s)
 	if (!seen)
 		return -ENOMEM;
 	ret = save_small(run, RS_DIR_LOCKS, LOCK_BYTES, &lock);
-	if (!ret)
-		ret = load_index(run, s->io);
 	if (!ret)
 		ret = load(run, run->snap_rf[slot], 0, UINT64_MAX, s->io, 0, NULL);
 	if (!ret)
@@ -517,13 +527,26 @@ int dd_restic_expire(struct dd_run *run)
 	return ret;
 }
 
+/* most unused first (qsort_r: several targets sort at once) */
+static int cmp_unused(const void *a, const void *b, void *arg)
+{
+	const struct dd_run *run = arg;
+	const struct dd_cont *x = &run->cont[*(const uint32_t *)a];
+	const struct dd_cont *y = &run->cont[*(const uint32_t *)b];
+	double fx = (double)(x->size - x->live) / (double)x->size;
+	double fy = (double)(y->size - y->live) / (double)y->size;
+
+	return fx < fy ? 1 : fx > fy ? -1 : 0;
+}
+
 int dd_restic_compact(struct dd_run *run)
 {
 	struct iotap_workload_dedup_result *r = run->r;
 	struct dd_stream *s = &run->st[0];
 	uint32_t lock, n = run->ncont, id, k, rfi;
 	uint8_t *in = NULL, *drop = NULL;
-	uint64_t live_blobs = 0;
+	uint64_t live_blobs = 0, used = 0, unused = 0;
+	uint32_t *order = NULL, nord = 0;
 	unsigned int g, i;
 	int ret;
 
@@ -534,9 +557,7 @@ int dd_restic_compact(struct dd_run *run)
 		goto out;
 	}
 	ret = save_small(run, RS_DIR_LOCKS, LOCK_BYTES, &lock);
-	if (!ret)
-		ret = load_index(run, in);
-	/* the remaining snapshots and their trees */
+	/* the remaining snapshots and their trees (the index: from the cache) */
 	for (g = run->o->expire; !ret && g < run->o->generations; g++)
 		for (i = 0; !ret && i < run->o->streams; i++) {
 			unsigned int slot = i * run->o->generations + g;
@@ -546,14 +567,21 @@ int dd_restic_compact(struct dd_run *run)
 				ret = load(run, run->cont[run->tree_cont[slot]].rf, 0, UINT64_MAX,
 					   in, 0, NULL);
 		}
+	/*
+	 * prune's --max-unused: packs with nothing live go; of the others, the
+	 * most unused are repacked until what stays unused is at most the
+	 * threshold of what is used
+	 */
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!order)
+		ret = -ENOMEM;
 	for (id = 0; !ret && id < n; id++) {
 		struct dd_cont *ct = &run->cont[id];
 
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		if (ct->state != CONT_CLOSED || ct->live == ct->size)
+		if (ct->state != CONT_CLOSED)
+			continue;
+		used += ct->live;
+		if (ct->live == ct->size)
 			continue;
 		if (!ct->live) {
 			drop[id] = 1;
@@ -561,13 +589,24 @@ int dd_restic_compact(struct dd_run *run)
 			r->compact_freed += ct->size;
 			continue;
 		}
-		if ((double)(ct->size - ct->live) < run->o->compact_threshold * (double)ct->size)
-			continue;
+		unused += ct->size - ct->live;
+		order[nord++] = id;
+	}
+	qsort_r(order, nord, sizeof(*order), cmp_unused, run);
+	for (k = 0; !ret && k < nord &&
+		    (double)unused > run->o->compact_threshold * (double)used; k++) {
+		struct dd_cont *ct = &run->cont[order[k]];
+		uint32_t j;
+
+		if (wl_stopped()) {
+			ret = -EINTR;
+			break;
+		}
 		/* repack: read it, the live blobs into new packs */
 		ret = load(run, ct->rf, 0, ct->size, in, 1, NULL);
 		r->compact_read += ct->size;
-		for (k = 0; !ret && k < ct->nseg; k++) {
-			struct dd_seg *sg = &run->seg[ct->segs[k]];
+		for (j = 0; !ret && j < ct->nseg; j++) {
+			struct dd_seg *sg = &run->seg[ct->segs[j]];
 
 			if (!sg->refs)
 				continue;
@@ -578,18 +617,20 @@ int dd_restic_compact(struct dd_run *run)
 			memcpy(s->pack + s->pfill, in + sg->off, sg->len);
 			sg->cont = s->pack_id;
 			sg->off = (uint32_t)s->pfill;
-			ret = dd_seg_add_to(run, s->pack_id, ct->segs[k]);
+			ret = dd_seg_add_to(run, s->pack_id, ct->segs[j]);
 			s->pfill += sg->len;
 			s->pblobs++;
 			r->compact_written += sg->len;
 			if (!ret && s->pfill >= run->o->container_bytes)
 				ret = pack_flush(s);
 		}
-		drop[id] = 1;
+		drop[order[k]] = 1;
+		unused -= ct->size - ct->live;
 		r->containers_rewritten++;
 		r->compact_freed += ct->size - ct->live;
 		wl_phase_unit(run->c, &run->span, 0, 0);
 	}
+	free(order);
 	if (!ret)
 		ret = pack_flush(s);
 	/* one new index for everything, then the old index files and packs go */

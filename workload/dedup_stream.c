@@ -94,7 +94,7 @@ static void backup_ready(struct wl_threads *t)
 	struct dd_run *run = t->arg;
 
 	snprintf(run->phname, sizeof(run->phname), "backup gen=%u", run->gen);
-	wl_phase_begin(run->c, &run->span, run->phname,
+	dd_phase_begin(run, &run->span, run->phname,
 		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
 }
 
@@ -366,7 +366,7 @@ static void restore_ready(struct wl_threads *t)
 	struct dd_run *run = t->arg;
 
 	snprintf(run->phname, sizeof(run->phname), "restore gen=%u", run->gen);
-	wl_phase_begin(run->c, &run->span, run->phname,
+	dd_phase_begin(run, &run->span, run->phname,
 		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
 }
 
