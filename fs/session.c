@@ -233,6 +233,11 @@ struct fs_daemon {
 	char mount_opts[1024];		/* for the trace header */
 	int log_fd;
 	bool trace_created;		/* ours to remove if the mount fails */
+	int trace_dirfd;		/* with trace_tmp: the trace's directory, opened
+					   before the mount (a rename then never loops
+					   through it) */
+	char *trace_tmp;		/* --force over an existing trace: the name written
+					   until the mount is up (in trace_dirfd) */
 	bool mounted;
 	bool signals_set;
 	bool thread_registered;
@@ -325,12 +330,88 @@ enomem:
 	return -ENOMEM;
 }
 
+/*
+ * --force over an existing trace: create "DIR/.NAME.XXXXXX" beside it and
+ * write the trace there, so that the old trace is kept until the mount is
+ * up (put_trace() renames) and a refused mount loses nothing.
+ */
+static int open_trace_tmp(struct fs_daemon *d, char *msg)
+{
+	const char *path = d->fs.trace_path, *slash = strrchr(path, '/');
+	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	mode_t mask;
+	int fd, ret = -ENOMEM;
+
+	if (!dir || asprintf(&d->trace_tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+			     slash + 1) < 0) {
+		d->trace_tmp = NULL;
+		goto err;
+	}
+	d->trace_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->trace_dirfd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	fd = mkstemp(d->trace_tmp);
+	if (fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	/* the mode a trace created in place gets, not mkstemp's 0600 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask))
+		fs_log(FS_LOG_WARN, "chmod '%s': %s", d->trace_tmp, strerror(errno));
+	close(fd);
+	free(dir);
+	return 0;
+
+err:
+	snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", d->fs.o.trace_path,
+		 strerror(-ret));
+	free(d->trace_tmp);
+	d->trace_tmp = NULL;
+	free(dir);
+	return ret;
+}
+
+/* Once the mount is up: the trace written under its temporary name replaces the old one. */
+static int put_trace(struct fs_daemon *d, char *msg)
+{
+	const char *tmp, *name;
+	int ret;
+
+	if (!d->trace_tmp)
+		return 0;
+	tmp = strrchr(d->trace_tmp, '/') + 1;
+	name = strrchr(d->fs.trace_path, '/') + 1;
+	if (renameat(d->trace_dirfd, tmp, d->trace_dirfd, name)) {
+		ret = -errno;
+		snprintf(msg, MSG_MAX, "cannot mount '%s': cannot replace trace '%s': %s",
+			 d->fs.o.mountpoint, d->fs.o.trace_path, strerror(-ret));
+		return ret;
+	}
+	free(d->trace_tmp);
+	d->trace_tmp = NULL;
+	return 0;
+}
+
+/* A refused mount leaves no trace behind, and the old one (--force) as it was. */
+static void drop_trace(struct fs_daemon *d)
+{
+	if (d->trace_tmp)
+		unlinkat(d->trace_dirfd, strrchr(d->trace_tmp, '/') + 1, 0);
+	else if (d->trace_created)
+		unlink(d->fs.trace_path);
+}
+
 static int open_trace(struct fs_daemon *d, char *msg)
 {
 	struct fs_ctx *fs = &d->fs;
 	const struct iotap_fs_opts *o = &fs->o;
 	struct iotap_trace_recorder_opts ro = { 0 };
 	struct iotap_trace_header hdr;
+	char *layout;
 	int ret;
 
 	if (!o->trace_path)
@@ -347,16 +428,31 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	hdr.cmdline = o->cmdline;
 	hdr.backing = fs->backing;
 	hdr.mountpoint = fs->mountpoint;
-	ro.flags = o->force ? IOTAP_TRACE_FORCE : 0;
+	if (iotap_trace_layout(fs->backing, &layout))
+		layout = NULL;		/* not known: the header goes without it */
+	hdr.layout = layout;
 	ro.sample_path = fs->backing;
 	ro.sample_ms = o->sample_ms;
-	ret = iotap_trace_recorder_open(&fs->rec, fs->trace_path, &hdr, &ro);
+	if (o->force && !access(fs->trace_path, F_OK)) {
+		ret = open_trace_tmp(d, msg);
+		if (ret) {
+			free(layout);
+			return ret;
+		}
+		/* our own empty file from mkstemp */
+		ro.flags = IOTAP_TRACE_FORCE;
+	}
+	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
+					&hdr, &ro);
+	free(layout);
 	if (ret == -EEXIST)
 		snprintf(msg, MSG_MAX, "trace '%s' exists; use --force to overwrite",
 			 o->trace_path);
 	else if (ret)
 		snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", o->trace_path,
 			 strerror(-ret));
+	if (!ret && !d->trace_tmp)
+		d->trace_created = true;
 	return ret;
 }
 
@@ -527,7 +623,6 @@ static int setup(struct fs_daemon *d, char *msg)
 	ret = open_trace(d, msg);
 	if (ret)
 		return ret;
-	d->trace_created = true;
 	ret = open_log(d, msg);
 	if (ret)
 		return ret;
@@ -559,6 +654,9 @@ static int setup(struct fs_daemon *d, char *msg)
 	fs_record_root(fs, &st);
 
 	ret = mount_session(d, msg);
+	if (ret)
+		return ret;
+	ret = put_trace(d, msg);
 	if (ret)
 		return ret;
 	if (d->log_fd < 0)
@@ -675,6 +773,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 	d->fs.o = *o;
 	d->fs.root_fd = -1;
 	d->log_fd = -1;
+	d->trace_dirfd = -1;
 	if (fuse_opt_add_arg(&d->args, "iotap")) {
 		report(report_fd, "cannot mount: out of memory");
 		free(d);
@@ -686,9 +785,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 		/* in the foreground without --log the log is stderr: say it once */
 		if (report_fd >= 0 || d->fs.log_path)
 			fs_log(FS_LOG_ERR, "%s", msg);
-		/* a refused mount leaves no trace behind */
-		if (d->trace_created)
-			unlink(d->fs.trace_path);
+		drop_trace(d);
 		report(report_fd, msg);
 		goto out;
 	}
@@ -723,6 +820,9 @@ out:
 	fs_log_set_fd(-1);
 	if (d->log_fd >= 0)
 		close(d->log_fd);
+	if (d->trace_dirfd >= 0)
+		close(d->trace_dirfd);
+	free(d->trace_tmp);
 	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	free(d);
 	return status;

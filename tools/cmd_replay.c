@@ -2,7 +2,7 @@
 /*
  * cmd_replay.c - iotap replay TRACE DIR [options]
  *
- *   iotap replay TRACE DIR [--prepare | --prepare-only | --check | --force]
+ *   iotap replay TRACE DIR [--prepare | --prepare-only [--clobber] | --check | --force]
  *                [--trace T2 [--overwrite]] [--timing recorded|asap|scale=X]
  *                [--data random|zero|compressible=R|dedup=R] [--map OLD=NEW]...
  *                [--phase NAME[#k]] [--skip OP,OP...] [--processes] [--no-fsuid]
@@ -10,8 +10,9 @@
  *
  * Re-issues a captured trace's operations against DIR (workload/replay/,
  * iotap_replay.h): rebuilds the initial file state the trace implies
- * (--prepare), refuses a tree that does not hold it (listing what is
- * missing or in the way) unless --force, then replays with one thread per
+ * (--prepare; it refuses, listing them, to remove or change what DIR
+ * holds unless --clobber), refuses a tree that does not hold it (listing
+ * what is missing or in the way) unless --force, then replays with one thread per
  * recorded thread, cross-thread order kept, on the recorded timing or as
  * fast as possible, and writes its own trace for `iotap compare`. The
  * summary and progress go to stderr (--json: the summary as JSON on
@@ -38,7 +39,8 @@
 #define CHECK_LINES	20
 
 enum {
-	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CHECK, O_FORCE, O_TIMING, O_DATA,
+	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CLOBBER, O_CHECK, O_FORCE, O_TIMING,
+	O_DATA,
 	O_MAP, O_PHASE, O_SKIP, O_PROCESSES, O_NO_FSUID, O_JSON, O_STRICT, O_QUIET,
 };
 
@@ -49,9 +51,13 @@ static const struct opt_desc replay_opts[] = {
 	[O_OVERWRITE] = { "overwrite", 0, NULL, "overwrite T2 if it exists" },
 	[O_PREPARE] = { "prepare", 'p', NULL,
 			"build the initial state in DIR first (directories, files of\n"
-			"their first-seen size, symlinks; removes what is in the way:\n"
-			"names the capture creates or did not find), then replay" },
+			"their first-seen size, symlinks), then replay; refuses a DIR\n"
+			"holding anything it would remove or change (see --clobber)" },
 	[O_PREPARE_ONLY] = { "prepare-only", 0, NULL, "build the initial state and stop" },
+	[O_CLOBBER] = { "clobber", 0, NULL,
+			"let --prepare remove what is in the way (names the capture\n"
+			"creates or did not find, entries of another type) and cut or\n"
+			"extend files to their recorded size; each is listed" },
 	[O_CHECK] = { "check", 0, NULL, "only check that DIR holds the initial state" },
 	[O_FORCE] = { "force", 'f', NULL, "replay even if DIR does not hold the initial state" },
 	[O_TIMING] = { "timing", 0, "MODE",
@@ -317,12 +323,13 @@ static int open_error(struct iotap_replay *r, int ret, const char *trace,
 	case -ENXIO:
 		die_msg("%s", what);
 		return 2;
+	/* what the trace holds is a runtime matter (1), as for report --phase */
 	case -ESRCH:
 		die_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
-		return 2;
+		return 1;
 	case -ENOMSG:
 		die_msg("'%s' has no phase markers: --phase needs them", trace);
-		return 2;
+		return 1;
 	case -ENODATA:
 		die_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
 		return 1;
@@ -377,6 +384,9 @@ int cmd_replay(int argc, char **argv)
 		case O_PREPARE_ONLY:
 			prepare_only = 1;
 			break;
+		case O_CLOBBER:
+			o.flags |= IOTAP_REPLAY_CLOBBER;
+			break;
 		case O_CHECK:
 			check_only = 1;
 			break;
@@ -430,12 +440,29 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 2 : 0;
 	if (argc - optind != 2)
-		return opt_error(&replay_cmd, "wants a trace and a directory");
+		return opt_error(&replay_cmd, argc - optind > 2 ? "too many arguments (a trace and "
+								 "a directory)"
+							       : "wants a trace and a directory");
 	if (prepare + prepare_only + check_only > 1)
 		return opt_error(&replay_cmd,
 				 "--prepare, --prepare-only and --check exclude each other");
+	if ((o.flags & IOTAP_REPLAY_CLOBBER) && !prepare && !prepare_only)
+		return opt_error(&replay_cmd, "--clobber goes with --prepare or --prepare-only");
 	o.trace = argv[optind];
 	o.target = argv[optind + 1];
+	if (o.out_trace) {
+		/* before anything in DIR is touched; never the trace replayed */
+		const char *inputs[] = { o.trace, NULL };
+		struct out_rules rules = {
+			.inputs = inputs,
+			.force_opt = "--overwrite",
+			.force = !!(o.flags & IOTAP_REPLAY_TRACE_FORCE),
+			.trace = 1,
+		};
+
+		if (out_check(o.out_trace, &rules) < 0)
+			return 1;
+	}
 	o.maps = maps;
 	o.nmaps = nmaps;
 	for (cl = 0, i = 0; i < argc; i++)
@@ -472,7 +499,26 @@ int cmd_replay(int argc, char **argv)
 	}
 
 	if (prepare || prepare_only) {
-		ret = iotap_replay_prepare(r);
+		/* a live directory given by mistake is left as it is */
+		ret = iotap_replay_changes(r, NULL, 0);
+		if (ret < 0) {
+			die_msg("cannot check '%s': %s", iotap_replay_what(r),
+				strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+		if (ret > 0 && !(o.flags & IOTAP_REPLAY_CLOBBER)) {
+			die_msg("'%s' holds what --prepare would remove or change:", o.target);
+			iotap_replay_changes(r, stderr, CHECK_LINES);
+			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
+				"it, or prepare an empty directory\n");
+			ret = 1;
+			goto out;
+		}
+		if (ret > 0)
+			fprintf(stderr, "iotap replay: --clobber: removing and changing what is "
+				"in the way in '%s':\n", o.target);
+		ret = iotap_replay_prepare(r, stderr);
 		if (ret) {
 			if (ret == -ENOSPC)
 				die_msg("%s; nothing was written", iotap_replay_what(r));
@@ -495,8 +541,9 @@ int cmd_replay(int argc, char **argv)
 				die_msg("'%s' does not hold the initial state of '%s':", o.target,
 					o.trace);
 				iotap_replay_check(r, stderr, CHECK_LINES);
-				fprintf(stderr, "run with --prepare to build it, or --force to "
-					"replay anyway\n");
+				fprintf(stderr, "run with --prepare to build it (with --clobber "
+					"where something is in the way), or --force to replay "
+					"anyway\n");
 				ret = 1;
 				goto out;
 			}
@@ -524,7 +571,8 @@ int cmd_replay(int argc, char **argv)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND;
+	/* a second interrupt (timeout(1) signals the group too) must still close the trace */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

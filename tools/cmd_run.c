@@ -70,6 +70,7 @@ struct run {
 	unsigned int nt;
 	const char *trace;
 	int force, quiet, drop_caches;
+	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
 	unsigned int repeats;		/* bonnie -x */
 	FILE *live;			/* iozone's running table: one target only */
@@ -462,6 +463,43 @@ static int take_targets(struct run *r, int rc, int argc, char **argv)
 	return -1;
 }
 
+#define DROP_CACHES "/proc/sys/vm/drop_caches"
+
+/* --drop-caches cannot do its job: the figures are the page cache's. */
+static void drop_warning(struct run *r, int err)
+{
+	warn_msg("--drop-caches: cannot write %s: %s; the page cache is not dropped, so "
+		 "the figures of 'iotap %s' include it", DROP_CACHES, strerror(-err),
+		 r->cmd->name);
+}
+
+/* Name each target's trace and check it may be written; 0 or 1 (said). */
+static int check_traces(struct run *r)
+{
+	/* a target (a FILE or DEVICE that dd or hdparm reads) is an input */
+	const char **inputs = calloc(r->nt + 1, sizeof(*inputs));
+	struct out_rules rules = { .inputs = inputs, .force = r->force, .trace = 1 };
+	unsigned int i;
+	int ret = 0;
+
+	if (!inputs) {
+		die_msg("out of memory");
+		return 1;
+	}
+	for (i = 0; i < r->nt; i++)
+		inputs[i] = r->t[i].path;
+	for (i = 0; i < r->nt && !ret; i++) {
+		if (!r->t[i].trace)
+			r->t[i].trace = trace_name(r->trace, i, r->nt);
+		if (!r->t[i].trace)
+			die_msg("out of memory");
+		if (!r->t[i].trace || out_check(r->t[i].trace, &rules) < 0)
+			ret = 1;
+	}
+	free(inputs);
+	return ret;
+}
+
 /*
  * Check every target and trace before anything is written. @need: bytes
  * each target will write; targets on one filesystem add up.
@@ -498,6 +536,11 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 		for (j = 0; j < r->nt; j++)
 			if (r->t[j].info.fsid == r->t[i].info.fsid && !r->t[j].info.is_blockdev)
 				sum += need(r, &r->t[j]);
+		/* a directory the run must write in, not one short of space */
+		if (need(r, &r->t[i]) && r->t[i].info.is_rdonly)
+			return opt_error(r->cmd, "'%s' is on a read-only filesystem; the run "
+					 "writes %.1f MB there", r->t[i].path,
+					 need(r, &r->t[i]) / 1e6);
 		if (sum > avail) {
 			fprintf(stderr,
 				"iotap %s: '%s' has %.1f MB free; the run needs %.1f MB%s\n",
@@ -506,19 +549,14 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 			return 2;
 		}
 	}
-	for (i = 0; r->trace && i < r->nt; i++) {
-		struct stat st;
-
-		if (!r->t[i].trace)
-			r->t[i].trace = trace_name(r->trace, i, r->nt);
-		if (!r->t[i].trace)
-			return 1;
-		if (!r->force && !stat(r->t[i].trace, &st))
-			return opt_error(r->cmd, "trace '%s' exists (--force overwrites it)",
-					 r->t[i].trace);
-	}
+	if (r->trace && check_traces(r))
+		return 1;
 	if (r->drop_caches && geteuid() != 0)
 		return opt_error(r->cmd, "--drop-caches needs root");
+	if (r->drop_caches && access(DROP_CACHES, W_OK)) {
+		drop_warning(r, -errno);
+		r->drop_warned = 1;
+	}
 	return 0;
 }
 
@@ -569,8 +607,13 @@ static void install_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	/* a second Ctrl-C kills at once, as with bonnie++ */
-	sa.sa_flags = SA_RESETHAND;
+	/*
+	 * Every interrupt only asks the run to stop, the second one too: timeout(1)
+	 * signals the process and then its group, a user presses Ctrl-C twice, and
+	 * either must still remove the files and close the trace (as bonnie++
+	 * does). SIGQUIT (Ctrl-\) or SIGKILL end the process without cleanup.
+	 */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -681,6 +724,10 @@ static int finish_target(struct run *r, struct target *t)
 		die_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
 			strerror(-t->ret));
 		rc = 1;
+	}
+	if (r->drop_caches && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
+		drop_warning(r, iotap_workload_ctx_drop_error(t->ctx));
+		r->drop_warned = 1;
 	}
 	if (t->trace) {
 		uint64_t lost = iotap_workload_ctx_lost(t->ctx);
@@ -1037,8 +1084,14 @@ static int run_iozone(struct run *r, int argc, char **argv)
 			r->io.min_file_kb = r->io.max_file_kb = r->io.file_kb;
 		if (r_set)
 			r->io.min_rec_kb = r->io.max_rec_kb = r->io.rec_kb;
-		if (r->io.min_file_kb > r->io.max_file_kb || r->io.min_rec_kb > r->io.max_rec_kb)
-			return opt_error(r->cmd, "a minimum is above its maximum");
+		if (r->io.min_file_kb > r->io.max_file_kb)
+			return opt_error(r->cmd, "-g (largest file, %" PRIu64 " kB) is below -n "
+					 "(smallest file, %" PRIu64 " kB)", r->io.max_file_kb,
+					 r->io.min_file_kb);
+		if (r->io.min_rec_kb > r->io.max_rec_kb)
+			return opt_error(r->cmd, "-q (largest record, %" PRIu64 " kB) is below -y "
+					 "(smallest record, %" PRIu64 " kB)", r->io.max_rec_kb,
+					 r->io.min_rec_kb);
 		if (r->io.min_rec_kb > r->io.min_file_kb)
 			return opt_error(r->cmd, "record size %" PRIu64 " kB is larger than the "
 					 "smallest file, %" PRIu64 " kB", r->io.min_rec_kb,

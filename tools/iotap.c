@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "cmds.h"
+#include "opt.h"
 
 struct command {
 	const char *name;
@@ -48,6 +49,18 @@ static void usage(FILE *f)
 		   "outputs; 'iotap run' prints each tool's lines in that tool's units.\n");
 }
 
+/*
+ * What a command printed on stdout must have been written (git does the
+ * same): a full disk or /dev/full is an error, not a silent exit 0. A
+ * command that failed has said why already.
+ */
+static int finish(int status)
+{
+	if (status)
+		return status;
+	return out_close(stdout, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -62,22 +75,22 @@ int main(int argc, char **argv)
 
 		for (c = commands; c->name; c++)
 			if (!strcmp(argv[2], c->name))
-				return c->fn(2, args);
+				return finish(c->fn(2, args));
 		fprintf(stderr, "iotap: '%s' is not an iotap command; see 'iotap --help'\n",
 			argv[2]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("iotap %s\n", IOTAP_VERSION);
-		return 0;
+		return finish(0);
 	}
 	for (c = commands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
-			return c->fn(argc - 1, argv + 1);
+			return finish(c->fn(argc - 1, argv + 1));
 	fprintf(stderr, "iotap: '%s' is not an iotap command; see 'iotap --help'\n", argv[1]);
 	return 2;
 }

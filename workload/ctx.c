@@ -128,6 +128,7 @@ int iotap_workload_target_check(const char *path, int need_dir, struct iotap_wor
 		t->is_fuse = sf.f_type == 0x65735546;	/* FUSE_SUPER_MAGIC */
 	t->avail_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	t->fsid = (uint64_t)sv.f_fsid;
+	t->is_rdonly = !!(sv.f_flag & ST_RDONLY);
 	if (need_dir) {
 		if (sv.f_flag & ST_RDONLY)
 			return -EROFS;
@@ -141,6 +142,7 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 {
 	struct iotap_trace_recorder_opts ropts = { 0 };
 	struct iotap_trace_header hdr;
+	char *layout;
 	struct iotap_workload_ctx *c;
 	struct stat st;
 	int ret;
@@ -185,6 +187,9 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		hdr.cmdline = env->cmdline;
 		hdr.backing = env->target;
 		hdr.workload = env->workload;
+		if (iotap_trace_layout(env->target, &layout))
+			layout = NULL;	/* not known: the header goes without it */
+		hdr.layout = layout;
 		ropts.flags = env->flags & IOTAP_WORKLOAD_TRACE_FORCE ? IOTAP_TRACE_FORCE : 0;
 		ropts.sample_path = env->target;
 		/*
@@ -195,6 +200,7 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		ropts.max_bytes = 256u << 20;
 		ropts.buf_bytes = 1u << 20;
 		ret = iotap_trace_recorder_open(&c->rec, env->trace_path, &hdr, &ropts);
+		free(layout);
 		if (ret)
 			goto err_close_dir;
 		struct sys_who who = { sys_tid(), c->pid, c->uid, c->gid };
@@ -233,6 +239,11 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c)
 {
 	return c->rec ? iotap_trace_recorder_lost(c->rec) : 0;
+}
+
+int iotap_workload_ctx_drop_error(const struct iotap_workload_ctx *c)
+{
+	return c ? c->drop_err : 0;
 }
 
 void *wl_buf_alloc(size_t len)

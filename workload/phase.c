@@ -3,6 +3,7 @@
  * phase.c - phase markers: the BEGIN/END records with their time and CPU,
  * the figures of a phase, and progress reports while it runs (owner only)
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +12,28 @@
 #include "sys.h"
 #include "workload_i.h"
 
-/* sync and drop the page cache if IOTAP_WORKLOAD_DROP_CACHES (root). */
+/*
+ * sync and drop the page cache if IOTAP_WORKLOAD_DROP_CACHES (root). A
+ * failure does not stop the run, which then measures the page cache: the
+ * first one is kept for iotap_workload_ctx_drop_error(), and the caller
+ * says so.
+ */
 static void wl_drop_caches(struct iotap_workload_ctx *c)
 {
-	int fd;
+	int fd, err = 0;
 
 	if (!(c->flags & IOTAP_WORKLOAD_DROP_CACHES))
 		return;
 	sync();
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	/* best effort: the CLI allows the flag only to root */
-	if (write(fd, "3\n", 2) < 0) {
-		close(fd);
-		return;
-	}
-	close(fd);
+		err = -errno;
+	else if (write(fd, "3\n", 2) < 0)
+		err = -errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	if (err && !c->drop_err)
+		c->drop_err = err;
 }
 
 static void mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,

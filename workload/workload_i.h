@@ -104,6 +104,7 @@ struct iotap_workload_ctx {
 	int ph_reported;
 
 	char what[320];			/* the operation that failed last */
+	int drop_err;			/* first failure to drop the page cache, -errno */
 };
 
 /* 1 once iotap_workload_interrupt() was called. */

@@ -68,14 +68,14 @@ fi
 
 runs 2 "matches nothing" "$IOTAP" replay "$TR" "$T/empty" --map "$BACKING/nothere=$T"
 runs 2 "not under the captured directory" "$IOTAP" replay "$TR" "$T/empty" --map "/elsewhere=$T"
-runs 2 "has no phase markers" "$IOTAP" replay "$TR" "$T/empty" --phase bench
+runs 1 "has no phase markers" "$IOTAP" replay "$TR" "$T/empty" --phase bench
 runs 2 "--timing wants" "$IOTAP" replay "$TR" "$T/empty" --timing fast
 runs 2 "--timing wants" "$IOTAP" replay "$TR" "$T/empty" --timing scale=0
 runs 2 "--data wants" "$IOTAP" replay "$TR" "$T/empty" --data dedup=0.5
 runs 2 "--skip wants" "$IOTAP" replay "$TR" "$T/empty" --skip read,nosuchop
 runs 2 "--map wants" "$IOTAP" replay "$TR" "$T/empty" --map foo
 touch "$T/exists.iotap"
-runs 1 "exists; --overwrite" "$IOTAP" replay "$TR" "$T/empty" --prepare --trace "$T/exists.iotap"
+runs 1 "exists; use --overwrite" "$IOTAP" replay "$TR" "$T/empty" --prepare --trace "$T/exists.iotap"
 check "--overwrite replaces a trace" \
 	"$IOTAP" replay "$TR" "$T/empty" --prepare --trace "$T/exists.iotap" --overwrite -q
 "$IOTAP" info --strict "$T/exists.iotap" > /dev/null || fail "the overwritten trace is not valid"

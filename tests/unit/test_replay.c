@@ -191,7 +191,7 @@ static int replay(const char *trace, const char *dir, unsigned int flags,
 	o.scale = 1;
 	ret = iotap_replay_open(&r, &o);
 	if (!ret && (flags & IOTAP_REPLAY_PREPARE))
-		ret = iotap_replay_prepare(r);
+		ret = iotap_replay_prepare(r, NULL);
 	if (!ret && !(flags & (IOTAP_REPLAY_PREPARE | IOTAP_REPLAY_FORCE)))
 		ret = iotap_replay_check(r, NULL, 0);
 	if (!ret)
@@ -439,7 +439,7 @@ static void test_state(void)
 	ok(iotap_replay_plan(r)->files == 2 && iotap_replay_plan(r)->dirs == 2 &&
 	   iotap_replay_plan(r)->symlinks == 1,
 	   "plan: 2 dirs (root, d), 2 files, 1 symlink; d/new is not in it");
-	ok(!iotap_replay_prepare(r), "prepare");
+	ok(!iotap_replay_prepare(r, NULL), "prepare");
 	ok(!iotap_replay_check(r, NULL, 0), "check passes after prepare");
 	iotap_replay_close(r);
 	ok(fsize(dir, "d/a") == 10000 && fsize(dir, "b") == 777 && fsize(dir, "l") == 11 &&
@@ -470,7 +470,10 @@ static void test_state(void)
 	free(list);
 	iotap_replay_close(r);
 
-	ok(!replay(trace, dir, IOTAP_REPLAY_PREPARE, IOTAP_REPLAY_RECORDED, &st, NULL) &&
+	ok(replay(trace, dir, IOTAP_REPLAY_PREPARE, IOTAP_REPLAY_RECORDED, &st, NULL) == -EEXIST &&
+	   fsize(dir, "d/new") == 0, "prepare without CLOBBER refuses, d/new left as it was");
+	ok(!replay(trace, dir, IOTAP_REPLAY_PREPARE | IOTAP_REPLAY_CLOBBER, IOTAP_REPLAY_RECORDED,
+		   &st, NULL) &&
 	   !st.differences && !st.unreplayable && st.phases == 4,
 	   "whole trace: prepared (leftover removed), replayed, 0 differences, 4 markers");
 	ok(fsize(dir, "d/new") == 12288, "d/new has its 3 writes");

@@ -36,6 +36,7 @@ struct iotap_workload_target {
 	uint64_t fsid;			/* filesystem id (statvfs f_fsid), to add up demands */
 	uint64_t ram_bytes;		/* physical memory of this machine */
 	int is_fuse;			/* on a FUSE filesystem (an iotap mount, say) */
+	int is_rdonly;			/* on a read-only filesystem */
 };
 
 /*
@@ -104,6 +105,12 @@ const char *iotap_workload_ctx_error(const struct iotap_workload_ctx *c);
 
 /* Trace records dropped so far because the trace writer fell behind. */
 uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c);
+
+/*
+ * With IOTAP_WORKLOAD_DROP_CACHES: 0, or the -errno of the first failure to
+ * write /proc/sys/vm/drop_caches (the phases then ran on the page cache).
+ */
+int iotap_workload_ctx_drop_error(const struct iotap_workload_ctx *c);
 
 /*
  * iotap_workload_interrupt - ask every running workload to stop

@@ -459,6 +459,7 @@ struct iotap_replay {
 
 	/* the target */
 	char *target;			/* realpath */
+	char *layout;			/* storage stack under it, for the output header */
 	int base_fd[1 + RP_MAPS_MAX];	/* O_PATH directories: target, maps */
 	char *base_path[1 + RP_MAPS_MAX];
 	int as_root;
@@ -484,7 +485,8 @@ int rp_what(struct iotap_replay *r, int err, const char *fmt, ...)
 
 /* state.c */
 int rp_state_check(struct iotap_replay *r, FILE *f, unsigned int max);
-int rp_state_prepare(struct iotap_replay *r);
+int rp_state_changes(struct iotap_replay *r, FILE *f, unsigned int max);
+int rp_state_prepare(struct iotap_replay *r, FILE *f);
 int rp_state_space(struct iotap_replay *r, int prepare);
 
 /* load.c: the loader thread body; fills the lanes' rings. Return 0 or -errno. */

@@ -51,6 +51,8 @@ enum iotap_replay_data {
 #define IOTAP_REPLAY_PROCESSES		(1u << 2)	/* a process per recorded process */
 #define IOTAP_REPLAY_TRACE_FORCE	(1u << 3)	/* overwrite the output trace */
 #define IOTAP_REPLAY_NO_FSUID		(1u << 4)	/* root: keep our fsuid/fsgid */
+#define IOTAP_REPLAY_CLOBBER		(1u << 5)	/* prepare may remove and change what
+							   the target holds */
 
 /* --map OLD=NEW */
 struct iotap_replay_map {
@@ -191,17 +193,31 @@ const char *iotap_replay_what(const struct iotap_replay *r);
 int iotap_replay_check(struct iotap_replay *r, FILE *f, unsigned int max);
 
 /*
+ * iotap_replay_changes - what would prepare remove or change?
+ *
+ * Lists into @f (may be NULL) every entry the target holds that prepare
+ * would remove (a name the capture creates or did not find, an entry of
+ * another type, a hard link or symlink that differs) or change (a file cut
+ * or extended to its recorded size), at most @max lines and a count of the
+ * rest. Return: how many, or -errno on I/O errors.
+ */
+int iotap_replay_changes(struct iotap_replay *r, FILE *f, unsigned int max);
+
+/*
  * iotap_replay_prepare - build the initial state in the target
+ * @f: where each removal and change is listed as it is made (may be NULL)
  *
  * Directories, files of their first-seen size with --data content,
  * symlinks (a target of the recorded length), fifos; modes and, as root,
- * owners. Files of the right type and size are kept; what stands in the
- * way of a file the capture creates is removed (only below the target and
- * its maps). Refuses with -ENOSPC before writing anything if a target
- * filesystem cannot hold it. Return: 0 or -errno (iotap_replay_what
- * names the path).
+ * owners. Files of the right type and size are kept. Without
+ * IOTAP_REPLAY_CLOBBER, a target holding anything prepare would remove or
+ * change (iotap_replay_changes()) is refused with -EEXIST and
+ * nothing is written; with it, what stands in the way is removed (only
+ * below the target and its maps) and files are cut or extended. Refuses
+ * with -ENOSPC before writing anything if a target filesystem cannot hold
+ * it. Return: 0 or -errno (iotap_replay_what names the path).
  */
-int iotap_replay_prepare(struct iotap_replay *r);
+int iotap_replay_prepare(struct iotap_replay *r, FILE *f);
 
 /*
  * iotap_replay_run - replay
