@@ -246,12 +246,14 @@ static int check_all(struct run *r)
 		}
 	}
 	for (i = 0; r->trace && i < r->nt; i++) {
+		struct out_rules rules = { .force = r->force, .trace = 1 };
+
 		r->t[i].trace = trace_name(r->trace, i, r->nt);
 		if (!r->t[i].trace)
 			return 1;
-		if (!r->force && !stat(r->t[i].trace, &st))
-			return opt_error(&dedup_cmd, "trace '%s' exists (--force overwrites it)",
-					 r->t[i].trace);
+		/* the one output rule of every command (opt.h): it says why not */
+		if (out_check(r->t[i].trace, &rules) < 0)
+			return 1;
 	}
 	if (r->drop && geteuid() != 0)
 		return opt_error(&dedup_cmd, "--drop-caches needs root");
@@ -311,8 +313,11 @@ static int run_all(struct run *r)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	/* a second Ctrl-C kills at once, as with the other workloads */
-	sa.sa_flags = SA_RESETHAND;
+	/*
+	 * Every interrupt only asks the runs to stop, the second one too (as
+	 * cmd_run.c does): the files must still be removed, the traces closed.
+	 */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
