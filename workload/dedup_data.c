@@ -16,7 +16,10 @@
  *     the same image (a file that is there twice); every other position is
  *     new content;
  *   - each later generation: round(change x extents) extents, a fresh
- *     shuffle each time, get new content; the rest is as before.
+ *     shuffle each time, get new content; the rest is as before. The
+ *     extents of each later generation start a seeded 0..run-1 positions
+ *     into the image, so they straddle the last generation's (and the
+ *     restore's 1 MiB reads) as real changes do.
  * So a stream stores N - D + (G - 1) x C positions' worth of segments
  * (D duplicated, C changed per generation), and streams share nothing.
  *
@@ -294,11 +297,19 @@ void dd_pos_generation(const struct dd_cfg *cfg, struct dd_pos *p, unsigned int 
 		}
 	} else {
 		uint64_t k = (uint64_t)llround(cfg->o->change * (double)nb);
+		/*
+		 * this generation's extents start @shift positions in: changes do
+		 * not line up with the last ones, nor with a restore's reads
+		 */
+		uint64_t shift = p->n > cfg->run ? splitmix(&s) % cfg->run : 0;
+		uint64_t full = (p->n - shift) / cfg->run;
 
 		if (mark)
-			pick(mark, 0, nb, k, s);
+			pick(mark, 0, full, k, s);
 		for (i = 0; i < p->n; i++) {
-			if (mark && mark[i / cfg->run])
+			uint64_t b = (i - shift) / cfg->run;
+
+			if (mark && i >= shift && b < full && mark[b])
 				fresh_at(cfg, p, i, stream);
 			else
 				p->fresh[i] = 0;

@@ -86,6 +86,17 @@ static int add_file(struct dd_run *run, uint16_t dir, uint32_t *out)
 	return 0;
 }
 
+/* A copy of file @rfi: another stream may be growing the table. */
+static struct dd_rfile file_at(struct dd_run *run, uint32_t rfi)
+{
+	struct dd_rfile f;
+
+	pthread_mutex_lock(&run->lock);
+	f = run->rf[rfi];
+	pthread_mutex_unlock(&run->lock);
+	return f;
+}
+
 static void dir_name(char *buf, size_t len, uint16_t dir)
 {
 	if (dir < 256)
@@ -99,7 +110,7 @@ static void dir_name(char *buf, size_t len, uint16_t dir)
 static int save(struct dd_run *run, uint32_t rfi, const uint8_t *buf, uint64_t len)
 {
 	struct iotap_workload_ctx *c = run->c;
-	struct dd_rfile f = run->rf[rfi];
+	struct dd_rfile f = file_at(run, rfi);
 	int dfd = run->rdir_fd[f.dir];
 	uint64_t dino = run->rdir_ino[f.dir], off;
 	struct wl_file wf;
@@ -160,7 +171,7 @@ static int load(struct dd_run *run, uint32_t rfi, uint64_t off, uint64_t len, ui
 		int whole, struct dd_stream *s)
 {
 	struct iotap_workload_ctx *c = run->c;
-	struct dd_rfile f = run->rf[rfi];
+	struct dd_rfile f = file_at(run, rfi);
 	struct wl_file rf;
 	uint64_t done = 0;
 	int ret;
@@ -193,14 +204,17 @@ static int load(struct dd_run *run, uint32_t rfi, uint64_t off, uint64_t len, ui
 
 static int unlink_file(struct dd_run *run, uint32_t rfi)
 {
-	struct dd_rfile *f = &run->rf[rfi];
+	struct dd_rfile f = file_at(run, rfi);
 	int ret;
 
-	if (f->gone)
+	if (f.gone)
 		return 0;
-	ret = wl_unlink(run->c, run->rdir_fd[f->dir], run->rdir_ino[f->dir], f->name, 0);
-	if (!ret)
-		f->gone = 1;
+	ret = wl_unlink(run->c, run->rdir_fd[f.dir], run->rdir_ino[f.dir], f.name, 0);
+	if (!ret) {
+		pthread_mutex_lock(&run->lock);
+		run->rf[rfi].gone = 1;
+		pthread_mutex_unlock(&run->lock);
+	}
 	return ret;
 }
 
@@ -243,12 +257,16 @@ static int pack_flush(struct dd_stream *s)
 	struct dd_run *run = s->run;
 	uint64_t hdr = (uint64_t)s->pblobs * HDR_ENTRY + 4;
 	struct dd_cont *ct;
+	uint32_t rfi;
 	int ret;
 
 	if (!s->pack_open)
 		return 0;
 	memset(s->pack + s->pfill, 0, hdr);
-	ret = save(run, run->cont[s->pack_id].rf, s->pack, s->pfill + hdr);
+	pthread_mutex_lock(&run->lock);
+	rfi = run->cont[s->pack_id].rf;
+	pthread_mutex_unlock(&run->lock);
+	ret = save(run, rfi, s->pack, s->pfill + hdr);
 	pthread_mutex_lock(&run->lock);
 	ct = &run->cont[s->pack_id];
 	ct->size = s->pfill + hdr;
