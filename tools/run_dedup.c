@@ -40,7 +40,11 @@ static const struct opt_desc dedup_opts[] = {
 	[O_META] = { "meta-dir", 0, "DIR",
 		     "the fingerprint index and the segment maps go here (another\n"
 		     "array, as MSDP's guide advises); default: in DIR" },
-	[O_FLAVOR] = { "flavor", 0, "NAME", "msdp (NetBackup MSDP: fixed segments; the default)" },
+	[O_FLAVOR] = { "flavor", 0, "NAME",
+		       "msdp (NetBackup MSDP: fixed segments, on-disk index; the\n"
+		       "default) or restic (restic 0.14: content-defined chunks,\n"
+		       "compressed blobs in 16 MiB packs, the index in RAM; 1 stream,\n"
+		       "5% prune threshold by default; no --meta-dir)" },
 	[O_STREAMS] = { "streams", 0, "N", "concurrent backup streams, one thread each (default 4)" },
 	[O_IMAGE] = { "image-size", 0, "SIZE", "one stream's backup image (default 1G)" },
 	[O_GENS] = { "generations", 0, "N", "full backups of each stream (default 7)" },
@@ -51,7 +55,8 @@ static const struct opt_desc dedup_opts[] = {
 	[O_COMPRESS] = { "compressibility", 0, "PCT",
 			 "part of the data a compressor removes, 0..95% (default 50%)" },
 	[O_SEGMENT] = { "segment-size", 0, "SIZE", "fixed segment size, 4 KiB steps (default 128k)" },
-	[O_CONTAINER] = { "container-size", 0, "SIZE", "container file size (default 64m)" },
+	[O_CONTAINER] = { "container-size", 0, "SIZE",
+			  "container file size (default 64m; restic: pack size, 16m)" },
 	[O_CACHE] = { "fp-cache", 0, "SIZE",
 		      "fingerprint cache, 32 bytes an entry (default: a quarter of\n"
 		      "the index, so the index does not fit)" },
@@ -225,12 +230,14 @@ static int check_all(struct run *r)
 		}
 	}
 	for (i = 0; r->trace && i < r->nt; i++) {
+		struct out_rules rules = { .force = r->force, .trace = 1 };
+
 		r->t[i].trace = trace_name(r->trace, i, r->nt);
 		if (!r->t[i].trace)
 			return 1;
-		if (!r->force && !stat(r->t[i].trace, &st))
-			return opt_error(&dedup_cmd, "trace '%s' exists (--force overwrites it)",
-					 r->t[i].trace);
+		/* the one output rule of every command (opt.h): it says why not */
+		if (out_check(r->t[i].trace, &rules) < 0)
+			return 1;
 	}
 	if (r->drop && geteuid() != 0)
 		return opt_error(&dedup_cmd, "--drop-caches needs root");
@@ -290,8 +297,11 @@ static int run_all(struct run *r)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	/* a second Ctrl-C kills at once, as with the other workloads */
-	sa.sa_flags = SA_RESETHAND;
+	/*
+	 * Every interrupt only asks the runs to stop, the second one too (as
+	 * cmd_run.c does): the files must still be removed, the traces closed.
+	 */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -382,7 +392,7 @@ static int add_target(struct run *r, const char *path)
 
 static int parse(struct run *r, int argc, char **argv)
 {
-	int idx, rc, i, expire_set = 0;
+	int idx, rc, i, expire_set = 0, streams_set = 0, cont_set = 0, thr_set = 0;
 	const char *arg;
 	uint64_t v;
 
@@ -393,15 +403,18 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_FLAVOR:
 			if (!strcmp(arg, "msdp"))
 				r->o.flavor = IOTAP_DEDUP_MSDP;
-			else if (!strcmp(arg, "restic") || !strcmp(arg, "borg"))
-				return opt_error(&dedup_cmd, "--flavor %s is not modelled yet "
-						 "(msdp is)", arg);
+			else if (!strcmp(arg, "restic"))
+				r->o.flavor = IOTAP_DEDUP_RESTIC;
+			else if (!strcmp(arg, "borg"))
+				return opt_error(&dedup_cmd, "--flavor borg is not modelled yet "
+						 "(msdp and restic are)");
 			else
-				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp)", arg);
+				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp, restic)", arg);
 			break;
 		case O_STREAMS:
 			if (parse_count(arg, 256, &r->o.streams) || !r->o.streams)
 				return opt_error(&dedup_cmd, "bad stream count '%s' (1..256)", arg);
+			streams_set = 1;
 			break;
 		case O_IMAGE:
 			if (iotap_size_parse(arg, 1, &r->o.image_bytes) || !r->o.image_bytes)
@@ -432,6 +445,7 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_CONTAINER:
 			if (iotap_size_parse(arg, 1, &r->o.container_bytes))
 				return opt_error(&dedup_cmd, "bad container size '%s'", arg);
+			cont_set = 1;
 			break;
 		case O_CACHE:
 			if (iotap_size_parse(arg, 1, &r->o.fp_cache_bytes) || !r->o.fp_cache_bytes)
@@ -445,6 +459,7 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_THRESHOLD:
 			if (parse_pct(arg, &r->o.compact_threshold))
 				return opt_error(&dedup_cmd, "bad compaction threshold '%s'", arg);
+			thr_set = 1;
 			break;
 		case O_SEED:
 			if (parse_u64(arg, &r->o.seed))
@@ -468,6 +483,15 @@ static int parse(struct run *r, int argc, char **argv)
 		return opt_error(&dedup_cmd, "DIR is required");
 	if (!expire_set && r->o.generations == 1)
 		r->o.expire = 0;
+	if (r->o.flavor == IOTAP_DEDUP_RESTIC) {
+		/* restic 0.14's own defaults: one backup process, 16 MiB packs, prune's 5% */
+		if (!streams_set)
+			r->o.streams = 1;
+		if (!cont_set)
+			r->o.container_bytes = 16ull << 20;
+		if (!thr_set)
+			r->o.compact_threshold = 0.05;
+	}
 	return -1;
 }
 
@@ -504,6 +528,8 @@ int cmd_run_dedup(int argc, char **argv)
 		struct target *t = &r.t[i];
 
 		t->o = r.o;
+		/* on an iotap mount, its capture gets the model's phases as marks */
+		t->o.mark_capture = r.t[i].info.is_fuse;
 		if (r.nt == 1)
 			snprintf(t->name, sizeof(t->name), "iotap-dedup.%u", (unsigned int)getpid());
 		else

@@ -58,8 +58,20 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/xattr.h>
 
 #include "dedup_i.h"
+
+void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uint64_t total,
+		    uint64_t unit)
+{
+	/* the capture's own marker first: its phase then holds all of ours */
+	if (run->o->mark_capture) {
+		setxattr(run->c->dir, "user.iotap.mark", name, strlen(name), 0);
+		snprintf(run->last_mark, sizeof(run->last_mark), "%s", name);
+	}
+	wl_phase_begin(run->c, s, name, total, unit);
+}
 
 uint64_t dd_cpu_ns(void)
 {
@@ -127,6 +139,15 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 	if (p->index_bytes < 16 * DD_PAGE)
 		p->index_bytes = 16 * DD_PAGE;
 	p->map_bytes = p->segments * DD_ENTRY;
+	if (cfg.cdc) {
+		/* restic: the index in RAM, the maps are the trees in the data */
+		p->cache_entries = p->unique_segments + 8;
+		p->index_bytes = p->unique_segments * 180;
+		p->need_data = (uint64_t)((double)p->stored_bytes * cfg.rand_per_512 / 512.0) +
+			       p->map_bytes + p->index_bytes + 2 * o->container_bytes;
+		p->need_meta = 0;
+		return 0;
+	}
 	p->cache_entries = o->fp_cache_bytes ? o->fp_cache_bytes / DD_ENTRY :
 			   p->unique_segments / 4;
 	if (p->cache_entries < 8) {
@@ -294,13 +315,17 @@ static int init(struct dd_run *run, const struct iotap_workload_dedup_plan *plan
 	int ret, mfd = -1;
 	struct stat st;
 
-	wl_phase_begin(c, &s, "init", 1, 0);
+	dd_phase_begin(run, &s, "init", 1, 0);
 	ret = mkdir_at(run, c->dirfd, c->dir_ino, run->o->name, &run->top_fd, &run->top_ino);
 	if (ret)
 		goto out;
 	ret = mkdir_at(run, run->top_fd, run->top_ino, "data", &run->data_fd, &run->data_ino);
 	if (ret)
 		goto out;
+	if (run->cfg.cdc) {
+		ret = dd_restic_init(run);
+		goto out;
+	}
 	if (run->o->meta_dir) {
 		mfd = open(run->o->meta_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (mfd < 0 || fstat(mfd, &st)) {
@@ -342,7 +367,11 @@ static void drop_store(struct dd_run *run)
 		if (run->cont[id].state != CONT_CLOSED)
 			continue;
 		dd_cont_name(name, sizeof(name), id, "bin");
-		fd = openat(run->data_fd, name, O_RDONLY | O_CLOEXEC);
+		if (run->cfg.cdc)
+			fd = openat(run->rdir_fd[run->rf[run->cont[id].rf].dir],
+				    run->rf[run->cont[id].rf].name, O_RDONLY | O_CLOEXEC);
+		else
+			fd = openat(run->data_fd, name, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 			close(fd);
@@ -362,9 +391,14 @@ static void cleanup(struct dd_run *run)
 		dd_index_close(&run->ix);
 		run->index_open = 0;
 	}
+	/* the removal is no phase of the capture either */
+	if (run->o->mark_capture && run->last_mark[0])
+		setxattr(c->dir, "user.iotap.mark_end", run->last_mark, strlen(run->last_mark), 0);
+	if (run->cfg.cdc)
+		dd_restic_cleanup(run);
 	if (run->o->keep)
 		goto close_fds;
-	for (id = 0; run->data_fd >= 0 && id < run->ncont; id++) {
+	for (id = 0; run->data_fd >= 0 && !run->cfg.cdc && id < run->ncont; id++) {
 		if (run->cont[id].state == CONT_GONE)
 			continue;
 		dd_cont_name(name, sizeof(name), id, "bin");
@@ -427,8 +461,15 @@ static void take_backup(struct dd_run *run)
 		s->logical = s->segs = s->fresh = s->stored = s->written = 0;
 		s->gen_ns = s->hash_ns = 0;
 	}
-	dd_index_take(&run->ix, &g->lookups, &g->cache_hits, &g->index_reads, &written, &miss);
-	g->written_bytes += written;
+	if (run->index_open) {
+		dd_index_take(&run->ix, &g->lookups, &g->cache_hits, &g->index_reads, &written,
+			      &miss);
+		g->written_bytes += written;
+	} else {
+		/* restic: the index is in RAM, every look-up answered there */
+		memset(&miss, 0, sizeof(miss));
+		g->lookups = g->cache_hits = g->segments;
+	}
 	g->miss_p50_s = dd_hist_quantile(&miss, 0.50);
 	g->miss_p99_s = dd_hist_quantile(&miss, 0.99);
 	g->backup.bytes = g->logical_bytes;
@@ -491,7 +532,12 @@ int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 		s->buf = wl_buf_alloc(run.cfg.max_seg);
 		s->io = wl_buf_alloc(DD_IO_MAX + run.cfg.max_seg);
 		s->map = calloc(DD_MAP_BATCH, sizeof(*s->map));
-		if (!s->buf || !s->io || !s->map || dd_pos_alloc(&s->pos, run.cfg.positions)) {
+		if (run.cfg.cdc) {
+			s->pack = malloc(o->container_bytes + run.cfg.max_seg + 2 * DD_MIB);
+			s->alt.pack = malloc(o->container_bytes + run.cfg.max_seg + 2 * DD_MIB);
+		}
+		if (!s->buf || !s->io || !s->map || (run.cfg.cdc && (!s->pack || !s->alt.pack)) ||
+		    dd_pos_alloc(&s->pos, run.cfg.positions)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -524,6 +570,8 @@ out:
 		free(run.st[i].buf);
 		free(run.st[i].io);
 		free(run.st[i].map);
+		free(run.st[i].pack);
+		free(run.st[i].alt.pack);
 		dd_pos_free(&run.st[i].pos);
 	}
 	for (i = 0; i < run.ncont; i++)

@@ -16,6 +16,17 @@
 
 /* --- expiry and compaction ------------------------------------------------------ */
 
+static int restic_phase(struct dd_run *run, const char *name,
+			struct iotap_workload_phase_result *pr, int (*fn)(struct dd_run *))
+{
+	int ret;
+
+	dd_phase_begin(run, &run->span, name, run->ncont, 0);
+	ret = fn(run);
+	wl_phase_end(run->c, &run->span, pr, ret != 0);
+	return ret;
+}
+
 int dd_expire(struct dd_run *run)
 {
 	struct iotap_workload_dedup_result *r = run->r;
@@ -23,7 +34,9 @@ int dd_expire(struct dd_run *run)
 	unsigned int g, i;
 	int ret = 0;
 
-	wl_phase_begin(c, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
+	if (run->cfg.cdc)
+		return restic_phase(run, "expire", &r->expire, dd_restic_expire);
+	dd_phase_begin(run, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
 	for (g = 0; !ret && g < run->o->expire; g++) {
 		for (i = 0; !ret && i < run->o->streams; i++) {
 			struct dd_entry *m;
@@ -197,6 +210,11 @@ int dd_compact(struct dd_run *run)
 	uint32_t id, n;
 	int ret = 0;
 
+	if (run->cfg.cdc) {
+		ret = restic_phase(run, "compact", &r->compact, dd_restic_compact);
+		r->compact.bytes = r->compact_read + r->compact_written;
+		return ret;
+	}
 	in = wl_buf_alloc(run->o->container_bytes);
 	out = wl_buf_alloc(DD_IO_MAX + run->cfg.max_seg);
 	if (!in || !out) {
@@ -204,7 +222,7 @@ int dd_compact(struct dd_run *run)
 		goto out;
 	}
 	n = run->ncont;
-	wl_phase_begin(c, &run->span, "compact", n, 0);
+	dd_phase_begin(run, &run->span, "compact", n, 0);
 	for (id = 0; id < n && !ret; id++) {
 		struct dd_cont *ct = &run->cont[id];
 		char name[32];

@@ -67,6 +67,7 @@ struct dd_cfg {
 	uint32_t run;			/* positions per changed or duplicated extent */
 	uint32_t rand_per_512;		/* random bytes in each 512 (the rest is zeros) */
 	uint32_t max_seg;		/* largest segment */
+	int cdc;			/* content-defined chunks (restic) */
 };
 
 int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o,
@@ -80,7 +81,7 @@ int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o,
  * content first appeared, as a client that fingerprints its data sends it).
  */
 struct dd_pos {
-	uint64_t n;
+	uint64_t n, cap;
 	uint64_t *cid;
 	uint32_t *len;
 	struct dd_fp *fp;
@@ -101,6 +102,8 @@ void dd_pos_generation(const struct dd_cfg *cfg, struct dd_pos *p, unsigned int 
 /* Segment bytes of content id @cid: deterministic from the seed. */
 void dd_fill(const struct dd_cfg *cfg, uint64_t cid, void *buf, uint32_t len);
 void dd_hash(const void *buf, uint32_t len, struct dd_fp *fp);
+/* The bytes a compressor would keep of @in (its random part): length returned. */
+uint32_t dd_squeeze(const struct dd_cfg *cfg, const void *in, uint32_t len, void *out);
 
 /* --- dedup_index.c: fingerprint cache and on-disk index ------------------ */
 
@@ -177,7 +180,21 @@ struct dd_cont {
 	uint32_t *segs;			/* its segments, in file order */
 	uint32_t nseg, cap;
 	int state;
+	uint32_t rf;			/* restic: its file in run->rf */
 };
+
+/* restic: one file of the repository (a pack, index, snapshot or lock file). */
+struct dd_rfile {
+	uint16_t dir;			/* RS_DIR_* or 0..255: data/XX */
+	uint8_t gone;			/* unlinked */
+	char name[24];			/* 16 hex digits */
+	uint64_t size;
+};
+
+#define RS_DIR_INDEX	256
+#define RS_DIR_SNAP	257
+#define RS_DIR_LOCKS	258
+#define RS_DIRS		259
 
 struct dd_stream {
 	struct dd_run *run;
@@ -194,6 +211,18 @@ struct dd_stream {
 	uint64_t gen_ns, hash_ns;
 	uint64_t rbytes, rreads, rconts, bad;
 	int ret;
+	/* restic: the pack being filled, and the other packer's (restic 0.14 fills two) */
+	uint8_t *pack;
+	uint64_t pfill;
+	uint32_t pblobs, pack_id;
+	int pack_open;
+	struct {
+		uint8_t *pack;
+		uint64_t pfill;
+		uint32_t pblobs, pack_id;
+		int pack_open;
+	} alt;
+	uint64_t blobs_added;
 };
 
 struct dd_run {
@@ -216,9 +245,25 @@ struct dd_run {
 	unsigned int gen;		/* of the running phase */
 	struct wl_span span;
 	char phname[32];		/* the running phase's marker: lives until its END */
+	char last_mark[32];		/* the capture's last marker (mark_capture) */
+	/* restic */
+	int rdir_fd[RS_DIRS];
+	uint64_t rdir_ino[RS_DIRS];
+	struct dd_rfile *rf;
+	uint32_t nrf, rfcap;
+	uint64_t name_ctr;
+	uint32_t *snap_rf, *tree_cont;	/* per stream x generation */
+	struct dd_entry **tree;		/* each image's blob list (in its tree pack) */
+	uint64_t *ntree;
 	int ret;			/* of the owner's on_done work */
 };
 
+/*
+ * wl_phase_begin(), and with opts.mark_capture the same name set as a
+ * marker of the iotap capture the target is on (user.iotap.mark).
+ */
+void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uint64_t total,
+		    uint64_t unit);
 /* CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID). */
 uint64_t dd_cpu_ns(void);
 /* The tables (run->lock held): a stored segment by fingerprint (-1: none), a new one. */
@@ -238,6 +283,15 @@ int dd_map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
 /* One generation's backup or restore: every stream at once. 0, -EINTR or -errno. */
 int dd_backup(struct dd_run *run, unsigned int gen);
 int dd_restore(struct dd_run *run, unsigned int gen);
+
+/* --- dedup_restic.c: the restic flavor's phases --------------------------- */
+
+int dd_restic_init(struct dd_run *run);
+int dd_restic_backup(struct dd_stream *s);
+int dd_restic_restore(struct dd_stream *s);
+int dd_restic_expire(struct dd_run *run);
+int dd_restic_compact(struct dd_run *run);
+void dd_restic_cleanup(struct dd_run *run);
 
 /* --- dedup_compact.c: expiry and compaction ------------------------------ */
 

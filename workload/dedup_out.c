@@ -62,9 +62,13 @@ void iotap_workload_dedup_print(FILE *f, const char *target,
 		o->meta_dir ? " (meta '" : "", o->meta_dir ? o->meta_dir : "",
 		o->meta_dir ? "')" : "", o->streams, img, o->generations, o->change * 100,
 		o->dup * 100, o->compress * 100);
-	fprintf(f, "segments %s, containers %s, fingerprint cache %s (%" PRIu64 " entries), "
-		   "index %s; planned dedup ratio %.2f:1\n\n",
-		seg, cont, cache, p->cache_entries, index, p->dedup_ratio);
+	if (o->flavor == IOTAP_DEDUP_RESTIC)
+		fprintf(f, "chunks 512 KiB-8 MiB (content-defined), packs %s, index in RAM; "
+			   "planned dedup ratio %.2f:1\n\n", cont, p->dedup_ratio);
+	else
+		fprintf(f, "segments %s, containers %s, fingerprint cache %s (%" PRIu64
+			   " entries), index %s; planned dedup ratio %.2f:1\n\n",
+			seg, cont, cache, p->cache_entries, index, p->dedup_ratio);
 
 	fprintf(f, "%-15s %7s %9s %9s %6s %6s %6s %9s %6s %7s %8s %8s %5s\n", "backup", "time s",
 		"logical", "physical", "new", "dedup", "cum", "lookups", "hit", "index", "miss p50",

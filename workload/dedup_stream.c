@@ -94,7 +94,7 @@ static void backup_ready(struct wl_threads *t)
 	struct dd_run *run = t->arg;
 
 	snprintf(run->phname, sizeof(run->phname), "backup gen=%u", run->gen);
-	wl_phase_begin(run->c, &run->span, run->phname,
+	dd_phase_begin(run, &run->span, run->phname,
 		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
 }
 
@@ -109,7 +109,7 @@ static void backup_done(struct wl_threads *t)
 		if (run->st[i].ret)
 			partial = 1;
 	/* the batch still in memory is part of the backup */
-	if (!partial)
+	if (!partial && run->index_open)
 		run->ret = dd_index_flush(&run->ix);
 	wl_phase_end(run->c, &run->span, &g->backup, partial || run->ret);
 	g->backup_user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
@@ -126,6 +126,11 @@ static int backup_stream(struct wl_threads *t, unsigned int i)
 	uint64_t k;
 	int ret;
 
+	if (run->cfg.cdc) {
+		wl_threads_ready(t);
+		s->ret = dd_restic_backup(s);
+		return s->ret;
+	}
 	dd_map_name(name, sizeof(name), i, run->gen);
 	ret = wl_open(c, &mf, run->maps_fd, run->maps_ino, name, O_WRONLY | O_CREAT | O_EXCL,
 		      0644);
@@ -296,6 +301,11 @@ static int restore_stream(struct wl_threads *t, unsigned int i)
 	uint64_t n = 0, a, b;
 	int ret;
 
+	if (run->cfg.cdc) {
+		wl_threads_ready(t);
+		s->ret = dd_restic_restore(s);
+		return s->ret;
+	}
 	oc = calloc(MAX_OPEN, sizeof(*oc));
 	wl_threads_ready(t);
 	if (!oc)
@@ -356,7 +366,7 @@ static void restore_ready(struct wl_threads *t)
 	struct dd_run *run = t->arg;
 
 	snprintf(run->phname, sizeof(run->phname), "restore gen=%u", run->gen);
-	wl_phase_begin(run->c, &run->span, run->phname,
+	dd_phase_begin(run, &run->span, run->phname,
 		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
 }
 

@@ -6,7 +6,8 @@
 # phase with the planned dedup ratio achieved, nothing left behind; the
 # traces read by `iotap report`; Ctrl-C removes the store, prints partial
 # figures and exits 130; a run through a real iotap mount, whose capture
-# holds the model's fallocate, fdatasyncs, fsync, rename and unlinks.
+# holds the model's fallocate, fdatasyncs, fsync, rename and unlinks, and
+# the model's phases as marks.
 . "$(dirname "$0")/lib.sh"
 [ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
 A=$T/a
@@ -31,6 +32,7 @@ expect 2 "container size" "$IOTAP" run dedup $A --container-size 64k
 expect 2 "at least one generation" "$IOTAP" run dedup $A --generations 2 --expire 2
 expect 2 "not modelled yet" "$IOTAP" run dedup $A --flavor borg
 expect 2 "unknown flavor" "$IOTAP" run dedup $A --flavor tar
+expect 2 "no --meta-dir" "$IOTAP" run dedup $A --flavor restic --meta-dir $M
 expect 2 "bad stream count" "$IOTAP" run dedup $A --streams 0
 expect 2 "No such file" "$IOTAP" run dedup $T/missing
 expect 2 "No such file" "$IOTAP" run dedup $A --meta-dir $T/missing
@@ -39,7 +41,7 @@ expect 2 "not a directory" "$IOTAP" run dedup $A --meta-dir $T/file
 expect 2 "given twice" "$IOTAP" run dedup $A $A
 expect 2 "free" "$IOTAP" run dedup $A --image-size 100t --streams 1 --generations 1
 touch $T/exists.iotap
-expect 2 "exists" "$IOTAP" run dedup $A $SMALL --trace $T/exists.iotap
+expect 1 "exists; use --force" "$IOTAP" run dedup $A $SMALL --trace $T/exists.iotap
 if [ "$(id -u)" -eq 0 ]; then
 	mkdir -p $T/ro
 	mount -t tmpfs -o ro,size=1m tmpfs $T/ro && _mounts="$_mounts $T/ro"
@@ -97,6 +99,14 @@ for op in fallocate fsync rename unlink create; do
 	[ "$n" -gt 0 ] || fail "the capture has no $op"
 	note "$op: capture $n, model $m"
 done
+# the model marked the capture with its phases, and ended the last before cleaning up
+"$IOTAP" dump $T/cap.iotap --op read > /dev/null || fail "dump of the capture"
+for p in init "backup gen=2" "restore gen=1" expire compact; do
+	"$IOTAP" dump $T/cap.iotap | grep -q "PHASE begin name=\"$p\"" ||
+		fail "the capture has no '$p' mark"
+done
+"$IOTAP" dump $T/cap.iotap | awk '$4 == "PHASE" && $5 == "end" { e = NR } $4 == "unlink" { u = NR }
+	END { exit !(e && u > e) }' || fail "the cleanup's unlinks are not after the last mark's end"
 expect_eq "renames, capture vs model" "$(count_ops $T/cap.iotap rename)" \
 	"$(count_ops $T/model.iotap rename)"
 expect_eq "fsyncs, capture vs model" "$(count_ops $T/cap.iotap fsync)" \

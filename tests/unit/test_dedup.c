@@ -534,6 +534,124 @@ static void test_trace(void)
 	ok(rmdir(dir) == 0 && rmdir(meta) == 0, "the run left nothing behind, in DIR or meta");
 }
 
+/* --- 4. the restic flavor ---------------------------------------------------------- */
+
+struct rsum {
+	uint64_t writes, max_write, reads, max_read, renames, bad, fsyncdirs;
+};
+
+static void test_restic(void)
+{
+	static const char *const order[] = {
+		"init", "backup gen=0", "backup gen=1", "backup gen=2", "restore gen=0",
+		"restore gen=1", "restore gen=2", "expire", "compact",
+	};
+	struct iotap_workload_dedup_opts o;
+	struct iotap_workload_dedup_result r;
+	struct iotap_trace_reader *rd;
+	struct iotap_trace_rec rec;
+	struct rsum ph[16];
+	struct {
+		uint64_t ino;
+		int dirty;
+	} files[1024];
+	unsigned int nph = 0, nf = 0, i, bad = 0, names_ok = 1;
+	char dir[300], trace[300];
+	int ret, cur = -1;
+
+	memset(ph, 0, sizeof(ph));
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	snprintf(trace, sizeof(trace), "%s/r.iotap", tmpdir);
+	iotap_workload_dedup_opts_init(&o);
+	o.flavor = IOTAP_DEDUP_RESTIC;
+	o.name = "repo";
+	o.streams = 1;
+	o.image_bytes = 24 * MIB;
+	o.generations = 3;
+	o.change = 0.10;
+	o.dup = 0;
+	o.container_bytes = 4 * MIB;
+	o.compact_threshold = 0.05;
+	ret = run(dir, trace, &o, &r);
+	ok(!ret && r.gens_run == 3 && r.restores_run == 3 && r.compact.ran,
+	   "restic flavor: 3 backups, 3 restores, forget and prune");
+	ok(r.gens_run == 3 && r.gen[0].new_segments == r.gen[0].segments &&
+	   r.gen[1].new_segments > 0 && r.gen[1].new_segments < r.gen[1].segments / 2,
+	   "restic: all chunks new at first, a few after a 10%% change (%llu of %llu)",
+	   (unsigned long long)(r.gens_run == 3 ? r.gen[1].new_segments : 0),
+	   (unsigned long long)(r.gens_run == 3 ? r.gen[1].segments : 0));
+	ok(r.gens_run == 3 && r.gen[0].segments >= 24 / 8 && r.gen[0].segments <= 24 * 2,
+	   "restic: chunks of 512 KiB to 8 MiB (%llu for 24 MiB)",
+	   (unsigned long long)(r.gens_run == 3 ? r.gen[0].segments : 0));
+	if (!ok(!iotap_trace_reader_open(&rd, trace, 0), "restic: the trace reads back"))
+		return;
+	while (iotap_trace_reader_next(rd, &rec) > 0) {
+		struct rsum *p = cur >= 0 ? &ph[cur] : NULL;
+		unsigned int k;
+
+		if (rec.type == IOTAP_REC_PHASE) {
+			if (rec.flags == IOTAP_PHASE_BEGIN && nph < 16) {
+				if (nph >= 9 || strcmp(rec.name ? rec.name : "", order[nph]))
+					names_ok = 0;
+				cur = (int)nph++;
+			} else {
+				cur = -1;
+			}
+			continue;
+		}
+		if (rec.type != IOTAP_REC_OP || !p)
+			continue;
+		for (k = 0; k < nf && files[k].ino != rec.file; k++)
+			;
+		if (k == nf && nf < 1024) {
+			files[nf].ino = rec.file;
+			files[nf++].dirty = 0;
+		}
+		switch (rec.op) {
+		case IOTAP_OP_WRITE:
+			p->writes++;
+			if (rec.length > p->max_write)
+				p->max_write = rec.length;
+			if (k < nf)
+				files[k].dirty = 1;
+			break;
+		case IOTAP_OP_READ:
+			p->reads++;
+			if (rec.length > p->max_read)
+				p->max_read = rec.length;
+			break;
+		case IOTAP_OP_FSYNC:
+			if (rec.flags & IOTAP_OPF_DATASYNC)
+				p->bad++;	/* restic's Sync() is fsync */
+			if (k < nf)
+				files[k].dirty = 0;
+			break;
+		case IOTAP_OP_RENAME:
+			p->renames++;
+			if (k < nf && files[k].dirty)
+				p->bad++;	/* renamed before its fsync */
+			break;
+		case IOTAP_OP_FSYNCDIR:
+			p->fsyncdirs++;
+			break;
+		default:
+			break;
+		}
+	}
+	iotap_trace_reader_close(rd);
+	ok(names_ok && nph == 9, "restic: phases init, backup, restore, expire, compact");
+	for (i = 0; i < nph; i++)
+		bad += ph[i].bad || ph[i].max_write > 32768 || ph[i].max_read > 4 * MIB ||
+		       ph[i].renames != ph[i].fsyncdirs;
+	ok(!bad, "restic: 32 KiB writes, every file fsync'd, renamed, its directory fsync'd; "
+	   "reads of at most 4 MiB");
+	ok(nph == 9 && ph[1].renames >= 5 && ph[4].reads > 0 && ph[4].renames == 1 &&
+	   ph[8].renames > 0, "restic: a backup saves packs, tree, index, snapshot and lock; a "
+	   "restore only its lock; prune new packs");
+	iotap_workload_dedup_result_release(&r);
+	ok(rmdir(dir) == 0, "restic: the run left nothing behind");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -543,6 +661,7 @@ int main(void)
 	test_plan();
 	test_data();
 	test_trace();
+	test_restic();
 	rm_rf(tmpdir);
 	return done_testing();
 }

@@ -378,6 +378,7 @@ struct iotap_workload_dedup_opts {
 	double compact_threshold;	/* rewrite a container once this fraction of it is dead */
 	uint64_t seed;			/* content seed */
 	int keep;			/* leave the store on disk (tests inspect it) */
+	int mark_capture;		/* on an iotap mount: mark its capture's phases too */
 };
 
 void iotap_workload_dedup_opts_init(struct iotap_workload_dedup_opts *o);
