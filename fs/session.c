@@ -427,6 +427,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	const struct iotap_fs_opts *o = &fs->o;
 	struct iotap_trace_recorder_opts ro = { 0 };
 	struct iotap_trace_header hdr;
+	char *layout;
 	int ret;
 
 	if (!o->trace_path)
@@ -443,17 +444,23 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	hdr.cmdline = o->cmdline;
 	hdr.backing = fs->backing;
 	hdr.mountpoint = fs->mountpoint;
+	if (iotap_trace_layout(fs->backing, &layout))
+		layout = NULL;		/* not known: the header goes without it */
+	hdr.layout = layout;
 	ro.sample_path = fs->backing;
 	ro.sample_ms = o->sample_ms;
 	if (o->force && !access(fs->trace_path, F_OK)) {
 		ret = open_trace_tmp(d, msg);
-		if (ret)
+		if (ret) {
+			free(layout);
 			return ret;
+		}
 		/* our own empty file from mkstemp */
 		ro.flags = IOTAP_TRACE_FORCE;
 	}
 	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
 					&hdr, &ro);
+	free(layout);
 	if (ret == -EEXIST)
 		snprintf(msg, MSG_MAX, "trace '%s' exists; use --force to overwrite",
 			 o->trace_path);

@@ -81,6 +81,7 @@ static void copy_header(struct iotap_trace_header *dst, const struct iotap_trace
 	dst->mountpoint = dup_or_null(src->mountpoint);
 	dst->tool = dup_or_null(src->tool);
 	dst->workload = dup_or_null(src->workload);
+	dst->layout = dup_or_null(src->layout);
 }
 
 static void free_header(struct iotap_trace_header *h)
@@ -93,6 +94,7 @@ static void free_header(struct iotap_trace_header *h)
 	free((char *)h->mountpoint);
 	free((char *)h->tool);
 	free((char *)h->workload);
+	free((char *)h->layout);
 }
 
 /* --- file names ---------------------------------------------------------- */

@@ -142,6 +142,7 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 {
 	struct iotap_trace_recorder_opts ropts = { 0 };
 	struct iotap_trace_header hdr;
+	char *layout;
 	struct iotap_workload_ctx *c;
 	struct stat st;
 	int ret;
@@ -186,6 +187,9 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		hdr.cmdline = env->cmdline;
 		hdr.backing = env->target;
 		hdr.workload = env->workload;
+		if (iotap_trace_layout(env->target, &layout))
+			layout = NULL;	/* not known: the header goes without it */
+		hdr.layout = layout;
 		ropts.flags = env->flags & IOTAP_WORKLOAD_TRACE_FORCE ? IOTAP_TRACE_FORCE : 0;
 		ropts.sample_path = env->target;
 		/*
@@ -196,6 +200,7 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		ropts.max_bytes = 256u << 20;
 		ropts.buf_bytes = 1u << 20;
 		ret = iotap_trace_recorder_open(&c->rec, env->trace_path, &hdr, &ropts);
+		free(layout);
 		if (ret)
 			goto err_close_dir;
 		struct sys_who who = { sys_tid(), c->pid, c->uid, c->gid };

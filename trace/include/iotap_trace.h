@@ -145,6 +145,7 @@ struct iotap_trace_header {
 	const char *mountpoint;		/* capture: mount point */
 	const char *tool;		/* "iotap VERSION" */
 	const char *workload;		/* workload: name and arguments; replay: source trace */
+	const char *layout;		/* storage stack under backing: iotap_trace_layout() */
 };
 
 /*
@@ -245,6 +246,19 @@ uint64_t iotap_trace_now_ns(void);
  * tool. Strings point at static storage valid until the next call.
  */
 void iotap_trace_header_init(struct iotap_trace_header *hdr, uint32_t source);
+
+/**
+ * iotap_trace_layout - the storage stack under @path, for the header's layout
+ * @path: the backing directory or a workload's target
+ * @out:  malloc'ed text the caller frees: "key: value" lines (fs, fs geometry,
+ *        one dev line per block device level, ram); see trace/FORMAT.md tag 9
+ *
+ * Reads /proc/self/mountinfo, the superblock (root only; else no geometry
+ * line) and /sys/dev/block; never guesses what it cannot read.
+ * Context: any thread; blocks on those reads only.
+ * Return: 0, -errno of stat(@path), or -ENOMEM.
+ */
+int iotap_trace_layout(const char *path, char **out);
 
 /* Open flags for writers and recorders. */
 #define IOTAP_TRACE_FORCE	(1u << 0)	/* overwrite an existing file */

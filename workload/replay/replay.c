@@ -258,6 +258,9 @@ static void header_fill(struct iotap_replay *r, struct iotap_trace_header *h)
 	h->cmdline = r->o.cmdline;
 	h->backing = r->target;
 	h->workload = r->o.trace;
+	if (!r->layout && iotap_trace_layout(r->target, &r->layout))
+		r->layout = NULL;	/* not known: the header goes without it */
+	h->layout = r->layout;
 }
 
 static void root_name(struct iotap_replay *r, struct iotap_trace_rec *rec, uint64_t t)
@@ -753,6 +756,7 @@ void iotap_replay_close(struct iotap_replay *r)
 	free(r->trace_workload);
 	free(r->mountpoint);
 	free(r->root_path);
+	free(r->layout);
 	pthread_mutex_destroy(&r->pre_lock);
 	pthread_cond_destroy(&r->pre_cond);
 	free(r);

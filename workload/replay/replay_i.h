@@ -459,6 +459,7 @@ struct iotap_replay {
 
 	/* the target */
 	char *target;			/* realpath */
+	char *layout;			/* storage stack under it, for the output header */
 	int base_fd[1 + RP_MAPS_MAX];	/* O_PATH directories: target, maps */
 	char *base_path[1 + RP_MAPS_MAX];
 	int as_root;
