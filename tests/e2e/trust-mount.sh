@@ -87,5 +87,7 @@ expect 0 "daemon.*gone" "$IOTAP" umount "$MNT"
 mountpoint -q "$MNT" && fail "umount left the dead mount"
 "$IOTAP" info $T/tr/dead.iotap > $T/info 2>&1
 grep -q "no end record" $T/info || { cat $T/info; fail "info does not say the trace was not closed"; }
+grep -q "records end at\|no record reached the file" $T/info ||
+	{ cat $T/info; fail "info does not say what the killed daemon lost"; }
 
 echo "trust-mount: ok"
