@@ -320,7 +320,8 @@ static int check_input(struct fs_daemon *d, char *msg)
 			    errno == ENOTCONN)
 				snprintf(msg, MSG_MAX, "cannot mount '%s': the daemon of the iotap "
 					 "mount there is gone (killed or crashed); 'iotap umount "
-					 "%s' removes the dead mount", o->mountpoint, o->mountpoint);
+					 "%s' removes the dead mount", o->mountpoint,
+					 o->mountpoint);
 			else
 				snprintf(msg, MSG_MAX, "cannot mount '%s': already an iotap mount",
 					 o->mountpoint);

@@ -211,7 +211,8 @@ int cmd_dump(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	if (argc - optind != 1)
-		return opt_error(&dump_cmd, argc - optind ? "too many arguments (one TRACE at a time)"
+		return opt_error(&dump_cmd, argc - optind ? "too many arguments (one TRACE "
+							    "at a time)"
 							  : "one TRACE is required");
 	path = argv[optind];
 	if (open_trace(path, flags, &r))

@@ -69,9 +69,10 @@ static int listed_as_iotap(const char *mnt)
 				base) < 0)
 		path = NULL;
 	f = path ? setmntent("/proc/self/mounts", "re") : NULL;
+	/* the last mount at @path is the one on top */
 	while (f && (me = getmntent(f)))
 		if (!strcmp(me->mnt_dir, path))
-			found = !strcmp(me->mnt_type, "fuse.iotap");	/* the last mount counts */
+			found = !strcmp(me->mnt_type, "fuse.iotap");
 	if (f)
 		endmntent(f);
 	free(path);
