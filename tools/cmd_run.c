@@ -9,6 +9,7 @@
  *                           [-t N] [-I] [-e] [-c] [-R] [--trace FILE]
  *   iotap run dd DIR|FILE... --bs SIZE --count N [--read|--write] [--direct] [--fdatasync]
  *   iotap run hdparm FILE|DEVICE|DIR... [-T] [-t] [--direct]
+ *   iotap run dedup DIR... [--meta-dir DIR] ...   (tools/run_dedup.c)
  *
  * The workloads live in workload/ (iotap_workload.h); this file parses
  * their options (one opt table each, so `iotap run bonnie --help` is
@@ -37,6 +38,7 @@
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
+#include "run_dedup.h"
 
 #define MIB (1ull << 20)
 
@@ -254,7 +256,8 @@ static void run_usage(FILE *f)
 		   "  bonnie   bonnie++ 2.00a (or 1.03): tables and CSV\n"
 		   "  iozone   iozone -i 0/1/2, -a sweeps, -t throughput mode\n"
 		   "  dd       sequential read or write, GNU dd's report\n"
-		   "  hdparm   hdparm -T / -t timings\n\n"
+		   "  hdparm   hdparm -T / -t timings\n"
+		   "  dedup    a deduplicating backup media server (NetBackup MSDP)\n\n"
 		   "'iotap run WORKLOAD --help' lists a workload's options.\n");
 }
 
@@ -1256,6 +1259,8 @@ int cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "dedup"))
+		return cmd_run_dedup(argc - 1, argv + 1);
 	memset(&r, 0, sizeof(r));
 	if (!strcmp(argv[1], "bonnie") || !strcmp(argv[1], "bonnie++")) {
 		r.type = WL_BONNIE;
@@ -1270,7 +1275,8 @@ int cmd_run(int argc, char **argv)
 		r.type = WL_HDPARM;
 		r.cmd = &hdparm_cmd;
 	} else {
-		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm); "
+		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm, "
+				"dedup); "
 				"see 'iotap run --help'\n", argv[1]);
 		return 2;
 	}

@@ -422,6 +422,9 @@ struct iotap_trace_read_stats {
 	uint64_t records_by_type[IOTAP_REC_TYPE_MAX];
 	uint64_t lost_records;		/* sum of LOST records */
 	uint64_t late_records;		/* delivered out of start order (watermark broken) */
+	uint64_t early_records;		/* released before their watermark: the reader's
+					 * memory cap (about 512 K records); may make
+					 * later records late */
 	uint64_t t_first_ns;		/* smallest start time */
 	uint64_t t_last_ns;		/* largest start + duration */
 	int has_end;			/* an END record was found */
