@@ -78,7 +78,11 @@ check "report --html /dev/null" "$IOTAP" report $T/a.iotap --html /dev/null -o /
 
 # --- trace outputs: run and replay -------------------------------------------
 # run --force replaces an older trace, never a file that is not one unless forced
+cp $T/notes.txt $T/notes.now
 expect 1 "exists.*--force" "$IOTAP" run dd $T/d --bs 64k --count 1 --trace $T/notes.txt -q
+expect 1 "exists.*--force" "$IOTAP" run dedup $T/d --image-size 8M --generations 1 --trace $T/notes.txt -q
+expect 1 "cannot create trace" "$IOTAP" run dedup $T/d --image-size 8M --trace $T/nodir/t.iotap -q
+same $T/notes.txt $T/notes.now
 # replay: its own trace is never its input, not even with --overwrite
 mkdir $T/r
 expect 1 "input" "$IOTAP" replay $T/a.iotap $T/r --prepare --trace $T/a.iotap --overwrite -q
