@@ -257,7 +257,8 @@ static void test_flags(void)
 	static const char script[] =
 		"slow seqwrite ops=20000 rate=2000 bs=65536 lat=100 slow=8 at=0.5\n"
 		"steady seqwrite ops=20000 rate=2000 bs=65536 lat=100 jitter=30 file=2\n"
-		"outl seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=5000 file=3\n";
+		"outl seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=500 file=3\n"
+		"one seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=5000 file=4\n";
 	struct report rep;
 
 	synth_write(tpath(0, "flags.iotap"), script, 0, NULL, 0);
@@ -265,7 +266,9 @@ static void test_flags(void)
 		ok(0, "report of the flags trace");
 		return;
 	}
-	ok(rep.nphases == 3, "3 phases");
+	ok(rep.nphases == 4, "4 phases");
+	if (rep.nphases != 4)
+		goto out;
 	ok(has_flag(&rep.flags[0], "throughput-change"),
 	   "an 8x slowdown inside a phase is flagged: %s",
 	   rep.flags[0].n ? rep.flags[0].text[0] : "(none)");
@@ -276,8 +279,12 @@ static void test_flags(void)
 		ok(x >= 7.5 && x <= 8.5, "... as a fall of about 8x (%.1f)", x);
 	}
 	ok(!has_flag(&rep.flags[1], "throughput-change"), "a steady phase is not flagged");
-	ok(has_flag(&rep.flags[2], "latency-outlier"), "max 500x p99 is flagged");
+	ok(has_flag(&rep.flags[2], "latency-outlier"),
+	   "max 500x p99, ten such ops taking 10%% of the phase: flagged");
+	ok(!has_flag(&rep.flags[3], "latency-outlier"),
+	   "one such op, 1%% of the phase, explains nothing: not flagged");
 	ok(!has_flag(&rep.flags[1], "latency-outlier"), "jitter is not an outlier");
+out:
 	report_release(&rep);
 }
 
