@@ -78,7 +78,7 @@
  *   BMAP            ino       -          -     block    blocksize  REJECTED     -        -
  *   GETLK, SETLK,   ino|0     -          -     -        -          REJECTED     -        opcode
  *   TMPFILE,        libfuse answered ENOSYS without calling us; the request hook in
- *   UNKNOWN         session.c saw it. ino only for GETLK, SETLK(W) and TMPFILE
+ *   UNKNOWN         wire.c saw it. ino only for GETLK, SETLK(W) and TMPFILE
  *
  * (*1) FORGET: a single forget has file = ino; a batch (forget_multi) is
  *      one record with file = 0 (or the ino when the batch has one entry),

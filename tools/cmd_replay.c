@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -360,6 +361,7 @@ int cmd_replay(int argc, char **argv)
 	const struct iotap_replay_plan *pl;
 	struct iotap_replay *r = NULL;
 	int prepare = 0, prepare_only = 0, check_only = 0, json = 0, strict = 0, idx, ret, i;
+	int made_dir = 0;
 	unsigned int nmaps = 0;
 	struct sigaction sa;
 	const char *arg;
@@ -480,11 +482,22 @@ int cmd_replay(int argc, char **argv)
 	if (!quiet)
 		o.progress = progress;
 
+	/* --prepare builds the initial state: a DIR that does not exist yet is made */
+	if ((prepare || prepare_only) && access(o.target, F_OK) && errno == ENOENT) {
+		if (mkdir(o.target, 0755)) {
+			die_msg("cannot create '%s': %s", o.target, strerror(errno));
+			ret = 1;
+			goto out;
+		}
+		made_dir = 1;
+	}
 	ret = iotap_replay_open(&r, &o);
 	if (ret) {
 		ret = open_error(r, ret, o.trace, o.target, o.phase);
 		goto out;
 	}
+	if (made_dir && !quiet)
+		fprintf(stderr, "iotap replay: created '%s'\n", o.target);
 	pl = iotap_replay_plan(r);
 	say_damage(o.trace, pl);
 	if (!quiet) {
@@ -604,6 +617,8 @@ int cmd_replay(int argc, char **argv)
 	}
 out:
 	iotap_replay_close(r);
+	if (ret && made_dir)
+		rmdir(o.target);	/* only if still empty: what we made, nothing else */
 	for (i = 0; i < (int)nmaps; i++)
 		free((char *)maps[i].old_path);
 	free(cmdline);

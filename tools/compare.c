@@ -479,16 +479,6 @@ void compare_print_csv(const struct compare *c, FILE *f)
 
 /* --- JSON ---------------------------------------------------------------- */
 
-static json_object *jnum(double v, int decimals)
-{
-	char buf[64];
-
-	if (!isfinite(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
-
 int compare_print_json(const struct compare *c, FILE *f)
 {
 	json_object *root = json_object_new_object(), *runs = json_object_new_array();
@@ -527,9 +517,9 @@ int compare_print_json(const struct compare *c, FILE *f)
 						       json_object_new_string(c->groups[g].label));
 				json_object_object_add(cell, "n", json_object_new_int((int)cl.n));
 				json_object_object_add(cell, "mean",
-						       cl.n ? jnum(cl.mean, 6) : NULL);
-				json_object_object_add(cell, "sd", cl.n ? jnum(cl.sd, 6) : NULL);
-				json_object_object_add(cell, "ratio", jnum(cl.ratio, 4));
+						       cl.n ? report_jnum(cl.mean, 6) : NULL);
+				json_object_object_add(cell, "sd", cl.n ? report_jnum(cl.sd, 6) : NULL);
+				json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
 				json_object_array_add(arr, cell);
 			}
 			json_object_object_add(figs, cmp_metrics[m].key, arr);

@@ -275,6 +275,8 @@ static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_r
 	p->t_end = t > p->t_begin ? t : p->t_begin;
 	if (mark && p->has_cpu_mark)
 		p->cpu_mark_end_ns = mark->offset + mark->length;
+	else if (!mark)
+		p->has_cpu_mark = 0;	/* no closing mark: its CPU is not known (not 0) */
 	e->cur = -1;
 }
 

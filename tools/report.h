@@ -22,6 +22,8 @@
 #include "iotap_trace.h"
 #include "stat.h"
 
+struct json_object;
+
 #define REPORT_FLAGS_MAX	8
 /* Most phases a report keeps (memory: each is a few KiB to a few tens of KiB);
  * what later markers would start is counted in one "(later phases)". */
@@ -155,6 +157,9 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 struct json_object;
 struct json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 				      const struct flagset *fl);
+
+/* A JSON number printed with @decimals decimals; NULL (JSON null) for NaN or inf. */
+struct json_object *report_jnum(double v, int decimals);
 
 /* --- HTML (html.c) ------------------------------------------------------- */
 

@@ -5,8 +5,9 @@
  * Module prefixes: wl_ (ctx.c: the run context; traced.c: the traced
  * system calls; phase.c: phase markers and progress; threads.c: helper
  * threads; engine.c: the generic data phase), rng_ (rng.c), bon_
- * (bonnie.c and bonnie_out.c). The system calls themselves go through
- * libiotap-sys (workload/sys/sys.h, prefix sys_), shared with the replayer.
+ * (bonnie*.c; bonnie_i.h holds what the parts of that model share). The
+ * system calls themselves go through libiotap-sys (workload/sys/sys.h,
+ * prefix sys_), shared with the replayer.
  *
  * What a reader must know first:
  *

@@ -48,6 +48,11 @@ rm -rf "$T/empty"/*
 runs 0 "initial state built" "$IOTAP" replay "$TR" "$T/empty" --prepare-only
 runs 0 "holds the initial state" "$IOTAP" replay "$TR" "$T/empty" --check
 expect_eq "size of a prepared file" "$(stat -c %s "$T/empty/d/f7")" 280000
+# --prepare makes a DIR that does not exist yet (and takes it away again on failure)
+runs 0 "created '$T/fresh'" "$IOTAP" replay "$TR" "$T/fresh" --prepare-only
+expect_eq "size of a file prepared in a new DIR" "$(stat -c %s "$T/fresh/d/f7")" 280000
+runs 1 "cannot" "$IOTAP" replay "$T/nonexistent.iotap" "$T/fresh2" --prepare
+[ -e "$T/fresh2" ] && fail "a failed --prepare left the DIR it made"
 
 # damaged: a third cut off its end (a writer killed mid-chunk)
 sz=$(stat -c %s "$TR")

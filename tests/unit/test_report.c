@@ -225,6 +225,30 @@ static void test_one_phase_total(void)
 	report_release(&rep);
 }
 
+/* Phases begun by markers, none closing the last (as with iotap mark). */
+static void test_open_last_phase(void)
+{
+	static const char script[] =
+		"a seqwrite ops=1000 rate=100 bs=65536 lat=500 cpu=20\n"
+		"b seqread ops=1000 rate=100 bs=65536 lat=500 cpu=20 file=2\n";
+	struct report rep;
+	struct cpu_fig cf;
+	double cpu;
+
+	ok(synth_write(tpath(2, "open.iotap"), script, SYNTH_SAMPLES | SYNTH_NO_END, NULL, 0) == 2,
+	   "trace without an END marker written");
+	if (report_build(&rep, tpath(2, "open.iotap"), NULL)) {
+		ok(0, "report of the trace without an END marker");
+		return;
+	}
+	ok(rep.nphases == 2 && fig_cpu_pct(&rep.phases[0], &cpu) && near(cpu, 20, 0.01),
+	   "the first phase has its markers' CPU, 20%%");
+	fig_cpu(&rep.phases[rep.nphases - 1], &cf);
+	ok(!cf.has_mark && cf.has_sample,
+	   "the last phase has no marker CPU (it was a false 0%%): the samples' figure instead");
+	report_release(&rep);
+}
+
 static void test_percentiles(void)
 {
 	static const char script[] = "p seqread ops=10000 rate=10000 bs=4096 lat=100 spread=200\n";
@@ -596,6 +620,7 @@ int main(void)
 	test_size_label();
 	test_golden();
 	test_one_phase_total();
+	test_open_last_phase();
 	test_percentiles();
 	test_flags();
 	test_auto_bonnie();
