@@ -70,10 +70,14 @@ done
 for n in 1 2 3; do
 	rm -rf $T/r $T/r.iotap
 	mkdir $T/r
-	"$IOTAP" replay $T/t1.iotap $T/r --prepare --timing recorded --trace $T/r.iotap \
+	# ten times slower than recorded, so that it is still running when signalled
+	"$IOTAP" replay $T/t1.iotap $T/r --prepare --timing scale=0.1 --trace $T/r.iotap \
 		> $T/out.r 2> $T/err.r &
 	pid=$!
-	sleep 1
+	# its own trace appears once the replay runs, with the handlers in place
+	i=0
+	while [ ! -e $T/r.iotap ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
 	kill -INT $pid
 	sleep 0.05
 	kill -INT $pid
