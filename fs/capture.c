@@ -114,6 +114,7 @@
 #include <unistd.h>
 
 #include "fs_i.h"
+#include "iotap_base.h"
 
 #define TGID_CACHE_SIZE		4096	/* power of two */
 #define HEALTH_EVERY		4096	/* records per thread between health checks */
@@ -295,14 +296,9 @@ int fs_op_fault(struct fs_op *op)
 
 static uint64_t binding_hash(uint64_t parent, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9e3779b97f4a7c15ull);
-	const unsigned char *p;
+	uint64_t h = iotap_hash_str(name, parent);
 
-	for (p = (const unsigned char *)name; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	return h ? h : 1;
+	return h ? h : 1;	/* 0: no binding */
 }
 
 /* Room for one more pending name of @len bytes (+ NUL) in @t; false without memory. */

@@ -28,8 +28,8 @@
 #include <json-c/json.h>
 
 #include "cmds.h"
+#include "iotap_analysis.h"
 #include "opt.h"
-#include "report.h"
 #include "traceio.h"
 
 enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER, O_CSV, O_JSON };

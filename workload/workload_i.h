@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "iotap_base.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 
@@ -111,8 +112,11 @@ struct iotap_workload_ctx {
 /* 1 once iotap_workload_interrupt() was called. */
 int wl_stopped(void);
 
-/* CLOCK_MONOTONIC, ns. */
-uint64_t wl_now(void);
+/* CLOCK_MONOTONIC, ns: the shared clock (iotap_base.h). */
+static inline uint64_t wl_now(void)
+{
+	return iotap_clock_ns();
+}
 
 /* CPU time of the calling thread (RUSAGE_THREAD), ns. */
 void wl_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns);

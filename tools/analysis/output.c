@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "phase.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 /* --- derived figures --------------------------------------------------- */
 
@@ -37,6 +37,39 @@ double fig_seq_pct(const struct pstats *p)
 double fig_start_s(const struct report *rep, const struct pstats *p)
 {
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
+}
+
+/* Seconds of a "key=S" option in a mount option string, or -1. */
+static double mount_opt_s(const char *opts, const char *key)
+{
+	size_t l = strlen(key);
+	const char *p;
+
+	for (p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, l) && p[l] == '=')
+			return strtod(p + l + 1, NULL);
+	return -1;
+}
+
+/*
+ * A capture whose kernel kept attributes or names cached: stat() and
+ * lookups may never have reached the trace, so say so before the figures.
+ */
+static void text_cache_note(FILE *f, const struct iotap_trace_header *h)
+{
+	double a, e;
+
+	if (h->source != IOTAP_SOURCE_CAPTURE || !h->mount_opts)
+		return;
+	a = mount_opt_s(h->mount_opts, "attr_timeout");
+	e = mount_opt_s(h->mount_opts, "entry_timeout");
+	if (a < 0 && e < 0)
+		a = e = mount_opt_s(h->mount_opts, "timeout");	/* traces before the split */
+	if (a <= 0 && e <= 0)
+		return;
+	fprintf(f, "note: the kernel answered stat() from its cache for %gs and lookups for %gs: "
+		   "phases of stat calls may be missing\n      (iotap mount --attr-timeout 0 "
+		   "--entry-timeout 0 records every one)\n", a > 0 ? a : 0, e > 0 ? e : 0);
 }
 
 /* The storage stack the trace ran on (header "layout"), without its path line. */
@@ -334,7 +367,7 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 	fprintf(f, "    %-12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "latency(us)", "count",
 		"mean", "p50", "p90", "p99", "p99.9", "max", "errors");
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 
 		if (!h || !h->n)
 			continue;
@@ -342,8 +375,8 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 			"    %-12s %10" PRIu64
 			" %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7" PRIu64 "\n",
 			iotap_trace_op_name(op), h->n, (double)h->sum / h->n / 1e3,
-			lat_hist_quantile(h, 0.50) / 1e3, lat_hist_quantile(h, 0.90) / 1e3,
-			lat_hist_quantile(h, 0.99) / 1e3, lat_hist_quantile(h, 0.999) / 1e3,
+			iotap_hist_quantile(h, 0.50) / 1e3, iotap_hist_quantile(h, 0.90) / 1e3,
+			iotap_hist_quantile(h, 0.99) / 1e3, iotap_hist_quantile(h, 0.999) / 1e3,
 			h->max / 1e3, p->op_errors[op]);
 	}
 	for (k = 0; fl && k < fl->n; k++)
@@ -382,6 +415,7 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 		fprintf(f, ", workload: %s", h->workload);
 	fputc('\n', f);
 	text_layout(f, h->layout);
+	text_cache_note(f, h);
 	fprintf(f, "MB = 10^6 bytes%s; latency in microseconds\n\n",
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
 	fprintf(f, "%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s\n", "#", "phase",
@@ -431,7 +465,7 @@ static void csv_str(FILE *f, const char *s)
 
 static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e3 : 0;
+	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : 0;
 }
 
 static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
@@ -580,7 +614,7 @@ json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 	json_object_object_add(o, "fsyncs", json_object_new_uint64(p->fsyncs));
 	json_object_object_add(o, "fsyncs_per_s", report_jnum(fig_rate(p->fsyncs, d), 3));
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 		json_object *l;
 
 		if (!h || !h->n)
@@ -588,10 +622,10 @@ json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 		l = json_object_new_object();
 		json_object_object_add(l, "count", json_object_new_uint64(h->n));
 		json_object_object_add(l, "mean", report_jnum((double)h->sum / h->n / 1e3, 3));
-		json_object_object_add(l, "p50", report_jnum(lat_hist_quantile(h, 0.50) / 1e3, 3));
-		json_object_object_add(l, "p90", report_jnum(lat_hist_quantile(h, 0.90) / 1e3, 3));
-		json_object_object_add(l, "p99", report_jnum(lat_hist_quantile(h, 0.99) / 1e3, 3));
-		json_object_object_add(l, "p999", report_jnum(lat_hist_quantile(h, 0.999) / 1e3, 3));
+		json_object_object_add(l, "p50", report_jnum(iotap_hist_quantile(h, 0.50) / 1e3, 3));
+		json_object_object_add(l, "p90", report_jnum(iotap_hist_quantile(h, 0.90) / 1e3, 3));
+		json_object_object_add(l, "p99", report_jnum(iotap_hist_quantile(h, 0.99) / 1e3, 3));
+		json_object_object_add(l, "p999", report_jnum(iotap_hist_quantile(h, 0.999) / 1e3, 3));
 		json_object_object_add(l, "max", report_jnum(h->max / 1e3, 3));
 		json_object_object_add(l, "errors", json_object_new_uint64(p->op_errors[op]));
 		json_object_object_add(lat, iotap_trace_op_name(op), l);

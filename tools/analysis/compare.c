@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "opt.h"
+#include "iotap_analysis.h"
 
 enum {
 	M_DUR, M_OPS, M_RMB, M_WMB, M_RIOPS, M_WIOPS, M_SEEKS, M_SEQ, M_FSYNC, M_META,
@@ -124,8 +123,11 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 		for (t = 0; t < groups[g].n; t++) {
 			ret = report_build(&groups[g].reps[t], groups[g].paths[t], NULL);
 			if (ret) {
+				struct analysis_err err = groups[g].reps[t].err;
+
 				groups[g].n = t; /* built so far: released by compare_release */
 				compare_release(c);
+				c->err = err;
 				return ret;
 			}
 		}
@@ -171,9 +173,8 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 	return 0;
 
 err_nomem:
-	die_msg("out of memory");
 	compare_release(c);
-	return -ENOMEM;
+	return analysis_err_set(&c->err, -ENOMEM, "out of memory");
 }
 
 void compare_release(struct compare *c)
@@ -211,7 +212,7 @@ static double p99_us(const struct pstats *p, unsigned int op, int *ok)
 		*ok = 0;
 		return 0;
 	}
-	return lat_hist_quantile(p->lat[op], 0.99) / 1e3;
+	return iotap_hist_quantile(p->lat[op], 0.99) / 1e3;
 }
 
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
