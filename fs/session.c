@@ -48,6 +48,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fs_i.h"
@@ -302,7 +303,13 @@ static int check_input(struct fs_daemon *d, char *msg)
 		return -ENOTDIR;
 	}
 	if (stat(o->mountpoint, &st) < 0) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint, strerror(errno));
+		if (errno == ENOTCONN)
+			snprintf(msg, MSG_MAX, "cannot mount '%s': the daemon of the mount there "
+				 "is gone (killed or crashed); 'iotap umount %s' removes the dead "
+				 "mount", o->mountpoint, o->mountpoint);
+		else
+			snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint,
+				 strerror(errno));
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -323,8 +330,18 @@ static int check_input(struct fs_daemon *d, char *msg)
 	}
 	if (mount_type_at(fs->mountpoint, type, sizeof(type)) == 0 && type[0]) {
 		if (!strcmp(type, "fuse.iotap")) {
-			snprintf(msg, MSG_MAX, "cannot mount '%s': already an iotap mount",
-				 o->mountpoint);
+			char pid[24];
+
+			/* stat may still answer from the kernel's cache: ask the daemon */
+			if (getxattr(fs->mountpoint, IOTAP_FS_XATTR_PID, pid, sizeof(pid)) < 0 &&
+			    errno == ENOTCONN)
+				snprintf(msg, MSG_MAX, "cannot mount '%s': the daemon of the iotap "
+					 "mount there is gone (killed or crashed); 'iotap umount "
+					 "%s' removes the dead mount", o->mountpoint,
+					 o->mountpoint);
+			else
+				snprintf(msg, MSG_MAX, "cannot mount '%s': already an iotap mount",
+					 o->mountpoint);
 			return -EBUSY;
 		}
 		/* mounting over a mount point is fine when it is the backing dir itself */

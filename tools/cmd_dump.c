@@ -392,7 +392,8 @@ int cmd_dump(int argc, char **argv)
 	if ((int)fmt < 0)
 		return opt_error(&dump_cmd, "--csv and --json exclude each other");
 	if (argc - optind != 1)
-		return opt_error(&dump_cmd, argc - optind ? "too many arguments (one TRACE at a time)"
+		return opt_error(&dump_cmd, argc - optind ? "too many arguments (one TRACE "
+							    "at a time)"
 							  : "one TRACE is required");
 	path = argv[optind];
 	if (open_trace(path, flags, &r))

@@ -116,6 +116,20 @@ static int info_one(const char *path, int strict)
 	}
 	line("complete", st.has_end ? "yes (end record present)"
 				    : "no (no end record: the writer was killed or is still running)");
+	if (!st.has_end) {
+		/* what a killed writer lost: everything after its last whole chunk */
+		if (st.records && st.t_last_ns >= h->mono_base_ns) {
+			secs = (time_t)((h->real_base_ns + (st.t_last_ns - h->mono_base_ns)) /
+					1000000000ull);
+			gmtime_r(&secs, &tm);
+			strftime(buf, sizeof(buf), "%H:%M:%S UTC", &tm);
+			printf("%-14s the records end at %s, %.3f s after the start: what "
+			       "happened later is not in the trace\n", "", buf,
+			       (st.t_last_ns - h->mono_base_ns) / 1e9);
+		} else {
+			printf("%-14s no record reached the file: all of it is lost\n", "");
+		}
+	}
 	damaged = st.chunks_bad || st.bytes_skipped;
 	if (!damaged) {
 		line("damage", "none");

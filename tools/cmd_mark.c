@@ -47,7 +47,12 @@ static int is_iotap_root(const char *mnt)
 	char buf[32];
 
 	if (statfs(mnt, &sf)) {
-		die_msg("cannot mark '%s': %s", mnt, strerror(errno));
+		if (errno == ENOTCONN)
+			die_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
+				"nothing was marked. 'iotap umount %s' removes the dead mount",
+				mnt, mnt);
+		else
+			die_msg("cannot mark '%s': %s", mnt, strerror(errno));
 		return 0;
 	}
 	if (sf.f_type != FUSE_SUPER_MAGIC ||

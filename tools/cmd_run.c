@@ -417,12 +417,21 @@ static int take_targets(struct run *r, int rc, int argc, char **argv)
 
 #define DROP_CACHES "/proc/sys/vm/drop_caches"
 
-/* --drop-caches cannot do its job: the figures are the page cache's. */
-static void drop_warning(struct run *r, int err)
+void run_drop_warning(const char *cmd, int err)
 {
 	warn_msg("--drop-caches: cannot write %s: %s; the page cache is not dropped, so "
-		 "the figures of 'iotap %s' include it", DROP_CACHES, strerror(-err),
-		 r->cmd->name);
+		 "the figures of 'iotap %s' include it", DROP_CACHES, strerror(-err), cmd);
+}
+
+int run_drop_check(const char *cmd)
+{
+	int err;
+
+	if (!access(DROP_CACHES, W_OK))
+		return 0;
+	err = -errno;
+	run_drop_warning(cmd, err);
+	return err;
 }
 
 /* Name each target's trace and check it may be written; 0 or 1 (said). */
@@ -505,10 +514,8 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 		return 1;
 	if (r->drop_caches && geteuid() != 0)
 		return opt_error(r->cmd, "--drop-caches needs root");
-	if (r->drop_caches && access(DROP_CACHES, W_OK)) {
-		drop_warning(r, -errno);
+	if (r->drop_caches && run_drop_check(r->cmd->name))
 		r->drop_warned = 1;
-	}
 	return 0;
 }
 
@@ -553,7 +560,7 @@ static void on_signal(int sig)
 	iotap_workload_interrupt();
 }
 
-static void install_signals(void)
+void run_install_signals(void)
 {
 	struct sigaction sa;
 
@@ -630,7 +637,7 @@ static void run_all(struct run *r, int concurrent)
 	struct job *jobs;
 	unsigned int i, started = 0;
 
-	install_signals();
+	run_install_signals();
 	jobs = calloc(r->nt, sizeof(*jobs));
 	if (!concurrent || r->nt == 1 || !jobs) {
 		for (i = 0; i < r->nt && !iotap_workload_interrupted(); i++)
@@ -678,7 +685,7 @@ static int finish_target(struct run *r, struct target *t)
 		rc = 1;
 	}
 	if (r->drop_caches && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
-		drop_warning(r, iotap_workload_ctx_drop_error(t->ctx));
+		run_drop_warning(r->cmd->name, iotap_workload_ctx_drop_error(t->ctx));
 		r->drop_warned = 1;
 	}
 	if (t->trace) {

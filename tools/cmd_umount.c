@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <mntent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,49 @@ static const struct opt_cmd umount_cmd = {
 	.summary = "Unmount an iotap capture and wait until its trace is written and closed.",
 	.opts = umount_opts,
 };
+
+/*
+ * Does the mount table list an iotap mount at @mnt? For a mount whose daemon
+ * is gone, where every stat(2) fails with ENOTCONN: the path is made
+ * absolute from its parent's realpath, never by a stat of @mnt itself.
+ */
+static int listed_as_iotap(const char *mnt)
+{
+	char *copy = strdup(mnt), *base, *parent = NULL, *path = NULL;
+	const char *dir;
+	struct mntent *me;
+	size_t len;
+	FILE *f;
+	int found = 0;
+
+	if (!copy)
+		return 0;
+	for (len = strlen(copy); len > 1 && copy[len - 1] == '/'; len--)
+		copy[len - 1] = '\0';
+	base = strrchr(copy, '/');
+	if (base) {
+		*base++ = '\0';
+		dir = *copy ? copy : "/";
+	} else {
+		base = copy;
+		dir = ".";
+	}
+	parent = realpath(dir, NULL);
+	if (!parent || asprintf(&path, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
+				base) < 0)
+		path = NULL;
+	f = path ? setmntent("/proc/self/mounts", "re") : NULL;
+	/* the last mount at @path is the one on top */
+	while (f && (me = getmntent(f)))
+		if (!strcmp(me->mnt_dir, path))
+			found = !strcmp(me->mnt_type, "fuse.iotap");
+	if (f)
+		endmntent(f);
+	free(path);
+	free(parent);
+	free(copy);
+	return found;
+}
 
 static int run_fusermount(const char *mnt, int lazy)
 {
@@ -89,6 +133,15 @@ int cmd_umount(int argc, char **argv)
 	if (n > 0) {
 		buf[n] = '\0';
 		daemon = (pid_t)atoi(buf);
+	} else if (errno == ENOTCONN && listed_as_iotap(mnt)) {
+		/* killed (kill -9, the OOM killer) or crashed: nothing to wait for */
+		warn_msg("the daemon of iotap mount '%s' is gone (killed or crashed); removing "
+			 "the dead mount. Its trace holds what the daemon had written, without "
+			 "an end record ('iotap info TRACE' says what is left)", mnt);
+	} else if (errno == ENOTCONN) {
+		die_msg("'%s' is a dead FUSE mount that is not iotap's; 'fusermount3 -u %s' "
+			"removes it", mnt, mnt);
+		return 1;
 	} else if (errno == ENOENT || errno == ENOTDIR) {
 		die_msg("cannot unmount '%s': %s", mnt, strerror(errno));
 		return 1;

@@ -70,7 +70,7 @@ struct out_rules {
 	const char *const *inputs;	/* the command's input files, NULL-terminated, or NULL */
 	const char *force_opt;		/* the option that forces, for messages ("--force") */
 	unsigned int force : 1;		/* that option was given */
-	unsigned int trace : 1;		/* the output is a trace (written by libiotap-trace) */
+	unsigned int trace : 1;		/* the output is a trace */
 	unsigned int append : 1;	/* appended to (a log): an existing file is kept,
 					   but never a trace or an input */
 };

@@ -115,6 +115,7 @@ struct run {
 	unsigned int nt;
 	const char *trace;
 	int force, quiet, drop;
+	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
 	struct iotap_workload_dedup_opts o;
 	struct iotap_workload_target meta;
@@ -233,14 +234,17 @@ static int check_all(struct run *r)
 		struct out_rules rules = { .force = r->force, .trace = 1 };
 
 		r->t[i].trace = trace_name(r->trace, i, r->nt);
-		if (!r->t[i].trace)
+		if (!r->t[i].trace) {
+			die_msg("out of memory");
 			return 1;
-		/* the one output rule of every command (opt.h): it says why not */
+		}
 		if (out_check(r->t[i].trace, &rules) < 0)
 			return 1;
 	}
 	if (r->drop && geteuid() != 0)
 		return opt_error(&dedup_cmd, "--drop-caches needs root");
+	if (r->drop && run_drop_check("run dedup"))
+		r->drop_warned = 1;
 	return 0;
 }
 
@@ -275,12 +279,6 @@ static void progress(void *arg, const struct iotap_workload_progress *p)
 	pthread_mutex_unlock(&out_lock);
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	iotap_workload_interrupt();
-}
-
 static void *run_thread(void *arg)
 {
 	struct target *t = arg;
@@ -291,21 +289,10 @@ static void *run_thread(void *arg)
 
 static int run_all(struct run *r)
 {
-	struct sigaction sa;
 	unsigned int i;
 	int rc = 0;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	/*
-	 * Every interrupt only asks the runs to stop, the second one too (as
-	 * cmd_run.c does): the files must still be removed, the traces closed.
-	 */
-	sa.sa_flags = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	run_install_signals();
 	for (i = 0; i < r->nt; i++) {
 		struct target *t = &r->t[i];
 		struct iotap_workload_env env = {
@@ -356,6 +343,10 @@ static int run_all(struct run *r)
 			die_msg("run dedup on '%s': %s%s%s", t->path, what, *what ? ": " : "",
 				strerror(-t->ret));
 			trc = 1;
+		}
+		if (r->drop && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
+			run_drop_warning("run dedup", iotap_workload_ctx_drop_error(t->ctx));
+			r->drop_warned = 1;
 		}
 		if (t->trace && iotap_workload_ctx_lost(t->ctx))
 			warn_msg("trace '%s': %" PRIu64 " records dropped (the trace writer fell "

@@ -61,7 +61,8 @@ _cleanup() {
 		eval "${_at_exit[i]}"
 	done
 	for m in $_mounts; do
-		if mountpoint -q "$m" 2>/dev/null; then
+		# a dead FUSE mount (its daemon killed) fails mountpoint's stat: ask the table
+		if mountpoint -q "$m" 2>/dev/null || grep -q " $m fuse" /proc/self/mounts; then
 			fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 		fi
 	done

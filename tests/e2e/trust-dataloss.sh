@@ -6,7 +6,9 @@
 # mount and replay refuses an input of the same command (by inode: also
 # through a hard link or a symlink), refuses an existing trace where the
 # output is not a trace, and replaces any other existing file only with
-# --force; a refused command leaves the file byte for byte as it was.
+# --force; a refused command leaves the file byte for byte as it was. Every
+# workload 'iotap run --help' lists is held to the trace rules, so a new
+# one that brings its own check fails here.
 . "$(dirname "$0")/lib.sh"
 [ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
 
@@ -78,7 +80,28 @@ check "report --html /dev/null" "$IOTAP" report $T/a.iotap --html /dev/null -o /
 
 # --- trace outputs: run and replay -------------------------------------------
 # run --force replaces an older trace, never a file that is not one unless forced
+cp $T/notes.txt $T/notes.now
 expect 1 "exists.*--force" "$IOTAP" run dd $T/d --bs 64k --count 1 --trace $T/notes.txt -q
+# every workload `iotap run --help` lists, a new one too, follows the same rules
+# (the arguments it needs to get as far as its trace check go in this table;
+# timeout: a workload that does not check its trace first would run in full)
+wl_args() {
+	case $1 in
+	dd) echo "--bs 4k --count 1" ;;
+	dedup) echo "--image-size 8M --generations 1" ;;
+	*) echo "" ;;
+	esac
+}
+workloads=$("$IOTAP" run --help | sed -n '/^workloads:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
+[ -n "$workloads" ] || fail "no workloads in 'iotap run --help'"
+for w in $workloads; do
+	expect 1 "exists; use --force" timeout 20 "$IOTAP" run $w $T/d $(wl_args $w) \
+		--trace $T/notes.txt
+	same $T/notes.txt $T/notes.now
+	expect 1 "cannot create trace" timeout 20 "$IOTAP" run $w $T/d $(wl_args $w) \
+		--trace $T/nodir/t.iotap
+done
+
 # replay: its own trace is never its input, not even with --overwrite
 mkdir $T/r
 expect 1 "input" "$IOTAP" replay $T/a.iotap $T/r --prepare --trace $T/a.iotap --overwrite -q

@@ -48,14 +48,36 @@ for sig2 in INT TERM; do
 	after_stop $n
 done
 
+# dedup: the same double signal, its store removed
+for n in d1 d2 d3; do
+	"$IOTAP" run dedup $D --image-size 256M --streams 2 --trace $T/t$n.iotap -q \
+		> $T/out$n 2> $T/err$n &
+	pid=$!
+	sleep 1
+	kill -INT $pid
+	sleep 0.05
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	expect_eq "dedup $n: exit status" $rc 130
+	[ -z "$(ls -A $D)" ] || { ls -la $D; fail "dedup $n: files left in D: $(ls $D)"; }
+	grep -q "files removed, traces closed" $T/err$n || { cat $T/err$n; fail "dedup $n: no cleanup message"; }
+	"$IOTAP" info --strict $T/t$n.iotap > $T/info$n 2>&1 ||
+		{ cat $T/err$n $T/info$n; fail "dedup $n: the trace is not complete"; }
+done
+
 # replay: the same double signal; its summary and its own trace are written
 for n in 1 2 3; do
 	rm -rf $T/r $T/r.iotap
 	mkdir $T/r
-	"$IOTAP" replay $T/t1.iotap $T/r --prepare --timing recorded --trace $T/r.iotap \
+	# ten times slower than recorded, so that it is still running when signalled
+	"$IOTAP" replay $T/t1.iotap $T/r --prepare --timing scale=0.1 --trace $T/r.iotap \
 		> $T/out.r 2> $T/err.r &
 	pid=$!
-	sleep 1
+	# its own trace appears once the replay runs, with the handlers in place
+	i=0
+	while [ ! -e $T/r.iotap ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
 	kill -INT $pid
 	sleep 0.05
 	kill -INT $pid

@@ -11,7 +11,9 @@
 # replaces the old trace, its log takes the trace's real name.
 # `iotap mark` refuses, exit 1, any directory but the root of a live iotap
 # mount (a plain one, the backing directory, a directory inside the
-# mount), and sets nothing on it.
+# mount), and sets nothing on it. After the daemon is killed, mark and
+# mount say the daemon is gone and how to clean up; umount removes the
+# dead mount.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 
@@ -67,5 +69,25 @@ check "mark the mount" "$IOTAP" mark "$MNT" phase1
 check "end the mark" "$IOTAP" mark "$MNT" phase1 --end
 iotap_umount "$MNT"
 "$IOTAP" dump $T/tr/marks.iotap | grep -c "PHASE" | grep -qx 2 || fail "the two marks are not in the trace"
+
+# a dead mount (issue 14 item 14): the daemon killed, each command says so,
+# and umount removes it
+"$IOTAP" mount "$BACKING" "$MNT" --trace $T/tr/dead.iotap || fail "mount for the kill"
+pid=$(python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.iotap.pid").decode())' "$MNT")
+[ -n "$pid" ] || fail "no daemon pid"
+kill -9 $pid
+while kill -0 $pid 2>/dev/null; do sleep 0.05; done
+ls "$MNT" > /dev/null 2>&1	# the kernel finds the connection gone
+expect 1 "daemon.*gone" "$IOTAP" mark "$MNT" phase2
+grep -q "iotap umount" $T/err || { cat $T/err; fail "mark on a dead mount does not say how to clean up"; }
+expect 1 "daemon.*gone" "$IOTAP" mount "$BACKING" "$MNT" --trace $T/tr/again.iotap
+grep -q "iotap umount" $T/err || { cat $T/err; fail "mount over a dead mount does not say how to clean up"; }
+[ -e $T/tr/again.iotap ] && fail "a refused mount created its trace"
+expect 0 "daemon.*gone" "$IOTAP" umount "$MNT"
+mountpoint -q "$MNT" && fail "umount left the dead mount"
+"$IOTAP" info $T/tr/dead.iotap > $T/info 2>&1
+grep -q "no end record" $T/info || { cat $T/info; fail "info does not say the trace was not closed"; }
+grep -q "records end at\|no record reached the file" $T/info ||
+	{ cat $T/info; fail "info does not say what the killed daemon lost"; }
 
 echo "trust-mount: ok"

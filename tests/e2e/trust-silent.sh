@@ -49,6 +49,13 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	[ $rc -eq 0 ] || { cat $T/err; fail "dd --drop-caches with a read-only /proc/sys exited $rc"; }
 	grep -q "warning: .*drop-caches.*Read-only file system.*page cache" $T/err ||
 		{ cat $T/err; fail "--drop-caches failed without a warning naming the reason"; }
+	unshare -m sh -c 'mount --bind /proc/sys /proc/sys &&
+		mount -o remount,bind,ro /proc/sys && exec "$@"' sh \
+		"$IOTAP" run dedup $D --image-size 8M --generations 1 --drop-caches -q > $T/out 2> $T/err
+	rc=$?
+	[ $rc -eq 0 ] || { cat $T/err; fail "dedup --drop-caches with a read-only /proc/sys exited $rc"; }
+	grep -q "warning: .*drop-caches.*Read-only file system.*page cache" $T/err ||
+		{ cat $T/err; fail "dedup: --drop-caches failed without a warning naming the reason"; }
 else
 	note "no private mount namespace: the --drop-caches case is skipped"
 fi

@@ -396,7 +396,8 @@ static int make_symlink(struct iotap_replay *r, struct report *log,
 	if (!fstatat(r->base_fd[e->base], e->path, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode) && (uint64_t)st.st_size == e->size)
 			return 0;
-		ret = clear(r, log, e->base, e->path, "replaced by a symlink of the recorded length");
+		ret = clear(r, log, e->base, e->path,
+			    "replaced by a symlink of the recorded length");
 		if (ret)
 			return ret;
 	}
