@@ -9,6 +9,7 @@
  *                           [-t N] [-I] [-e] [-c] [-R] [--trace FILE]
  *   iotap run dd DIR|FILE... --bs SIZE --count N [--read|--write] [--direct] [--fdatasync]
  *   iotap run hdparm FILE|DEVICE|DIR... [-T] [-t] [--direct]
+ *   iotap run pgsql DIR... [options]       (tools/run_pgsql.c)
  *
  * The workloads live in workload/ (iotap_workload.h); this file parses
  * their options (one opt table each, so `iotap run bonnie --help` is
@@ -251,7 +252,8 @@ static void run_usage(FILE *f)
 		   "  bonnie   bonnie++ 2.00a (or 1.03): tables and CSV\n"
 		   "  iozone   iozone -i 0/1/2, -a sweeps, -t throughput mode\n"
 		   "  dd       sequential read or write, GNU dd's report\n"
-		   "  hdparm   hdparm -T / -t timings\n\n"
+		   "  hdparm   hdparm -T / -t timings\n"
+		   "  pgsql    PostgreSQL running pgbench: pgbench's summary, checkpoints\n\n"
 		   "'iotap run WORKLOAD --help' lists a workload's options.\n");
 }
 
@@ -1198,6 +1200,8 @@ int cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "pgsql"))
+		return cmd_run_pgsql(argc - 1, argv + 1);
 	memset(&r, 0, sizeof(r));
 	if (!strcmp(argv[1], "bonnie") || !strcmp(argv[1], "bonnie++")) {
 		r.type = WL_BONNIE;
@@ -1212,7 +1216,7 @@ int cmd_run(int argc, char **argv)
 		r.type = WL_HDPARM;
 		r.cmd = &hdparm_cmd;
 	} else {
-		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm); "
+		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm, pgsql); "
 				"see 'iotap run --help'\n", argv[1]);
 		return 2;
 	}

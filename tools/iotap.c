@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	  "pass-through mount that records every operation" },
 	{ "umount", cmd_umount, "MOUNTPOINT", "unmount and wait until the trace is closed" },
 	{ "mark", cmd_mark, "MOUNTPOINT NAME", "start a named phase in a live capture" },
-	{ "run", cmd_run, "WORKLOAD DIR... [options]", "bonnie++, iozone, dd and hdparm workloads, traced" },
+	{ "run", cmd_run, "WORKLOAD DIR... [options]", "bonnie++, iozone, dd, hdparm and pgsql workloads, traced" },
 	{ "replay", cmd_replay, "TRACE DIR [options]", "re-issue a captured trace against DIR" },
 	{ "info", cmd_info, "TRACE", "header, counts, compression, damage found" },
 	{ "dump", cmd_dump, "TRACE", "one line per record" },

@@ -1244,3 +1244,116 @@ const char *wl_size_name(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64, bytes);
 	return buf;
 }
+
+/* pgsql: temporary until the sys layer lands */
+
+/*
+ * pwrite(2)/pread(2), fallocate(2) and renameat(2), recorded as the
+ * capture daemon records WRITE/READ, FALLOCATE and RENAME (fs/capture.c's
+ * table); sync_file_range(2) is issued but not recorded (FUSE has no
+ * request for it, so a capture never sees it either, as with lseek(2));
+ * wl_mark() writes a PHASE marker from any thread with the CPU figure its
+ * caller measured (pgsql's roles run across phases, so the owner's
+ * RUSAGE_THREAD alone would miss them).
+ */
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off)
+{
+	uint64_t t0 = op_begin(c);
+	ssize_t n = pwrite(f->fd, buf, len, (off_t)off);
+	int err = n < 0 ? errno : 0;
+
+	if (c->rec)
+		rec_data(c, IOTAP_OP_WRITE, f, t0, off, len, n < 0 ? -err : n);
+	if (n < 0)
+		return wl_fail(c, -err, "write '%s' at %" PRIu64, f->name, off);
+	return n;
+}
+
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off)
+{
+	uint64_t t0 = op_begin(c);
+	ssize_t n = pread(f->fd, buf, len, (off_t)off);
+	int err = n < 0 ? errno : 0;
+
+	if (c->rec)
+		rec_data(c, IOTAP_OP_READ, f, t0, off, len, n < 0 ? -err : n);
+	if (n < 0)
+		return wl_fail(c, -err, "read '%s' at %" PRIu64, f->name, off);
+	return n;
+}
+
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len)
+{
+	struct iotap_trace_rec r;
+	uint64_t t0 = op_begin(c);
+	int ret = fallocate(f->fd, mode, (off_t)off, (off_t)len);
+	int err = ret ? errno : 0;
+
+	if (c->rec) {
+		rec_op(c, &r, IOTAP_OP_FALLOCATE, t0, -err);
+		r.file = f->ino;
+		r.fh = f->fh;
+		r.offset = off;
+		r.length = len;
+		r.flags = (uint32_t)mode;
+		iotap_trace_record(c->rec, &r);
+	}
+	return ret ? wl_fail(c, -err, "fallocate '%s' at %" PRIu64, f->name, off) : 0;
+}
+
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname)
+{
+	struct iotap_trace_rec r;
+	struct stat st;
+	uint64_t t0 = op_begin(c);
+	int ret = renameat(olddirfd, oldname, newdirfd, newname);
+	int err = ret ? errno : 0;
+
+	if (c->rec) {
+		rec_op(c, &r, IOTAP_OP_RENAME, t0, -err);
+		r.file2 = newparent;
+		r.aux = oldparent;
+		if (!ret && !fstatat(newdirfd, newname, &st, AT_SYMLINK_NOFOLLOW)) {
+			r.file = st.st_ino;
+			r.mode = st.st_mode;
+		}
+		if (!r.file) {
+			r.name = oldname;
+			r.name_len = (uint32_t)strlen(oldname);
+		}
+		iotap_trace_record(c->rec, &r);
+		if (r.file)
+			rec_name(c, r.file, newparent, &st, newname, r.time_ns);
+	}
+	return ret ? wl_fail(c, -err, "rename '%s' to '%s'", oldname, newname) : 0;
+}
+
+int wl_sync_file_range(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off,
+		       uint64_t len, unsigned int flags)
+{
+	if (sync_file_range(f->fd, (off_t)off, (off_t)len, flags))
+		return wl_fail(c, -errno, "sync_file_range '%s' at %" PRIu64, f->name, off);
+	return 0;
+}
+
+void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
+	     uint64_t user_ns, uint64_t sys_ns, uint64_t *t)
+{
+	struct iotap_trace_rec r;
+
+	*t = c->rec ? iotap_trace_op_begin(c->rec) : wl_now();
+	if (!c->rec)
+		return;
+	rec_base(c, &r, IOTAP_REC_PHASE, *t);
+	r.flags = kind;
+	/* 0/0 reads as "no CPU figure" (see wl_cpu) */
+	r.offset = user_ns || sys_ns ? user_ns : 1;
+	r.length = sys_ns;
+	r.name = name;
+	r.name_len = (uint32_t)strlen(name);
+	iotap_trace_record(c->rec, &r);
+}

@@ -4,7 +4,7 @@
  *
  * Module prefixes: wl_ (engine.c: the run context, traced system calls,
  * phase markers, the generic phase runners), rng_ (rng.c), bon_ (bonnie.c
- * and bonnie_out.c).
+ * and bonnie_out.c), pg_ (pgsql*.c, see pgsql_i.h).
  *
  * What a reader must know first:
  *
@@ -181,6 +181,27 @@ int wl_stdio_open(struct iotap_workload_ctx *c, struct wl_file *f, const char *m
 
 /* sync and drop the page cache if IOTAP_WORKLOAD_DROP_CACHES (root). */
 void wl_drop_caches(struct iotap_workload_ctx *c);
+
+/*
+ * pgsql: temporary until the sys layer lands (engine.c's last block).
+ * pread/pwrite do not move f->pos. wl_rename records RENAME (+ NAME);
+ * wl_fallocate records FALLOCATE; wl_sync_file_range is issued but not
+ * recorded (no FUSE request exists for it). wl_mark writes a PHASE
+ * marker (@kind IOTAP_PHASE_*) from any thread, carrying the caller's
+ * cumulative CPU figure, and returns its time in @t.
+ */
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off);
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off);
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname);
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len);
+int wl_sync_file_range(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off,
+		       uint64_t len, unsigned int flags);
+void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
+	     uint64_t user_ns, uint64_t sys_ns, uint64_t *t);
 
 /* --- engine.c: phases ----------------------------------------------------- */
 
