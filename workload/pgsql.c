@@ -386,6 +386,7 @@ static void rel_def(struct pg *pg, enum pg_relid id, const char *label, uint32_t
 	r->relfilenode = node;
 	r->suffix = suffix;
 	r->fill = fill;
+	r->sortkey = (uint64_t)node << 2 | (!strcmp(suffix, "_fsm") ? 1 : !strcmp(suffix, "_vm") ? 2 : 0);
 	r->dirfd = pg->basefd;
 	r->dir_ino = pg->db_ino;
 }

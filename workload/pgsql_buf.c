@@ -530,12 +530,21 @@ int pg_bgwriter(struct pg *pg, struct pg_cpu *t)
 
 /* --- the checkpointer ------------------------------------------------------------ */
 
+struct sort_arg {
+	const struct pg_buf *buf;
+	const struct pg_rel *rel;
+};
+
+/* BufferSync's order: relation file (relfilenode, then fork), then block */
 static int cmp_buf_tag(const void *a, const void *b, void *arg)
 {
-	const struct pg_buf *buf = arg;
-	uint64_t x = buf[*(const uint32_t *)a].tag, y = buf[*(const uint32_t *)b].tag;
+	const struct sort_arg *s = arg;
+	uint64_t x = s->buf[*(const uint32_t *)a].tag, y = s->buf[*(const uint32_t *)b].tag;
+	uint64_t kx = s->rel[x >> 32].sortkey, ky = s->rel[y >> 32].sortkey;
 
-	return x < y ? -1 : x > y;
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return (uint32_t)x < (uint32_t)y ? -1 : (uint32_t)x > (uint32_t)y;
 }
 
 /* IsCheckpointOnSchedule: ahead of both the time and the WAL allowed? */
@@ -638,8 +647,11 @@ static int buffer_sync(struct pg *pg, struct iotap_workload_pgsql_ckpt *ck, stru
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (pg->o->sorted_checkpoints)
-		qsort_r(ids, n, sizeof(*ids), cmp_buf_tag, p->buf);
+	if (pg->o->sorted_checkpoints) {
+		struct sort_arg sa = { p->buf, pg->rel };
+
+		qsort_r(ids, n, sizeof(*ids), cmp_buf_tag, &sa);
+	}
 	for (i = 0; i < n && !ret; i++) {
 		int w = sync_one(pg, PG_R_CKPT, ids[i], 1, 0, wb);
 

@@ -84,6 +84,7 @@ struct pg_rel {
 	uint32_t fill;			/* bytes of a page a full-page image carries */
 	uint8_t *allvis;		/* per block: all-visible in the VM (heaps after COPY FREEZE) */
 	uint32_t nallvis;		/* blocks @allvis covers */
+	uint64_t sortkey;		/* relfilenode << 2 | fork (main 0, fsm 1, vm 2) */
 };
 
 /* A log-linear histogram of ns values (16 sub-buckets per power of two, fio-like). */
