@@ -1133,7 +1133,7 @@ static int run_dd(struct run *r, int argc, char **argv)
 
 static uint64_t hdparm_need(struct run *r, struct target *t)
 {
-	return t->info.is_dir ? r->hp.file_bytes : 0;
+	return t->info.is_dir ? iotap_workload_hdparm_file_bytes(&r->hp) : 0;
 }
 
 static int run_hdparm(struct run *r, int argc, char **argv)

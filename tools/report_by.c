@@ -2,7 +2,8 @@
 /*
  * report_by.c - one phase broken down by op type, file or thread
  *
- * --by op needs nothing more than the phase's own counters. --by file and
+ * --by op needs nothing more than the phase's own counters (seeks are
+ * counted per direction there, so the read and write rows have theirs). --by file and
  * --by tid read the trace a second time: the phase is the range of op
  * ordinals the first pass gave it, so the breakdown covers exactly the ops
  * the phase table counted, however the phase was found. Seeks are judged
@@ -164,10 +165,12 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 			r.rd_ops = p->rd.ops;
 			r.rd_bytes = p->rd.bytes;
 			r.data_ops = p->rd.ops;
+			r.seeks = p->rd.seeks;
 		} else if (op == IOTAP_OP_WRITE) {
 			r.wr_ops = p->wr.ops;
 			r.wr_bytes = p->wr.bytes;
 			r.data_ops = p->wr.ops;
+			r.seeks = p->wr.seeks;
 		} else if (op == IOTAP_OP_FSYNC || op == IOTAP_OP_FSYNCDIR) {
 			r.fsyncs = r.ops;
 		} else {
@@ -179,9 +182,6 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 		}
 		print_row(f, csv, iotap_trace_op_name(op), &r, d);
 	}
-	if (!csv)
-		fprintf(f, "(seeks are counted per phase, not per op: %" PRIu64 " in all)\n",
-			p->seeks);
 	return 0;
 }
 

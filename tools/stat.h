@@ -121,6 +121,7 @@ struct dir_stats {
 	uint64_t ops;
 	uint64_t bytes;			/* transferred (result), not requested */
 	uint64_t errors;
+	uint64_t seeks;			/* of these, seeks (the span's seeks, by direction) */
 	uint64_t size_hist[SIZE_BUCKETS];	/* requests per size bucket */
 	uint64_t size_bytes[SIZE_BUCKETS];	/* requested bytes per size bucket */
 	uint64_t size_top[SIZE_BUCKETS];	/* requests of exactly 2^i bytes */

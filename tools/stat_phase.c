@@ -120,6 +120,7 @@ void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_see
 			unsigned int b = a ? 64 - (unsigned int)__builtin_clzll(a) : 0;
 
 			p->seeks++;
+			d->seeks++;
 			p->seek_hist[b < SEEK_BUCKETS ? b : SEEK_BUCKETS - 1]++;
 			if (dist < 0) {
 				p->seek_back++;
@@ -186,15 +187,30 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 		if (lat_hist_merge(dst->lat[i], src->lat[i]))
 			ret = -ENOMEM;
 	}
-	/* samples: keep the earliest first and the latest last */
+	/*
+	 * samples: keep the earliest first and the latest last (a span that
+	 * gets its first sample pair from @src takes both: a total of one
+	 * phase lost its CPU and device figures when only the first came)
+	 */
 	if (src->smp_first.valid) {
 		const struct sample_pt *last =
 			src->smp_last.valid ? &src->smp_last : &src->smp_first;
 
 		if (!dst->smp_first.valid)
 			dst->smp_first = src->smp_first;
-		else if (last->t_ns > dst->smp_first.t_ns)
+		if (last->t_ns > dst->smp_first.t_ns &&
+		    (!dst->smp_last.valid || last->t_ns > dst->smp_last.t_ns))
 			dst->smp_last = *last;
+	}
+	/* marker CPU: the CPU each span's markers account for, summed */
+	if (src->has_cpu_mark && src->cpu_mark_end_ns >= src->cpu_mark_begin_ns) {
+		if (!dst->has_cpu_mark) {
+			dst->has_cpu_mark = 1;
+			dst->cpu_mark_begin_ns = src->cpu_mark_begin_ns;
+			dst->cpu_mark_end_ns = src->cpu_mark_end_ns;
+		} else {
+			dst->cpu_mark_end_ns += src->cpu_mark_end_ns - src->cpu_mark_begin_ns;
+		}
 	}
 	return ret;
 }

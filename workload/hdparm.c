@@ -2,22 +2,37 @@
 /*
  * hdparm.c - hdparm -T and -t timings on a file or a block device
  *
- * Read from hdparm.c (9.x): both timings read 2 MiB blocks (TIMING_BUF_MB)
- * and count each as 2 "MB". -T (time_cache) reads the first 2 MiB once,
- * then seeks to 0 and re-reads it until 2 s have passed, and subtracts
- * the time the same number of bare lseek(2)s take. -t (time_device)
- * reads sequentially from offset 0 for 3 s or until the device (here:
- * also the file) ends. hdparm flushes the device's buffer cache before -t
- * with BLKFLSBUF; a regular file gets the equivalent, fdatasync(2) and
- * posix_fadvise(POSIX_FADV_DONTNEED) over the whole file, so -t reads
- * bypass the page cache as on the device (BLKFLSBUF is used too on a
- * block device when allowed). --direct opens with O_DIRECT, as hdparm's
+ * Read from hdparm.c (9.65, as Debian ships it) and checked with strace:
+ * both timings read 2 MiB blocks (TIMING_BUF_MB) into a buffer locked in
+ * memory and count each as 2 "MB"; after each read hdparm touches one
+ * byte in every 512 of the buffer (read_big_block), so the copy is really
+ * done, and that touch is part of its timing, hence of ours.
+ *
+ *   settle    before each timing (prepare_timing_buf): sync(2), then 3 s
+ *             for I/O to finish. Without it, back-to-back runs on a loop
+ *             device read 2-8x faster than the device (the backing file's
+ *             pages are still warm).
+ *   -T        (time_cache) read the first 2 MiB once, flush the device's
+ *             buffers (flush_buffer_cache: sync, fsync, fdatasync, sync,
+ *             BLKFLSBUF, sync) and wait 1 s, then seek to 0 and re-read it
+ *             until 2 s have passed; subtract the time the same number of
+ *             bare lseek(2)s and clock reads take; flush and wait 1 s again.
+ *   -t        (time_device) read sequentially from offset 0 for 3 s or
+ *             until the device (here: also the file) ends, then flush
+ *             (hdparm's do_flush), so the next run starts cold.
+ *
+ * One difference, on purpose: -t also flushes before it settles. hdparm
+ * relies on the flush that ended the previous run, so after any other
+ * reader warmed the device its -t reads the cache; ours reads the disk. A
+ * regular file has no buffers of its own for BLKFLSBUF: it gets the
+ * page-cache equivalent, fdatasync(2) and posix_fadvise(POSIX_FADV_DONTNEED)
+ * over the whole file, so a file's -t reads bypass the page cache as a
+ * device's do (hdparm itself would read a file from the page cache). --direct opens with O_DIRECT, as hdparm's
  * --direct, and says "O_DIRECT" in the lines.
  *
- * hdparm's settle sleeps (3 s after mlock, 1 s after flushing) are not
- * kept: they wait for unrelated I/O to finish, which sync(2) here does.
- * A directory target gets a file of --size bytes written first (phase
- * "prepare"), removed at the end.
+ * A directory target gets a file written first (phase "prepare"): --size
+ * bytes for -t, just the 2 MiB that -T re-reads when only -T runs. It is
+ * removed at the end. The waits are not traced phases; Ctrl-C cuts them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +41,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workload_i.h"
@@ -34,6 +51,51 @@
 #define TIMING_MB	2
 #define TIMING_BYTES	(TIMING_MB << 20)
 #define HDP_FILE	"iotap-hdparm.dat"
+#define SETTLE_S	3		/* prepare_timing_buf() */
+#define FLUSH_WAIT_S	1		/* after flush_buffer_cache() in time_cache() */
+
+uint64_t iotap_workload_hdparm_file_bytes(const struct iotap_workload_hdparm_opts *o)
+{
+	return o->flags & IOTAP_HDPARM_DEVICE ? o->file_bytes : TIMING_BYTES;
+}
+
+/* sleep(3) that Ctrl-C cuts short: -EINTR once interrupted */
+static int wait_s(unsigned int s)
+{
+	uint64_t end = wl_now() + (uint64_t)s * 1000000000ull;
+
+	while (!wl_stopped()) {
+		uint64_t now = wl_now();
+		struct timespec ts = { 0, 100000000 };
+
+		if (now >= end)
+			return 0;
+		if (end - now < 100000000ull)
+			ts.tv_nsec = (long)(end - now);
+		nanosleep(&ts, NULL);
+	}
+	return -EINTR;
+}
+
+/* hdparm prepare_timing_buf(): what runs before each timing */
+static int settle(void)
+{
+	sync();
+	return wait_s(SETTLE_S);
+}
+
+/* hdparm read_big_block(): one 2 MiB read, then a touch of every 512th byte */
+static int read_block(struct iotap_workload_ctx *c, struct wl_file *f, char *buf)
+{
+	int ret = wl_read_full(c, f, buf, TIMING_BYTES);
+	unsigned int i;
+
+	if (ret)
+		return ret;
+	for (i = 0; i < TIMING_BYTES; i += 512)
+		((volatile char *)buf)[i] &= 1;
+	return 0;
+}
 
 static int prepare(struct iotap_workload_ctx *c, uint64_t bytes, void *buf)
 {
@@ -73,10 +135,13 @@ static void flush_cache(struct wl_file *f)
 	struct stat st;
 
 	sync();
+	fsync(f->fd);
 	fdatasync(f->fd);
+	sync();
 	if (!fstat(f->fd, &st) && S_ISBLK(st.st_mode))
 		ioctl(f->fd, BLKFLSBUF, NULL);	/* needs CAP_SYS_ADMIN; fadvise below anyway */
 	posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	sync();
 }
 
 static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf,
@@ -86,12 +151,17 @@ static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf
 	struct wl_span s;
 	int ret;
 
-	ret = wl_seek(c, f, 0);
+	ret = settle();
 	if (!ret)
-		ret = wl_read_full(c, f, buf, TIMING_BYTES);
+		ret = wl_seek(c, f, 0);
+	if (!ret)
+		ret = read_block(c, f, buf);
 	if (ret)
 		return ret;
-	sync();
+	flush_cache(f);
+	ret = wait_s(FLUSH_WAIT_S);
+	if (ret)
+		return ret;
 	wl_phase_begin(c, &s, "cached_reads", 0, TIMING_BYTES);
 	t0 = s.t0;
 	do {
@@ -103,7 +173,7 @@ static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf
 		}
 		ret = wl_seek(c, f, 0);
 		if (!ret)
-			ret = wl_read_full(c, f, buf, TIMING_BYTES);
+			ret = read_block(c, f, buf);
 		if (ret)
 			break;
 		iterations++;
@@ -127,35 +197,65 @@ static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf
 	r->ran_cached = 1;
 	r->cached_mb = iterations * TIMING_MB;
 	r->cached_s = r->ph_cached.elapsed_s - (double)lseeks / 1e9;
+	flush_cache(f);
+	wait_s(FLUSH_WAIT_S);		/* the figures stand even if Ctrl-C cuts this */
 	return 0;
 }
 
 static int time_device(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t size, void *buf,
 		       struct iotap_workload_hdparm_result *r)
 {
-	struct wl_fileset fs = { .n = 1, .units_per_file = UINT64_MAX / 2, .f = f };
-	struct wl_data_phase p = {
-		.name = "disk_reads", .kind = WL_SEQ_READ, .io = WL_IO_BLOCK,
-		.flags = WL_PF_TIME_LIMIT, .unit = TIMING_BYTES, .limit_ns = 3000000000ull,
-		.buf = buf,
-	};
+	uint64_t iterations = 0, max_iterations, elapsed = 0;
+	struct wl_span s;
 	int ret;
 
 	/* hdparm: max_iterations from the device size, 1024 when it cannot tell */
-	p.units = size ? size / TIMING_BYTES : 1024;
-	if (!p.units)
+	max_iterations = size ? size / TIMING_BYTES : 1024;
+	if (!max_iterations)
 		return wl_fail(c, -ENODATA, "'%s' is smaller than %d MiB", f->name, TIMING_MB);
 	flush_cache(f);
-	ret = wl_seek(c, f, 0);
+	ret = settle();
+	if (!ret)
+		ret = wl_seek(c, f, 0);
 	if (ret)
 		return ret;
-	ret = wl_data_run(c, &p, &fs, &r->ph_device);
+	wl_phase_begin(c, &s, "disk_reads", max_iterations, TIMING_BYTES);
+	do {
+		uint64_t u0 = wl_now();
+
+		if (wl_stopped()) {
+			ret = -EINTR;
+			break;
+		}
+		ret = read_block(c, f, buf);
+		if (ret)
+			break;
+		iterations++;
+		elapsed = wl_now();
+		wl_phase_unit(c, &s, TIMING_BYTES, elapsed - u0);
+		wl_progress(c);
+		elapsed -= s.t0;
+	} while (elapsed < 3000000000ull && iterations < max_iterations);
+	wl_phase_end(c, &s, &r->ph_device, ret != 0);
 	if (ret)
 		return ret;
 	r->ran_device = 1;
-	r->device_mb = r->ph_device.units * TIMING_MB;
+	r->device_mb = iterations * TIMING_MB;
 	r->device_s = r->ph_device.elapsed_s;
+	flush_cache(f);			/* hdparm's do_flush after -t */
 	return 0;
+}
+
+/* hdparm prepare_timing_buf(): an anonymous mapping, present and locked */
+static void *timing_buf(void)
+{
+	void *p = mmap(NULL, TIMING_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	mlock(p, TIMING_BYTES);		/* best effort: hdparm needs it, we do not */
+	return p;
 }
 
 int iotap_workload_hdparm_run(struct iotap_workload_ctx *c,
@@ -169,16 +269,18 @@ int iotap_workload_hdparm_run(struct iotap_workload_ctx *c,
 	void *buf;
 
 	memset(r, 0, sizeof(*r));
-	buf = wl_buf_alloc(TIMING_BYTES);
+	buf = timing_buf();
 	if (!buf)
 		return -ENOMEM;
 	if (c->dirfd >= 0) {
-		if (o->file_bytes < TIMING_BYTES) {
+		uint64_t bytes = iotap_workload_hdparm_file_bytes(o);
+
+		if (bytes < TIMING_BYTES) {
 			ret = -EINVAL;
 			goto out;
 		}
 		made = 1;
-		ret = prepare(c, o->file_bytes, buf);
+		ret = prepare(c, bytes, buf);
 		if (ret)
 			goto out;
 	}
@@ -202,7 +304,7 @@ out:
 		wl_close(c, &f);
 	if (made && !faccessat(c->dirfd, HDP_FILE, F_OK, 0))
 		wl_unlink(c, c->dirfd, c->dir_ino, HDP_FILE, 0);
-	free(buf);
+	munmap(buf, TIMING_BYTES);
 	if (ret == -EINTR)
 		r->partial = 1;
 	else if (ret)

@@ -330,6 +330,9 @@ struct iotap_workload_hdparm_result {
 	int partial, failed;
 };
 
+/* Bytes a directory target's file gets: --size for -t, 2 MiB when only -T runs. */
+uint64_t iotap_workload_hdparm_file_bytes(const struct iotap_workload_hdparm_opts *o);
+
 int iotap_workload_hdparm_run(struct iotap_workload_ctx *c,
 			      const struct iotap_workload_hdparm_opts *o,
 			      struct iotap_workload_hdparm_result *r);

@@ -12,6 +12,10 @@
 #   iotap_mount BACKING MNT [iotap mount options...]   start a capture (foreground
 #                                           daemon in the background, waits for the mount)
 #   iotap_umount MNT                        unmount and wait for the daemon to exit
+#   at_exit "CMD"                           run CMD at exit, pass or fail, before the
+#                                           unmounts (last registered runs first); the
+#                                           case's exit status is kept (never
+#                                           `trap ... EXIT` over lib.sh's own trap)
 #   fail "text"                             print and exit 1
 #   skip "why"                              print and exit 77
 #   check "text" CMD...                     run CMD; fail with text if it fails
@@ -31,6 +35,8 @@ MNT=$T/mnt
 mkdir -p "$BACKING" "$MNT"
 _mounts=""
 _pids=""
+_at_exit=()
+at_exit() { _at_exit+=("$1"); }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
@@ -50,7 +56,10 @@ expect() {
 
 _cleanup() {
 	local rc=$?
-	local m p
+	local m p i
+	for ((i = ${#_at_exit[@]} - 1; i >= 0; i--)); do
+		eval "${_at_exit[i]}"
+	done
 	for m in $_mounts; do
 		if mountpoint -q "$m" 2>/dev/null; then
 			fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null

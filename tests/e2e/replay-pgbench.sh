@@ -29,7 +29,7 @@ as_pg "$PGBIN/initdb" -D "$BACKING/pg/data" --no-sync -A trust > "$T/log/initdb.
 
 pg_stop() { as_pg "$PGBIN/pg_ctl" -D "$MNT/pg/data" -m fast -w stop > /dev/null 2>&1; }
 iotap_mount "$BACKING" "$MNT" --trace "$TR"
-trap 'pg_stop; _cleanup' EXIT
+at_exit pg_stop
 as_pg "$PGBIN/pg_ctl" -D "$MNT/pg/data" -l "$T/log/pg.log" -w \
 	-o "-k $T/sock -c listen_addresses= -p $PORT -c shared_buffers=16MB" start > /dev/null ||
 	{ cat "$T/log/pg.log"; fail "pg_ctl start"; }
@@ -41,7 +41,7 @@ as_pg "$PGBIN/pgbench" -h "$T/sock" -p $PORT -c 4 -j 2 -T 5 postgres > "$T/log/b
 pg_stop || fail "pg_ctl stop"
 "$IOTAP" mark "$MNT" bench --end || fail "mark"
 iotap_umount "$MNT"
-trap _cleanup EXIT
+_at_exit=()		# stopped: nothing left to stop at exit
 note "pgbench: $(grep -E '^tps' "$T/log/bench.out")"
 "$IOTAP" info --strict "$TR" > "$T/info.txt" || { cat "$T/info.txt"; fail "info"; }
 note "capture: $(grep '^records' "$T/info.txt")"

@@ -181,9 +181,47 @@ static void test_golden(void)
 	ok(fig_device(c, &dev) && near(dev.fs_unseen_pct, 80, 0.05),
 	   "c4 the device never saw 80%% of the reads (%.1f%%)", dev.fs_unseen_pct);
 	/* total */
+	{
+		/* --by op: the read row has the phase's seeks, not 0 and 100% sequential */
+		char *txt = NULL, *row;
+		size_t len = 0;
+		FILE *f = open_memstream(&txt, &len);
+
+		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f), "--by op of r1");
+		if (f)
+			fclose(f);
+		row = txt ? strstr(txt, "\n\"read\",") : NULL;
+		ok(row && strstr(row, ",499,499.000,0.20,"),
+		   "--by op: r1's read row has 499 seeks, 499/s, 0.2%% sequential");
+		free(txt);
+	}
 	ok(rep.total.ops == w->ops + r->ops + c->ops, "total ops are the sum of the phases");
 	ok(rep.total.wr.bytes == 1048576000ull && rep.total.seeks == 499, "total bytes and seeks");
 out:
+	report_release(&rep);
+}
+
+/* A trace of one phase: the total has the phase's CPU and device figures. */
+static void test_one_phase_total(void)
+{
+	static const char script[] =
+		"w1 seqwrite ops=1000 rate=100 bs=1048576 lat=5000 threads=1\n";
+	struct dev_fig pd, td;
+	struct report rep;
+	double pc, tc;
+
+	ok(synth_write(tpath(1, "one.iotap"), script, SYNTH_SAMPLES, NULL, 0) == 1,
+	   "one-phase trace written");
+	if (report_build(&rep, tpath(1, "one.iotap"), NULL)) {
+		ok(0, "report of the one-phase trace");
+		return;
+	}
+	ok(rep.nphases == 1 && fig_cpu_pct(&rep.phases[0], &pc) &&
+	   fig_device(&rep.phases[0], &pd), "the phase has cpu%% and device figures");
+	ok(fig_cpu_pct(&rep.total, &tc) && near(tc, pc, 0.01),
+	   "the total has the phase's cpu%% too");
+	ok(fig_device(&rep.total, &td) && near(td.wr_mbps, pd.wr_mbps, 0.01),
+	   "the total has the phase's device MB/s too");
 	report_release(&rep);
 }
 
@@ -550,6 +588,7 @@ int main(void)
 	test_histogram();
 	test_size_label();
 	test_golden();
+	test_one_phase_total();
 	test_percentiles();
 	test_flags();
 	test_auto_bonnie();
