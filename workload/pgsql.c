@@ -22,9 +22,11 @@
  * on_go callback and loads the database as pgbench -i's one backend).
  *
  * A client's transaction is pgbench's TPC-B: accounts_pkey root and leaf,
- * the account's heap page changed (its first update is not HOT: the new
- * version goes to the page accounts is filling, extended by one zero page
- * when full, and the key gets an index entry), teller and branch pages
+ * the account's heap page changed (the first update on a page is not HOT:
+ * a full page, 116 bytes free, cannot take a 128-byte version, so it goes
+ * to the page accounts is filling, extended by one zero page when full,
+ * and the key gets an index entry; the dead version is pruned at the next
+ * visit, which leaves room for HOT updates there), teller and branch pages
  * changed (HOT), a history row appended (a zero page added every 157
  * rows), the VM bit of a page cleared on its first change, the pg_xact
  * page; WAL records of those sizes (with a full-page image for each page
@@ -431,6 +433,18 @@ static int layout(struct pg *pg)
 		ret = mk(pg, pg->datafd, pg->data_ino, wal_dir_name(pg), &pg->wal.dirfd,
 			 &pg->wal.dir_ino);
 	}
+	/* what the first backends leave: relation maps and relcache init files */
+	if (!ret)
+		ret = small_file(pg, pg->globalfd, pg->global_ino, "pg_filenode.map",
+				 pg->page, 512, 0);
+	if (!ret)
+		ret = small_file(pg, pg->globalfd, pg->global_ino, "pg_internal.init",
+				 pg->wal.zero, 7 * 4096 + 1500, 0);
+	if (!ret)
+		ret = small_file(pg, pg->basefd, pg->db_ino, "pg_filenode.map", pg->page, 512, 0);
+	if (!ret)
+		ret = small_file(pg, pg->basefd, pg->db_ino, "pg_internal.init", pg->wal.zero,
+				 40 * 4096 + 2000, 0);
 	if (ret)
 		return ret;
 	/* pgbench's relations: heaps, keys, visibility maps (relfilenodes as 15 numbers them) */
@@ -523,6 +537,14 @@ static void teardown(struct pg *pg)
 	if (pg->globalfd >= 0)
 		rm_name(pg, pg->globalfd, pg->global_ino, "pg_control");
 	rm_name(pg, pg->datafd, pg->data_ino, "PG_VERSION");
+	if (pg->globalfd >= 0) {
+		rm_name(pg, pg->globalfd, pg->global_ino, "pg_filenode.map");
+		rm_name(pg, pg->globalfd, pg->global_ino, "pg_internal.init");
+	}
+	if (pg->basefd >= 0 && pg->db_ino) {
+		rm_name(pg, pg->basefd, pg->db_ino, "pg_filenode.map");
+		rm_name(pg, pg->basefd, pg->db_ino, "pg_internal.init");
+	}
 	if (pg->basefd >= 0 && pg->db_ino) {
 		snprintf(name, sizeof(name), "%u", db_oid(pg));
 		close(pg->basefd);
@@ -752,7 +774,7 @@ static int init_load(struct pg *pg)
 	if (!ret)
 		ret = copy_table(pg, PG_TELLERS, PG_TELLERS_VM, pg->ntellers, TELLERS_PER_PAGE, 44);
 	if (!ret)
-		ret = copy_table(pg, PG_ACCOUNTS, PG_ACCOUNTS_VM, pg->naccounts, ACC_PER_PAGE, 84);
+		ret = copy_table(pg, PG_ACCOUNTS, PG_ACCOUNTS_VM, pg->naccounts, ACC_PER_PAGE, 106);
 	if (!ret)
 		ret = commit_now(pg);
 	r->init_generate_s = (double)(wl_now() - t) / 1e9;
@@ -788,6 +810,53 @@ static int init_load(struct pg *pg)
 }
 
 /* --- the clients ------------------------------------------------------------------------ */
+
+/* Read @name whole in @chunk-byte read()s, as AllocateFile + fread do. */
+static int read_whole(struct pg *pg, int dirfd, uint64_t parent, const char *name, size_t chunk)
+{
+	struct wl_file f;
+	struct stat st;
+	uint64_t got = 0;
+	char buf[4096];
+	int ret;
+
+	ret = wl_open(pg->c, &f, dirfd, parent, name, O_RDONLY, 0);
+	if (ret)
+		return ret;
+	if (fstat(f.fd, &st))
+		st.st_size = 0;
+	do {
+		ssize_t n = wl_read(pg->c, &f, buf, chunk);
+
+		if (n <= 0) {
+			ret = (int)n;
+			break;
+		}
+		got += (uint64_t)n;
+	} while (got < (uint64_t)st.st_size);
+	if (wl_close(pg->c, &f) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+/*
+ * A backend's start (InitPostgres): PG_VERSION checked, the shared and the
+ * database's relation map, the relcache init files read in 4 KiB freads.
+ */
+static int backend_start(struct pg *pg)
+{
+	int ret = read_whole(pg, pg->datafd, pg->data_ino, "PG_VERSION", 4096);
+
+	if (!ret)
+		ret = read_whole(pg, pg->globalfd, pg->global_ino, "pg_filenode.map", 512);
+	if (!ret)
+		ret = read_whole(pg, pg->globalfd, pg->global_ino, "pg_internal.init", 4096);
+	if (!ret)
+		ret = read_whole(pg, pg->basefd, pg->db_ino, "pg_filenode.map", 512);
+	if (!ret)
+		ret = read_whole(pg, pg->basefd, pg->db_ino, "pg_internal.init", 4096);
+	return ret;
+}
 
 struct pg_client {
 	uint64_t rnd;
@@ -901,8 +970,8 @@ static int tpcb(struct pg *pg, struct pg_client *cl)
 		ret = touch(pg, &t, PG_ACCOUNTS, ablk, 0, &rec);
 	if (!ret)
 		ret = vm_clear(pg, &t, PG_ACCOUNTS, PG_ACCOUNTS_VM, ablk);
-	first = !(__atomic_fetch_or(&pg->moved[aid / 8], (uint8_t)(1u << (aid % 8)),
-				    __ATOMIC_RELAXED) & (1u << (aid % 8)));
+	first = !(__atomic_fetch_or(&pg->moved[ablk / 8], (uint8_t)(1u << (ablk % 8)),
+				    __ATOMIC_RELAXED) & (1u << (ablk % 8)));
 	if (!ret && first) {
 		/* no room on a full page: the new version goes elsewhere, and into the key */
 		rec += REC_UPDATE + REC_BT_INSERT;
@@ -985,6 +1054,8 @@ static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
 		pthread_cond_wait(&pg->state_cond, &pg->state_lock);
 	pthread_mutex_unlock(&pg->state_lock);
 	cpu_start(cpu);
+	if (!pg_stopping(pg))
+		ret = backend_start(pg);
 	while (!ret && !pg_stopping(pg)) {
 		uint64_t sched, t0, t1, lat;
 		unsigned int iv;
@@ -1188,6 +1259,12 @@ static void drive(struct wl_threads *t)
 		pthread_mutex_unlock(&pg->phase_lock);
 		pg_phase_update(pg, &cpu);
 	}
+	/* pgbench's own first connection (it asks pgbench_branches for the scale) */
+	run->ret = backend_start(pg);
+	if (run->ret) {
+		pg_set_error(pg, run->ret);
+		goto out;
+	}
 	set_state(pg, PG_ST_BENCH);
 	stopped = o->warmup_ns ? wait_phase(run, "warmup", pg->bench_t0, pg->steady_t0) : 0;
 	span_mark(pg, &cpu, &s2);
@@ -1325,7 +1402,15 @@ int iotap_workload_pgsql_run(struct iotap_workload_ctx *c,
 	pg->basefd = pg->globalfd = pg->xactfd = pg->logicalfd = pg->wal.dirfd = -1;
 	pg->wal.f.fd = -1;
 	pthread_mutex_init(&pg->state_lock, NULL);
-	pthread_cond_init(&pg->state_cond, NULL);
+	{
+		pthread_condattr_t ca;
+
+		/* pg_nap's deadlines are CLOCK_MONOTONIC (wl_now) */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&pg->state_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	pthread_mutex_init(&pg->phase_lock, NULL);
 	pthread_mutex_init(&pg->res_lock, NULL);
 	pthread_mutex_init(&pg->ext_lock, NULL);
@@ -1346,7 +1431,7 @@ int iotap_workload_pgsql_run(struct iotap_workload_ctx *c,
 	}
 	pg->niv = (unsigned int)(o->duration_ns / o->progress_ns) + 2;
 	pg->page = wl_buf_alloc(PG_BLCKSZ);
-	pg->moved = calloc(pg->naccounts / 8 + 1, 1);
+	pg->moved = calloc(pg->naccounts / ACC_PER_PAGE / 8 + 1, 1);
 	pg->iv_n = calloc(pg->niv, sizeof(*pg->iv_n));
 	pg->iv_lat_us = calloc(pg->niv, sizeof(*pg->iv_lat_us));
 	run->cl = calloc(o->clients, sizeof(*run->cl));

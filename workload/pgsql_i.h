@@ -174,7 +174,7 @@ struct pg {
 	uint64_t base_ino, global_ino, xact_ino, db_ino;
 	struct pg_rel rel[PG_NREL];
 	uint32_t naccounts, nbranches, ntellers;
-	uint8_t *moved;			/* accounts rows updated once (non-HOT) */
+	uint8_t *moved;			/* accounts pages updated once (non-HOT) */
 	uint32_t acc_insert_blk;	/* accounts page taking new row versions */
 	uint32_t acc_insert_rows;
 	uint32_t hist_rows;		/* rows on history's last page */

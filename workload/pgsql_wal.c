@@ -281,14 +281,15 @@ uint64_t pg_wal_insert(struct pg *pg, uint32_t len)
 	if (end - atomic_load(&w->written) > cap) {
 		/* AdvanceXLInsertBuffer: the ring is full, write out the oldest pages */
 		pthread_mutex_lock(&w->write_lock);
-		if (end - atomic_load(&w->written) > cap) {
-			uint64_t to = end - cap;
-			int ret;
+		/* one page at a time, as each new page needs its buffer */
+		while (end - atomic_load(&w->written) > cap) {
+			uint64_t to = atomic_load(&w->written) / PG_BLCKSZ * PG_BLCKSZ + PG_BLCKSZ;
+			int ret = xlog_write(pg, to, 0, 0);
 
-			to = (to + PG_BLCKSZ - 1) / PG_BLCKSZ * PG_BLCKSZ;
-			ret = xlog_write(pg, to, 0, 0);
-			if (ret)
+			if (ret) {
 				pg_set_error(pg, ret);
+				break;
+			}
 		}
 		pthread_mutex_unlock(&w->write_lock);
 	}
@@ -428,7 +429,7 @@ int pg_wal_init(struct pg *pg)
 		w->pages = 8;
 	w->data = wl_buf_alloc(w->pages * PG_BLCKSZ);
 	w->zero_len = o->era >= IOTAP_PGSQL_15 ? 32 * PG_BLCKSZ : PG_BLCKSZ;
-	w->zero = wl_buf_alloc(w->zero_len);
+	w->zero = wl_buf_alloc(256u << 10);	/* also the source of pgsql.c's small files */
 	if (!w->data || !w->zero)
 		return -ENOMEM;
 	memset(w->data, 0x5a, w->pages * PG_BLCKSZ);
@@ -437,9 +438,10 @@ int pg_wal_init(struct pg *pg)
 	pthread_mutex_init(&w->insert_lock, NULL);
 	pthread_mutex_init(&w->write_lock, NULL);
 	pthread_mutex_init(&w->seg_lock, NULL);
-	/* after initdb: segment 1 holds its checkpoint record */
+	/* after initdb: its checkpoint record ends 5 MiB into segment 1 (15: 0/1500718) */
 	w->seg_lo = w->seg_hi = 1;
-	w->insert = PG_WAL_SEG + PG_WAL_LONG_PHD + 112;
+	w->insert = PG_WAL_SEG + 0x500718 + 120;
+	pg->ckpt_redo = w->insert;	/* the distance of the first checkpoint counts from here */
 	atomic_init(&w->written, w->insert);
 	atomic_init(&w->flushed, w->insert);
 	return 0;
