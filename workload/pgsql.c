@@ -62,6 +62,33 @@
 #define VM_HEAP_PER_PAGE	32672u	/* 2 bits per heap page */
 #define BULK_RING		2048u	/* BAS_BULKWRITE: 16 MiB */
 
+/*
+ * The system catalogs pgbench -i's DDL reads and changes (relfilenodes as
+ * initdb on 15 numbers them): pg_type, pg_attribute, pg_class, pg_depend,
+ * pg_index, pg_statistic, pg_constraint and their indexes, with the pages
+ * each has and how many of them the DDL dirties; the first checkpoint
+ * writes and fsyncs them all, as the capture shows.
+ */
+static const struct {
+	uint32_t node;
+	const char *suffix;
+	uint16_t pages, dirty;
+} catalogs[PG_NCAT] = {
+	{ 1247, "", 15, 2 }, { 1247, "_vm", 1, 1 }, { 1249, "", 57, 4 }, { 1249, "_fsm", 3, 1 },
+	{ 1249, "_vm", 1, 1 }, { 1259, "", 14, 2 }, { 1259, "_vm", 1, 1 }, { 2579, "", 2, 1 },
+	{ 2606, "", 2, 1 }, { 2606, "_vm", 1, 1 }, { 2608, "", 14, 2 }, { 2608, "_fsm", 3, 1 },
+	{ 2608, "_vm", 1, 1 }, { 2610, "", 4, 1 }, { 2610, "_fsm", 3, 1 }, { 2610, "_vm", 1, 1 },
+	{ 2619, "", 20, 2 }, { 2619, "_fsm", 3, 1 }, { 2619, "_vm", 1, 1 }, { 2658, "", 15, 2 },
+	{ 2659, "", 10, 2 }, { 2662, "", 5, 1 }, { 2663, "", 6, 1 }, { 2664, "", 2, 1 },
+	{ 2665, "", 2, 1 }, { 2666, "", 2, 1 }, { 2667, "", 2, 1 }, { 2673, "", 12, 2 },
+	{ 2674, "", 12, 2 }, { 2678, "", 2, 1 }, { 2679, "", 2, 1 }, { 2696, "", 5, 2 },
+	{ 2703, "", 2, 1 }, { 2704, "", 4, 1 }, { 3455, "", 5, 1 },
+};
+
+/* CREATE TABLE's files, which TRUNCATE replaces (unlinked after the next checkpoint), and toast */
+static const uint32_t old_nodes[PG_NOLD] = { 16384, 16387, 16390, 16393, 16385, 16388, 16391 };
+#define PG_OLD_UNLINKED	4
+
 /* WAL record sizes, bytes (pg_waldump of pgbench on 15) */
 #define REC_HOT_UPDATE		70u
 #define REC_UPDATE		160u
@@ -399,6 +426,7 @@ static int layout(struct pg *pg)
 	struct iotap_workload_ctx *c = pg->c;
 	char v[8], dbname[16];
 	int ret, fd, added;
+	unsigned int i;
 	uint64_t ino;
 
 	pg->datafd = c->dirfd;
@@ -461,9 +489,23 @@ static int layout(struct pg *pg)
 	rel_def(pg, PG_ACCOUNTS_FSM, "pgbench_accounts", 16403, "_fsm", 0);
 	rel_def(pg, PG_TELLERS_FSM, "pgbench_tellers", 16400, "_fsm", 0);
 	rel_def(pg, PG_BRANCHES_FSM, "pgbench_branches", 16406, "_fsm", 0);
+	rel_def(pg, PG_HISTORY_FSM, "pgbench_history", 16397, "_fsm", 0);
 	rel_def(pg, PG_CLOG, "pg_xact", 0, "", 0);
 	pg->rel[PG_CLOG].dirfd = pg->xactfd;
 	pg->rel[PG_CLOG].dir_ino = pg->xact_ino;
+	/* the catalogs as initdb leaves them (synced) */
+	for (i = 0; i < PG_NCAT && !ret; i++) {
+		struct pg_rel *rel = &pg->rel[PG_NREL + i];
+
+		rel_def(pg, PG_NREL + i, "catalog", catalogs[i].node, catalogs[i].suffix, 4000);
+		ret = pg_rel_extend(pg, PG_NREL + i, catalogs[i].pages, 1);
+		if (!ret)
+			atomic_store(&rel->seg[0].need_sync, 0);
+	}
+	for (i = 0; i < PG_NOLD; i++)
+		rel_def(pg, PG_NREL + PG_NCAT + i, "pgbench", old_nodes[i], "", 0);
+	if (ret)
+		return ret;
 	/* pg_xact/0000 with its first page, as initdb leaves it */
 	ret = pg_rel_extend(pg, PG_CLOG, 1, 0);
 	if (!ret)
@@ -508,7 +550,7 @@ static void teardown(struct pg *pg)
 
 	if (pg->wal.f.fd >= 0)
 		wl_close(pg->c, &pg->wal.f);
-	for (r = 0; r < PG_NREL; r++) {
+	for (r = 0; r < PG_NALL; r++) {
 		struct pg_rel *rel = &pg->rel[r];
 
 		for (s = 0; s < rel->nseg; s++) {
@@ -551,6 +593,14 @@ static void teardown(struct pg *pg)
 		pg->basefd = openat(pg->datafd, "base", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (pg->basefd >= 0)
 			rm_dir(pg, pg->basefd, pg->base_ino, name, &(int){ -1 });
+	}
+	if (pg->tmpfd >= 0) {
+		int bfd = openat(pg->datafd, "base", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (bfd >= 0) {
+			rm_dir(pg, bfd, pg->base_ino, "pgsql_tmp", &pg->tmpfd);
+			close(bfd);
+		}
 	}
 	rm_dir(pg, pg->datafd, pg->data_ino, "base", &pg->basefd);
 	rm_dir(pg, pg->datafd, pg->data_ino, "global", &pg->globalfd);
@@ -703,6 +753,65 @@ static int analyze(struct pg *pg, enum pg_relid id, uint64_t *rnd)
 	return ret;
 }
 
+/*
+ * A parallel btree build (8 MiB of heap or more): two participants spill
+ * their sorted runs to a shared fileset, base/pgsql_tmp/pgsql_tmpPID.0.fileset/
+ * 0.0 and 1.0, 8 KiB BufFile blocks (about 20 bytes per key), read back to
+ * merge, then removed.
+ */
+static int parallel_sort(struct pg *pg, uint64_t keys)
+{
+	struct iotap_workload_ctx *c = pg->c;
+	uint32_t blocks = div_up(keys * 41 / 2, PG_BLCKSZ), part[2], b;
+	char set[64], *buf = NULL;
+	struct wl_file f[2] = { { .fd = -1 }, { .fd = -1 } };
+	static const char *const name[2] = { "0.0", "1.0" };
+	uint64_t set_ino = 0;
+	int fd = -1, basefd, ret, i;
+	struct stat st;
+
+	basefd = openat(pg->datafd, "base", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (basefd < 0)
+		return wl_fail(c, -errno, "open directory 'base'");
+	ret = 0;
+	if (pg->tmpfd < 0) {
+		ret = mk(pg, basefd, pg->base_ino, "pgsql_tmp", &pg->tmpfd, &pg->tmp_ino);
+	}
+	close(basefd);
+	if (ret)
+		return ret;
+	snprintf(set, sizeof(set), "pgsql_tmp%u.0.fileset", (unsigned int)getpid());
+	ret = mk(pg, pg->tmpfd, pg->tmp_ino, set, &fd, &set_ino);
+	buf = wl_buf_alloc(PG_BLCKSZ);
+	if (!ret && !buf)
+		ret = -ENOMEM;
+	part[0] = blocks / 3;
+	part[1] = blocks - part[0];
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = wl_open(c, &f[i], fd, set_ino, name[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
+		for (b = 0; b < part[i] && !ret; b++)
+			ret = wl_write_full(c, &f[i], buf, PG_BLCKSZ);
+	}
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = wl_seek(c, &f[i], 0);
+		for (b = 0; b < part[i] && !ret; b++)
+			ret = wl_read_full(c, &f[i], buf, PG_BLCKSZ);
+	}
+	for (i = 0; i < 2; i++) {
+		if (f[i].fd >= 0) {
+			wl_close(c, &f[i]);
+			wl_unlink(c, fd, set_ino, name[i], f[i].ino);
+		}
+	}
+	free(buf);
+	if (fd >= 0) {
+		close(fd);
+		if (!fstatat(pg->tmpfd, set, &st, AT_SYMLINK_NOFOLLOW))
+			wl_rmdir(c, pg->tmpfd, pg->tmp_ino, set, st.st_ino);
+	}
+	return ret;
+}
+
 /* ALTER TABLE ... ADD PRIMARY KEY: scan, write the btree, log it, fsync it. */
 static int build_key(struct pg *pg, enum pg_relid heap, enum pg_relid key, uint64_t keys)
 {
@@ -711,6 +820,8 @@ static int build_key(struct pg *pg, enum pg_relid heap, enum pg_relid key, uint6
 	int ret;
 
 	ret = scan(pg, heap, 0, pg->rel[heap].nblocks);
+	if (!ret && pg->rel[heap].nblocks >= 1024)
+		ret = parallel_sort(pg, keys);
 	if (!ret)
 		ret = pg_rel_extend(pg, key, 0, 0);
 	if (ret)
@@ -752,19 +863,35 @@ static int init_load(struct pg *pg)
 {
 	struct iotap_workload_pgsql_result *r = pg->r;
 	uint64_t t, rnd = 0x9e3779b97f4a7c15ull ^ pg->o->seed;
+	unsigned int i;
 	int ret = 0;
 
 	t = wl_now();
-	/* creating tables */
-	ret = pg_rel_extend(pg, PG_HISTORY, 0, 0);
+	/* creating tables: the catalogs read and changed, one commit per table */
+	for (i = 0; i < PG_NCAT && !ret; i++) {
+		uint32_t b;
+
+		ret = scan(pg, PG_NREL + i, 0, catalogs[i].pages);
+		for (b = 0; b < catalogs[i].dirty && !ret; b++)
+			ret = pg_access(pg, PG_NREL + i, b, 1, 0, NULL);
+	}
+	for (i = 0; i < PG_NOLD && !ret; i++) {
+		ret = pg_rel_extend(pg, PG_NREL + PG_NCAT + i, 0, 0);
+		if (!ret)
+			atomic_store(&pg->rel[PG_NREL + PG_NCAT + i].seg[0].need_sync, 1);
+		if (!ret && i < 4)
+			ret = commit_now(pg);
+	}
+	pg->old_created = !ret;
+	/* TRUNCATE: the tables get new files */
+	if (!ret)
+		ret = pg_rel_extend(pg, PG_HISTORY, 0, 0);
 	if (!ret)
 		ret = pg_rel_extend(pg, PG_TELLERS, 0, 0);
 	if (!ret)
 		ret = pg_rel_extend(pg, PG_ACCOUNTS, 0, 0);
 	if (!ret)
 		ret = pg_rel_extend(pg, PG_BRANCHES, 0, 0);
-	if (!ret)
-		ret = commit_now(pg);
 	r->init_tables_s = (double)(wl_now() - t) / 1e9;
 	if (ret)
 		return ret;
@@ -780,15 +907,32 @@ static int init_load(struct pg *pg)
 	r->init_generate_s = (double)(wl_now() - t) / 1e9;
 	if (ret)
 		return ret;
-	/* vacuuming: all-frozen pages are skipped; ANALYZE reads its sample */
+	/*
+	 * vacuuming: all-frozen pages are skipped, the free space map made
+	 * (3 pages), ANALYZE reads its sample; VACUUM and ANALYZE commit each
+	 */
 	t = wl_now();
-	ret = analyze(pg, PG_BRANCHES, &rnd);
-	if (!ret)
-		ret = analyze(pg, PG_TELLERS, &rnd);
-	if (!ret)
-		ret = analyze(pg, PG_ACCOUNTS, &rnd);
-	if (!ret)
-		ret = commit_now(pg);
+	for (i = 0; i < 4 && !ret; i++) {
+		static const enum pg_relid heap[4] = { PG_BRANCHES, PG_TELLERS, PG_ACCOUNTS,
+						       PG_HISTORY };
+		static const enum pg_relid fsm[4] = { PG_BRANCHES_FSM, PG_TELLERS_FSM,
+						      PG_ACCOUNTS_FSM, 0 };
+		uint32_t b;
+
+		if (fsm[i]) {
+			ret = pg_rel_extend(pg, fsm[i], 3, 1);
+			for (b = 0; b < 3 && !ret; b++)
+				ret = pg_access(pg, fsm[i], b, 1, 0, NULL);
+		}
+		if (!ret)
+			ret = commit_now(pg);
+		if (!ret)
+			ret = analyze(pg, heap[i], &rnd);
+		if (!ret)
+			ret = pg_access(pg, PG_NREL + 16, i, 1, 0, NULL);	/* pg_statistic */
+		if (!ret)
+			ret = commit_now(pg);
+	}
 	r->init_vacuum_s = (double)(wl_now() - t) / 1e9;
 	if (ret)
 		return ret;
@@ -936,6 +1080,14 @@ static int row_page(struct pg *pg, enum pg_relid id, uint32_t *rows, uint32_t pe
 		ret = pg_rel_extend(pg, id, 1, 1);
 		*rows = 0;
 		*is_new = 1;
+		if (!ret && id == PG_HISTORY && pg->rel[id].nblocks == 2) {
+			/* the second page: the free space map gets made (3 pages) */
+			uint32_t b;
+
+			ret = pg_rel_extend(pg, PG_HISTORY_FSM, 3, 1);
+			for (b = 0; b < 3 && !ret; b++)
+				ret = pg_access(pg, PG_HISTORY_FSM, b, 1, 0, NULL);
+		}
 	}
 	(*rows)++;
 	*blk = pg->rel[id].nblocks - 1;
@@ -1399,7 +1551,7 @@ int iotap_workload_pgsql_run(struct iotap_workload_ctx *c,
 	pg->c = c;
 	pg->o = o;
 	pg->r = r;
-	pg->basefd = pg->globalfd = pg->xactfd = pg->logicalfd = pg->wal.dirfd = -1;
+	pg->basefd = pg->globalfd = pg->xactfd = pg->logicalfd = pg->wal.dirfd = pg->tmpfd = -1;
 	pg->wal.f.fd = -1;
 	pthread_mutex_init(&pg->state_lock, NULL);
 	{

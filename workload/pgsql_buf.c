@@ -679,7 +679,7 @@ static int process_sync(struct pg *pg, struct iotap_workload_pgsql_ckpt *ck)
 	uint64_t longest = 0, sum = 0;
 	int ret = 0;
 
-	for (r = 0; r < PG_NREL && !ret; r++) {
+	for (r = 0; r < PG_NALL && !ret; r++) {
 		struct pg_rel *rel = &pg->rel[r];
 
 		for (s = 0; s < rel->nseg && !ret; s++) {
@@ -752,6 +752,19 @@ static int checkpoint(struct pg *pg, struct pg_cpu *t, unsigned int seq, int by_
 	}
 	if (!ret)
 		ret = update_control(pg);
+	if (!ret && pg->old_created && !pg->old_unlinked) {
+		/* SyncPostCheckpoint: the files TRUNCATE replaced go now */
+		for (i = PG_NREL + PG_NCAT; i < PG_NREL + PG_NCAT + 4 && !ret; i++) {
+			struct pg_rel *rel = &pg->rel[i];
+
+			if (!rel->nseg)
+				continue;
+			wl_close(pg->c, &rel->seg[0].f);
+			ret = wl_unlink(pg->c, rel->dirfd, rel->dir_ino, rel->seg[0].name, 0);
+			rel->nseg = 0;
+		}
+		pg->old_unlinked = 1;
+	}
 	if (!ret) {
 		/* UpdateCheckPointDistanceEstimate */
 		double d = (double)(pg->ckpt_redo - prev_redo);

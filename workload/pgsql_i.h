@@ -60,8 +60,17 @@ enum pg_relid {
 	PG_ACCOUNTS_VM, PG_BRANCHES_VM, PG_TELLERS_VM,
 	PG_ACCOUNTS_FSM, PG_BRANCHES_FSM, PG_TELLERS_FSM,
 	PG_CLOG,				/* pg_xact/0000: SLRU, written at checkpoints */
+	PG_HISTORY_FSM,
 	PG_NREL
 };
+
+/*
+ * After them, the system catalogs DDL changes (pgsql.c's table) and the
+ * files pgbench -i's TRUNCATE leaves behind: relations too, ids PG_NREL on.
+ */
+#define PG_NCAT		35
+#define PG_NOLD		7
+#define PG_NALL		(PG_NREL + PG_NCAT + PG_NOLD)
 
 /* One 1 GiB segment of a relation: its open file and fsync request. */
 struct pg_seg {
@@ -172,7 +181,10 @@ struct pg {
 	uint64_t data_ino;
 	int basefd, globalfd, xactfd;
 	uint64_t base_ino, global_ino, xact_ino, db_ino;
-	struct pg_rel rel[PG_NREL];
+	struct pg_rel rel[PG_NALL];
+	int tmpfd;			/* base/pgsql_tmp, or -1 */
+	uint64_t tmp_ino;
+	int old_created, old_unlinked;	/* TRUNCATE's old files: made, removed after a checkpoint */
 	uint32_t naccounts, nbranches, ntellers;
 	uint8_t *moved;			/* accounts pages updated once (non-HOT) */
 	uint32_t acc_insert_blk;	/* accounts page taking new row versions */
