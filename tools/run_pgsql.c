@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -74,7 +75,7 @@ static const struct opt_desc pgsql_opts[] = {
 	[P_BGMULT] = { "bgwriter-lru-multiplier", 0, "F", "bgwriter_lru_multiplier (2.0)" },
 	[P_WWDELAY] = { "wal-writer-delay", 0, "DURATION", "wal_writer_delay (200ms)" },
 	[P_COMBINE] = { "io-combine-limit", 0, "SIZE", "io_combine_limit (17: 128kB; before: 8kB)" },
-	[P_SEED] = { "seed", 0, "N", "random seed (pgbench --random-seed)" },
+	[P_SEED] = { "seed", 0, "N", "random seed (pgbench --random-seed; default: time)" },
 	[P_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
 	[P_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace\n"
 					  "(several DIRs: FILE.1.iotap, FILE.2.iotap...)" },
@@ -233,6 +234,7 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 	if (find_era(argc, argv, &era))
 		return 2;
 	iotap_workload_pgsql_opts_init(o, era);
+	o->seed = (uint32_t)time(NULL) ^ (uint32_t)getpid();
 	while ((rc = opt_next(&pgsql_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case P_SCALE:

@@ -1405,12 +1405,11 @@ static void drive(struct wl_threads *t)
 	run->end_ns = pg->bench_t0 + o->duration_ns;
 	run->next_ns = (double)pg->bench_t0;
 	snap(pg, &a);
-	if (o->warmup_ns) {
-		pthread_mutex_lock(&pg->phase_lock);
-		pg->base_phase = "warmup";
-		pthread_mutex_unlock(&pg->phase_lock);
-		pg_phase_update(pg, &cpu);
-	}
+	/* the connections are part of the run, as pgbench's are of -T */
+	pthread_mutex_lock(&pg->phase_lock);
+	pg->base_phase = o->warmup_ns ? "warmup" : "steady";
+	pthread_mutex_unlock(&pg->phase_lock);
+	pg_phase_update(pg, &cpu);
 	/* pgbench's own first connection (it asks pgbench_branches for the scale) */
 	run->ret = backend_start(pg);
 	if (run->ret) {

@@ -51,6 +51,8 @@ def stats(ops, w):
             s['reads'] += 1; s['rbytes'] += max(res, 0); rs[ln] += 1
         elif op == 'write':
             s['writes'] += 1; s['wbytes'] += max(res, 0); ws[ln] += 1
+            if ln < 262144:
+                s['wsmall'] += max(res, 0)
         elif op == 'fsync':
             if 'flags=0x1' in line:
                 s['fdatasync'] += 1; dl.append(lat)
@@ -125,6 +127,8 @@ for d in ('data', 'wal'):
         row('reads per transaction', rs['reads'] / tx_real, ms['reads'] / tx_model)
         row('bytes written per transaction', rs['wbytes'] / tx_real, ms['wbytes'] / tx_model)
         if d == 'wal':
+            row('  of it in writes under 256 KiB (commits)', rs['wsmall'] / tx_real,
+                ms['wsmall'] / tx_model)
             row('fdatasyncs per transaction', rs['fdatasync'] / tx_real,
                 ms['fdatasync'] / tx_model)
             row('fdatasync latency p50, ms', rs['p50'], ms['p50'])
