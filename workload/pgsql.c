@@ -615,39 +615,42 @@ static void teardown(struct pg *pg)
 
 /* --- pgbench -i ---------------------------------------------------------------------- */
 
-/* Reads of blocks @first..@first+@n of a relation, combined up to io_combine_limit (17). */
-static int scan(struct pg *pg, enum pg_relid id, uint32_t first, uint32_t n)
+/*
+ * Reads of blocks @first..@first+@n of a relation, combined up to
+ * io_combine_limit (17). @ring: through a strategy ring (VACUUM/ANALYZE's
+ * 256 KiB, a seq scan of a table over a quarter of shared_buffers), so
+ * what was not in shared_buffers is read but does not stay there.
+ */
+static int scan(struct pg *pg, enum pg_relid id, uint32_t first, uint32_t n, int ring)
 {
 	struct pg_rel *rel = &pg->rel[id];
 	uint32_t lim = pg->o->io_combine_limit ? pg->o->io_combine_limit : 1, b = first;
+	char *buf = malloc((size_t)lim * PG_BLCKSZ);
 	int ret = 0;
 
-	while (b < first + n && !ret) {
+	if (!buf)
+		return -ENOMEM;
+	while (b < first + n && b < rel->nblocks && !ret) {
 		uint32_t k = 0, i;
 
-		if (wl_stopped())
-			return -EINTR;
-		if (lim > 1) {
-			/* the run of blocks not in shared_buffers, up to the limit, in one segment */
-			while (k < lim && b + k < first + n && b + k < rel->nblocks &&
-			       (!k || (b + k) % PG_RELSEG_BLOCKS) &&
-			       !pg_resident(pg, id, b + k))
-				k++;
+		if (wl_stopped()) {
+			ret = -EINTR;
+			break;
 		}
-		if (k > 1) {
+		/* the run of blocks not in shared_buffers, up to the limit, in one segment */
+		while (k < lim && b + k < first + n && b + k < rel->nblocks &&
+		       (!k || (b + k) % PG_RELSEG_BLOCKS) && !pg_resident(pg, id, b + k))
+			k++;
+		if (k && (ring || k > 1)) {
 			uint64_t off = (uint64_t)(b % PG_RELSEG_BLOCKS) * PG_BLCKSZ;
 			struct pg_seg *s = &rel->seg[b / PG_RELSEG_BLOCKS];
-			char *buf = malloc((size_t)k * PG_BLCKSZ);
 			ssize_t got;
 
-			if (!buf)
-				return -ENOMEM;
-			for (i = 0; i < k && !ret; i++)
+			for (i = 0; i < k && !ret && !ring; i++)
 				ret = pg_access(pg, id, b + i, 0, 1, NULL);
 			got = ret ? 0 : wl_pread(pg->c, &s->f, buf, (size_t)k * PG_BLCKSZ, off);
-			free(buf);
 			if (got < 0)
-				return (int)got;
+				ret = (int)got;
 			atomic_fetch_add(&pg->cnt.data_reads, k);
 			b += k;
 			continue;
@@ -655,6 +658,7 @@ static int scan(struct pg *pg, enum pg_relid id, uint32_t first, uint32_t n)
 		ret = pg_access(pg, id, b, 0, 0, NULL);
 		b++;
 	}
+	free(buf);
 	return ret;
 }
 
@@ -743,13 +747,13 @@ static int analyze(struct pg *pg, enum pg_relid id, uint64_t *rnd)
 				continue;
 			}
 			if (run)
-				ret = scan(pg, id, first, run);
+				ret = scan(pg, id, first, run, 1);
 			first = b;
 			run = 1;
 		}
 	}
 	if (!ret && run)
-		ret = scan(pg, id, first, run);
+		ret = scan(pg, id, first, run, 1);
 	return ret;
 }
 
@@ -819,7 +823,7 @@ static int build_key(struct pg *pg, enum pg_relid heap, enum pg_relid key, uint6
 	uint32_t leaves, pages = btree_pages(keys, &leaves), b;
 	int ret;
 
-	ret = scan(pg, heap, 0, pg->rel[heap].nblocks);
+	ret = scan(pg, heap, 0, pg->rel[heap].nblocks, pg->rel[heap].nblocks > pg->pool.n / 4);
 	if (!ret && pg->rel[heap].nblocks >= 1024)
 		ret = parallel_sort(pg, keys);
 	if (!ret)
@@ -871,7 +875,7 @@ static int init_load(struct pg *pg)
 	for (i = 0; i < PG_NCAT && !ret; i++) {
 		uint32_t b;
 
-		ret = scan(pg, PG_NREL + i, 0, catalogs[i].pages);
+		ret = scan(pg, PG_NREL + i, 0, catalogs[i].pages, 0);
 		for (b = 0; b < catalogs[i].dirty && !ret; b++)
 			ret = pg_access(pg, PG_NREL + i, b, 1, 0, NULL);
 	}
