@@ -180,7 +180,8 @@ static uint32_t tgid_epoch(void)
 	       TGID_EPOCH_MASK;
 }
 
-uint32_t fs_tgid(uint32_t tid)
+/* Thread-group id of thread @tid, cached. */
+static uint32_t fs_tgid(uint32_t tid)
 {
 	uint64_t *slot = &tgid_cache[tid & (TGID_CACHE_SIZE - 1)];
 	uint32_t tgid, now;
@@ -221,7 +222,8 @@ bool fs_proc_in_group(uint32_t tid, uint32_t gid)
 	}
 }
 
-int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns)
+/* CPU time of process @pid, ns; 0 or -errno. */
+static int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns)
 {
 	unsigned long long ut, st;
 	char path[48], buf[1024];

@@ -46,6 +46,8 @@
 #include <sys/types.h>
 
 #include <fuse_lowlevel.h>
+
+#include "config.h"
 #include <urcu/urcu-memb.h>
 #include <urcu/rculfhash.h>
 #include <urcu/uatomic.h>
@@ -85,7 +87,6 @@ static inline bool fs_log_on(int level)
 }
 
 void fs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fs_vlog(int level, const char *fmt, va_list ap);
 /* Keep lines in memory until fs_log_set_fd() chooses a sink (start-up). */
 void fs_log_hold(void);
 /*
@@ -368,19 +369,30 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid);
-/* Thread-group id of thread @tid, cached. */
-uint32_t fs_tgid(uint32_t tid);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
-/* CPU time of process @pid, ns; 0 or -errno. */
-int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 
 /* --- shared by the ops (ops_file.c) ----------------------------------- */
 
 /* Flags to open the backing file with for an application's open(2) @flags. */
 int fs_backing_flags(struct fs_ctx *fs, int flags);
-/* The request being served asks the daemon to kill suid/sgid (session.c). */
-bool fs_req_kill_suidgid(void);
+/* --- wire.c: the FUSE wire shim (session.c installs it) ---------------- */
+
+ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata);
+ssize_t fs_wire_writev(int fd, struct iovec *iov, int count, void *userdata);
+/*
+ * fs_req_kill_suidgid - the request being served (an open with @fi, a
+ * write with @fi, a setattr with @valid) asks the daemon to kill suid/sgid:
+ * from the wire shim where libfuse does not relay the flag (wire.c), else
+ * from libfuse (fuse_file_info.kill_suidgid; on setattr FATTR_KILL_SUIDGID
+ * arrives as bit 11 of @valid).
+ */
+#if FS_WIRE_KILLPRIV
+bool fs_wire_kill_suidgid(void);
+#define fs_req_kill_suidgid(fi, valid)	fs_wire_kill_suidgid()
+#else
+#define fs_req_kill_suidgid(fi, valid)	(((fi) && (fi)->kill_suidgid) || ((valid) & (1 << 11)))
+#endif
 /*
  * Drop S_ISUID, and S_ISGID if the file is group-executable or the caller
  * of @req is not in its group, from the regular file open at @fd: what the

@@ -50,7 +50,7 @@ static const char *level_name(int level)
 	}
 }
 
-void fs_vlog(int level, const char *fmt, va_list ap)
+static void fs_vlog(int level, const char *fmt, va_list ap)
 {
 	char line[1024];
 	struct timespec ts;

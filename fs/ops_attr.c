@@ -100,10 +100,10 @@ static int do_setattr(fuse_req_t req, struct fs_ctx *fs, struct fs_inode *inode,
 	}
 	/*
 	 * Under HANDLE_KILLPRIV_V2 the kernel flags a truncate by a caller
-	 * without CAP_FSETID (session.c). It flags every chown of a file too,
+	 * without CAP_FSETID (wire.c). It flags every chown of a file too,
 	 * but our fchownat() already dropped what the VFS drops there.
 	 */
-	if ((valid & FUSE_SET_ATTR_SIZE) && fs_req_kill_suidgid()) {
+	if ((valid & FUSE_SET_ATTR_SIZE) && fs_req_kill_suidgid(NULL, valid)) {
 		ret = f ? fs_kill_suidgid(req, f->fd, NULL) : fs_kill_suidgid(req, ref.fd, proc);
 		if (ret)
 			goto out;

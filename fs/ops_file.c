@@ -120,7 +120,7 @@ static void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		goto out;
 	fs_op_io_begin(&op);
 	fd = fs_inode_open(fs, inode, fs_backing_flags(fs, fi->flags));
-	if (fd >= 0 && fs_req_kill_suidgid()) {
+	if (fd >= 0 && fs_req_kill_suidgid(fi, 0)) {
 		ret = fs_kill_suidgid(req, fd, NULL);	/* O_TRUNC by a caller without CAP_FSETID */
 		if (ret) {
 			close(fd);
@@ -239,8 +239,8 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		size = ret;
 		data = dst.buf[0].mem;
 	}
-	/* a caller without CAP_FSETID (session.c); outside the timed call */
-	if (fs_req_kill_suidgid()) {
+	/* a caller without CAP_FSETID (wire.c); outside the timed call */
+	if (fs_req_kill_suidgid(fi, 0)) {
 		ret = fs_kill_suidgid(req, f->fd, NULL);
 		if (ret)
 			goto out;

@@ -16,12 +16,12 @@
  *     /dev/fuse exists), then open the backing dir and the trace
  *     BEFORE mounting: mounting over the backing dir in place hides it, and
  *     a trace or log path inside the mount never goes through the mount.
- *  3. Mount, then install a custom I/O hook on the session's /dev/fuse fd
- *     (fuse_session_custom_io): it sees every request header first and
- *     records those libfuse answers itself without calling us (locks,
- *     tmpfile, unknown opcodes). It also turns splice off, so write payloads
- *     always arrive in memory. It also negotiates
- *     FUSE_HANDLE_KILLPRIV_V2, which libfuse 3.14 cannot (see below).
+ *  3. Mount, then install the wire shim (wire.c) as the session's I/O on
+ *     its /dev/fuse fd (fuse_session_custom_io): it sees every request
+ *     header first and records those libfuse answers itself without calling
+ *     us (locks, tmpfile, unknown opcodes), and negotiates
+ *     FUSE_HANDLE_KILLPRIV_V2 where libfuse cannot. A custom I/O also turns
+ *     splice off, so write payloads always arrive in memory.
  *  4. Serve with fuse_session_loop_mt() until unmounted (the loop ends on
  *     ENODEV) or signalled (fuse_set_signal_handlers: SIGTERM, SIGINT,
  *     SIGHUP end the session). Only the main thread may take those signals:
@@ -54,40 +54,6 @@
 
 #define MSG_MAX 512
 
-/* The kernel's request header (include/uapi/linux/fuse.h, stable ABI). */
-struct fs_in_header {
-	uint32_t len;
-	uint32_t opcode;
-	uint64_t unique;
-	uint64_t nodeid;
-	uint32_t uid;
-	uint32_t gid;
-	uint32_t pid;
-	uint16_t total_extlen;
-	uint16_t padding;
-};
-
-/* The parts of the kernel's request and reply bodies the hook reads or patches. */
-struct fs_init_in {
-	uint32_t major, minor, max_readahead, flags;
-};
-struct fs_init_out {
-	uint32_t major, minor, max_readahead, flags;
-};
-struct fs_out_header {
-	uint32_t len;
-	int32_t error;
-	uint64_t unique;
-};
-#define FS_OP_SETATTR		4
-#define FS_OP_OPEN		14
-#define FS_OP_WRITE		16
-#define FS_OP_INIT		26
-#define FS_HANDLE_KILLPRIV_V2	(1u << 28)	/* init flags, protocol 7.33 */
-#define FS_FATTR_KILL_SUIDGID	(1u << 11)	/* fuse_setattr_in.valid, offset 0 */
-#define FS_OPEN_KILL_SUIDGID	(1u << 0)	/* fuse_open_in.open_flags, offset 4 */
-#define FS_WRITE_KILL_SUIDGID	(1u << 2)	/* fuse_write_in.write_flags, offset 20 */
-
 /* Options the daemon takes from -o itself; the rest goes to libfuse. */
 struct fs_own_opts {
 	unsigned int cache_mode;
@@ -105,142 +71,6 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
 	FUSE_OPT_END
 };
-
-/* --- the request hook ------------------------------------------------- */
-
-/* Opcodes libfuse answers with ENOSYS without calling us, given our ops. */
-static bool opcode_unhandled(uint32_t opcode)
-{
-	switch (opcode) {
-	case 7:			/* unused */
-	case 19:		/* unused */
-	case 31:		/* GETLK */
-	case 32:		/* SETLK */
-	case 33:		/* SETLKW */
-		return true;
-	case 4096:		/* CUSE_INIT */
-		return false;
-	default:
-		return opcode >= 48;	/* SETUPMAPPING, SYNCFS, TMPFILE, STATX, ... */
-	}
-}
-
-/*
- * Killing suid/sgid. The daemon writes as root, so the backing file system
- * never drops a file's setuid/setgid bits for it (CAP_FSETID); it does
- * drop security.capability on our write, truncate and chown, as for any
- * writer. The kernel flags the requests whose caller lacks CAP_FSETID:
- * FUSE_WRITE_KILL_SUIDGID on direct_io writes always, and with
- * FUSE_HANDLE_KILLPRIV_V2 also FATTR_KILL_SUIDGID on truncate and chown
- * and FUSE_OPEN_KILL_SUIDGID on O_TRUNC opens; fs_kill_suidgid() then does
- * what the VFS would. libfuse 3.14 neither negotiates HANDLE_KILLPRIV_V2
- * nor passes those flags on (a user's write through a direct_io mount
- * used to keep a setuid bit), so the hook below sets the flag in the INIT
- * reply and hands each request's flag to its op in a thread variable:
- * libfuse's worker that reads a request is the one that serves it.
- * HANDLE_KILLPRIV_V2 also makes the kernel mark the superblock SB_NOSEC:
- * in cache mode it no longer asks getxattr("security.capability") before
- * every write(2) -- a round trip per write that passthrough_ll avoids
- * only by not supporting xattrs at all.
- */
-static __thread bool req_kill_suidgid;
-
-bool fs_req_kill_suidgid(void)
-{
-	return req_kill_suidgid;
-}
-
-static void note_request(struct fs_ctx *fs, const struct fs_in_header *in, size_t n)
-{
-	const uint8_t *arg = (const uint8_t *)(in + 1);
-	size_t argn = n - sizeof(*in);
-	uint32_t v = 0;
-
-	switch (in->opcode) {
-	case FS_OP_INIT:
-		if (argn >= sizeof(struct fs_init_in)) {
-			const struct fs_init_in *ii = (const void *)arg;
-
-			fs->init_flags = ii->major == 7 && ii->minor >= 33 ? ii->flags : 0;
-			/* the reply goes out of this thread; others only test for 0 */
-			CMM_STORE_SHARED(fs->init_unique, in->unique);
-		}
-		return;
-	case FS_OP_WRITE:
-		if (argn >= 24)
-			memcpy(&v, arg + 20, 4);
-		req_kill_suidgid = v & FS_WRITE_KILL_SUIDGID;
-		return;
-	case FS_OP_OPEN:
-		if (argn >= 8)
-			memcpy(&v, arg + 4, 4);
-		req_kill_suidgid = v & FS_OPEN_KILL_SUIDGID;
-		return;
-	case FS_OP_SETATTR:
-		if (argn >= 4)
-			memcpy(&v, arg, 4);
-		req_kill_suidgid = v & FS_FATTR_KILL_SUIDGID;
-		return;
-	default:
-		return;
-	}
-}
-
-static ssize_t fs_io_read(int fd, void *buf, size_t len, void *userdata)
-{
-	struct fs_ctx *fs = userdata;
-	ssize_t n = read(fd, buf, len);
-
-	req_kill_suidgid = false;
-	if (n >= (ssize_t)sizeof(struct fs_in_header)) {
-		const struct fs_in_header *in = buf;
-
-		note_request(fs, in, (size_t)n);
-
-		if (caa_unlikely(opcode_unhandled(in->opcode))) {
-			int saved = errno, cancel;
-			/* node ids of these are ours; others may be 0 or anything */
-			bool known = (in->opcode >= 31 && in->opcode <= 33) || in->opcode == 51;
-
-			/*
-			 * libfuse lets its loop cancel a worker while it reads;
-			 * not in the middle of a record (its /proc read is a
-			 * cancellation point).
-			 */
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-			fs_record_unhandled(fs, in->opcode, known ? in->nodeid : 0, in->pid,
-					    in->uid, in->gid);
-			pthread_setcancelstate(cancel, NULL);
-			errno = saved;
-		}
-	}
-	return n;
-}
-
-static ssize_t fs_io_writev(int fd, struct iovec *iov, int count, void *userdata)
-{
-	struct fs_ctx *fs = userdata;
-
-	/* The INIT reply: ask for HANDLE_KILLPRIV_V2 (see above). */
-	if (caa_unlikely(CMM_LOAD_SHARED(fs->init_unique)) && count >= 2 &&
-	    iov[0].iov_len >= sizeof(struct fs_out_header) &&
-	    iov[1].iov_len >= sizeof(struct fs_init_out)) {
-		const struct fs_out_header *oh = iov[0].iov_base;
-		struct fs_init_out *io = iov[1].iov_base;
-
-		if (oh->unique == fs->init_unique) {
-			bool v2 = !oh->error && (fs->init_flags & FS_HANDLE_KILLPRIV_V2);
-
-			CMM_STORE_SHARED(fs->init_unique, 0);
-			if (v2)
-				io->flags |= FS_HANDLE_KILLPRIV_V2;
-			fs_log(FS_LOG_INFO, "%s", v2 ?
-			       "HANDLE_KILLPRIV_V2 on: the daemon drops suid/sgid bits" :
-			       "HANDLE_KILLPRIV_V2 not offered by the kernel");
-		}
-	}
-	return writev(fd, iov, count);
-}
 
 /* --- libfuse callbacks ------------------------------------------------- */
 
@@ -260,6 +90,14 @@ static void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_read = fs->max_read;	/* must equal the max_read mount option */
 	/* the kernel clears setuid/setgid bits itself; we write as root */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+#if !FS_WIRE_KILLPRIV
+	/* libfuse negotiates HANDLE_KILLPRIV_V2 and relays its flags (wire.c) */
+	if (conn->capable & FUSE_CAP_HANDLE_KILLPRIV_V2)
+		conn->want |= FUSE_CAP_HANDLE_KILLPRIV_V2;
+	fs_log(FS_LOG_INFO, "%s", conn->want & FUSE_CAP_HANDLE_KILLPRIV_V2 ?
+	       "HANDLE_KILLPRIV_V2 on: the daemon drops suid/sgid bits" :
+	       "HANDLE_KILLPRIV_V2 not offered by the kernel");
+#endif
 	if (fs->cache_mode) {
 		if (conn->capable & FUSE_CAP_WRITEBACK_CACHE)
 			conn->want |= FUSE_CAP_WRITEBACK_CACHE;
@@ -395,6 +233,11 @@ struct fs_daemon {
 	char mount_opts[1024];		/* for the trace header */
 	int log_fd;
 	bool trace_created;		/* ours to remove if the mount fails */
+	int trace_dirfd;		/* with trace_tmp: the trace's directory, opened
+					   before the mount (a rename then never loops
+					   through it) */
+	char *trace_tmp;		/* --force over an existing trace: the name written
+					   until the mount is up (in trace_dirfd) */
 	bool mounted;
 	bool signals_set;
 	bool thread_registered;
@@ -487,12 +330,88 @@ enomem:
 	return -ENOMEM;
 }
 
+/*
+ * --force over an existing trace: create "DIR/.NAME.XXXXXX" beside it and
+ * write the trace there, so that the old trace is kept until the mount is
+ * up (put_trace() renames) and a refused mount loses nothing.
+ */
+static int open_trace_tmp(struct fs_daemon *d, char *msg)
+{
+	const char *path = d->fs.trace_path, *slash = strrchr(path, '/');
+	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	mode_t mask;
+	int fd, ret = -ENOMEM;
+
+	if (!dir || asprintf(&d->trace_tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+			     slash + 1) < 0) {
+		d->trace_tmp = NULL;
+		goto err;
+	}
+	d->trace_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->trace_dirfd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	fd = mkstemp(d->trace_tmp);
+	if (fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	/* the mode a trace created in place gets, not mkstemp's 0600 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask))
+		fs_log(FS_LOG_WARN, "chmod '%s': %s", d->trace_tmp, strerror(errno));
+	close(fd);
+	free(dir);
+	return 0;
+
+err:
+	snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", d->fs.o.trace_path,
+		 strerror(-ret));
+	free(d->trace_tmp);
+	d->trace_tmp = NULL;
+	free(dir);
+	return ret;
+}
+
+/* Once the mount is up: the trace written under its temporary name replaces the old one. */
+static int put_trace(struct fs_daemon *d, char *msg)
+{
+	const char *tmp, *name;
+	int ret;
+
+	if (!d->trace_tmp)
+		return 0;
+	tmp = strrchr(d->trace_tmp, '/') + 1;
+	name = strrchr(d->fs.trace_path, '/') + 1;
+	if (renameat(d->trace_dirfd, tmp, d->trace_dirfd, name)) {
+		ret = -errno;
+		snprintf(msg, MSG_MAX, "cannot mount '%s': cannot replace trace '%s': %s",
+			 d->fs.o.mountpoint, d->fs.o.trace_path, strerror(-ret));
+		return ret;
+	}
+	free(d->trace_tmp);
+	d->trace_tmp = NULL;
+	return 0;
+}
+
+/* A refused mount leaves no trace behind, and the old one (--force) as it was. */
+static void drop_trace(struct fs_daemon *d)
+{
+	if (d->trace_tmp)
+		unlinkat(d->trace_dirfd, strrchr(d->trace_tmp, '/') + 1, 0);
+	else if (d->trace_created)
+		unlink(d->fs.trace_path);
+}
+
 static int open_trace(struct fs_daemon *d, char *msg)
 {
 	struct fs_ctx *fs = &d->fs;
 	const struct iotap_fs_opts *o = &fs->o;
 	struct iotap_trace_recorder_opts ro = { 0 };
 	struct iotap_trace_header hdr;
+	char *layout;
 	int ret;
 
 	if (!o->trace_path)
@@ -509,16 +428,31 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	hdr.cmdline = o->cmdline;
 	hdr.backing = fs->backing;
 	hdr.mountpoint = fs->mountpoint;
-	ro.flags = o->force ? IOTAP_TRACE_FORCE : 0;
+	if (iotap_trace_layout(fs->backing, &layout))
+		layout = NULL;		/* not known: the header goes without it */
+	hdr.layout = layout;
 	ro.sample_path = fs->backing;
 	ro.sample_ms = o->sample_ms;
-	ret = iotap_trace_recorder_open(&fs->rec, fs->trace_path, &hdr, &ro);
+	if (o->force && !access(fs->trace_path, F_OK)) {
+		ret = open_trace_tmp(d, msg);
+		if (ret) {
+			free(layout);
+			return ret;
+		}
+		/* our own empty file from mkstemp */
+		ro.flags = IOTAP_TRACE_FORCE;
+	}
+	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
+					&hdr, &ro);
+	free(layout);
 	if (ret == -EEXIST)
 		snprintf(msg, MSG_MAX, "trace '%s' exists; use --force to overwrite",
 			 o->trace_path);
 	else if (ret)
 		snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", o->trace_path,
 			 strerror(-ret));
+	if (!ret && !d->trace_tmp)
+		d->trace_created = true;
 	return ret;
 }
 
@@ -626,7 +560,7 @@ static int create_session(struct fs_daemon *d, char *msg)
 static int mount_session(struct fs_daemon *d, char *msg)
 {
 	struct fs_ctx *fs = &d->fs;
-	struct fuse_custom_io io = { .read = fs_io_read, .writev = fs_io_writev };
+	struct fuse_custom_io io = { .read = fs_wire_read, .writev = fs_wire_writev };
 	int ret;
 
 	if (fuse_set_signal_handlers(fs->se)) {
@@ -689,7 +623,6 @@ static int setup(struct fs_daemon *d, char *msg)
 	ret = open_trace(d, msg);
 	if (ret)
 		return ret;
-	d->trace_created = true;
 	ret = open_log(d, msg);
 	if (ret)
 		return ret;
@@ -721,6 +654,9 @@ static int setup(struct fs_daemon *d, char *msg)
 	fs_record_root(fs, &st);
 
 	ret = mount_session(d, msg);
+	if (ret)
+		return ret;
+	ret = put_trace(d, msg);
 	if (ret)
 		return ret;
 	if (d->log_fd < 0)
@@ -837,6 +773,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 	d->fs.o = *o;
 	d->fs.root_fd = -1;
 	d->log_fd = -1;
+	d->trace_dirfd = -1;
 	if (fuse_opt_add_arg(&d->args, "iotap")) {
 		report(report_fd, "cannot mount: out of memory");
 		free(d);
@@ -848,9 +785,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 		/* in the foreground without --log the log is stderr: say it once */
 		if (report_fd >= 0 || d->fs.log_path)
 			fs_log(FS_LOG_ERR, "%s", msg);
-		/* a refused mount leaves no trace behind */
-		if (d->trace_created)
-			unlink(d->fs.trace_path);
+		drop_trace(d);
 		report(report_fd, msg);
 		goto out;
 	}
@@ -885,6 +820,9 @@ out:
 	fs_log_set_fd(-1);
 	if (d->log_fd >= 0)
 		close(d->log_fd);
+	if (d->trace_dirfd >= 0)
+		close(d->trace_dirfd);
+	free(d->trace_tmp);
 	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	free(d);
 	return status;

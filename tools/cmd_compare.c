@@ -2,6 +2,7 @@
 /*
  * cmd_compare.c - iotap compare TRACE... | --label NAME TRACE... [--label NAME TRACE...]...
  *                 [--baseline TRACE|NAME] [--json | --csv] [--html FILE] [-o FILE]
+ *                 [--force]
  *
  * Runs side by side, phase by phase: every figure as each run's value (or,
  * for a labelled group of repeats, mean ± sample sd), with its ratio to
@@ -21,7 +22,7 @@
 #include "compare.h"
 #include "opt.h"
 
-enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT };
+enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT, O_FORCE };
 
 static const struct opt_desc compare_opts[] = {
 	[O_LABEL] = { "label", 'l', "NAME",
@@ -33,6 +34,9 @@ static const struct opt_desc compare_opts[] = {
 	[O_CSV] = { "csv", 0, NULL, "CSV: one row per phase, figure and run" },
 	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML page with bar charts" },
 	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
+	[O_FORCE] = { "force", 0, NULL,
+		      "replace an existing -o or --html FILE (never a trace\n"
+		      "and never an input)" },
 	{ NULL },
 };
 
@@ -97,6 +101,7 @@ int cmd_compare(int argc, char **argv)
 	char **orig;
 	int *labelled = NULL;
 	char (*dup_names)[80] = NULL;
+	struct out_rules rules = { 0 };
 	struct compare c;
 	FILE *f = stdout;
 
@@ -112,6 +117,7 @@ int cmd_compare(int argc, char **argv)
 		case O_CSV: csv = 1; break;
 		case O_HTML: html = arg; break;
 		case O_OUTPUT: out = arg; break;
+		case O_FORCE: rules.force = 1; break;
 		}
 	}
 	if (rc != 1 && rc != 0) {
@@ -125,6 +131,16 @@ int cmd_compare(int argc, char **argv)
 	if (argc - optind < 1) {
 		free(orig);
 		return opt_error(&compare_cmd, "at least one TRACE is required");
+	}
+	if (out && html && out_same(out, html)) {
+		free(orig);
+		return opt_error(&compare_cmd, "-o and --html name the same file");
+	}
+	/* getopt_long moved the traces to the end; argv[argc] is NULL */
+	rules.inputs = (const char *const *)&argv[optind];
+	if ((out && out_check(out, &rules) < 0) || (html && out_check(html, &rules) < 0)) {
+		free(orig);
+		return 1;
 	}
 	groups = calloc((size_t)(argc - optind), sizeof(*groups));
 	labelled = calloc((size_t)(argc - optind), sizeof(*labelled));
@@ -187,19 +203,23 @@ int cmd_compare(int argc, char **argv)
 		memmove(&groups[1], &groups[0], g * sizeof(*groups));
 		groups[0] = tmp;
 	}
-	if (html && html_check_path(html)) {
-		ret = 1;
-		goto out_groups;
-	}
 	if (compare_build(&c, groups, ngroups)) {
 		ret = 1;
 		goto out_groups;
 	}
-	if (html && compare_write_html(&c, html)) {
-		ret = 1;
-		goto out_cmp;
+	if (html) {
+		f = out_open(html, &rules);
+		if (!f) {
+			ret = 1;
+			goto out_cmp;
+		}
+		compare_write_html(&c, f);
+		if (out_close(f, html)) {
+			ret = 1;
+			goto out_cmp;
+		}
 	}
-	f = out_open(out);
+	f = out_open(out, &rules);
 	if (!f) {
 		ret = 1;
 		goto out_cmp;

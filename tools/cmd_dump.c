@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmds.h"
 #include "opt.h"
@@ -26,7 +27,8 @@
 enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER };
 
 static const struct opt_desc dump_opts[] = {
-	[O_OP] = { "op", 0, "LIST", "only these ops, comma-separated (e.g. read,write,fsync)" },
+	[O_OP] = { "op", 0, "LIST", "only these ops and record types, comma-separated\n"
+		   "(e.g. read,write,fsync or PHASE,LOST)" },
 	[O_LIMIT] = { "limit", 'n', "N", "stop after N lines" },
 	[O_FILE_ORDER] = { "file-order", 0, NULL, "records as stored, not merged by time" },
 	[O_NO_HEADER] = { "no-header", 0, NULL, "omit the column header line" },
@@ -140,20 +142,38 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 	fputc('\n', f);
 }
 
-static int parse_ops(const char *list, unsigned char *want)
+/*
+ * --op LIST: op names (read, fsync) and the record types dump shows in the
+ * OP column (NAME, PHASE, SAMPLE, LOST, END, NOTE; any case). 0, or -EINVAL
+ * after saying which name is unknown and which are valid.
+ */
+static int parse_ops(const char *list, unsigned char *want, unsigned char *want_type)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
+	unsigned int t;
 	int op;
 
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		op = iotap_trace_op_from_name(tok);
-		if (op < 0) {
+		if (op >= 0 && op < IOTAP_OP_MAX) {
+			want[op] = 1;
+			continue;
+		}
+		for (t = IOTAP_REC_OP + 1; t < IOTAP_REC_TYPE_MAX; t++)
+			if (!strcasecmp(tok, iotap_trace_rec_type_name(t)))
+				break;
+		if (t == IOTAP_REC_TYPE_MAX) {
+			opt_error(&dump_cmd, "unknown op or record type '%s' in --op", tok);
+			fprintf(stderr, "ops:");
+			for (op = 0; op < IOTAP_OP_MAX; op++)
+				fprintf(stderr, " %s", iotap_trace_op_name(op));
+			fprintf(stderr, "\nrecord types: NAME PHASE SAMPLE LOST END NOTE\n");
 			free(copy);
 			return -EINVAL;
 		}
-		want[op] = 1;
+		want_type[t] = 1;
 	}
 	free(copy);
 	return 0;
@@ -161,7 +181,7 @@ static int parse_ops(const char *list, unsigned char *want)
 
 int cmd_dump(int argc, char **argv)
 {
-	unsigned char want[IOTAP_OP_MAX] = { 0 };
+	unsigned char want[IOTAP_OP_MAX] = { 0 }, want_type[IOTAP_REC_TYPE_MAX] = { 0 };
 	struct iotap_trace_reader *r;
 	struct iotap_trace_read_stats st;
 	struct iotap_trace_rec rec;
@@ -174,8 +194,8 @@ int cmd_dump(int argc, char **argv)
 	while ((rc = opt_next(&dump_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case O_OP:
-			if (parse_ops(arg, want))
-				return opt_error(&dump_cmd, "unknown op in '%s'", arg);
+			if (parse_ops(arg, want, want_type))
+				return 2;
 			filter = 1;
 			break;
 		case O_LIMIT:
@@ -191,7 +211,8 @@ int cmd_dump(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	if (argc - optind != 1)
-		return opt_error(&dump_cmd, "one TRACE is required");
+		return opt_error(&dump_cmd, argc - optind ? "too many arguments (one TRACE at a time)"
+							  : "one TRACE is required");
 	path = argv[optind];
 	if (open_trace(path, flags, &r))
 		return 1;
@@ -199,15 +220,19 @@ int cmd_dump(int argc, char **argv)
 	base = iotap_trace_reader_header(r)->mono_base_ns;
 	if (header)
 		printf("# TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US\n");
-	while (lines < limit && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
-		if (filter && (rec.type != IOTAP_REC_OP || rec.op >= IOTAP_OP_MAX || !want[rec.op]))
+	/* stop at the first failed write: the rest would fail the same way */
+	while (lines < limit && !ferror(stdout) && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
+		if (filter && (rec.type == IOTAP_REC_OP ? rec.op >= IOTAP_OP_MAX || !want[rec.op]
+							 : rec.type >= IOTAP_REC_TYPE_MAX ||
+							   !want_type[rec.type]))
 			continue;
 		dump_rec(stdout, &rec, base);
 		lines++;
 	}
-	fflush(stdout);
 	iotap_trace_reader_stats(r, &st);
 	iotap_trace_reader_close(r);
+	if (out_close(stdout, NULL))
+		return 1;
 	if (ret < 0) {
 		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
 		return 1;

@@ -73,6 +73,19 @@ static int info_one(const char *path, int strict)
 	line(h->source == IOTAP_SOURCE_CAPTURE ? "backing" : "directory", h->backing);
 	line("mountpoint", h->mountpoint);
 	line("mount options", h->mount_opts);
+	if (h->layout) {
+		/* the storage stack, one fact a line, under one label */
+		const char *s = h->layout, *e;
+		int first = 1;
+
+		for (; *s; s = *e ? e + 1 : e) {
+			e = strchr(s, '\n');
+			if (!e)
+				e = s + strlen(s);
+			printf("%-14s %.*s\n", first ? "storage" : "", (int)(e - s), s);
+			first = 0;
+		}
+	}
 	secs = (time_t)(h->real_base_ns / 1000000000ull);
 	gmtime_r(&secs, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);

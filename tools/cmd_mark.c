@@ -11,11 +11,14 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 
 #include "cmds.h"
 #include "iotap_fs.h"
 #include "opt.h"
+
+#define FUSE_SUPER_MAGIC 0x65735546
 
 enum { O_END };
 
@@ -33,6 +36,28 @@ static const struct opt_cmd mark_cmd = {
 	.footer = "example:\n  iotap mark /srv/pgdata checkpoint && psql -c CHECKPOINT",
 };
 
+/*
+ * Is @mnt the root of a live iotap mount? Only there does the daemon answer
+ * the mark itself; anywhere else setxattr would leave a real user.iotap.mark
+ * on some directory and the phase would be lost without a word. Says why not.
+ */
+static int is_iotap_root(const char *mnt)
+{
+	struct statfs sf;
+	char buf[32];
+
+	if (statfs(mnt, &sf)) {
+		die_msg("cannot mark '%s': %s", mnt, strerror(errno));
+		return 0;
+	}
+	if (sf.f_type != FUSE_SUPER_MAGIC ||
+	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) <= 0) {
+		die_msg("'%s' is not the root of an iotap mount; nothing was marked", mnt);
+		return 0;
+	}
+	return 1;
+}
+
 int cmd_mark(int argc, char **argv)
 {
 	const char *arg, *mnt, *name;
@@ -47,7 +72,8 @@ int cmd_mark(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	if (argc - optind != 2)
-		return opt_error(&mark_cmd, "MOUNTPOINT and NAME are required");
+		return opt_error(&mark_cmd, argc - optind < 2 ? "MOUNTPOINT and NAME are required"
+							       : "too many arguments");
 	mnt = argv[optind];
 	name = argv[optind + 1];
 	if (!*name || strlen(name) > 255)
@@ -55,6 +81,8 @@ int cmd_mark(int argc, char **argv)
 	for (i = 0; name[i]; i++)
 		if ((unsigned char)name[i] < 0x20)
 			return opt_error(&mark_cmd, "NAME must not contain control characters");
+	if (!is_iotap_root(mnt))
+		return 1;
 	if (setxattr(mnt, end ? IOTAP_FS_XATTR_MARK_END : IOTAP_FS_XATTR_MARK, name,
 		     strlen(name), 0) < 0) {
 		if (errno == ENOENT || errno == EACCES || errno == EPERM)

@@ -136,6 +136,21 @@ int cmd_mount(int argc, char **argv)
 							       : "too many arguments");
 	if (o.fail_op && (!o.fail_nth || !o.fail_errno))
 		return opt_error(&mount_cmd, "--fail-op needs --fail-nth and --fail-errno");
+	if (o.trace_path) {
+		struct out_rules rules = { .force = o.force, .trace = 1 };
+
+		if (out_check(o.trace_path, &rules) < 0)
+			return 1;
+	}
+	if (o.log_path) {
+		/* appended to, so an existing log is kept, but never a trace */
+		struct out_rules rules = { .append = 1 };
+
+		if (o.trace_path && out_same(o.trace_path, o.log_path))
+			return opt_error(&mount_cmd, "--trace and --log name the same file");
+		if (out_check(o.log_path, &rules) < 0)
+			return 1;
+	}
 	o.backing = argv[optind];
 	o.mountpoint = argv[optind + 1];
 	cmdline = join_argv(argc, argv);

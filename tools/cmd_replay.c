@@ -2,16 +2,17 @@
 /*
  * cmd_replay.c - iotap replay TRACE DIR [options]
  *
- *   iotap replay TRACE DIR [--prepare | --prepare-only | --check | --force]
+ *   iotap replay TRACE DIR [--prepare | --prepare-only [--clobber] | --check | --force]
  *                [--trace T2 [--overwrite]] [--timing recorded|asap|scale=X]
  *                [--data random|zero|compressible=R|dedup=R] [--map OLD=NEW]...
  *                [--phase NAME[#k]] [--skip OP,OP...] [--processes] [--no-fsuid]
  *                [--json] [--strict] [-q]
  *
- * Re-issues a captured trace's operations against DIR (workload/replay*.c,
+ * Re-issues a captured trace's operations against DIR (workload/replay/,
  * iotap_replay.h): rebuilds the initial file state the trace implies
- * (--prepare), refuses a tree that does not hold it (listing what is
- * missing or in the way) unless --force, then replays with one thread per
+ * (--prepare; it refuses, listing them, to remove or change what DIR
+ * holds unless --clobber), refuses a tree that does not hold it (listing
+ * what is missing or in the way) unless --force, then replays with one thread per
  * recorded thread, cross-thread order kept, on the recorded timing or as
  * fast as possible, and writes its own trace for `iotap compare`. The
  * summary and progress go to stderr (--json: the summary as JSON on
@@ -25,6 +26,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -32,14 +34,14 @@
 #include "cmds.h"
 #include "iotap_replay.h"
 #include "iotap_trace.h"
-#include "iotap_workload.h"
 #include "opt.h"
 #include "traceio.h"
 
 #define CHECK_LINES	20
 
 enum {
-	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CHECK, O_FORCE, O_TIMING, O_DATA,
+	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CLOBBER, O_CHECK, O_FORCE, O_TIMING,
+	O_DATA,
 	O_MAP, O_PHASE, O_SKIP, O_PROCESSES, O_NO_FSUID, O_JSON, O_STRICT, O_QUIET,
 };
 
@@ -50,9 +52,13 @@ static const struct opt_desc replay_opts[] = {
 	[O_OVERWRITE] = { "overwrite", 0, NULL, "overwrite T2 if it exists" },
 	[O_PREPARE] = { "prepare", 'p', NULL,
 			"build the initial state in DIR first (directories, files of\n"
-			"their first-seen size, symlinks; removes what is in the way:\n"
-			"names the capture creates or did not find), then replay" },
+			"their first-seen size, symlinks), then replay; refuses a DIR\n"
+			"holding anything it would remove or change (see --clobber)" },
 	[O_PREPARE_ONLY] = { "prepare-only", 0, NULL, "build the initial state and stop" },
+	[O_CLOBBER] = { "clobber", 0, NULL,
+			"let --prepare remove what is in the way (names the capture\n"
+			"creates or did not find, entries of another type) and cut or\n"
+			"extend files to their recorded size; each is listed" },
 	[O_CHECK] = { "check", 0, NULL, "only check that DIR holds the initial state" },
 	[O_FORCE] = { "force", 'f', NULL, "replay even if DIR does not hold the initial state" },
 	[O_TIMING] = { "timing", 0, "MODE",
@@ -117,10 +123,10 @@ static int quiet;
 static void on_signal(int sig)
 {
 	(void)sig;
-	iotap_workload_interrupt();
+	iotap_replay_interrupt();
 }
 
-static void progress(void *arg, const struct iotap_workload_replay_progress *p)
+static void progress(void *arg, const struct iotap_replay_progress *p)
 {
 	static double last;
 	double pct = p->ops_total ? 100.0 * (double)p->ops_done / (double)p->ops_total : 0;
@@ -217,7 +223,7 @@ static void add_u64(json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
-static json_object *opstat_json(const struct iotap_workload_replay_opstat *s)
+static json_object *opstat_json(const struct iotap_replay_opstat *s)
 {
 	json_object *o = json_object_new_object();
 
@@ -236,8 +242,8 @@ static json_object *opstat_json(const struct iotap_workload_replay_opstat *s)
 }
 
 static void print_json(const char *trace, const char *dir,
-		       const struct iotap_workload_replay_plan *pl,
-		       const struct iotap_workload_replay_stats *st)
+		       const struct iotap_replay_plan *pl,
+		       const struct iotap_replay_stats *st)
 {
 	json_object *root = json_object_new_object(), *ops = json_object_new_object();
 	json_object *lag = json_object_new_object(), *ex = json_object_new_array();
@@ -288,9 +294,9 @@ static void print_json(const char *trace, const char *dir,
 	json_object_put(root);
 }
 
-static void say_damage(const char *trace, const struct iotap_workload_replay_plan *pl)
+static void say_damage(const char *trace, const struct iotap_replay_plan *pl)
 {
-	const struct iotap_workload_replay_damage *d = &pl->damage;
+	const struct iotap_replay_damage *d = &pl->damage;
 	char b[32];
 
 	if (d->chunks_bad || d->tail_bytes)
@@ -309,21 +315,22 @@ static void say_damage(const char *trace, const struct iotap_workload_replay_pla
 			 "replayed", d->orphans);
 }
 
-static int open_error(struct iotap_workload_replay *r, int ret, const char *trace,
+static int open_error(struct iotap_replay *r, int ret, const char *trace,
 		      const char *dir, const char *phase)
 {
-	const char *what = iotap_workload_replay_what(r);
+	const char *what = iotap_replay_what(r);
 
 	switch (ret) {
 	case -ENXIO:
 		die_msg("%s", what);
 		return 2;
+	/* what the trace holds is a runtime matter (1), as for report --phase */
 	case -ESRCH:
 		die_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
-		return 2;
+		return 1;
 	case -ENOMSG:
 		die_msg("'%s' has no phase markers: --phase needs them", trace);
-		return 2;
+		return 1;
 	case -ENODATA:
 		die_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
 		return 1;
@@ -348,12 +355,13 @@ static int open_error(struct iotap_workload_replay *r, int ret, const char *trac
 
 int cmd_replay(int argc, char **argv)
 {
-	struct iotap_workload_replay_map maps[16];
-	struct iotap_workload_replay_opts o;
-	struct iotap_workload_replay_stats st;
-	const struct iotap_workload_replay_plan *pl;
-	struct iotap_workload_replay *r = NULL;
+	struct iotap_replay_map maps[16];
+	struct iotap_replay_opts o;
+	struct iotap_replay_stats st;
+	const struct iotap_replay_plan *pl;
+	struct iotap_replay *r = NULL;
 	int prepare = 0, prepare_only = 0, check_only = 0, json = 0, strict = 0, idx, ret, i;
+	int made_dir = 0;
 	unsigned int nmaps = 0;
 	struct sigaction sa;
 	const char *arg;
@@ -377,6 +385,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_PREPARE_ONLY:
 			prepare_only = 1;
+			break;
+		case O_CLOBBER:
+			o.flags |= IOTAP_REPLAY_CLOBBER;
 			break;
 		case O_CHECK:
 			check_only = 1;
@@ -431,12 +442,29 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 2 : 0;
 	if (argc - optind != 2)
-		return opt_error(&replay_cmd, "wants a trace and a directory");
+		return opt_error(&replay_cmd, argc - optind > 2 ? "too many arguments (a trace and "
+								 "a directory)"
+							       : "wants a trace and a directory");
 	if (prepare + prepare_only + check_only > 1)
 		return opt_error(&replay_cmd,
 				 "--prepare, --prepare-only and --check exclude each other");
+	if ((o.flags & IOTAP_REPLAY_CLOBBER) && !prepare && !prepare_only)
+		return opt_error(&replay_cmd, "--clobber goes with --prepare or --prepare-only");
 	o.trace = argv[optind];
 	o.target = argv[optind + 1];
+	if (o.out_trace) {
+		/* before anything in DIR is touched; never the trace replayed */
+		const char *inputs[] = { o.trace, NULL };
+		struct out_rules rules = {
+			.inputs = inputs,
+			.force_opt = "--overwrite",
+			.force = !!(o.flags & IOTAP_REPLAY_TRACE_FORCE),
+			.trace = 1,
+		};
+
+		if (out_check(o.out_trace, &rules) < 0)
+			return 1;
+	}
 	o.maps = maps;
 	o.nmaps = nmaps;
 	for (cl = 0, i = 0; i < argc; i++)
@@ -454,12 +482,23 @@ int cmd_replay(int argc, char **argv)
 	if (!quiet)
 		o.progress = progress;
 
-	ret = iotap_workload_replay_open(&r, &o);
+	/* --prepare builds the initial state: a DIR that does not exist yet is made */
+	if ((prepare || prepare_only) && access(o.target, F_OK) && errno == ENOENT) {
+		if (mkdir(o.target, 0755)) {
+			die_msg("cannot create '%s': %s", o.target, strerror(errno));
+			ret = 1;
+			goto out;
+		}
+		made_dir = 1;
+	}
+	ret = iotap_replay_open(&r, &o);
 	if (ret) {
 		ret = open_error(r, ret, o.trace, o.target, o.phase);
 		goto out;
 	}
-	pl = iotap_workload_replay_plan(r);
+	if (made_dir && !quiet)
+		fprintf(stderr, "iotap replay: created '%s'\n", o.target);
+	pl = iotap_replay_plan(r);
 	say_damage(o.trace, pl);
 	if (!quiet) {
 		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " ops of %" PRIu64 " threads, "
@@ -473,12 +512,31 @@ int cmd_replay(int argc, char **argv)
 	}
 
 	if (prepare || prepare_only) {
-		ret = iotap_workload_replay_prepare(r);
+		/* a live directory given by mistake is left as it is */
+		ret = iotap_replay_changes(r, NULL, 0);
+		if (ret < 0) {
+			die_msg("cannot check '%s': %s", iotap_replay_what(r),
+				strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+		if (ret > 0 && !(o.flags & IOTAP_REPLAY_CLOBBER)) {
+			die_msg("'%s' holds what --prepare would remove or change:", o.target);
+			iotap_replay_changes(r, stderr, CHECK_LINES);
+			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
+				"it, or prepare an empty directory\n");
+			ret = 1;
+			goto out;
+		}
+		if (ret > 0)
+			fprintf(stderr, "iotap replay: --clobber: removing and changing what is "
+				"in the way in '%s':\n", o.target);
+		ret = iotap_replay_prepare(r, stderr);
 		if (ret) {
 			if (ret == -ENOSPC)
-				die_msg("%s; nothing was written", iotap_workload_replay_what(r));
+				die_msg("%s; nothing was written", iotap_replay_what(r));
 			else
-				die_msg("cannot prepare '%s': %s", iotap_workload_replay_what(r),
+				die_msg("cannot prepare '%s': %s", iotap_replay_what(r),
 					strerror(-ret));
 			ret = 1;
 			goto out;
@@ -490,21 +548,22 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		ret = iotap_workload_replay_check(r, NULL, 0);
+		ret = iotap_replay_check(r, NULL, 0);
 		if (ret == -ENOTEMPTY) {
 			if (check_only || !(o.flags & IOTAP_REPLAY_FORCE)) {
 				die_msg("'%s' does not hold the initial state of '%s':", o.target,
 					o.trace);
-				iotap_workload_replay_check(r, stderr, CHECK_LINES);
-				fprintf(stderr, "run with --prepare to build it, or --force to "
-					"replay anyway\n");
+				iotap_replay_check(r, stderr, CHECK_LINES);
+				fprintf(stderr, "run with --prepare to build it (with --clobber "
+					"where something is in the way), or --force to replay "
+					"anyway\n");
 				ret = 1;
 				goto out;
 			}
 			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
 				 "(--force)", o.target, o.trace);
 		} else if (ret) {
-			die_msg("cannot check '%s': %s", iotap_workload_replay_what(r),
+			die_msg("cannot check '%s': %s", iotap_replay_what(r),
 				strerror(-ret));
 			ret = 1;
 			goto out;
@@ -519,18 +578,19 @@ int cmd_replay(int argc, char **argv)
 		ret = 0;
 	}
 	/* the growth the replay itself causes, against the free space */
-	arg = iotap_workload_replay_space(r);
+	arg = iotap_replay_space(r);
 	if (arg)
 		warn_msg("%s", arg);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND;
+	/* a second interrupt (timeout(1) signals the group too) must still close the trace */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	ret = iotap_workload_replay_run(r, &st);
+	ret = iotap_replay_run(r, &st);
 	if (tty && !quiet)
 		fprintf(stderr, "\r%-78s\r", "");
 	if (ret) {
@@ -538,13 +598,13 @@ int cmd_replay(int argc, char **argv)
 			die_msg("trace '%s' exists; --overwrite replaces it", o.out_trace);
 		else
 			die_msg("replay failed: %s%s%s", strerror(-ret),
-				*iotap_workload_replay_what(r) ? ": " : "",
-				iotap_workload_replay_what(r));
+				*iotap_replay_what(r) ? ": " : "",
+				iotap_replay_what(r));
 		ret = 1;
 		goto out;
 	}
 	if (!quiet || st.differences || st.unreplayable)
-		iotap_workload_replay_print(stderr, r, &st);
+		iotap_replay_print(stderr, r, &st);
 	if (json)
 		print_json(o.trace, o.target, pl, &st);
 	if (st.trace_error) {
@@ -556,7 +616,9 @@ int cmd_replay(int argc, char **argv)
 		ret = 1;
 	}
 out:
-	iotap_workload_replay_close(r);
+	iotap_replay_close(r);
+	if (ret && made_dir)
+		rmdir(o.target);	/* only if still empty: what we made, nothing else */
 	for (i = 0; i < (int)nmaps; i++)
 		free((char *)maps[i].old_path);
 	free(cmdline);

@@ -25,7 +25,7 @@
 
 enum {
 	O_JSON, O_CSV, O_BONNIE_CSV, O_BONNIE, O_HTML, O_INTERVAL, O_PHASE, O_BY, O_PHASES_FROM,
-	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT,
+	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE,
 };
 
 static const struct opt_desc report_opts[] = {
@@ -53,6 +53,9 @@ static const struct opt_desc report_opts[] = {
 		       "flag a throughput change inside a phase above\n"
 		       "F times (default 4)" },
 	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
+	[O_FORCE] = { "force", 0, NULL,
+		      "replace an existing -o or --html FILE (never a trace\n"
+		      "and never an input)" },
 	{ NULL },
 };
 
@@ -61,7 +64,7 @@ static const struct opt_cmd report_cmd = {
 	.usage =
 		"TRACE [--json | --csv | --bonnie-csv] [--html FILE] [--interval DUR]\n"
 		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
-		"                    [-o FILE]",
+		"                    [-o FILE [--force]]",
 	.summary =
 		"Summarise a trace per phase and in total: ops/s, MB/s and IOPS for reads and\n"
 		"writes with request-size histograms, seeks/s (a data op that does not start\n"
@@ -127,6 +130,8 @@ int cmd_report(int argc, char **argv)
 	const char *arg, *out = NULL, *html = NULL, *phase = NULL, *from = NULL;
 	int idx, rc, json = 0, csv = 0, bcsv = 0, ret = 0, ph = -1, have_rep = 0;
 	enum report_by by = BY_NONE;
+	const char *inputs[3] = { NULL };
+	struct out_rules rules = { .inputs = inputs };
 	uint64_t interval = 0;
 	FILE *f = stdout;
 
@@ -167,6 +172,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case O_OUTPUT: out = arg; break;
+		case O_FORCE: rules.force = 1; break;
 		}
 	}
 	if (rc == 2)
@@ -186,10 +192,14 @@ int cmd_report(int argc, char **argv)
 		return opt_error(&report_cmd,
 				 argc - optind ? "one TRACE at a time (compare takes several)"
 					       : "TRACE is required");
+	if (out && html && out_same(out, html))
+		return opt_error(&report_cmd, "-o and --html name the same file");
+	/* fail before a long pass when an output cannot or must not be written */
+	inputs[0] = argv[optind];
+	inputs[1] = from;
+	if ((out && out_check(out, &rules) < 0) || (html && out_check(html, &rules) < 0))
+		return 1;
 	if (html) {
-		/* fail before a long pass when the page cannot be written */
-		if (html_check_path(html))
-			return 1;
 		ro.points = 65536;
 		ro.keep_names = 1;
 	}
@@ -234,11 +244,19 @@ int cmd_report(int argc, char **argv)
 			goto out_rep;
 		}
 	}
-	if (html && report_write_html(&rep, html)) {
-		ret = 1;
-		goto out_rep;
+	if (html) {
+		f = out_open(html, &rules);
+		if (!f) {
+			ret = 1;
+			goto out_rep;
+		}
+		report_write_html(&rep, f);
+		if (out_close(f, html)) {
+			ret = 1;
+			goto out_rep;
+		}
 	}
-	f = out_open(out);
+	f = out_open(out, &rules);
 	if (!f) {
 		ret = 1;
 		goto out_rep;

@@ -9,6 +9,7 @@
  *                           [-t N] [-I] [-e] [-c] [-R] [--trace FILE]
  *   iotap run dd DIR|FILE... --bs SIZE --count N [--read|--write] [--direct] [--fdatasync]
  *   iotap run hdparm FILE|DEVICE|DIR... [-T] [-t] [--direct]
+ *   iotap run dedup DIR... [--meta-dir DIR] ...   (tools/run_dedup.c)
  *   iotap run pgsql DIR... [options]       (tools/run_pgsql.c)
  *
  * The workloads live in workload/ (iotap_workload.h); this file parses
@@ -38,6 +39,7 @@
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
+#include "run_dedup.h"
 
 #define MIB (1ull << 20)
 
@@ -58,6 +60,7 @@ struct target {
 	struct iotap_workload_dd_result dd;
 	struct iotap_workload_hdparm_result hdparm;
 	uint64_t last_report_ns;
+	int mib;			/* progress in MiB/s, as the tool's own lines */
 	pthread_t thread;
 };
 
@@ -68,6 +71,7 @@ struct run {
 	unsigned int nt;
 	const char *trace;
 	int force, quiet, drop_caches;
+	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
 	unsigned int repeats;		/* bonnie -x */
 	FILE *live;			/* iozone's running table: one target only */
@@ -95,8 +99,9 @@ static const struct opt_desc bonnie_opts[] = {
 		     "300 MiB; 0 skips the file I/O tests" },
 	[B_FILES] = { "files", 'n', "NUM[:...]",
 		      "NUM[:MAX[:MIN[:DIRS[:CHUNK]]]]: NUM*1024 files of MIN..MAX bytes\n"
-		      "(default 0) in DIRS directories, written CHUNK bytes at a time;\n"
-		      "default 16; 0 skips the file tests" },
+		      "(MAX and MIN default 0: empty files) in DIRS directories (1),\n"
+		      "written CHUNK bytes at a time; NUM defaults to 16, 0 skips the\n"
+		      "file tests" },
 	[B_RAM] = { "ram", 'r', "MiB", "RAM for the 'twice RAM' rule (default: this machine's)" },
 	[B_FAST] = { "fast", 'f', NULL, "skip the per-char tests (putc, getc)" },
 	[B_CHAR] = { "char-size", 0, "MiB", "per-char test size (2.x's -f MiB; default 3)" },
@@ -253,6 +258,7 @@ static void run_usage(FILE *f)
 		   "  iozone   iozone -i 0/1/2, -a sweeps, -t throughput mode\n"
 		   "  dd       sequential read or write, GNU dd's report\n"
 		   "  hdparm   hdparm -T / -t timings\n"
+		   "  dedup    a deduplicating backup media server (NetBackup MSDP)\n"
 		   "  pgsql    PostgreSQL running pgbench: pgbench's summary, checkpoints\n\n"
 		   "'iotap run WORKLOAD --help' lists a workload's options.\n");
 }
@@ -459,6 +465,43 @@ static int take_targets(struct run *r, int rc, int argc, char **argv)
 	return -1;
 }
 
+#define DROP_CACHES "/proc/sys/vm/drop_caches"
+
+/* --drop-caches cannot do its job: the figures are the page cache's. */
+static void drop_warning(struct run *r, int err)
+{
+	warn_msg("--drop-caches: cannot write %s: %s; the page cache is not dropped, so "
+		 "the figures of 'iotap %s' include it", DROP_CACHES, strerror(-err),
+		 r->cmd->name);
+}
+
+/* Name each target's trace and check it may be written; 0 or 1 (said). */
+static int check_traces(struct run *r)
+{
+	/* a target (a FILE or DEVICE that dd or hdparm reads) is an input */
+	const char **inputs = calloc(r->nt + 1, sizeof(*inputs));
+	struct out_rules rules = { .inputs = inputs, .force = r->force, .trace = 1 };
+	unsigned int i;
+	int ret = 0;
+
+	if (!inputs) {
+		die_msg("out of memory");
+		return 1;
+	}
+	for (i = 0; i < r->nt; i++)
+		inputs[i] = r->t[i].path;
+	for (i = 0; i < r->nt && !ret; i++) {
+		if (!r->t[i].trace)
+			r->t[i].trace = trace_name(r->trace, i, r->nt);
+		if (!r->t[i].trace)
+			die_msg("out of memory");
+		if (!r->t[i].trace || out_check(r->t[i].trace, &rules) < 0)
+			ret = 1;
+	}
+	free(inputs);
+	return ret;
+}
+
 /*
  * Check every target and trace before anything is written. @need: bytes
  * each target will write; targets on one filesystem add up.
@@ -495,6 +538,11 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 		for (j = 0; j < r->nt; j++)
 			if (r->t[j].info.fsid == r->t[i].info.fsid && !r->t[j].info.is_blockdev)
 				sum += need(r, &r->t[j]);
+		/* a directory the run must write in, not one short of space */
+		if (need(r, &r->t[i]) && r->t[i].info.is_rdonly)
+			return opt_error(r->cmd, "'%s' is on a read-only filesystem; the run "
+					 "writes %.1f MB there", r->t[i].path,
+					 need(r, &r->t[i]) / 1e6);
 		if (sum > avail) {
 			fprintf(stderr,
 				"iotap %s: '%s' has %.1f MB free; the run needs %.1f MB%s\n",
@@ -503,19 +551,14 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 			return 2;
 		}
 	}
-	for (i = 0; r->trace && i < r->nt; i++) {
-		struct stat st;
-
-		if (!r->t[i].trace)
-			r->t[i].trace = trace_name(r->trace, i, r->nt);
-		if (!r->t[i].trace)
-			return 1;
-		if (!r->force && !stat(r->t[i].trace, &st))
-			return opt_error(r->cmd, "trace '%s' exists (--force overwrites it)",
-					 r->t[i].trace);
-	}
+	if (r->trace && check_traces(r))
+		return 1;
 	if (r->drop_caches && geteuid() != 0)
 		return opt_error(r->cmd, "--drop-caches needs root");
+	if (r->drop_caches && access(DROP_CACHES, W_OK)) {
+		drop_warning(r, -errno);
+		r->drop_warned = 1;
+	}
 	return 0;
 }
 
@@ -526,7 +569,9 @@ static void progress(void *arg, const struct iotap_workload_progress *p)
 	struct target *t = arg;
 	char what[64];
 
-	if (p->mb_per_s > 0)
+	if (p->mb_per_s > 0 && t->mib)	/* hdparm: its own MB, MiB */
+		snprintf(what, sizeof(what), "%8.1f MiB/s", p->mb_per_s * 1e6 / 1048576);
+	else if (p->mb_per_s > 0)
 		snprintf(what, sizeof(what), "%8.1f MB/s", p->mb_per_s);
 	else
 		snprintf(what, sizeof(what), "%8.0f /s", p->units_per_s);
@@ -564,8 +609,13 @@ static void install_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	/* a second Ctrl-C kills at once, as with bonnie++ */
-	sa.sa_flags = SA_RESETHAND;
+	/*
+	 * Every interrupt only asks the run to stop, the second one too: timeout(1)
+	 * signals the process and then its group, a user presses Ctrl-C twice, and
+	 * either must still remove the files and close the trace (as bonnie++
+	 * does). SIGQUIT (Ctrl-\) or SIGKILL end the process without cleanup.
+	 */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -676,6 +726,10 @@ static int finish_target(struct run *r, struct target *t)
 		die_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
 			strerror(-t->ret));
 		rc = 1;
+	}
+	if (r->drop_caches && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
+		drop_warning(r, iotap_workload_ctx_drop_error(t->ctx));
+		r->drop_warned = 1;
 	}
 	if (t->trace) {
 		uint64_t lost = iotap_workload_ctx_lost(t->ctx);
@@ -1032,8 +1086,14 @@ static int run_iozone(struct run *r, int argc, char **argv)
 			r->io.min_file_kb = r->io.max_file_kb = r->io.file_kb;
 		if (r_set)
 			r->io.min_rec_kb = r->io.max_rec_kb = r->io.rec_kb;
-		if (r->io.min_file_kb > r->io.max_file_kb || r->io.min_rec_kb > r->io.max_rec_kb)
-			return opt_error(r->cmd, "a minimum is above its maximum");
+		if (r->io.min_file_kb > r->io.max_file_kb)
+			return opt_error(r->cmd, "-g (largest file, %" PRIu64 " kB) is below -n "
+					 "(smallest file, %" PRIu64 " kB)", r->io.max_file_kb,
+					 r->io.min_file_kb);
+		if (r->io.min_rec_kb > r->io.max_rec_kb)
+			return opt_error(r->cmd, "-q (largest record, %" PRIu64 " kB) is below -y "
+					 "(smallest record, %" PRIu64 " kB)", r->io.max_rec_kb,
+					 r->io.min_rec_kb);
 		if (r->io.min_rec_kb > r->io.min_file_kb)
 			return opt_error(r->cmd, "record size %" PRIu64 " kB is larger than the "
 					 "smallest file, %" PRIu64 " kB", r->io.min_rec_kb,
@@ -1170,6 +1230,7 @@ static int run_hdparm(struct run *r, int argc, char **argv)
 	for (i = 0; i < (int)r->nt; i++) {
 		struct target *t = &r->t[i];
 
+		t->mib = 1;
 		if (t->info.is_dir) {
 			struct iotap_workload_target tmp;
 			int ret = iotap_workload_target_check(t->path, 1, &tmp);
@@ -1200,6 +1261,8 @@ int cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "dedup"))
+		return cmd_run_dedup(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "pgsql"))
 		return cmd_run_pgsql(argc - 1, argv + 1);
 	memset(&r, 0, sizeof(r));
@@ -1216,7 +1279,8 @@ int cmd_run(int argc, char **argv)
 		r.type = WL_HDPARM;
 		r.cmd = &hdparm_cmd;
 	} else {
-		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm, pgsql); "
+		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm, "
+				"dedup, pgsql); "
 				"see 'iotap run --help'\n", argv[1]);
 		return 2;
 	}

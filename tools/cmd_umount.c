@@ -81,7 +81,8 @@ int cmd_umount(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	if (argc - optind != 1)
-		return opt_error(&umount_cmd, "MOUNTPOINT is required");
+		return opt_error(&umount_cmd, argc - optind ? "too many arguments"
+							    : "MOUNTPOINT is required");
 	mnt = argv[optind];
 
 	n = getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf) - 1);

@@ -332,6 +332,68 @@ static int any_repeats(const struct compare *c)
 	return 0;
 }
 
+/* Line @i of @s without the "path:" line (into @buf); NULL past the end. */
+static const char *layout_line(const char *s, unsigned int i, char *buf, size_t len)
+{
+	const char *e;
+
+	for (; s && *s; s = *e ? e + 1 : e) {
+		e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s);
+		if (!strncmp(s, "path: ", 6))
+			continue;
+		if (!i--) {
+			snprintf(buf, len, "%.*s", (int)(e - s), s);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * What differs between the runs' storage stacks (each group's first
+ * trace), line by line, before any figure: a ratio means little until
+ * one knows what else changed.
+ */
+static void print_layouts(const struct compare *c, FILE *f)
+{
+	char a[1024], b[1024];
+	unsigned int g, i, missing = 0, shown = 0;
+
+	for (g = 0; g < c->ngroups; g++)
+		missing += !c->groups[g].reps[0].hdr.layout;
+	if (missing) {
+		fprintf(f, "storage: not recorded in %u of the %u runs\n", missing, c->ngroups);
+		return;
+	}
+	for (i = 0;; i++) {
+		const char *base = layout_line(c->groups[0].reps[0].hdr.layout, i, a, sizeof(a));
+		int differs = 0, any = base != NULL;
+
+		for (g = 1; g < c->ngroups; g++) {
+			const char *o = layout_line(c->groups[g].reps[0].hdr.layout, i, b, sizeof(b));
+
+			any |= o != NULL;
+			if (!base || !o || strcmp(base, o))
+				differs = 1;
+		}
+		if (!any)
+			break;
+		if (!differs)
+			continue;
+		if (!shown++)
+			fprintf(f, "storage differs:\n");
+		for (g = 0; g < c->ngroups; g++) {
+			const char *o = layout_line(c->groups[g].reps[0].hdr.layout, i, b, sizeof(b));
+
+			fprintf(f, "  %-20.20s %s\n", c->groups[g].label, o ? o : "-");
+		}
+	}
+	if (!shown && c->ngroups > 1)
+		fprintf(f, "storage: the same for every run\n");
+}
+
 void compare_print_text(const struct compare *c, FILE *f)
 {
 	unsigned int k, g, m;
@@ -349,6 +411,7 @@ void compare_print_text(const struct compare *c, FILE *f)
 			fprintf(f, " %s", c->groups[g].paths[t]);
 		fprintf(f, "\n");
 	}
+	print_layouts(c, f);
 	fprintf(f, "MB = 10^6 bytes; latency in microseconds\n\n%-24s %-15s", "phase", "figure");
 	for (g = 0; g < c->ngroups; g++) {
 		snprintf(buf, sizeof(buf), "%s%s", c->groups[g].label, "");

@@ -67,7 +67,7 @@ int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m)
 void compare_print_text(const struct compare *c, FILE *f);
 void compare_print_csv(const struct compare *c, FILE *f);
 int compare_print_json(const struct compare *c, FILE *f);
-/* Return: 0 or -errno (message printed). */
-int compare_write_html(const struct compare *c, const char *path);
+/* The compare page into @f (out_open()); write errors show in ferror(@f). */
+void compare_write_html(const struct compare *c, FILE *f);
 
 #endif /* IOTAP_COMPARE_H */

@@ -17,20 +17,15 @@
  * sd for repeats), the table of means and ratios, and each run's
  * throughput over time.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "compare.h"
 #include "config.h"
-#include "opt.h"
 #include "phase.h"
 #include "report.h"
 #include "svg.h"
@@ -78,34 +73,6 @@ static const char css[] =
 	".r{color:#1a7f37}.w{color:#b85c00}.bad{color:#b42318;font-weight:600}"
 	"footer{color:#778;font-size:12px;margin-top:24px}";
 
-int html_check_path(const char *path)
-{
-	char *copy = strdup(path), *dir;
-	struct stat st;
-	int ret = 0;
-
-	if (!copy) {
-		die_msg("out of memory");
-		return -ENOMEM;
-	}
-	dir = dirname(copy);
-	if (stat(dir, &st)) {
-		ret = -errno;
-		die_msg("cannot write '%s': directory '%s': %s", path, dir, strerror(errno));
-	} else if (!S_ISDIR(st.st_mode)) {
-		ret = -ENOTDIR;
-		die_msg("cannot write '%s': '%s' is not a directory", path, dir);
-	} else if (access(dir, W_OK)) {
-		ret = -errno;
-		die_msg("cannot write '%s': directory '%s': %s", path, dir, strerror(errno));
-	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		die_msg("cannot write '%s': it is a directory", path);
-	}
-	free(copy);
-	return ret;
-}
-
 static void page_head(FILE *f, const char *title, const char *sub)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -129,27 +96,6 @@ static void page_foot(FILE *f)
 		IOTAP_VERSION);
 }
 
-static int open_page(const char *path, FILE **out)
-{
-	*out = fopen(path, "w");
-	if (!*out) {
-		int err = errno;
-
-		die_msg("cannot write '%s': %s", path, strerror(err));
-		return -err;
-	}
-	return 0;
-}
-
-static int close_page(const char *path, FILE *f)
-{
-	if (ferror(f) | fclose(f)) {
-		die_msg("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		return -EIO;
-	}
-	return 0;
-}
-
 static void td_num(FILE *f, double v, int dec)
 {
 	char buf[32];
@@ -162,9 +108,10 @@ static void td_num(FILE *f, double v, int dec)
 	fprintf(f, "<td>%s</td>", buf);
 }
 
-static double p99_ms(const struct pstats *p, unsigned int op)
+/* in microseconds, as every other latency in the reports */
+static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e6 : NAN;
+	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
 }
 
 static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
@@ -189,8 +136,8 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	td_num(f, fig_rate(p->seeks, d), 1);
 	td_num(f, p->data_ops ? fig_seq_pct(p) : NAN, 1);
 	td_num(f, fig_rate(p->fsyncs, d), 1);
-	td_num(f, p99_ms(p, IOTAP_OP_READ), 3);
-	td_num(f, p99_ms(p, IOTAP_OP_WRITE), 3);
+	td_num(f, p99_us(p, IOTAP_OP_READ), 1);
+	td_num(f, p99_us(p, IOTAP_OP_WRITE), 1);
 	td_num(f, d > 0 ? (double)p->busy_ns / 1e9 / d : 0, 2);
 	td_num(f, fig_cpu_pct(p, &cpu) ? cpu : NAN, 1);
 	td_num(f, has_dev ? dev.rd_mbps + dev.wr_mbps : NAN, 2);
@@ -206,8 +153,8 @@ static void phase_table(FILE *f, const struct report *rep)
 	fprintf(f, "<section><h2>Phases</h2><div style=\"overflow-x:auto\"><table><tr><th>#</th>"
 		   "<th class=\"l\">phase</th><th>start s</th><th>secs</th><th>ops/s</th>"
 		   "<th class=\"r\">read MB/s</th><th class=\"w\">write MB/s</th><th>IOPS</th>"
-		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 ms</th>"
-		   "<th>write p99 ms</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
+		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 us</th>"
+		   "<th>write p99 us</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
 		   "<th>util %%</th><th title=\"share of filesystem reads the device never saw\">"
 		   "unseen rd %%</th><th>flag</th></tr>\n");
 	for (i = 0; i < rep->nphases; i++)
@@ -745,17 +692,12 @@ static void report_body(FILE *f, const struct report *rep, const struct svg_band
 	latency_table(f, rep);
 }
 
-int report_write_html(const struct report *rep, const char *path)
+void report_write_html(const struct report *rep, FILE *f)
 {
 	struct svg_band *bands;
 	char title[512], sub[1024];
 	const char *b = strrchr(rep->path, '/');
-	FILE *f;
-	int ret;
 
-	ret = open_page(path, &f);
-	if (ret)
-		return ret;
 	bands = phase_bands(rep);
 	snprintf(title, sizeof(title), "iotap report: %s", b ? b + 1 : rep->path);
 	subtitle(rep, sub, sizeof(sub));
@@ -763,7 +705,6 @@ int report_write_html(const struct report *rep, const char *path)
 	report_body(f, rep, bands);
 	page_foot(f);
 	free(bands);
-	return close_page(path, f);
 }
 
 /* --- compare page -------------------------------------------------------- */
@@ -828,7 +769,7 @@ static unsigned int metric_index(const char *key)
 	return 0;
 }
 
-int compare_write_html(const struct compare *c, const char *path)
+void compare_write_html(const struct compare *c, FILE *f)
 {
 	static const char *const charts[][2] = {
 		{ "read_mb_per_s", "Read MB/s per phase" },
@@ -842,12 +783,7 @@ int compare_write_html(const struct compare *c, const char *path)
 	unsigned int g, t, k, m, i;
 	char sub[1024], buf[96];
 	size_t l = 0;
-	FILE *f;
-	int ret;
 
-	ret = open_page(path, &f);
-	if (ret)
-		return ret;
 	for (g = 0; g < c->ngroups && l < sizeof(sub); g++)
 		l += (size_t)snprintf(sub + l, sizeof(sub) - l, "%s%s (%u trace%s)",
 				      g ? " vs " : "", c->groups[g].label, c->groups[g].n,
@@ -934,5 +870,4 @@ int compare_write_html(const struct compare *c, const char *path)
 	}
 	fprintf(f, "</section>\n");
 	page_foot(f);
-	return close_page(path, f);
 }

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "cmds.h"
+#include "opt.h"
 
 struct command {
 	const char *name;
@@ -20,7 +21,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "mount", cmd_mount, "BACKING MOUNTPOINT --trace FILE",
+	{ "mount", cmd_mount, "BACKING MOUNTPOINT [--trace FILE]",
 	  "pass-through mount that records every operation" },
 	{ "umount", cmd_umount, "MOUNTPOINT", "unmount and wait until the trace is closed" },
 	{ "mark", cmd_mark, "MOUNTPOINT NAME", "start a named phase in a live capture" },
@@ -44,7 +45,20 @@ static void usage(FILE *f)
 	for (c = commands; c->name; c++)
 		fprintf(f, "  %-8s %-34s %s\n", c->name, c->args, c->help);
 	fprintf(f, "\n'iotap COMMAND --help' describes a command and its options.\n"
-		   "MB means 10^6 bytes in every output; KiB/MiB/GiB mean powers of 1024.\n");
+		   "MB means 10^6 bytes and KiB/MiB/GiB powers of 1024 in iotap's own\n"
+		   "outputs; 'iotap run' prints each tool's lines in that tool's units.\n");
+}
+
+/*
+ * What a command printed on stdout must have been written (git does the
+ * same): a full disk or /dev/full is an error, not a silent exit 0. A
+ * command that failed has said why already.
+ */
+static int finish(int status)
+{
+	if (status)
+		return status;
+	return out_close(stdout, NULL);
 }
 
 int main(int argc, char **argv)
@@ -55,17 +69,28 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* iotap help COMMAND: that command's own --help */
+		char *args[] = { argv[2], (char *)"--help", NULL };
+
+		for (c = commands; c->name; c++)
+			if (!strcmp(argv[2], c->name))
+				return finish(c->fn(2, args));
+		fprintf(stderr, "iotap: '%s' is not an iotap command; see 'iotap --help'\n",
+			argv[2]);
+		return 2;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("iotap %s\n", IOTAP_VERSION);
-		return 0;
+		return finish(0);
 	}
 	for (c = commands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
-			return c->fn(argc - 1, argv + 1);
+			return finish(c->fn(argc - 1, argv + 1));
 	fprintf(stderr, "iotap: '%s' is not an iotap command; see 'iotap --help'\n", argv[1]);
 	return 2;
 }

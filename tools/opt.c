@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * opt.c - option tables to getopt_long, generated --help, number parsing
+ * opt.c - option tables to getopt_long, generated --help, number parsing,
+ *         and the rules every output file is opened by
  *
  * Every command of the iotap binary parses through here (see opt.h). The
  * getopt_long arrays are built once per call of opt_next() for a new table;
@@ -8,13 +9,18 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "iotap_trace.h"
 #include "opt.h"
 
 #define OPT_MAX 64
@@ -250,15 +256,190 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	return 0;
 }
 
-FILE *out_open(const char *path)
+/* The input of @r that @st is, or NULL. */
+static const char *input_of(const struct stat *st, const struct out_rules *r)
 {
-	FILE *f;
+	const char *const *in;
+	struct stat ist;
 
-	if (!path)
+	for (in = r->inputs; in && *in; in++)
+		if (!stat(*in, &ist) && ist.st_dev == st->st_dev && ist.st_ino == st->st_ino)
+			return *in;
+	return NULL;
+}
+
+/* Does the open file @fd start like an iotap trace? */
+static int is_trace(int fd)
+{
+	char m[IOTAP_TRACE_MAGIC_LEN];
+
+	return pread(fd, m, sizeof(m), 0) == (ssize_t)sizeof(m) &&
+	       !memcmp(m, IOTAP_TRACE_MAGIC, sizeof(m));
+}
+
+/*
+ * Judge the existing file @path, open as @fd (-1 when it could not be
+ * opened for reading: not taken for a trace). Return 1 (may be replaced),
+ * or -errno after saying why not.
+ */
+static int judge(const char *path, int fd, const struct stat *st, const struct out_rules *r)
+{
+	const char *in = input_of(st, r);
+	const char *force = r->force_opt ? r->force_opt : "--force";
+
+	if (S_ISDIR(st->st_mode)) {
+		die_msg("cannot write '%s': it is a directory", path);
+		return -EISDIR;
+	}
+	if (in) {
+		if (strcmp(in, path))
+			die_msg("cannot write '%s': it is '%s', an input of this command", path,
+				in);
+		else
+			die_msg("cannot write '%s': it is an input of this command", path);
+		return -EEXIST;
+	}
+	if (!S_ISREG(st->st_mode))
+		return 1;
+	if (fd >= 0 && is_trace(fd)) {
+		if (r->append) {
+			die_msg("cannot write '%s': it is an iotap trace, which is never "
+				"appended to", path);
+			return -EEXIST;
+		}
+		if (!r->trace) {
+			die_msg("cannot write '%s': it is an iotap trace, which only a trace may "
+				"replace (remove it or choose another name)", path);
+			return -EEXIST;
+		}
+		if (!r->force) {
+			die_msg("trace '%s' exists; use %s to overwrite", path, force);
+			return -EEXIST;
+		}
+		return 1;
+	}
+	if (!r->force && !r->append) {
+		die_msg("%s'%s' exists; use %s to overwrite", r->trace ? "trace " : "", path,
+			force);
+		return -EEXIST;
+	}
+	return 1;
+}
+
+/* A new file @path: its directory must exist and be writable. */
+static int check_dir(const char *path, const struct out_rules *r)
+{
+	const char *what = r->trace ? "create trace" : "write";
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!copy) {
+		die_msg("out of memory");
+		return -ENOMEM;
+	}
+	dir = dirname(copy);
+	if (stat(dir, &st)) {
+		ret = -errno;
+		die_msg("cannot %s '%s': directory '%s': %s", what, path, dir, strerror(-ret));
+	} else if (!S_ISDIR(st.st_mode)) {
+		ret = -ENOTDIR;
+		die_msg("cannot %s '%s': '%s' is not a directory", what, path, dir);
+	} else if (access(dir, W_OK)) {
+		ret = -errno;
+		die_msg("cannot %s '%s': directory '%s': %s", what, path, dir, strerror(-ret));
+	}
+	free(copy);
+	return ret;
+}
+
+int out_check(const char *path, const struct out_rules *r)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT) {
+			ret = -errno;
+			die_msg("cannot write '%s': %s", path, strerror(-ret));
+			return ret;
+		}
+		return check_dir(path, r);
+	}
+	/* O_NONBLOCK: a FIFO without a writer does not hang the check */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return check_dir(path, r);	/* a dangling symlink: its target is created */
+	if (fd >= 0 ? fstat(fd, &st) : stat(path, &st)) {
+		ret = -errno;
+		die_msg("cannot write '%s': %s", path, strerror(-ret));
+	} else {
+		ret = judge(path, fd, &st, r);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int out_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa))
+		return !strcmp(a, b);
+	return !stat(b, &sb) && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+FILE *out_open(const char *path, const struct out_rules *r)
+{
+	struct stat st;
+	const char *in;
+	FILE *f;
+	int fd, ret;
+
+	if (!path) {
+		in = !fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode) ? input_of(&st, r) : NULL;
+		if (in) {
+			die_msg("cannot write the output: stdout is '%s', an input of this command",
+				in);
+			return NULL;
+		}
 		return stdout;
-	f = fopen(path, "w");
-	if (!f)
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == EEXIST) {
+		/* judge what is there before truncating it */
+		fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 && errno == EACCES)
+			fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (fstat(fd, &st)) {
+				die_msg("cannot write '%s': %s", path, strerror(errno));
+				close(fd);
+				return NULL;
+			}
+			ret = judge(path, fd, &st, r);
+			if (ret < 0) {
+				close(fd);
+				return NULL;
+			}
+			if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+				die_msg("cannot write '%s': %s", path, strerror(errno));
+				close(fd);
+				return NULL;
+			}
+		}
+	}
+	if (fd < 0) {
 		die_msg("cannot write '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		die_msg("cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+	}
 	return f;
 }
 

@@ -60,12 +60,52 @@ int parse_u64(const char *s, uint64_t *out);
 int parse_duration_ns(const char *s, uint64_t *out);
 
 /*
- * The output of report and compare: @path ("-o FILE"), or stdout when NULL.
- * out_open() says why it cannot and returns NULL. out_close() checks every
- * write (the stream's error flag and the last flush) and returns 0, or 1
- * (the exit status) after saying what failed.
+ * Every output file of every command goes through here, so that no command
+ * destroys what the user did not ask it to. The rules, in this order, for a
+ * path that exists:
+ *   - a directory is refused;
+ *   - the same file as one of the command's inputs (same st_dev and st_ino:
+ *     also through a hard link or a symlink) is refused, even when forced;
+ *   - a device, FIFO or socket is written to (nothing is replaced);
+ *   - an iotap trace (IOTAP_TRACE_MAGIC) is replaced only by a trace, and
+ *     only when forced: a report or a page never replaces one;
+ *   - any other file is replaced only when forced.
+ * An output that is appended to (a log) may be any existing file but an
+ * input or a trace. A path that does not exist needs a writable directory.
  */
-FILE *out_open(const char *path);
+struct out_rules {
+	const char *const *inputs;	/* the command's input files, NULL-terminated, or NULL */
+	const char *force_opt;		/* the option that forces, for messages ("--force") */
+	unsigned int force : 1;		/* that option was given */
+	unsigned int trace : 1;		/* the output is a trace (written by libiotap-trace) */
+	unsigned int append : 1;	/* appended to (a log): an existing file is kept,
+					   but never a trace or an input */
+};
+
+/*
+ * out_check - may @path be written under @r? Call it for every output
+ * before any work, so that a long pass or a change to the disk is not
+ * wasted on an output that will be refused.
+ * Return: 0 when @path does not exist, 1 when it exists and may be
+ * replaced (a trace writer then needs IOTAP_TRACE_FORCE), or -errno after
+ * saying why not.
+ */
+int out_check(const char *path, const struct out_rules *r);
+
+/* Do two outputs name one file (a regular file, or one path not yet there)? */
+int out_same(const char *a, const char *b);
+
+/*
+ * The text output of report and compare: @path ("-o FILE", "--html FILE"),
+ * or stdout when NULL. out_open() applies out_check()'s rules to the file
+ * it actually opens (it creates with O_EXCL, or opens without truncating
+ * and judges the open file before truncating it), so a file swapped in
+ * since the check is not lost either; on stdout it refuses a redirection
+ * into an input. It says why it cannot and returns NULL. out_close()
+ * checks every write (the stream's error flag and the last flush) and
+ * returns 0, or 1 (the exit status) after saying what failed.
+ */
+FILE *out_open(const char *path, const struct out_rules *r);
 int out_close(FILE *f, const char *path);
 
 /* Git-style messages: "iotap: <msg>" on stderr. */

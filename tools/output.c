@@ -39,6 +39,25 @@ double fig_start_s(const struct report *rep, const struct pstats *p)
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
 }
 
+/* The storage stack the trace ran on (header "layout"), without its path line. */
+static void text_layout(FILE *f, const char *s)
+{
+	const char *e;
+	int first = 1;
+
+	if (!s)
+		return;
+	for (; *s; s = *e ? e + 1 : e) {
+		e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s);
+		if (!strncmp(s, "path: ", 6))
+			continue;
+		fprintf(f, "%-8s %.*s\n", first ? "storage" : "", (int)(e - s), s);
+		first = 0;
+	}
+}
+
 static int sample_span(const struct pstats *p, const struct iotap_trace_sample **a,
 		       const struct iotap_trace_sample **b, double *dt)
 {
@@ -361,7 +380,9 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 		fmt_realtime(h->real_base_ns, when, sizeof(when)));
 	if (h->workload)
 		fprintf(f, ", workload: %s", h->workload);
-	fprintf(f, "\nMB = 10^6 bytes%s; latency in microseconds\n\n",
+	fputc('\n', f);
+	text_layout(f, h->layout);
+	fprintf(f, "MB = 10^6 bytes%s; latency in microseconds\n\n",
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
 	fprintf(f, "%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s\n", "#", "phase",
 		"start_s", "secs", "ops", "ops/s", oo->bonnie_units ? "rd_K/sec" : "rd_MB/s",
@@ -424,8 +445,12 @@ static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
 	size_t l = 0;
 
 	csv_str(f, p->name);
-	fprintf(f, ",%u,%.6f,%.6f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64
-		",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%.3f,%.2f,%" PRIu64 ",%.3f,", p->index,
+	if (p != &rep->total)		/* the total row has no index: it is not a phase */
+		fprintf(f, ",%u", p->index);
+	else
+		fputc(',', f);
+	fprintf(f, ",%.6f,%.6f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64
+		",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%.3f,%.2f,%" PRIu64 ",%.3f,",
 		fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d), p->rd.ops, p->rd.bytes,
 		fig_mbps(p->rd.bytes, d), fig_rate(p->rd.ops, d), p->wr.ops, p->wr.bytes,
 		fig_mbps(p->wr.bytes, d), fig_rate(p->wr.ops, d), p->seeks, fig_rate(p->seeks, d),
@@ -647,6 +672,20 @@ int report_print_json(const struct report *rep, FILE *f)
 	json_object_object_add(t, "workload",
 			       h->workload ? json_object_new_string(h->workload) : NULL);
 	json_object_object_add(t, "bin_s", jnum((double)rep->series.width / 1e9, 3));
+	if (h->layout) {
+		json_object *lay = json_object_new_array();
+		const char *s = h->layout, *e;
+
+		for (; *s; s = *e ? e + 1 : e) {
+			e = strchr(s, '\n');
+			if (!e)
+				e = s + strlen(s);
+			json_object_array_add(lay, json_object_new_string_len(s, (int)(e - s)));
+		}
+		json_object_object_add(t, "layout", lay);
+	} else {
+		json_object_object_add(t, "layout", NULL);
+	}
 	json_object_object_add(root, "trace", t);
 	for (i = 0; i < rep->nphases; i++)
 		json_object_array_add(phases,

@@ -19,6 +19,15 @@
  * to stand alone into their closer neighbour and merges neighbours whose
  * whole-phase signatures turn out alike. A boundary is found to within one
  * block: 100 ms at most, usually far less.
+ *
+ * Writeback: in --cache mode the application's writes stay in the page
+ * cache and reach the daemon later, in bursts the kernel's flusher sends
+ * (pid 0). A steady random read/write job then shows up as reads, a burst
+ * of writes, reads again... every few hundred ms. A phase made (almost)
+ * only of writeback writes between two phases that are alike is such a
+ * burst inside one steady phase: the look-back merges the three. A
+ * writeback-only phase between two different ones (bonnie's block write,
+ * whose writes all come as writeback) stays a phase.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -31,6 +40,7 @@
 #define MIN_JUDGE	32	/* classified ops a block needs to be judged alone */
 #define TINY_OPS	48	/* a phase with fewer classified ops cannot stand alone */
 #define GAP_RATE_MULT	20	/* a gap must be this many mean op spacings long */
+#define WB_ONLY		0.8	/* share of writeback writes that makes a writeback burst */
 
 static const char *const class_names[C_NCLS] = {
 	[C_READ] = "read", [C_WRITE] = "write", [C_CREATE] = "create", [C_MKDIR] = "mkdir",
@@ -69,7 +79,7 @@ static int op_class(unsigned int op)
 	}
 }
 
-static void class_counts(const struct pstats *p, double *c)
+static void class_counts(const struct pstats *p, double *c, int app_only)
 {
 	unsigned int op;
 	int k;
@@ -88,27 +98,31 @@ static void class_counts(const struct pstats *p, double *c)
 			n -= p->op_errors[op];
 		c[k] += (double)n;
 	}
+	if (app_only)
+		c[C_WRITE] -= (double)p->wb_writes;
 }
 
-void sig_of(const struct pstats *p, struct sig *s)
+/* The signature of @p; @app_only leaves the kernel's writeback writes out. */
+static void sig_calc(const struct pstats *p, struct sig *s, int app_only)
 {
-	double c[C_NCLS], data;
+	double c[C_NCLS], data, wr;
 	uint64_t sz;
 	int k;
 
 	memset(s, 0, sizeof(*s));
-	class_counts(p, c);
+	class_counts(p, c, app_only);
 	for (k = 0; k < C_NCLS; k++)
 		s->n += c[k];
 	if (s->n <= 0)
 		return;
 	for (k = 0; k < C_NCLS; k++)
 		s->cls[k] = c[k] / s->n;
-	data = (double)(p->rd.ops + p->wr.ops);
+	wr = (double)p->wr.ops - (app_only ? (double)p->wb_writes : 0);
+	data = (double)p->rd.ops + wr;
 	s->data = data / s->n;
 	if (data > 0) {
 		s->rshare = (double)p->rd.ops / data;
-		s->wshare = (double)p->wr.ops / data;
+		s->wshare = wr / data;
 		s->seq = (double)(p->data_ops - p->seeks) / (double)(p->data_ops ? p->data_ops : 1);
 	}
 	sz = dir_typical_size(&p->rd);
@@ -117,6 +131,11 @@ void sig_of(const struct pstats *p, struct sig *s)
 	s->wsize = sz ? log2((double)sz) + 1 : 0;
 	if (p->wr.ops)
 		s->rewrite = (double)p->rewrites / (double)p->wr.ops;
+}
+
+void sig_of(const struct pstats *p, struct sig *s)
+{
+	sig_calc(p, s, 0);
 }
 
 static double fmax2(double a, double b)
@@ -208,7 +227,29 @@ static double seg_dist(struct autoseg *a, unsigned int i)
 }
 
 /*
- * The look-back over seg[0 .. upto): absorb tiny phases, then merge the most
+ * seg[i] is a writeback burst inside one steady phase: (almost) only
+ * writeback writes, right between two phases (no idle gap on either side)
+ * whose own requests are alike (writeback left out: a neighbour may
+ * already hold bursts merged before).
+ */
+static int wb_burst(struct autoseg *a, unsigned int i, unsigned int upto)
+{
+	const struct pstats *s = &a->seg[i];
+	double n = classified(s);
+	struct sig l, r;
+
+	if (!i || i + 1 >= upto || s->gap_before || a->seg[i + 1].gap_before)
+		return 0;
+	if (n <= 0 || (double)s->wb_writes < WB_ONLY * n)
+		return 0;
+	sig_calc(&a->seg[i - 1], &l, 1);
+	sig_calc(&a->seg[i + 1], &r, 1);
+	return l.n > 0 && r.n > 0 && sig_dist(&l, &r) < 1.0;
+}
+
+/*
+ * The look-back over seg[0 .. upto): absorb tiny phases, then writeback
+ * bursts inside a steady phase (see the top of the file), then merge the most
  * alike neighbours while they are alike (or, with @force, until at most
  * @target phases are left, gaps or not). Merging only grows phases, so one
  * absorbing pass is enough; the merging keeps each phase's signature and
@@ -248,6 +289,16 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 			merge_next(a, i);
 		}
 		upto--;
+	}
+	/* then writeback bursts: each merges with both its neighbours */
+	for (i = 1; i + 1 < upto && upto <= a->n;) {
+		if (!wb_burst(a, i, upto)) {
+			i++;
+			continue;
+		}
+		merge_next(a, i - 1);
+		merge_next(a, i - 1);
+		upto -= 2;
 	}
 	if (upto < 2)
 		return;
@@ -413,7 +464,7 @@ void phase_auto_name(const struct pstats *p, char *buf, size_t len)
 	int k, best = -1, second = -1;
 	size_t l;
 
-	class_counts(p, c);
+	class_counts(p, c, 0);
 	for (k = 0; k < C_NCLS; k++)
 		total += c[k];
 	if (total <= 0) {

@@ -81,6 +81,7 @@ static void copy_header(struct iotap_trace_header *dst, const struct iotap_trace
 	dst->mountpoint = dup_or_null(src->mountpoint);
 	dst->tool = dup_or_null(src->tool);
 	dst->workload = dup_or_null(src->workload);
+	dst->layout = dup_or_null(src->layout);
 }
 
 static void free_header(struct iotap_trace_header *h)
@@ -93,6 +94,7 @@ static void free_header(struct iotap_trace_header *h)
 	free((char *)h->mountpoint);
 	free((char *)h->tool);
 	free((char *)h->workload);
+	free((char *)h->layout);
 }
 
 /* --- file names ---------------------------------------------------------- */
@@ -273,6 +275,8 @@ static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_r
 	p->t_end = t > p->t_begin ? t : p->t_begin;
 	if (mark && p->has_cpu_mark)
 		p->cpu_mark_end_ns = mark->offset + mark->length;
+	else if (!mark)
+		p->has_cpu_mark = 0;	/* no closing mark: its CPU is not known (not 0) */
 	e->cur = -1;
 }
 

@@ -158,10 +158,7 @@ struct json_object *report_json_phase(const struct report *rep, const struct pst
 
 /* --- HTML (html.c) ------------------------------------------------------- */
 
-/* Return: 0 or -errno (message printed). */
-int report_write_html(const struct report *rep, const char *path);
-/* Can @path be written? Checks its directory without creating anything.
- * Return: 0 or -errno (message printed). */
-int html_check_path(const char *path);
+/* The report page into @f (out_open()); write errors show in ferror(@f). */
+void report_write_html(const struct report *rep, FILE *f);
 
 #endif /* IOTAP_REPORT_H */

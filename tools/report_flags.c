@@ -10,7 +10,10 @@
  *                        differs from another sixteenth by more than the flag
  *                        factor (4x unless --flag-factor): a stall, a
  *                        background job, an array still initialising
- *   latency-outlier      an op type whose max is over 100x its p99
+ *   latency-outlier      an op type whose max is over 100x its p99, and
+ *                        whose ops over 10x p99 took 5% of the phase's
+ *                        time or are many (20, and 0.5% of that op): a
+ *                        stall that explains the phase, not one slow flush
  *   device-busy-fs-idle  the device worked (util >= 50%) for a second or
  *                        more while no filesystem op was in flight
  *   lost-records         the recorder dropped records: figures are low
@@ -35,6 +38,10 @@
 
 #define OUTLIER_MULT	100.0
 #define OUTLIER_MIN_N	100	/* samples before a p99 means anything */
+#define OUTLIER_SLOW	10.0	/* an outlier: slower than this many p99s */
+#define OUTLIER_SHARE	0.05	/* ... flagged when they took 5% of the phase */
+#define OUTLIER_MANY	20	/* ... or there are at least this many */
+#define OUTLIER_MANY_SHARE 0.005	/* ... and 0.5% of the op type */
 #define WINDOWS		16
 #define IDLE_UTIL	50.0	/* device util that counts as busy, % */
 #define IDLE_MIN_S	1.0
@@ -131,22 +138,62 @@ static void flag_throughput(const struct report *rep, const struct pstats *p, st
 			 t2, rep->flag_factor);
 }
 
+/*
+ * Ops over OUTLIER_SLOW x p99, from the histogram: their count and about
+ * how long they took (bucket midpoints, the last one capped at the max).
+ */
+static void outliers(const struct lat_hist *h, uint64_t thr, uint64_t *n, double *ns)
+{
+	unsigned int i;
+
+	*n = 0;
+	*ns = 0;
+	for (i = lat_bucket(thr); i < LAT_BUCKETS; i++) {
+		uint64_t c = lat_hist_count(h, i), lo, hi;
+
+		if (!c)
+			continue;
+		lat_bucket_range(i, &lo, &hi);
+		if (hi <= thr)
+			continue;
+		if (hi > h->max)
+			hi = h->max;
+		*n += c;
+		*ns += (double)c * ((double)lo + (double)hi) / 2;
+	}
+}
+
 static void flag_latency(const struct pstats *p, struct flagset *fs)
 {
+	double span = (double)pstats_duration_s(p) * 1e9;
 	unsigned int op;
 	char a[32], b[32];
 
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
 		const struct lat_hist *h = p->lat[op];
-		uint64_t p99;
+		uint64_t p99, n;
+		double ns;
 
 		if (!h || h->n < OUTLIER_MIN_N)
 			continue;
 		p99 = lat_hist_quantile(h, 0.99);
-		if (p99 && (double)h->max > OUTLIER_MULT * (double)p99)
-			add_flag(fs, "latency-outlier: %s max %s is %.0fx its p99 (%s)",
-				 iotap_trace_op_name(op), fmt_us((double)h->max, a, sizeof(a)),
-				 (double)h->max / (double)p99, fmt_us((double)p99, b, sizeof(b)));
+		if (!p99 || (double)h->max <= OUTLIER_MULT * (double)p99)
+			continue;
+		/*
+		 * One slow flush in a busy phase explains nothing: flag only
+		 * outliers that took a real share of the phase's time, or
+		 * that are many.
+		 */
+		outliers(h, OUTLIER_SLOW * p99, &n, &ns);
+		if (ns < OUTLIER_SHARE * span &&
+		    (n < OUTLIER_MANY || (double)n < OUTLIER_MANY_SHARE * (double)h->n))
+			continue;
+		add_flag(fs,
+			 "latency-outlier: %s max %s is %.0fx its p99 (%s); %" PRIu64
+			 " op%s over %.0fx p99 took %.1f%% of the phase",
+			 iotap_trace_op_name(op), fmt_us((double)h->max, a, sizeof(a)),
+			 (double)h->max / (double)p99, fmt_us((double)p99, b, sizeof(b)), n,
+			 n == 1 ? "" : "s", OUTLIER_SLOW, span > 0 ? 100.0 * ns / span : 0.0);
 	}
 }
 

@@ -156,6 +156,7 @@ struct pstats {
 	uint64_t seek_hist[SEEK_BUCKETS];
 	uint64_t seek_back;		/* seeks towards the start of the file */
 	uint64_t fsyncs;
+	uint64_t wb_writes;		/* writes the kernel's writeback sent (pid 0, --cache) */
 	uint64_t busy_ns;		/* sum of op durations (mean in flight = busy / span) */
 	uint64_t max_inflight;		/* most ops in flight at any op's start */
 	uint64_t lost;			/* records the recorder dropped */

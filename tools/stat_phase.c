@@ -97,10 +97,14 @@ void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_see
 	p->tid_bits[slot / 64] |= 1ull << (slot % 64);
 	if (r->result < 0)
 		p->op_errors[op]++;
-	if (op == IOTAP_OP_READ)
+	if (op == IOTAP_OP_READ) {
 		d = &p->rd;
-	else if (op == IOTAP_OP_WRITE)
+	} else if (op == IOTAP_OP_WRITE) {
 		d = &p->wr;
+		/* FUSE sends writeback (writepage) requests with pid 0 */
+		if (!r->pid)
+			p->wb_writes++;
+	}
 	if (d) {
 		unsigned int sb = size_bucket(r->length);
 

@@ -76,6 +76,8 @@ static const char *hdr_field(const struct iotap_trace_header *hdr, unsigned int 
 		return hdr->tool;
 	case FHDR_TAG_WORKLOAD:
 		return hdr->workload;
+	case FHDR_TAG_LAYOUT:
+		return hdr->layout;
 	}
 	return NULL;
 }
@@ -99,6 +101,8 @@ static const char **hdr_slot(struct iotap_trace_header *hdr, unsigned int tag)
 		return &hdr->tool;
 	case FHDR_TAG_WORKLOAD:
 		return &hdr->workload;
+	case FHDR_TAG_LAYOUT:
+		return &hdr->layout;
 	}
 	return NULL;
 }

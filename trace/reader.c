@@ -715,6 +715,8 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 			k = &b->keys[b->pos];
 			if (r->eof || k->time < r->watermark || r->pending > RD_PENDING_MAX ||
 			    r->pending_mem > RD_PENDING_MEM) {
+				if (!r->eof && k->time >= r->watermark)
+					r->stats.early_records++;	/* the memory cap, not the promise */
 				if (k->time < r->last_time)
 					r->stats.late_records++;
 				else

@@ -21,8 +21,8 @@
 
 /* --- file header (FORMAT.md "File header") ---------------------------- */
 
-#define TRACE_MAGIC		"IOTAPTR\n"	/* 8 bytes, no NUL on disk */
-#define TRACE_MAGIC_LEN		8
+#define TRACE_MAGIC		IOTAP_TRACE_MAGIC	/* 8 bytes, no NUL on disk */
+#define TRACE_MAGIC_LEN		IOTAP_TRACE_MAGIC_LEN
 #define TRACE_HDR_FIXED		40		/* bytes before the first TLV field */
 #define TRACE_HDR_MIN		(TRACE_HDR_FIXED + 8)
 #define TRACE_HDR_MAX		(1u << 20)	/* readers refuse larger headers */
@@ -37,6 +37,7 @@ enum fhdr_tag {
 	FHDR_TAG_MOUNTPOINT = 6,
 	FHDR_TAG_TOOL = 7,
 	FHDR_TAG_WORKLOAD = 8,
+	FHDR_TAG_LAYOUT = 9,
 	FHDR_TAG_MAX
 };
 

@@ -786,8 +786,8 @@ static int run_create(struct bon_run *b, const struct bon_step *st)
 			wl_progress(c);
 		}
 	}
-	if (!ret && b->v->sync_meta)
-		syncfs(c->dirfd);
+	if (!ret && b->v->sync_meta && syncfs(c->dirfd))
+		ret = wl_fail(c, -errno, "create: syncfs");
 	wl_phase_end(c, &s, &b->r->test[st->test], ret != 0);
 	return ret;
 }
@@ -902,8 +902,8 @@ static int run_delete(struct bon_run *b, const struct bon_step *st)
 	}
 	if (!ret && count != b->names.n)
 		ret = wl_fail(c, -ENOENT, "delete: expected %u files, found %u", b->names.n, count);
-	if (!ret && b->v->sync_meta)
-		syncfs(c->dirfd);
+	if (!ret && b->v->sync_meta && syncfs(c->dirfd))
+		ret = wl_fail(c, -errno, "delete: syncfs");
 	wl_phase_end(c, &s, &b->r->test[st->test], ret != 0);
 	return ret;
 }

@@ -686,8 +686,9 @@ static int copy_table(struct pg *pg, enum pg_relid id, enum pg_relid vm, uint64_
 		uint32_t on_page = b + 1 < pages ? per_page : (uint32_t)(rows - (uint64_t)b * per_page);
 		uint64_t lsn;
 
-		if (wl_stopped()) {
-			ret = -EINTR;
+		if (pg_stopping(pg)) {
+			/* Ctrl-C, or a failed WAL write (pg_wal_insert reports it so) */
+			ret = atomic_load(&pg->err) ? atomic_load(&pg->err) : -EINTR;
 			break;
 		}
 		if (!ext) {
@@ -833,8 +834,8 @@ static int build_key(struct pg *pg, enum pg_relid heap, enum pg_relid key, uint6
 	pg->pkey_leaves[key - PG_ACCOUNTS_PKEY] = leaves;
 	/* _bt_blwritepage: block 0 (the metapage) reserved with a zero page first */
 	for (b = 0; b < pages && !ret; b++) {
-		if (wl_stopped())
-			return -EINTR;
+		if (pg_stopping(pg))
+			return atomic_load(&pg->err) ? atomic_load(&pg->err) : -EINTR;
 		ret = pg_rel_extend(pg, key, 1, b == 0);
 		if (ret)
 			break;

@@ -2,9 +2,12 @@
 /*
  * workload_i.h - private declarations shared by the sources of workload/
  *
- * Module prefixes: wl_ (engine.c: the run context, traced system calls,
- * phase markers, the generic phase runners), rng_ (rng.c), bon_ (bonnie.c
- * and bonnie_out.c), pg_ (pgsql*.c, see pgsql_i.h).
+ * Module prefixes: wl_ (ctx.c: the run context; traced.c: the traced
+ * system calls; phase.c: phase markers and progress; threads.c: helper
+ * threads; engine.c: the generic data phase), rng_ (rng.c), bon_
+ * (bonnie.c and bonnie_out.c), pg_ (pgsql*.c, see pgsql_i.h). The system
+ * calls themselves go through libiotap-sys (workload/sys/sys.h, prefix
+ * sys_), shared with the replayer.
  *
  * What a reader must know first:
  *
@@ -14,11 +17,13 @@
  *   threads through wl_threads_run(), which the owner joins.
  *
  * - Every system call a workload makes on the target goes through a wl_
- *   wrapper below, which records one OP record (when tracing) with the
- *   same field meanings as the capture daemon (fs/capture.c's table):
- *   file = st_ino, fh = an id unique in the run, offset/length/result,
- *   dur_ns = the system call alone. lseek(2) is not recorded (it is not a
- *   filesystem request); sync(2)/syncfs(2) are not either.
+ *   wrapper below, which issues it through the one traced-syscall layer
+ *   (workload/sys/sys.h, shared with the replayer): one OP record (when
+ *   tracing) with the same field meanings as the capture daemon
+ *   (FORMAT.md "Op fields"): file = st_ino, fh = an id unique in the run,
+ *   offset/length/result, dur_ns = the system call alone. lseek(2) is not
+ *   recorded (it is not a filesystem request); sync(2)/syncfs(2) are not
+ *   either.
  *
  * - CPU time: a phase's CPU is the CPU of the threads that run this
  *   context's workload (the owner's RUSAGE_THREAD plus what each helper
@@ -74,7 +79,7 @@ struct rng48 {
 void rng48_init(struct rng48 *r, long seed);
 long rng48_next(struct rng48 *r);	/* 0..2^31 - 1 */
 
-/* --- engine.c: the run context ----------------------------------------- */
+/* --- ctx.c: the run context ----------------------------------------- */
 
 struct iotap_workload_ctx {
 	char *dir;			/* target as given */
@@ -100,6 +105,7 @@ struct iotap_workload_ctx {
 	int ph_reported;
 
 	char what[320];			/* the operation that failed last */
+	int drop_err;			/* first failure to drop the page cache, -errno */
 };
 
 /* 1 once iotap_workload_interrupt() was called. */
@@ -108,6 +114,9 @@ int wl_stopped(void);
 /* CLOCK_MONOTONIC, ns. */
 uint64_t wl_now(void);
 
+/* CPU time of the calling thread (RUSAGE_THREAD), ns. */
+void wl_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns);
+
 /* Cumulative CPU of this context's threads: the owner's own plus ended helpers' (owner only). */
 void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns);
 
@@ -115,7 +124,7 @@ void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns);
 int wl_fail(struct iotap_workload_ctx *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* --- engine.c: traced system calls -------------------------------------- */
+/* --- traced.c: traced system calls -------------------------------------- */
 
 /* One open file of a workload. */
 struct wl_file {
@@ -141,6 +150,14 @@ int wl_open(struct iotap_workload_ctx *c, struct wl_file *f, int dirfd, uint64_t
 /* write(2)/read(2) at f->pos (which they advance). Return: bytes or -errno. */
 ssize_t wl_write(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len);
 ssize_t wl_read(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len);
+/*
+ * pwrite(2)/pread(2) at @off; f->pos does not move. Recorded as
+ * wl_write/wl_read are. Return: bytes or -errno (failures noted by wl_fail).
+ */
+ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
+		  uint64_t off);
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off);
 /* lseek(2) to @off (not recorded). Return: 0 or -errno. */
 int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off);
 /* fsync(2) or fdatasync(2). Return: 0 or -errno. */
@@ -156,6 +173,15 @@ int wl_unlink(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const ch
 	      uint64_t ino);
 /* unlink @name if it exists (the lookup is not recorded, the unlink is). */
 int wl_unlink_old(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name);
+/*
+ * renameat(2) of @oldname in @olddirfd (st_ino @oldparent) to @newname in
+ * @newdirfd (@newparent): RENAME, then the NAME that rebinds the file.
+ */
+int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
+	      int newdirfd, uint64_t newparent, const char *newname);
+/* fallocate(2) of [@off, @off + @len) with @mode (FALLOC_FL_*). Return: 0 or -errno. */
+int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
+		 uint64_t len);
 /* mkdirat(2) (+ NAME) and unlinkat(AT_REMOVEDIR). */
 int wl_mkdir(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
 	     mode_t mode, uint64_t *ino);
@@ -179,31 +205,19 @@ void wl_closedir(struct iotap_workload_ctx *c, struct wl_dir *d);
 /* stdio over a wl_file (bonnie 1.03's putc/getc): real syscalls recorded. */
 int wl_stdio_open(struct iotap_workload_ctx *c, struct wl_file *f, const char *mode);
 
-/* sync and drop the page cache if IOTAP_WORKLOAD_DROP_CACHES (root). */
-void wl_drop_caches(struct iotap_workload_ctx *c);
-
 /*
  * pgsql: temporary until the sys layer lands (engine.c's last block).
- * pread/pwrite do not move f->pos. wl_rename records RENAME (+ NAME);
- * wl_fallocate records FALLOCATE; wl_sync_file_range is issued but not
- * recorded (no FUSE request exists for it). wl_mark writes a PHASE
- * marker (@kind IOTAP_PHASE_*) from any thread, carrying the caller's
- * cumulative CPU figure, and returns its time in @t.
+ * wl_sync_file_range is issued but not recorded (no FUSE request exists
+ * for it). wl_mark writes a PHASE marker (@kind IOTAP_PHASE_*) from any
+ * thread, carrying the caller's cumulative CPU figure, and returns its
+ * time in @t.
  */
-ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *buf, size_t len,
-		  uint64_t off);
-ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
-		 uint64_t off);
-int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, const char *oldname,
-	      int newdirfd, uint64_t newparent, const char *newname);
-int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
-		 uint64_t len);
 int wl_sync_file_range(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off,
 		       uint64_t len, unsigned int flags);
 void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
 	     uint64_t user_ns, uint64_t sys_ns, uint64_t *t);
 
-/* --- engine.c: phases ----------------------------------------------------- */
+/* --- phase.c and threads.c: phases ----------------------------------------------------- */
 
 /*
  * struct wl_span - timing of one phase, between its BEGIN and END markers
@@ -333,6 +347,8 @@ int wl_write_full(struct iotap_workload_ctx *c, struct wl_file *f, const void *b
 
 /* Close every file of @fs (optionally fsync first); errors noted, first returned. */
 int wl_fileset_close(struct iotap_workload_ctx *c, struct wl_fileset *fs, int do_fsync);
+
+/* --- ctx.c: small helpers ------------------------------------------------ */
 
 /* Aligned buffer for O_DIRECT (4 KiB alignment), zeroed. NULL on failure. */
 void *wl_buf_alloc(size_t len);

@@ -37,7 +37,7 @@ for fg in -f ""; do
 		"$IOTAP" mount "$BACKING" $T/file $fg
 	expect_bad 1 "^iotap: trace '$T/exists.iotap' exists; use --force to overwrite" \
 		"$IOTAP" mount "$BACKING" "$MNT" --trace $T/exists.iotap $fg
-	expect_bad 1 "^iotap: cannot create trace '$T/nodir/t.iotap': No such file" \
+	expect_bad 1 "^iotap: cannot create trace '$T/nodir/t.iotap': directory '$T/nodir': No such file" \
 		"$IOTAP" mount "$BACKING" "$MNT" --trace $T/nodir/t.iotap $fg
 	expect_bad 1 "^iotap: cannot mount '$MNT': fuse: unknown option" \
 		"$IOTAP" mount "$BACKING" "$MNT" -o no_such_option $fg
@@ -56,7 +56,7 @@ grep -q "BACKING and MOUNTPOINT are required" $T/err || { cat $T/err; fail "no-a
 mkdir $T/ro
 if mount -t tmpfs -o ro,size=1m iotap-e2e $T/ro 2>/dev/null; then
 	_mounts="$_mounts $T/ro"
-	expect_bad 1 "^iotap: cannot create trace '$T/ro/t.iotap': Read-only file system" \
+	expect_bad 1 "^iotap: cannot create trace '$T/ro/t.iotap': directory '$T/ro': Read-only file system" \
 		"$IOTAP" mount "$BACKING" "$MNT" --trace $T/ro/t.iotap
 	# a mount point that is not the backing dir is refused
 	expect_bad 1 "^iotap: cannot mount '$T/ro': already mounted (tmpfs)" \

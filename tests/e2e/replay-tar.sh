@@ -8,7 +8,8 @@
 #     differences, and the replayed tree has the captured tree's names,
 #     types and sizes;
 #   - into that directory again: refused (what the capture creates is in
-#     the way, listed), then with --prepare: replayed exactly again;
+#     the way, listed), --prepare refused too (it would remove the
+#     capture's creations), then with --prepare --clobber: replayed exactly again;
 #   - the readback phase alone (--phase readback --prepare) into a fresh
 #     directory: the extracted tree is its initial state, same counts as
 #     the capture's readback phase, zero differences.
@@ -57,8 +58,13 @@ if "$IOTAP" replay "$TR" "$T/r1" -q 2> "$T/r2.err"; then
 fi
 grep -q "in the way" "$T/r2.err" || { cat "$T/r2.err"; fail "refusal does not say what is in the way"; }
 grep -q -- "--prepare" "$T/r2.err" || fail "refusal does not mention --prepare"
-"$IOTAP" replay "$TR" "$T/r1" --prepare --trace "$T/r2.iotap" --json -q > "$T/r2.json" \
-	2> "$T/r2.err" || { cat "$T/r2.err"; fail "replay --prepare over the replayed tree"; }
+# --prepare would remove what the capture creates: only with --clobber
+"$IOTAP" replay "$TR" "$T/r1" --prepare -q 2> "$T/r2.err" &&
+	fail "--prepare over the replayed tree removed its files without --clobber"
+grep -q -- "--clobber" "$T/r2.err" || { cat "$T/r2.err"; fail "--prepare refusal does not name --clobber"; }
+"$IOTAP" replay "$TR" "$T/r1" --prepare --clobber --trace "$T/r2.iotap" --json -q > "$T/r2.json" \
+	2> "$T/r2.err" || { cat "$T/r2.err"; fail "replay --prepare --clobber over the replayed tree"; }
+grep -q "removed: " "$T/r2.err" || { cat "$T/r2.err"; fail "--clobber does not list what it removed"; }
 $CMP "$IOTAP" "$TR" "$T/r2.iotap" --replay-json "$T/r2.json" || fail "replay 2 differs"
 
 # 3. the readback phase alone

@@ -80,6 +80,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows[0]["name"] == "w1" and float(rows[0]["write_mb_per_s"]) == 104.858, rows[0]
 assert rows[-1]["name"] == "total"
+assert rows[-1]["index"] == "", "the total row is not phase " + rows[-1]["index"]
+assert [r["index"] for r in rows[:-1]] == [str(i) for i in range(len(rows) - 1)]
 assert all(len(r) == len(rows[0]) for r in rows)
 PY
 

@@ -32,7 +32,8 @@ expect 2 "-i 3 is not modelled" "$IOTAP" run iozone $D -i 3
 expect 2 "larger than the file" "$IOTAP" run iozone $D -s 64k -r 128k
 expect 2 "--bs and --count" "$IOTAP" run dd $D
 touch $T/exists.iotap
-expect 2 "exists" "$IOTAP" run bonnie $D -s 16 -r 8 --trace $T/exists.iotap
+# an existing file is a runtime refusal (1), as for mount and replay
+expect 1 "exists; use --force" "$IOTAP" run bonnie $D -s 16 -r 8 --trace $T/exists.iotap
 if [ "$(id -u)" -eq 0 ]; then
 	mkdir -p $T/ro
 	mount -t tmpfs -o ro,size=1m tmpfs $T/ro && _mounts="$_mounts $T/ro"

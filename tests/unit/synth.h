@@ -63,6 +63,7 @@
 #define SYNTH_NO_MARKS	(1u << 0)
 #define SYNTH_SAMPLES	(1u << 1)
 #define SYNTH_LOST	(1u << 2)	/* a LOST record of 5 in the middle of phase 0 */
+#define SYNTH_NO_END	(1u << 3)	/* no END marker after the last phase (iotap mark's way) */
 
 #define SYNTH_BASE_NS	1000000000000ull	/* header mono_base_ns */
 #define SYNTH_START_NS	(SYNTH_BASE_NS + 1000000000ull)	/* first phase starts 1 s in */
@@ -471,7 +472,7 @@ static int synth_write(const char *path, const char *script, unsigned int flags,
 		if (t > last_end)
 			last_end = t;
 	}
-	if (!(flags & SYNTH_NO_MARKS)) {
+	if (!(flags & (SYNTH_NO_MARKS | SYNTH_NO_END))) {
 		struct iotap_trace_rec r;
 
 		synth_samples_until(&s, t);

@@ -214,9 +214,21 @@ static void test_many_threads(void)
 	   "every record arrived: %" PRIu64 " ops, %" PRIu64 " names, %u threads short",
 	   t.ops, t.names, bad);
 	ok(!t.seq_bad, "each thread's records in its own order (%" PRIu64 " wrong)", t.seq_bad);
-	ok(!t.order_bad && t.st.late_records == 0,
-	   "merged in non-decreasing start order (%" PRIu64 " backwards, %" PRIu64 " late)",
-	   t.order_bad, t.st.late_records);
+	/*
+	 * The recorder's promise is only testable while the reader holds
+	 * every record between watermarks. On a loaded 2-core machine a
+	 * worker preempted inside an op holds the watermark back while the
+	 * others record 512 K records more; the reader then releases early
+	 * to bound its memory (FORMAT.md), which makes later records late.
+	 */
+	if (t.st.early_records)
+		diag("reader's memory cap hit: %" PRIu64 " records released early, %" PRIu64
+		     " late, %" PRIu64 " backwards", t.st.early_records, t.st.late_records,
+		     t.order_bad);
+	ok((!t.order_bad && t.st.late_records == 0) || t.st.early_records,
+	   "merged in non-decreasing start order (%" PRIu64 " backwards, %" PRIu64 " late), "
+	   "or the reader's memory cap says why not (%" PRIu64 " released early)", t.order_bad,
+	   t.st.late_records, t.st.early_records);
 	ok(t.lost_recs == 0 && t.st.lost_records == 0 && t.end_aux == 0 && t.st.has_end,
 	   "no LOST record, END says 0 lost");
 	ok(t.end_len == t.st.records - 1 && t.st.chunks >= 1 && t.st.chunks_bad == 0,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_replay.c - the replayer (workload/replay*.c) on synthetic traces
+ * test_replay.c - the replayer (workload/replay/) on synthetic traces
  *
  * Traces are written with trace/'s writer exactly as the capture daemon
  * lays them out (fs/capture.c: NAME after its op, RELEASE with tid 0,
@@ -38,7 +38,6 @@
 #include "tap.h"
 #include "iotap_replay.h"
 #include "iotap_trace.h"
-#include "iotap_workload.h"
 #include "replay_i.h"		/* the data generator and the lag buckets */
 
 #define ROOT	2ull			/* file id of the root */
@@ -174,11 +173,11 @@ static void rm_rf(const char *p)
 }
 
 static int replay(const char *trace, const char *dir, unsigned int flags,
-		  enum iotap_replay_timing timing, struct iotap_workload_replay_stats *st,
-		  const struct iotap_workload_replay_opts *extra)
+		  enum iotap_replay_timing timing, struct iotap_replay_stats *st,
+		  const struct iotap_replay_opts *extra)
 {
-	struct iotap_workload_replay_opts o;
-	struct iotap_workload_replay *r = NULL;
+	struct iotap_replay_opts o;
+	struct iotap_replay *r = NULL;
 	int ret;
 
 	if (extra)
@@ -190,16 +189,16 @@ static int replay(const char *trace, const char *dir, unsigned int flags,
 	o.flags |= flags;
 	o.timing = timing;
 	o.scale = 1;
-	ret = iotap_workload_replay_open(&r, &o);
+	ret = iotap_replay_open(&r, &o);
 	if (!ret && (flags & IOTAP_REPLAY_PREPARE))
-		ret = iotap_workload_replay_prepare(r);
+		ret = iotap_replay_prepare(r, NULL);
 	if (!ret && !(flags & (IOTAP_REPLAY_PREPARE | IOTAP_REPLAY_FORCE)))
-		ret = iotap_workload_replay_check(r, NULL, 0);
+		ret = iotap_replay_check(r, NULL, 0);
 	if (!ret)
-		ret = iotap_workload_replay_run(r, st);
-	if (ret && r && *iotap_workload_replay_what(r))
-		diag("replay: %s: %s", strerror(-ret), iotap_workload_replay_what(r));
-	iotap_workload_replay_close(r);
+		ret = iotap_replay_run(r, st);
+	if (ret && r && *iotap_replay_what(r))
+		diag("replay: %s: %s", strerror(-ret), iotap_replay_what(r));
+	iotap_replay_close(r);
 	return ret;
 }
 
@@ -283,7 +282,7 @@ static int write_deps_trace(const char *path)
 
 static void test_deps(void)
 {
-	struct iotap_workload_replay_stats st;
+	struct iotap_replay_stats st;
 	char trace[512];
 	int i, bad = 0, enoent = 0, ret;
 	uint64_t ops = 0, waits = 0;
@@ -315,7 +314,7 @@ static void test_deps(void)
 /* A read that was short because it came before another thread's write. */
 static void test_short_read(void)
 {
-	struct iotap_workload_replay_stats st;
+	struct iotap_replay_stats st;
 	char trace[512], *dir;
 	struct syn s;
 	uint64_t t;
@@ -411,9 +410,9 @@ static int write_state_trace(const char *path, int damaged_tail)
 
 static void test_state(void)
 {
-	struct iotap_workload_replay_opts o;
-	struct iotap_workload_replay_stats st;
-	struct iotap_workload_replay *r = NULL;
+	struct iotap_replay_opts o;
+	struct iotap_replay_stats st;
+	struct iotap_replay *r = NULL;
 	char trace[512], buf[64], p[600], *dir, *list = NULL;
 	size_t len = 0;
 	struct stat s1, s2;
@@ -426,23 +425,23 @@ static void test_state(void)
 	memset(&o, 0, sizeof(o));
 	o.trace = trace;
 	o.target = dir;
-	ret = iotap_workload_replay_open(&r, &o);
+	ret = iotap_replay_open(&r, &o);
 	ok(!ret, "open");
 	if (ret)
 		return;
 	f = open_memstream(&list, &len);
-	ret = iotap_workload_replay_check(r, f, 100);
+	ret = iotap_replay_check(r, f, 100);
 	fclose(f);
 	ok(ret == -ENOTEMPTY && strstr(list, "missing: ") && strstr(list, "/d/a") &&
 	   strstr(list, "10000 bytes") && strstr(list, "/l' (a symlink)"),
 	   "an empty target: check lists what is missing");
 	free(list);
-	ok(iotap_workload_replay_plan(r)->files == 2 && iotap_workload_replay_plan(r)->dirs == 2 &&
-	   iotap_workload_replay_plan(r)->symlinks == 1,
+	ok(iotap_replay_plan(r)->files == 2 && iotap_replay_plan(r)->dirs == 2 &&
+	   iotap_replay_plan(r)->symlinks == 1,
 	   "plan: 2 dirs (root, d), 2 files, 1 symlink; d/new is not in it");
-	ok(!iotap_workload_replay_prepare(r), "prepare");
-	ok(!iotap_workload_replay_check(r, NULL, 0), "check passes after prepare");
-	iotap_workload_replay_close(r);
+	ok(!iotap_replay_prepare(r, NULL), "prepare");
+	ok(!iotap_replay_check(r, NULL, 0), "check passes after prepare");
+	iotap_replay_close(r);
 	ok(fsize(dir, "d/a") == 10000 && fsize(dir, "b") == 777 && fsize(dir, "l") == 11 &&
 	   fsize(dir, "d/new") == UINT64_MAX, "sizes: d/a 10000, b 777, symlink target 11, "
 	   "no d/new");
@@ -461,17 +460,20 @@ static void test_state(void)
 	memset(&o, 0, sizeof(o));
 	o.trace = trace;
 	o.target = dir;
-	iotap_workload_replay_open(&r, &o);
+	iotap_replay_open(&r, &o);
 	list = NULL;
 	f = open_memstream(&list, &len);
-	ret = iotap_workload_replay_check(r, f, 100);
+	ret = iotap_replay_check(r, f, 100);
 	fclose(f);
 	ok(ret == -ENOTEMPTY && strstr(list, "in the way") && strstr(list, "d/new"),
 	   "a leftover of the capture's create is in the way");
 	free(list);
-	iotap_workload_replay_close(r);
+	iotap_replay_close(r);
 
-	ok(!replay(trace, dir, IOTAP_REPLAY_PREPARE, IOTAP_REPLAY_RECORDED, &st, NULL) &&
+	ok(replay(trace, dir, IOTAP_REPLAY_PREPARE, IOTAP_REPLAY_RECORDED, &st, NULL) == -EEXIST &&
+	   fsize(dir, "d/new") == 0, "prepare without CLOBBER refuses, d/new left as it was");
+	ok(!replay(trace, dir, IOTAP_REPLAY_PREPARE | IOTAP_REPLAY_CLOBBER, IOTAP_REPLAY_RECORDED,
+		   &st, NULL) &&
 	   !st.differences && !st.unreplayable && st.phases == 4,
 	   "whole trace: prepared (leftover removed), replayed, 0 differences, 4 markers");
 	ok(fsize(dir, "d/new") == 12288, "d/new has its 3 writes");
@@ -492,7 +494,7 @@ static void test_state(void)
 	/* --map d=OTHER (relative) and /srv/mnt/d (under the mount point) */
 	dir = fresh_dir("state", 2);
 	{
-		struct iotap_workload_replay_map m = { "/srv/mnt/d", NULL };
+		struct iotap_replay_map m = { "/srv/mnt/d", NULL };
 		char *other = strdup(fresh_dir("other", 2));
 
 		m.new_path = other;
@@ -510,10 +512,10 @@ static void test_state(void)
 		o.nmaps = 1;
 		o.trace = trace;
 		o.target = dir;
-		ret = iotap_workload_replay_open(&r, &o);
-		ok(ret == -ENXIO && strstr(iotap_workload_replay_what(r), "matches nothing"),
-		   "a --map that matches nothing: %s", iotap_workload_replay_what(r));
-		iotap_workload_replay_close(r);
+		ret = iotap_replay_open(&r, &o);
+		ok(ret == -ENXIO && strstr(iotap_replay_what(r), "matches nothing"),
+		   "a --map that matches nothing: %s", iotap_replay_what(r));
+		iotap_replay_close(r);
 		rm_rf(other);
 		free(other);
 	}
@@ -537,19 +539,19 @@ static void test_state(void)
 	memset(&o, 0, sizeof(o));
 	o.trace = trace;
 	o.target = dir;
-	ret = iotap_workload_replay_open(&r, &o);
-	ok(ret == -EBADMSG || (ret == 0 && iotap_workload_replay_plan(r)->damage.chunks_bad),
+	ret = iotap_replay_open(&r, &o);
+	ok(ret == -EBADMSG || (ret == 0 && iotap_replay_plan(r)->damage.chunks_bad),
 	   "%s: the scan reports the bad chunk (ret %d)", buf, ret);
-	iotap_workload_replay_close(r);
+	iotap_replay_close(r);
 	rm_rf(dir);
 }
 
 /* A trace cut short (its writer killed): complete chunks are replayed. */
 static void test_truncated(void)
 {
-	struct iotap_workload_replay_opts o;
-	struct iotap_workload_replay_stats st;
-	struct iotap_workload_replay *r = NULL;
+	struct iotap_replay_opts o;
+	struct iotap_replay_stats st;
+	struct iotap_replay *r = NULL;
 	char trace[512], *dir;
 	struct syn s;
 	struct stat sb;
@@ -573,16 +575,16 @@ static void test_truncated(void)
 	o.trace = trace;
 	o.target = dir;
 	o.timing = IOTAP_REPLAY_ASAP;
-	ret = iotap_workload_replay_open(&r, &o);
-	ok(!ret && iotap_workload_replay_plan(r)->damage.tail_bytes &&
-	   !iotap_workload_replay_plan(r)->damage.has_end,
+	ret = iotap_replay_open(&r, &o);
+	ok(!ret && iotap_replay_plan(r)->damage.tail_bytes &&
+	   !iotap_replay_plan(r)->damage.has_end,
 	   "the scan sees the torn end (%" PRIu64 " bytes)",
-	   r ? iotap_workload_replay_plan(r)->damage.tail_bytes : 0);
-	ret = ret ? ret : iotap_workload_replay_run(r, &st);
+	   r ? iotap_replay_plan(r)->damage.tail_bytes : 0);
+	ret = ret ? ret : iotap_replay_run(r, &st);
 	ok(!ret && !st.differences && st.ops > 1000 && st.ops < 400002,
 	   "what is left is replayed: %" PRIu64 " ops, %" PRIu64 " differences", st.ops,
 	   st.differences);
-	iotap_workload_replay_close(r);
+	iotap_replay_close(r);
 	rm_rf(dir);
 }
 
@@ -603,8 +605,8 @@ static void test_lag_buckets(void)
 
 static void test_trace_markers(void)
 {
-	struct iotap_workload_replay_opts o;
-	struct iotap_workload_replay_stats st;
+	struct iotap_replay_opts o;
+	struct iotap_replay_stats st;
 	struct iotap_trace_reader *rd;
 	struct iotap_trace_rec rec;
 	char trace[512], out[512], *dir;

@@ -225,6 +225,30 @@ static void test_one_phase_total(void)
 	report_release(&rep);
 }
 
+/* Phases begun by markers, none closing the last (as with iotap mark). */
+static void test_open_last_phase(void)
+{
+	static const char script[] =
+		"a seqwrite ops=1000 rate=100 bs=65536 lat=500 cpu=20\n"
+		"b seqread ops=1000 rate=100 bs=65536 lat=500 cpu=20 file=2\n";
+	struct report rep;
+	struct cpu_fig cf;
+	double cpu;
+
+	ok(synth_write(tpath(2, "open.iotap"), script, SYNTH_SAMPLES | SYNTH_NO_END, NULL, 0) == 2,
+	   "trace without an END marker written");
+	if (report_build(&rep, tpath(2, "open.iotap"), NULL)) {
+		ok(0, "report of the trace without an END marker");
+		return;
+	}
+	ok(rep.nphases == 2 && fig_cpu_pct(&rep.phases[0], &cpu) && near(cpu, 20, 0.01),
+	   "the first phase has its markers' CPU, 20%%");
+	fig_cpu(&rep.phases[rep.nphases - 1], &cf);
+	ok(!cf.has_mark && cf.has_sample,
+	   "the last phase has no marker CPU (it was a false 0%%): the samples' figure instead");
+	report_release(&rep);
+}
+
 static void test_percentiles(void)
 {
 	static const char script[] = "p seqread ops=10000 rate=10000 bs=4096 lat=100 spread=200\n";
@@ -257,7 +281,8 @@ static void test_flags(void)
 	static const char script[] =
 		"slow seqwrite ops=20000 rate=2000 bs=65536 lat=100 slow=8 at=0.5\n"
 		"steady seqwrite ops=20000 rate=2000 bs=65536 lat=100 jitter=30 file=2\n"
-		"outl seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=5000 file=3\n";
+		"outl seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=500 file=3\n"
+		"one seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=5000 file=4\n";
 	struct report rep;
 
 	synth_write(tpath(0, "flags.iotap"), script, 0, NULL, 0);
@@ -265,7 +290,9 @@ static void test_flags(void)
 		ok(0, "report of the flags trace");
 		return;
 	}
-	ok(rep.nphases == 3, "3 phases");
+	ok(rep.nphases == 4, "4 phases");
+	if (rep.nphases != 4)
+		goto out;
 	ok(has_flag(&rep.flags[0], "throughput-change"),
 	   "an 8x slowdown inside a phase is flagged: %s",
 	   rep.flags[0].n ? rep.flags[0].text[0] : "(none)");
@@ -276,8 +303,12 @@ static void test_flags(void)
 		ok(x >= 7.5 && x <= 8.5, "... as a fall of about 8x (%.1f)", x);
 	}
 	ok(!has_flag(&rep.flags[1], "throughput-change"), "a steady phase is not flagged");
-	ok(has_flag(&rep.flags[2], "latency-outlier"), "max 500x p99 is flagged");
+	ok(has_flag(&rep.flags[2], "latency-outlier"),
+	   "max 500x p99, ten such ops taking 10%% of the phase: flagged");
+	ok(!has_flag(&rep.flags[3], "latency-outlier"),
+	   "one such op, 1%% of the phase, explains nothing: not flagged");
 	ok(!has_flag(&rep.flags[1], "latency-outlier"), "jitter is not an outlier");
+out:
 	report_release(&rep);
 }
 
@@ -589,6 +620,7 @@ int main(void)
 	test_size_label();
 	test_golden();
 	test_one_phase_total();
+	test_open_last_phase();
 	test_percentiles();
 	test_flags();
 	test_auto_bonnie();

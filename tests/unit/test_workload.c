@@ -15,6 +15,7 @@
  *    (putc: 1-byte writes at consecutive offsets; seeks: the tickets the
  *    seed draws, rewrites exactly the tickets divisible by ten; 1.03: each
  *    seeker walks the same forked rand() sequence), CPU marks monotonic.
+ * 4. The wl_pwrite/wl_pread/wl_fallocate/wl_rename wrappers, traced.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -722,6 +723,85 @@ static void test_iozone_trace(void)
 	ok(rmdir(dir) == 0, "iozone: the run left nothing behind");
 }
 
+/*
+ * 4. The wrappers the models got for pgsql, traced: pwrite/pread at
+ *    offsets leave f->pos alone and record like write/read; fallocate
+ *    records its range and mode; rename records RENAME (moved id, new
+ *    parent, old parent in aux) and then the NAME that rebinds the file.
+ */
+static void test_wrappers_trace(void)
+{
+	struct iotap_workload_env env = { 0 };
+	struct iotap_trace_reader *r;
+	struct iotap_workload_ctx *c;
+	struct iotap_trace_rec rec;
+	char dir[300], trace[300], buf[8192];
+	uint64_t ino = 0, pw_off[2] = { 0 }, pr_off = 0;
+	int ret, n_pw = 0, n_pr = 0, n_fa = 0, n_rn = 0, rebound = 0, fa_ok = 0, rn_ok = 0;
+	struct wl_file f;
+	ssize_t n1, n2, n3;
+	int fa;
+
+	snprintf(dir, sizeof(dir), "%s/dw", tmpdir);
+	snprintf(trace, sizeof(trace), "%s/w.iotap", tmpdir);
+	mkdir(dir, 0755);
+	env.target = dir;
+	env.trace_path = trace;
+	if (!ok(!iotap_workload_ctx_open(&c, &env), "wrappers: context opens"))
+		return;
+	memset(buf, 'p', sizeof(buf));
+	ret = wl_open(c, &f, c->dirfd, c->dir_ino, "seg", O_CREAT | O_RDWR | O_TRUNC, 0600);
+	n1 = ret ? -1 : wl_pwrite(c, &f, buf, 8192, 16384);
+	n2 = ret ? -1 : wl_pwrite(c, &f, buf, 4096, 0);
+	n3 = ret ? -1 : wl_pread(c, &f, buf, 8192, 16384);
+	ok(!ret && n1 == 8192 && n2 == 4096 && n3 == 8192 && f.pos == 0,
+	   "wl_pwrite/wl_pread move bytes at their offsets, f->pos stays 0");
+	fa = ret ? -1 : wl_fallocate(c, &f, 0, 65536, 65536);
+	ok(fa == 0 || fa == -EOPNOTSUPP, "wl_fallocate 64k at 64k (%d)", fa);
+	ino = f.ino;
+	wl_close(c, &f);
+	ret = wl_rename(c, c->dirfd, c->dir_ino, "seg", c->dirfd, c->dir_ino, "seg.done");
+	ok(!ret && !faccessat(c->dirfd, "seg.done", F_OK, 0), "wl_rename moves the file");
+	ok(wl_rename(c, c->dirfd, c->dir_ino, "nosuch", c->dirfd, c->dir_ino, "x") == -ENOENT,
+	   "wl_rename of a missing name: -ENOENT");
+	iotap_workload_ctx_close(c);
+
+	if (!ok(!iotap_trace_reader_open(&r, trace, 0), "wrappers: the trace reads back"))
+		return;
+	while (iotap_trace_reader_next(r, &rec) > 0) {
+		if (rec.type == IOTAP_REC_NAME && rn_ok && rec.file == ino && rec.name &&
+		    rec.name_len == 8 && !memcmp(rec.name, "seg.done", 8))
+			rebound = 1;
+		if (rec.type != IOTAP_REC_OP || rec.file != ino)
+			continue;
+		if (rec.op == IOTAP_OP_WRITE && n_pw < 2)
+			pw_off[n_pw++] = rec.offset;
+		if (rec.op == IOTAP_OP_READ) {
+			n_pr++;
+			pr_off = rec.offset;
+		}
+		if (rec.op == IOTAP_OP_FALLOCATE) {
+			n_fa++;
+			fa_ok = rec.offset == 65536 && rec.length == 65536 && rec.flags == 0;
+		}
+		if (rec.op == IOTAP_OP_RENAME) {
+			n_rn++;
+			rn_ok = rec.result == 0 && rec.file2 == rec.aux && rec.aux != 0 &&
+				!rec.name;
+		}
+	}
+	iotap_trace_reader_close(r);
+	ok(n_pw == 2 && pw_off[0] == 16384 && pw_off[1] == 0 && n_pr == 1 && pr_off == 16384,
+	   "pwrite/pread records carry their own offsets (16384, 0; 16384)");
+	ok(n_fa == 1 && fa_ok, "one FALLOCATE record of [64k, 128k), mode 0");
+	ok(n_rn == 1 && rn_ok && rebound,
+	   "RENAME names the moved file, new and old parent, then a NAME rebinds it");
+	unlinkat(AT_FDCWD, trace, 0);
+	snprintf(buf, sizeof(buf), "%s/seg.done", dir);
+	unlink(buf);
+	ok(rmdir(dir) == 0, "wrappers: the run left nothing behind");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -737,6 +817,7 @@ int main(void)
 	test_bonnie_trace_2x();
 	test_bonnie_trace_103();
 	test_iozone_trace();
+	test_wrappers_trace();
 	rm_rf(tmpdir);
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_walk.c - the file model a trace implies, record by record
+ * walk.c - the file model a trace implies, record by record
  *
  * Both passes of a replay (the scan and the loader) feed every record of
  * the trace, in start order, through one struct rp_walk; at any record it
@@ -783,22 +783,6 @@ int rp_walk_path(const struct rp_walk *w, const struct rp_obj *obj, char *buf, s
 	}
 	buf[len] = '\0';
 	return (int)len;
-}
-
-int rp_walk_path_child(const struct rp_walk *w, const struct rp_obj *parent, const char *name,
-		       char *buf, size_t size)
-{
-	size_t l = strlen(name);
-	int n = rp_walk_path(w, parent, buf, size);
-
-	if (n < 0)
-		return n;
-	if ((size_t)n + l + 2 > size)
-		return -ENAMETOOLONG;
-	if (n)
-		buf[n++] = '/';
-	memcpy(buf + n, name, l + 1);
-	return n + (int)l;
 }
 
 unsigned int rp_map_apply(struct rp_map *maps, unsigned int nmaps, char *path, int count)

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_load.c - pass 2 of a replay: the loader thread
+ * load.c - pass 2 of a replay: the loader thread
  *
  * Walks the trace again with the same file model as the scan and turns
  * every op of the slice into a struct rp_op in the ring of its recorded
  * thread's lane: the path(s) it needs, relative to the target or a --map
  * directory; the descriptor slot of its handle; the ops of other lanes it
- * must wait for (replay_deps.c); its scheduled time. NAME records are
+ * must wait for (deps.c); its scheduled time. NAME records are
  * forwarded to the same lane (the replay's trace names files as the
  * capture did), PHASE markers go to every lane as barriers. The loader is
  * the only producer of every ring; when a ring is full it waits for that
  * lane (never for a lane that waits for it: every wait points to an op
- * already published). Read replay_i.h first.
+ * already published); the ring protocol is ring.c's. Read replay_i.h first.
  *
  * What each op becomes:
  * - data ops and everything with a handle use the handle's slot; a handle
@@ -34,11 +34,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "replay_i.h"
@@ -60,13 +58,8 @@ struct orphan_fh {
 };
 
 struct load {
-	struct iotap_workload_replay *r;
-	/* publications a waiting lane has not been woken for yet */
-	uint32_t *pending;		/* per lane: ops published since its wake */
-	uint8_t *isdirty;		/* per lane: in dirty[] */
-	uint32_t *dirty;		/* lanes that may have pending > 0 */
-	uint32_t ndirty;
-	uint32_t since_flush;		/* pushes since the last flush */
+	struct iotap_replay *r;
+	struct rp_ring_prod ring;	/* the producer side of every lane's ring */
 	struct rp_shared *sh;
 	struct rp_src *src;
 	struct rp_walk w;
@@ -84,163 +77,13 @@ struct load {
 	double scale;
 };
 
-/* --- futexes (shared: also across processes) --------------------------------- */
-
-void rp_futex_wait(atomic_uint *addr, unsigned int val)
-{
-	syscall(SYS_futex, addr, FUTEX_WAIT, val, NULL, NULL, 0);
-}
-
-void rp_futex_wake(atomic_uint *addr)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-/* --- rings ------------------------------------------------------------------------ */
-
-/*
- * Wake-ups are batched both ways, or a loader and a lane that keep pace
- * would switch on every op: a lane waiting for ops is woken after
- * WAKE_BATCH of them, or at the latest after FLUSH_EVERY pushes of the
- * loader, and always before the loader itself may block (otherwise a lane
- * could sleep on an op that is published while the loader waits for that
- * lane's neighbour); the loader waiting for room sleeps until a quarter of
- * the ring is free again.
- */
-#define WAKE_BATCH	64
-#define FLUSH_EVERY	256
-
-static void wake_lane(struct load *l, uint32_t lane)
-{
-	struct rp_lane *ln = &l->sh->lanes[lane];
-
-	atomic_fetch_add(&ln->pubq, 1);
-	rp_futex_wake(&ln->pubq);
-	l->pending[lane] = 0;
-}
-
-static void flush_wakes(struct load *l)
-{
-	uint32_t i;
-
-	for (i = 0; i < l->ndirty; i++) {
-		if (l->pending[l->dirty[i]])
-			wake_lane(l, l->dirty[i]);
-		l->isdirty[l->dirty[i]] = 0;
-	}
-	l->ndirty = 0;
-	l->since_flush = 0;
-}
-
-/*
- * Wait until @lane has room for one op and @nbytes contiguous bytes; return
- * the byte position to write at (after padding to a wrap), or -EINTR.
- */
-static int64_t ring_room(struct load *l, struct rp_lane *ln, size_t nbytes)
-{
-	for (;;) {
-		uint64_t tail = atomic_load_explicit(&ln->tail, memory_order_relaxed);
-		uint64_t head = atomic_load_explicit(&ln->head, memory_order_acquire);
-		uint64_t bhead = atomic_load_explicit(&ln->bhead, memory_order_acquire);
-		uint64_t pos = ln->btail;
-		unsigned int seq;
-
-		/* bytes must not straddle the end of the byte ring */
-		if ((pos & (ln->bcap - 1)) + nbytes > ln->bcap)
-			pos = (pos + ln->bcap) & ~(ln->bcap - 1);
-		if (tail - head < ln->cap && pos + nbytes - bhead <= ln->bcap)
-			return (int64_t)pos;
-		if (atomic_load(&l->sh->stop))
-			return -EINTR;
-		flush_wakes(l);
-		if (!l->r->preloaded) {
-			/* the rings are full: the replay may start */
-			pthread_mutex_lock(&l->r->pre_lock);
-			l->r->preloaded = 1;
-			pthread_cond_broadcast(&l->r->pre_cond);
-			pthread_mutex_unlock(&l->r->pre_lock);
-		}
-		/* pairs with finish(): head store, then room_at load (both seq_cst) */
-		seq = atomic_load(&ln->room);
-		atomic_store(&ln->room_at, head + (ln->cap / 4 < tail - head ? ln->cap / 4 : 1));
-		head = atomic_load(&ln->head);
-		bhead = atomic_load(&ln->bhead);
-		if (!(tail - head < ln->cap && pos + nbytes - bhead <= ln->bcap) &&
-		    !atomic_load(&l->sh->stop))
-			rp_futex_wait(&ln->room, seq);
-		atomic_store(&ln->room_at, 0);
-	}
-}
-
+/* The op being built, to the ring of @lane. */
 static int push(struct load *l, uint32_t lane, const struct rp_dep *deps, uint32_t ndeps)
 {
-	struct rp_lane *ln = &l->sh->lanes[lane];
-	size_t need = 0, dep_bytes = (size_t)ndeps * sizeof(struct rp_dep);
-	struct rp_op *op = &l->op;
-	int64_t at;
-	uint64_t pos;
-	int i;
+	int ret = rp_ring_push(&l->ring, lane, &l->op, l->str, l->str_len, deps, ndeps);
 
-	for (i = 0; i < 3; i++)
-		if (l->str[i])
-			need += l->str_len[i] + 1;
-	need = (need + 7) & ~(size_t)7;
-	need += dep_bytes;
-	if (need + 64 > ln->bcap)
-		return -ENAMETOOLONG;
-	at = ring_room(l, ln, need);
-	if (at < 0)
-		return (int)at;
-	pos = (uint64_t)at;
-	op->path = op->path2 = op->name = RP_NONE;
-	for (i = 0; i < 3; i++) {
-		uint32_t off = (uint32_t)(pos & (ln->bcap - 1));
-
-		if (!l->str[i])
-			continue;
-		memcpy(ln->bytes + off, l->str[i], l->str_len[i]);
-		ln->bytes[off + l->str_len[i]] = '\0';
-		if (i == 0)
-			op->path = off;
-		else if (i == 1)
-			op->path2 = off;
-		else
-			op->name = off;
-		pos += l->str_len[i] + 1;
-	}
-	pos = (pos + 7) & ~(uint64_t)7;
-	op->ndeps = ndeps;
-	op->deps = RP_NONE;
-	if (ndeps) {
-		op->deps = (uint32_t)(pos & (ln->bcap - 1));
-		memcpy(ln->bytes + op->deps, deps, dep_bytes);
-		pos += dep_bytes;
-	}
-	/* every op's bytes start 8-aligned, as need above assumes */
-	pos = (pos + 7) & ~(uint64_t)7;
-	op->bend = pos;
-	ln->btail = pos;
-	{
-		uint64_t tail = atomic_load_explicit(&ln->tail, memory_order_relaxed);
-
-		ln->ring[tail & (ln->cap - 1)] = *op;
-		/* publish: pairs with the lane's acquire load of tail */
-		atomic_store_explicit(&ln->tail, tail + 1, memory_order_seq_cst);
-		/* pairs with next_op(): lane_waits store, then tail load */
-		if (atomic_load(&ln->lane_waits)) {
-			l->pending[lane]++;
-			if (!l->isdirty[lane]) {
-				l->isdirty[lane] = 1;
-				l->dirty[l->ndirty++] = lane;
-			}
-			if (l->pending[lane] >= WAKE_BATCH)
-				wake_lane(l, lane);
-		}
-		if (++l->since_flush >= FLUSH_EVERY)
-			flush_wakes(l);
-	}
 	l->str[0] = l->str[1] = l->str[2] = NULL;
-	return 0;
+	return ret;
 }
 
 /* Index the next op pushed to @lane will have. */
@@ -429,7 +272,7 @@ static uint32_t lazy_flags_of(const struct rp_fh *h, const struct iotap_trace_re
 /* The slot of the op's handle; lazy (with the file's path) unless this lane's process opened it. */
 static int use_fh(struct load *l, struct rp_ctx *c, uint32_t lane, int dir)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 	struct rp_op *op = &l->op;
 	struct rp_fh *h = c->fh;
 
@@ -683,7 +526,7 @@ static int noop_op(const struct iotap_trace_rec *rec)
 
 static uint64_t sched(struct load *l, uint64_t t)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 
 	if (r->o.timing == IOTAP_REPLAY_ASAP || t < r->t0)
 		return 0;
@@ -716,7 +559,7 @@ static void op_from_rec(struct load *l, const struct iotap_trace_rec *rec)
 
 static int on_op(struct load *l, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 	struct rp_ctx c;
 	uint32_t lane;
 	uint64_t idx;
@@ -797,7 +640,7 @@ static int on_op(struct load *l, const struct iotap_trace_rec *rec)
 
 static int on_name(struct load *l, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 	uint32_t t, lane;
 	int ret;
 
@@ -842,7 +685,7 @@ static int to_all_lanes(struct load *l, const struct iotap_trace_rec *rec, uint1
 
 static int in_slice_phase(struct load *l, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = l->r;
+	struct iotap_replay *r = l->r;
 
 	if (rec->time_ns < r->t_begin)
 		return 0;
@@ -851,7 +694,7 @@ static int in_slice_phase(struct load *l, const struct iotap_trace_rec *rec)
 	return rec->time_ns == r->t_end && r->end_marker && rec->flags == IOTAP_PHASE_END;
 }
 
-int rp_load(struct iotap_workload_replay *r)
+int rp_load(struct iotap_replay *r)
 {
 	struct iotap_trace_rec rec, end_rec;
 	struct load l;
@@ -862,13 +705,13 @@ int rp_load(struct iotap_workload_replay *r)
 	l.sh = r->sh;
 	l.scale = r->o.timing == IOTAP_REPLAY_SCALE && r->o.scale > 0 ? r->o.scale : 1.0;
 	l.free = calloc(r->nlanes, sizeof(*l.free));
-	l.pending = calloc(r->nlanes, sizeof(*l.pending));
-	l.dirty = calloc(r->nlanes, sizeof(*l.dirty));
-	l.isdirty = calloc(r->nlanes, sizeof(*l.isdirty));
-	if (!l.free || !l.pending || !l.dirty || !l.isdirty) {
+	if (!l.free) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	ret = rp_ring_prod_init(&l.ring, r);
+	if (ret)
+		goto out_free;
 	ret = rp_src_open(&l.src, r->o.trace, LOOKAHEAD);
 	if (ret)
 		goto out_free;
@@ -909,7 +752,7 @@ int rp_load(struct iotap_workload_replay *r)
 		memset(&end_rec, 0, sizeof(end_rec));
 		ret = to_all_lanes(&l, &end_rec, RP_OP_END);
 	}
-	flush_wakes(&l);
+	rp_ring_flush(&l.ring);
 	pthread_mutex_lock(&r->pre_lock);
 	r->preloaded = 1;
 	pthread_cond_broadcast(&r->pre_cond);
@@ -929,8 +772,6 @@ out_free:
 		free(l.free);
 	}
 	free(l.orph);
-	free(l.pending);
-	free(l.dirty);
-	free(l.isdirty);
+	rp_ring_prod_release(&l.ring);
 	return ret < 0 ? ret : 0;
 }

@@ -10,7 +10,7 @@
  *      --processes it is MAP_SHARED and made before any fork;
  *   2. --processes: one child process per recorded process, each running
  *      its lanes as threads and writing its own part of the trace;
- *   3. the loader thread starts filling the rings (replay_load.c); the
+ *   3. the loader thread starts filling the rings (load.c); the
  *      replay starts when the rings are full or the trace is loaded, so
  *      that a trace that fits is replayed without the loader competing;
  *   4. the start time is set and every lane released; this thread reports
@@ -65,7 +65,7 @@ static uint64_t mono_ns(void)
 
 /* --- open ----------------------------------------------------------------------- */
 
-static int open_base(struct iotap_workload_replay *r, unsigned int i, const char *path)
+static int open_base(struct iotap_replay *r, unsigned int i, const char *path)
 {
 	struct stat st;
 	char *real;
@@ -82,10 +82,10 @@ static int open_base(struct iotap_workload_replay *r, unsigned int i, const char
 	return 0;
 }
 
-int iotap_workload_replay_open(struct iotap_workload_replay **out,
-			       const struct iotap_workload_replay_opts *o)
+int iotap_replay_open(struct iotap_replay **out,
+			       const struct iotap_replay_opts *o)
 {
-	struct iotap_workload_replay *r;
+	struct iotap_replay *r;
 	unsigned int i;
 	int ret;
 
@@ -132,28 +132,33 @@ err:
 	return ret;
 }
 
-const struct iotap_workload_replay_plan *
-iotap_workload_replay_plan(const struct iotap_workload_replay *r)
+const struct iotap_replay_plan *
+iotap_replay_plan(const struct iotap_replay *r)
 {
 	return &r->plan;
 }
 
-const char *iotap_workload_replay_what(const struct iotap_workload_replay *r)
+const char *iotap_replay_what(const struct iotap_replay *r)
 {
 	return r ? r->what : "";
 }
 
-int iotap_workload_replay_check(struct iotap_workload_replay *r, FILE *f, unsigned int max)
+int iotap_replay_check(struct iotap_replay *r, FILE *f, unsigned int max)
 {
 	return rp_state_check(r, f, max);
 }
 
-int iotap_workload_replay_prepare(struct iotap_workload_replay *r)
+int iotap_replay_changes(struct iotap_replay *r, FILE *f, unsigned int max)
 {
-	return rp_state_prepare(r);
+	return rp_state_changes(r, f, max);
 }
 
-const char *iotap_workload_replay_space(struct iotap_workload_replay *r)
+int iotap_replay_prepare(struct iotap_replay *r, FILE *f)
+{
+	return rp_state_prepare(r, f);
+}
+
+const char *iotap_replay_space(struct iotap_replay *r)
 {
 	if (!r->space_warning[0] && rp_state_space(r, 0))
 		return NULL;
@@ -162,7 +167,7 @@ const char *iotap_workload_replay_space(struct iotap_workload_replay *r)
 
 /* --- the shared state ------------------------------------------------------------ */
 
-static int shared_alloc(struct iotap_workload_replay *r)
+static int shared_alloc(struct iotap_replay *r)
 {
 	uint64_t ops_total = 0, budget_ops = RING_BUDGET / sizeof(struct rp_op), total;
 	size_t off;
@@ -246,16 +251,19 @@ static int shared_alloc(struct iotap_workload_replay *r)
 
 /* --- the output trace ------------------------------------------------------------ */
 
-static void header_fill(struct iotap_workload_replay *r, struct iotap_trace_header *h)
+static void header_fill(struct iotap_replay *r, struct iotap_trace_header *h)
 {
 	iotap_trace_header_init(h, IOTAP_SOURCE_REPLAY);
 	h->capture_mode = IOTAP_MODE_NONE;
 	h->cmdline = r->o.cmdline;
 	h->backing = r->target;
 	h->workload = r->o.trace;
+	if (!r->layout && iotap_trace_layout(r->target, &r->layout))
+		r->layout = NULL;	/* not known: the header goes without it */
+	h->layout = r->layout;
 }
 
-static void root_name(struct iotap_workload_replay *r, struct iotap_trace_rec *rec, uint64_t t)
+static void root_name(struct iotap_replay *r, struct iotap_trace_rec *rec, uint64_t t)
 {
 	const struct rp_entry *e = r->nentries ? &r->entries[0] : NULL;
 
@@ -272,7 +280,7 @@ static void root_name(struct iotap_workload_replay *r, struct iotap_trace_rec *r
 	rec->name_len = (uint32_t)strlen(r->target);
 }
 
-static int recorder_open(struct iotap_workload_replay *r, const char *path,
+static int recorder_open(struct iotap_replay *r, const char *path,
 			 struct iotap_trace_recorder **out)
 {
 	struct iotap_trace_recorder_opts ro = { 0 };
@@ -297,7 +305,7 @@ static int recorder_open(struct iotap_workload_replay *r, const char *path,
  * --processes: every child wrote PATH.part.N; merge them in start order
  * into the output trace (the reader gives each part in start order).
  */
-static int merge_parts(struct iotap_workload_replay *r, uint32_t nparts)
+static int merge_parts(struct iotap_replay *r, uint32_t nparts)
 {
 	struct iotap_trace_reader **rd;
 	struct iotap_trace_rec *cur;
@@ -365,7 +373,7 @@ out_free:
 /* --- run ---------------------------------------------------------------------------- */
 
 struct runner {
-	struct iotap_workload_replay *r;
+	struct iotap_replay *r;
 	struct iotap_trace_recorder *rec;
 	pthread_t thread;
 	int ret;
@@ -377,7 +385,7 @@ static void *loader_main(void *arg)
 
 	ru->ret = rp_load(ru->r);
 	if (ru->ret && ru->ret != -EINTR)
-		rp_exec_wake_all(ru->r->sh);
+		rp_wake_all(ru->r->sh);
 	pthread_mutex_lock(&ru->r->pre_lock);
 	ru->r->preloaded = 1;
 	pthread_cond_broadcast(&ru->r->pre_cond);
@@ -404,9 +412,9 @@ static uint64_t lanes_ops(const struct rp_shared *sh)
 	return n;
 }
 
-static void progress(struct iotap_workload_replay *r, uint64_t t_start)
+static void progress(struct iotap_replay *r, uint64_t t_start)
 {
-	struct iotap_workload_replay_progress p = { 0 };
+	struct iotap_replay_progress p = { 0 };
 
 	if (!r->o.progress)
 		return;
@@ -421,7 +429,7 @@ static void progress(struct iotap_workload_replay *r, uint64_t t_start)
 }
 
 /* Fork one child per replay process; each runs its lanes and writes its part. */
-static int fork_children(struct iotap_workload_replay *r, pid_t *kids)
+static int fork_children(struct iotap_replay *r, pid_t *kids)
 {
 	uint32_t p;
 
@@ -429,7 +437,7 @@ static int fork_children(struct iotap_workload_replay *r, pid_t *kids)
 		pid_t pid = fork();
 
 		if (pid < 0) {
-			rp_exec_wake_all(r->sh);
+			rp_wake_all(r->sh);
 			return -errno;
 		}
 		if (!pid) {
@@ -454,7 +462,7 @@ static int fork_children(struct iotap_workload_replay *r, pid_t *kids)
 	return 0;
 }
 
-static void merge_stats(struct iotap_workload_replay *r, struct iotap_workload_replay_stats *st)
+static void merge_stats(struct iotap_replay *r, struct iotap_replay_stats *st)
 {
 	struct rp_shared *sh = r->sh;
 	uint64_t hist[RP_LAG_BUCKETS] = { 0 }, lagged = 0, acc, t_first = 0, t_last = 0;
@@ -464,8 +472,8 @@ static void merge_stats(struct iotap_workload_replay *r, struct iotap_workload_r
 		const struct rp_lane_stats *ls = &sh->stats[i];
 
 		for (j = 0; j < IOTAP_OP_MAX; j++) {
-			struct iotap_workload_replay_opstat *d = &st->op[j];
-			const struct iotap_workload_replay_opstat *s = &ls->op[j];
+			struct iotap_replay_opstat *d = &st->op[j];
+			const struct iotap_replay_opstat *s = &ls->op[j];
 
 			d->replayed += s->replayed;
 			d->unreplayable += s->unreplayable;
@@ -495,7 +503,7 @@ static void merge_stats(struct iotap_workload_replay *r, struct iotap_workload_r
 			       sizeof(st->example[0]));
 	}
 	for (j = 0; j < IOTAP_OP_MAX; j++) {
-		struct iotap_workload_replay_opstat *d = &st->op[j];
+		struct iotap_replay_opstat *d = &st->op[j];
 
 		d->recorded = r->plan.ops_by_type[j];
 		if (r->o.skip_ops & (1ull << j))
@@ -526,8 +534,8 @@ static void merge_stats(struct iotap_workload_replay *r, struct iotap_workload_r
 	st->phases = atomic_load(&sh->phases);
 }
 
-int iotap_workload_replay_run(struct iotap_workload_replay *r,
-			      struct iotap_workload_replay_stats *st)
+int iotap_replay_run(struct iotap_replay *r,
+			      struct iotap_replay_stats *st)
 {
 	struct runner loader = { .r = r }, lanes = { .r = r };
 	int procs = !!(r->o.flags & IOTAP_REPLAY_PROCESSES);
@@ -561,13 +569,13 @@ int iotap_workload_replay_run(struct iotap_workload_replay *r,
 	}
 	ret = -pthread_create(&loader.thread, NULL, loader_main, &loader);
 	if (ret) {
-		rp_exec_wake_all(r->sh);
+		rp_wake_all(r->sh);
 		goto out_wait;
 	}
 	if (!procs) {
 		ret = -pthread_create(&lanes.thread, NULL, lanes_main, &lanes);
 		if (ret) {
-			rp_exec_wake_all(r->sh);
+			rp_wake_all(r->sh);
 			pthread_join(loader.thread, NULL);
 			goto out_wait;
 		}
@@ -588,9 +596,9 @@ int iotap_workload_replay_run(struct iotap_workload_replay *r,
 		uint64_t now;
 
 		nanosleep(&ts, NULL);
-		if (wl_stopped() && !atomic_load(&r->sh->stop)) {
+		if (sys_stopped() && !atomic_load(&r->sh->stop)) {
 			st->interrupted = 1;
-			rp_exec_wake_all(r->sh);
+			rp_wake_all(r->sh);
 		}
 		if (procs) {
 			int status;
@@ -601,7 +609,7 @@ int iotap_workload_replay_run(struct iotap_workload_replay *r,
 				for (p = 0; p < r->nprocs; p++)
 					if (kids[p] == k)
 						kids[p] = 0;
-				rp_exec_wake_all(r->sh);
+				rp_wake_all(r->sh);
 				ret = -ECHILD;
 			} else if (k > 0) {
 				for (p = 0; p < r->nprocs; p++)
@@ -638,7 +646,7 @@ out_wait:
 	}
 	if (procs && r->o.out_trace && !ret)
 		st->trace_error = merge_parts(r, r->nprocs);
-	if (wl_stopped())
+	if (sys_stopped())
 		st->interrupted = 1;
 out_kids:
 	if (lanes.rec)
@@ -659,8 +667,8 @@ static void fmt_ns(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%.1f us", ns / 1e3);
 }
 
-void iotap_workload_replay_print(FILE *f, const struct iotap_workload_replay *r,
-				 const struct iotap_workload_replay_stats *st)
+void iotap_replay_print(FILE *f, const struct iotap_replay *r,
+				 const struct iotap_replay_stats *st)
 {
 	char a[32], b[32], c[32], d[32];
 	unsigned int i;
@@ -695,7 +703,7 @@ void iotap_workload_replay_print(FILE *f, const struct iotap_workload_replay *r,
 	fprintf(f, "  %-16s %10s %10s %8s %8s %8s %8s %8s %8s\n", "op", "recorded", "replayed",
 		"failed", "other", "ok-now", "size", "skipped", "unrepl");
 	for (i = 0; i < IOTAP_OP_MAX; i++) {
-		const struct iotap_workload_replay_opstat *s = &st->op[i];
+		const struct iotap_replay_opstat *s = &st->op[i];
 
 		if (!s->recorded && !s->replayed)
 			continue;
@@ -714,7 +722,12 @@ void iotap_workload_replay_print(FILE *f, const struct iotap_workload_replay *r,
 		fprintf(f, "  the replay's trace dropped %" PRIu64 " records\n", st->trace_lost);
 }
 
-void iotap_workload_replay_close(struct iotap_workload_replay *r)
+void iotap_replay_interrupt(void)
+{
+	sys_stop();
+}
+
+void iotap_replay_close(struct iotap_replay *r)
 {
 	uint32_t i;
 
@@ -743,6 +756,7 @@ void iotap_workload_replay_close(struct iotap_workload_replay *r)
 	free(r->trace_workload);
 	free(r->mountpoint);
 	free(r->root_path);
+	free(r->layout);
 	pthread_mutex_destroy(&r->pre_lock);
 	pthread_cond_destroy(&r->pre_cond);
 	free(r);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_data.c - synthetic file content for the initial state and writes
+ * data.c - synthetic file content for the initial state and writes
  *
  * A trace has no data, so the replay makes some, of a kind that does not
  * flatter storage that compresses or deduplicates (--data):

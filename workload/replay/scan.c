@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_scan.c - pass 1 of a replay: what the trace implies before any op
+ * scan.c - pass 1 of a replay: what the trace implies before any op
  * is replayed
  *
- * One walk over the whole trace (replay_walk.c) finds:
+ * One walk over the whole trace (walk.c) finds:
  * - the slice to replay: the whole trace, or one phase (--phase NAME[#k]:
  *   from its BEGIN marker to its END, or to the next BEGIN);
  * - the initial state: every file, directory and symlink alive when the
@@ -33,7 +33,7 @@
 #include "replay_i.h"
 
 struct scan {
-	struct iotap_workload_replay *r;
+	struct iotap_replay *r;
 	struct rp_walk *w;
 	int in_slice;			/* records now are in the slice */
 	int started;			/* the slice has begun */
@@ -58,7 +58,7 @@ struct scan {
 	char path[RP_PATH_MAX];
 };
 
-int rp_what(struct iotap_workload_replay *r, int err, const char *fmt, ...)
+int rp_what(struct iotap_replay *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -96,7 +96,7 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /* Normalise the --map OLD sides once the root's path is known. */
-static int maps_normalise(struct iotap_workload_replay *r, const char *root)
+static int maps_normalise(struct iotap_replay *r, const char *root)
 {
 	unsigned int i;
 
@@ -281,7 +281,7 @@ static void absent_add(struct scan *s, struct rp_obj *parent, const char *name)
 
 static void count_map_hits(struct scan *s, const struct rp_obj *o)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 
 	if (!r->nmaps || rp_walk_path(s->w, o, s->path, sizeof(s->path)) < 0)
 		return;
@@ -334,7 +334,7 @@ static int thr_cmp(const void *a, const void *b)
  * Lanes: a recorded thread takes the first lane (of its process, with
  * --processes) whose last thread had finished before it started.
  */
-static int plan_lanes(struct iotap_workload_replay *r, uint64_t per_lane_extra)
+static int plan_lanes(struct iotap_replay *r, uint64_t per_lane_extra)
 {
 	struct rp_thread **order;
 	uint64_t *free_at;
@@ -408,7 +408,7 @@ static int phase_matches(struct scan *s, const struct iotap_trace_rec *rec)
 
 static void slice_begin(struct scan *s, uint64_t t)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 
 	s->in_slice = 1;
 	s->started = 1;
@@ -421,7 +421,7 @@ static void slice_begin(struct scan *s, uint64_t t)
 
 static void on_phase(struct scan *s, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 
 	if (!r->o.phase)
 		return;
@@ -446,7 +446,7 @@ static void on_phase(struct scan *s, const struct iotap_trace_rec *rec)
 
 static void on_op(struct scan *s, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 	struct rp_walk *w = s->w;
 	struct rp_ctx c;
 	int ret;
@@ -506,7 +506,7 @@ static void on_op(struct scan *s, const struct iotap_trace_rec *rec)
 /* Forwarded NAME records are pseudo-ops of their thread's lane. */
 static void on_name(struct scan *s, const struct iotap_trace_rec *rec)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 	struct rp_walk *w = s->w;
 	int ret;
 
@@ -537,7 +537,7 @@ static void on_name(struct scan *s, const struct iotap_trace_rec *rec)
 /* Paths of the entries, from their parents; maps applied. */
 static int entries_finish(struct scan *s)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 	uint32_t i;
 
 	for (i = 0; i < s->ne; i++) {
@@ -626,7 +626,7 @@ static int strset_add(struct strset *ss, const char *p)
 
 static int absent_finish(struct scan *s)
 {
-	struct iotap_workload_replay *r = s->r;
+	struct iotap_replay *r = s->r;
 	struct strset ss = { 0 };
 	uint32_t i, n = 0;
 	int ret = 0;
@@ -670,7 +670,7 @@ out:
 	return ret;
 }
 
-int rp_scan(struct iotap_workload_replay *r)
+int rp_scan(struct iotap_replay *r)
 {
 	struct iotap_trace_read_stats st;
 	const struct iotap_trace_header *h;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_src.c - a trace's records in start order, with a look-ahead window
+ * src.c - a trace's records in start order, with a look-ahead window
  *
  * The replay walks a trace record by record, but an op's new name (CREATE,
  * MKDIR, SYMLINK, RENAME, LINK, and the first LOOKUP of a file) is not in

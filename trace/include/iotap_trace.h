@@ -31,6 +31,10 @@
 #define IOTAP_TRACE_VERSION_MAJOR 1
 #define IOTAP_TRACE_VERSION_MINOR 0
 
+/* The first 8 bytes of every trace file (FORMAT.md "File header"); no NUL on disk. */
+#define IOTAP_TRACE_MAGIC	"IOTAPTR\n"
+#define IOTAP_TRACE_MAGIC_LEN	8
+
 /* Record types. Numbers are forever: never renumber, never reuse. */
 enum iotap_trace_rec_type {
 	IOTAP_REC_OP = 1,	/* one filesystem operation */
@@ -141,6 +145,7 @@ struct iotap_trace_header {
 	const char *mountpoint;		/* capture: mount point */
 	const char *tool;		/* "iotap VERSION" */
 	const char *workload;		/* workload: name and arguments; replay: source trace */
+	const char *layout;		/* storage stack under backing: iotap_trace_layout() */
 };
 
 /*
@@ -241,6 +246,19 @@ uint64_t iotap_trace_now_ns(void);
  * tool. Strings point at static storage valid until the next call.
  */
 void iotap_trace_header_init(struct iotap_trace_header *hdr, uint32_t source);
+
+/**
+ * iotap_trace_layout - the storage stack under @path, for the header's layout
+ * @path: the backing directory or a workload's target
+ * @out:  malloc'ed text the caller frees: "key: value" lines (fs, fs geometry,
+ *        one dev line per block device level, ram); see trace/FORMAT.md tag 9
+ *
+ * Reads /proc/self/mountinfo, the superblock (root only; else no geometry
+ * line) and /sys/dev/block; never guesses what it cannot read.
+ * Context: any thread; blocks on those reads only.
+ * Return: 0, -errno of stat(@path), or -ENOMEM.
+ */
+int iotap_trace_layout(const char *path, char **out);
 
 /* Open flags for writers and recorders. */
 #define IOTAP_TRACE_FORCE	(1u << 0)	/* overwrite an existing file */
@@ -404,6 +422,9 @@ struct iotap_trace_read_stats {
 	uint64_t records_by_type[IOTAP_REC_TYPE_MAX];
 	uint64_t lost_records;		/* sum of LOST records */
 	uint64_t late_records;		/* delivered out of start order (watermark broken) */
+	uint64_t early_records;		/* released before their watermark: the reader's
+					 * memory cap (about 512 K records); may make
+					 * later records late */
 	uint64_t t_first_ns;		/* smallest start time */
 	uint64_t t_last_ns;		/* largest start + duration */
 	int has_end;			/* an END record was found */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_state.c - the initial state in the target: check it, build it
+ * state.c - the initial state in the target: check it, build it
  *
- * The scan (replay_scan.c) lists the entries the capture started with
+ * The scan (scan.c) lists the entries the capture started with
  * (directories, files with their size, symlinks with their target length,
  * fifos, additional hard links; parents before children) and the names
  * that must not exist yet (the slice creates them, or a lookup did not
@@ -10,6 +10,9 @@
  * --map directory.
  *
  * check:   every entry there with its type and size, nothing in the way.
+ * changes: what prepare would remove or change of what the target holds:
+ *          names in the way, entries of the wrong type, files to cut or
+ *          extend, hard links and symlinks to replace.
  * prepare: make it so: create what is missing with --data content, extend
  *          or cut files to their size, replace entries of the wrong type,
  *          remove what is in the way (recursively, never leaving the base's
@@ -17,6 +20,9 @@
  *          root, owners (directories last, so that a read-only directory
  *          does not stop its own filling), then syncfs(2) every base, so
  *          that the replay does not start under the prepare's writeback.
+ *          A target that holds anything prepare would remove or change is
+ *          refused, untouched, unless IOTAP_REPLAY_CLOBBER; with it, each
+ *          removal and change is listed as it is made.
  * space:   before prepare writes anything, the bytes it will add per
  *          filesystem against what is free there; the growth the slice
  *          itself causes is a warning.
@@ -25,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,7 +74,7 @@ struct report {
 	unsigned int max, n;
 };
 
-static void say(struct iotap_workload_replay *r, struct report *rp, uint32_t base,
+static void say(struct iotap_replay *r, struct report *rp, uint32_t base,
 		const char *path, const char *fmt, const char *detail)
 {
 	if (rp->f && rp->n < rp->max) {
@@ -80,7 +87,7 @@ static void say(struct iotap_workload_replay *r, struct report *rp, uint32_t bas
 	rp->n++;
 }
 
-int rp_state_check(struct iotap_workload_replay *r, FILE *f, unsigned int max)
+int rp_state_check(struct iotap_replay *r, FILE *f, unsigned int max)
 {
 	struct report rp = { f, max, 0 };
 	char detail[128];
@@ -135,10 +142,75 @@ int rp_state_check(struct iotap_workload_replay *r, FILE *f, unsigned int max)
 	return rp.n ? -ENOTEMPTY : 0;
 }
 
+/* What @st, about to be removed, is: "a directory with all it holds", "a file". */
+static const char *removed_what(const struct stat *st, char *buf, size_t len)
+{
+	if (S_ISDIR(st->st_mode))
+		return "a directory with all it holds";
+	snprintf(buf, len, "a %s", type_name(st->st_mode));
+	return buf;
+}
+
+int rp_state_changes(struct iotap_replay *r, FILE *f, unsigned int max)
+{
+	struct report rp = { f, max, 0 };
+	char detail[160], what[64];
+	uint32_t i;
+
+	for (i = 0; i < r->nabsent; i++) {
+		const struct rp_absent *a = &r->absent[i];
+		struct stat st;
+
+		if (fstatat(r->base_fd[a->base], a->path, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		snprintf(detail, sizeof(detail), "%s; the capture creates it or did not find it",
+			 removed_what(&st, what, sizeof(what)));
+		say(r, &rp, a->base, a->path, "remove", detail);
+	}
+	for (i = 0; i < r->nentries; i++) {
+		const struct rp_entry *e = &r->entries[i];
+		struct stat st, t;
+
+		if (fstatat(r->base_fd[e->base], e->path, &st, AT_SYMLINK_NOFOLLOW)) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				return rp_what(r, -errno, "%s/%s", r->base_path[e->base], e->path);
+			continue;
+		}
+		if (e->link_to >= 0) {
+			const struct rp_entry *to = &r->entries[e->link_to];
+
+			if (fstatat(r->base_fd[to->base], to->path, &t, AT_SYMLINK_NOFOLLOW) ||
+			    t.st_ino != st.st_ino || t.st_dev != st.st_dev) {
+				snprintf(detail, sizeof(detail), "%s, by a hard link to '%s'",
+					 removed_what(&st, what, sizeof(what)), to->path);
+				say(r, &rp, e->base, e->path, "replace", detail);
+			}
+			continue;
+		}
+		if (!same_type(e->mode, st.st_mode)) {
+			snprintf(detail, sizeof(detail), "%s, the capture saw a %s",
+				 removed_what(&st, what, sizeof(what)), type_name(e->mode));
+			say(r, &rp, e->base, e->path, "remove", detail);
+		} else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size != e->size) {
+			snprintf(detail, sizeof(detail), "from %" PRIu64 " to %" PRIu64 " bytes",
+				 (uint64_t)st.st_size, e->size);
+			say(r, &rp, e->base, e->path,
+			    (uint64_t)st.st_size > e->size ? "truncate" : "extend", detail);
+		} else if (S_ISLNK(st.st_mode) && (uint64_t)st.st_size != e->size) {
+			snprintf(detail, sizeof(detail), "a symlink of %" PRIu64 " bytes, the "
+				 "capture saw %" PRIu64, (uint64_t)st.st_size, e->size);
+			say(r, &rp, e->base, e->path, "replace", detail);
+		}
+	}
+	if (rp.f && rp.n > rp.max)
+		fprintf(rp.f, "  ... and %u more\n", rp.n - rp.max);
+	return (int)rp.n;
+}
+
 /* --- space -------------------------------------------------------------------------- */
 
 /* Bytes prepare adds for entry @e (0 if it is there already). */
-static uint64_t entry_need(struct iotap_workload_replay *r, const struct rp_entry *e)
+static uint64_t entry_need(struct iotap_replay *r, const struct rp_entry *e)
 {
 	struct stat st;
 	int there = !fstatat(r->base_fd[e->base], e->path, &st, AT_SYMLINK_NOFOLLOW);
@@ -155,7 +227,7 @@ static uint64_t entry_need(struct iotap_workload_replay *r, const struct rp_entr
 	return round_blk(e->size);
 }
 
-int rp_state_space(struct iotap_workload_replay *r, int prepare)
+int rp_state_space(struct iotap_replay *r, int prepare)
 {
 	uint64_t need[1 + RP_MAPS_MAX] = { 0 }, fsid[1 + RP_MAPS_MAX];
 	uint64_t avail[1 + RP_MAPS_MAX];
@@ -233,22 +305,37 @@ static int remove_tree(int dirfd, const char *name, dev_t dev, int depth)
 	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
-/* Remove an entry of the wrong type. */
-static int clear(struct iotap_workload_replay *r, uint32_t base, const char *path)
+/*
+ * Remove what is at @path (in the way, or of the wrong type) and say so on
+ * @log with @why; nothing there is not an error.
+ */
+static int clear(struct iotap_replay *r, struct report *log, uint32_t base,
+		 const char *path, const char *why)
 {
-	struct stat st;
+	struct stat st, bst;
+	char detail[160], what[64];
+	int ret;
 
 	if (!strcmp(path, "."))
 		return -EEXIST;		/* a base itself is never removed */
-	if (fstat(r->base_fd[base], &st))
+	if (fstatat(r->base_fd[base], path, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(r->base_fd[base], &bst))
 		return -errno;
-	return remove_tree(r->base_fd[base], path, st.st_dev, 0);
+	ret = remove_tree(r->base_fd[base], path, bst.st_dev, 0);
+	if (!ret) {
+		snprintf(detail, sizeof(detail), "%s%s%s", removed_what(&st, what, sizeof(what)),
+			 why ? "; " : "", why ? why : "");
+		say(r, log, base, path, "removed", detail);
+	}
+	return ret;
 }
 
-static int fill_file(struct iotap_workload_replay *r, struct rp_wbuf *wb,
-		     const struct rp_entry *e)
+static int fill_file(struct iotap_replay *r, struct report *log, struct rp_wbuf *wb,
+		     const struct rp_entry *e, int there)
 {
 	int dirfd = r->base_fd[e->base];
+	char detail[96];
 	struct stat st;
 	uint64_t off;
 	int fd, ret = 0;
@@ -261,6 +348,11 @@ static int fill_file(struct iotap_workload_replay *r, struct rp_wbuf *wb,
 		goto out;
 	}
 	off = (uint64_t)st.st_size;
+	if (there && off != e->size) {
+		snprintf(detail, sizeof(detail), "from %" PRIu64 " to %" PRIu64 " bytes", off,
+			 e->size);
+		say(r, log, e->base, e->path, off > e->size ? "truncated" : "extended", detail);
+	}
 	if (off > e->size) {
 		if (ftruncate(fd, (off_t)e->size))
 			ret = -errno;
@@ -292,7 +384,8 @@ out:
 	return ret;
 }
 
-static int make_symlink(struct iotap_workload_replay *r, const struct rp_entry *e)
+static int make_symlink(struct iotap_replay *r, struct report *log,
+			const struct rp_entry *e)
 {
 	static const char pat[] = "iotap-replay-symlink-";
 	char target[RP_PATH_MAX];
@@ -303,7 +396,7 @@ static int make_symlink(struct iotap_workload_replay *r, const struct rp_entry *
 	if (!fstatat(r->base_fd[e->base], e->path, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode) && (uint64_t)st.st_size == e->size)
 			return 0;
-		ret = clear(r, e->base, e->path);
+		ret = clear(r, log, e->base, e->path, "replaced by a symlink of the recorded length");
 		if (ret)
 			return ret;
 	}
@@ -316,7 +409,7 @@ static int make_symlink(struct iotap_workload_replay *r, const struct rp_entry *
 	return symlinkat(target, r->base_fd[e->base], e->path) ? -errno : 0;
 }
 
-static int make_entry(struct iotap_workload_replay *r, struct rp_wbuf *wb,
+static int make_entry(struct iotap_replay *r, struct report *log, struct rp_wbuf *wb,
 		      const struct rp_entry *e)
 {
 	int dirfd = r->base_fd[e->base];
@@ -331,12 +424,12 @@ static int make_entry(struct iotap_workload_replay *r, struct rp_wbuf *wb,
 		if (there && !fstatat(r->base_fd[to->base], to->path, &t, AT_SYMLINK_NOFOLLOW) &&
 		    t.st_ino == st.st_ino && t.st_dev == st.st_dev)
 			return 0;
-		if (there && (ret = clear(r, e->base, e->path)))
+		if (there && (ret = clear(r, log, e->base, e->path, "replaced by a hard link")))
 			return ret;
 		return linkat(r->base_fd[to->base], to->path, dirfd, e->path, 0) ? -errno : 0;
 	}
 	if (there && !same_type(e->mode, st.st_mode)) {
-		ret = clear(r, e->base, e->path);
+		ret = clear(r, log, e->base, e->path, "the capture saw another type");
 		if (ret)
 			return ret;
 		there = 0;
@@ -347,7 +440,7 @@ static int make_entry(struct iotap_workload_replay *r, struct rp_wbuf *wb,
 			return -errno;
 		return 0;
 	case S_IFLNK:
-		return make_symlink(r, e);
+		return make_symlink(r, log, e);
 	case S_IFIFO:
 	case S_IFSOCK:
 	case S_IFCHR:
@@ -356,10 +449,10 @@ static int make_entry(struct iotap_workload_replay *r, struct rp_wbuf *wb,
 			return 0;
 		return mknodat(dirfd, e->path, (e->mode & S_IFMT) | 0600, 0) ? -errno : 0;
 	}
-	return fill_file(r, wb, e);
+	return fill_file(r, log, wb, e, there);
 }
 
-static int set_attrs(struct iotap_workload_replay *r, const struct rp_entry *e)
+static int set_attrs(struct iotap_replay *r, const struct rp_entry *e)
 {
 	int dirfd = r->base_fd[e->base];
 
@@ -372,13 +465,21 @@ static int set_attrs(struct iotap_workload_replay *r, const struct rp_entry *e)
 	return 0;
 }
 
-int rp_state_prepare(struct iotap_workload_replay *r)
+int rp_state_prepare(struct iotap_replay *r, FILE *f)
 {
+	struct report log = { f, UINT_MAX, 0 };
 	struct rp_wbuf wb;
 	mode_t old_umask;
 	uint32_t i;
 	int ret;
 
+	if (!(r->o.flags & IOTAP_REPLAY_CLOBBER)) {
+		ret = rp_state_changes(r, NULL, 0);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			return rp_what(r, -EEXIST, "%s", r->base_path[0]);
+	}
 	ret = rp_state_space(r, 1);
 	if (ret)
 		return ret;
@@ -387,7 +488,8 @@ int rp_state_prepare(struct iotap_workload_replay *r)
 		return ret;
 	old_umask = umask(0);
 	for (i = 0; i < r->nabsent; i++) {
-		ret = clear(r, r->absent[i].base, r->absent[i].path);
+		ret = clear(r, &log, r->absent[i].base, r->absent[i].path,
+			    "the capture creates it or did not find it");
 		if (ret && ret != -ENOENT && ret != -ENOTDIR) {
 			rp_what(r, ret, "%s/%s", r->base_path[r->absent[i].base],
 				r->absent[i].path);
@@ -397,7 +499,7 @@ int rp_state_prepare(struct iotap_workload_replay *r)
 	for (i = 0; i < r->nentries; i++) {
 		const struct rp_entry *e = &r->entries[i];
 
-		ret = make_entry(r, &wb, e);
+		ret = make_entry(r, &log, &wb, e);
 		if (ret) {
 			rp_what(r, ret, "%s/%s", r->base_path[e->base], e->path);
 			goto out;
@@ -413,8 +515,13 @@ int rp_state_prepare(struct iotap_workload_replay *r)
 			goto out;
 		}
 	}
-	for (i = 0; i <= r->nmaps; i++)
-		syncfs(r->base_fd[i]);
+	/* the tree must be on the disk, not only in the page cache */
+	for (i = 0; i <= r->nmaps; i++) {
+		if (syncfs(r->base_fd[i])) {
+			ret = rp_what(r, -errno, "syncfs '%s'", r->base_path[i]);
+			goto out;
+		}
+	}
 	ret = 0;
 out:
 	umask(old_umask);

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay_i.h - private declarations shared by the replay_*.c files
+ * replay_i.h - private declarations shared by the sources of workload/replay/
  *
  * Module prefix rp_. What a reader must know first:
  *
- * - Two passes over the trace, one model. replay_walk.c keeps the file
+ * - Two passes over the trace, one model. walk.c keeps the file
  *   model the trace implies at the current record: objects (one per file
  *   *generation*: a file id reused after an unlink is a new object), their
  *   names (NAME records bind them, UNLINK/RMDIR unbind them, a rename is a
  *   rebinding NAME after the RENAME op), simulated sizes, open handles
  *   (fh ids) and the recorded thread each op belongs to. The scan
- *   (replay_scan.c) walks the trace with it once to find the initial state
- *   and the threads; the loader (replay_load.c) walks it again and turns
+ *   (scan.c) walks the trace with it once to find the initial state
+ *   and the threads; the loader (load.c) walks it again and turns
  *   every op of the slice into a struct rp_op. Both walk exactly the same
  *   way, so they agree on every object, handle and thread.
  *
@@ -21,7 +21,7 @@
  *   (tid 0: RELEASE, writeback) go to the lane of the thread that used the
  *   handle last. A lane plays its ops in recorded order.
  *
- * - Queues. The loader is the only producer of every lane's ring (a
+ * - Queues (ring.c). The loader is the only producer of every lane's ring (a
  *   single-producer single-consumer ring of struct rp_op by value, plus a
  *   byte ring for the op's paths and dependency list). A lane's index of
  *   an op is its position in that lane's stream; lane->head is the number
@@ -30,7 +30,7 @@
  *   live in one MAP_SHARED mapping made before the fork, and every futex
  *   is a shared (non-private) one.
  *
- * - Dependencies (replay_deps.c). An op lists, per other lane, the last op
+ * - Dependencies (deps.c). An op lists, per other lane, the last op
  *   it must wait for: one on the same object (file generation, directory,
  *   handle) whose access conflicts with it (overlapping byte ranges, one of
  *   them writing; metadata counts as one byte past the data) and that had
@@ -53,7 +53,7 @@
 
 #include "iotap_replay.h"
 #include "iotap_trace.h"
-#include "workload_i.h"
+#include "sys.h"
 
 #define RP_NONE		UINT32_MAX
 #define RP_MAPS_MAX	16
@@ -64,7 +64,7 @@
 #define RP_DMAX		(UINT64_MAX - 2)
 #define RP_META		(UINT64_MAX - 1)
 
-/* --- replay_walk.c: the file model ---------------------------------------- */
+/* --- walk.c: the file model ---------------------------------------- */
 
 struct rp_obj;
 struct rp_dlog;
@@ -217,9 +217,6 @@ int rp_walk_name(struct rp_walk *w, const struct iotap_trace_rec *rec);
  * root. Return: its length, -ENOENT (no name known), -ENAMETOOLONG, -ELOOP.
  */
 int rp_walk_path(const struct rp_walk *w, const struct rp_obj *obj, char *buf, size_t size);
-/* rp_walk_path of @parent + "/" + @name. */
-int rp_walk_path_child(const struct rp_walk *w, const struct rp_obj *parent, const char *name,
-		       char *buf, size_t size);
 
 /*
  * rp_map_apply - apply the maps to a root-relative @path in place: return
@@ -228,7 +225,7 @@ int rp_walk_path_child(const struct rp_walk *w, const struct rp_obj *parent, con
  */
 unsigned int rp_map_apply(struct rp_map *maps, unsigned int nmaps, char *path, int count);
 
-/* --- replay_src.c: records with a look-ahead for NAMEs ---------------------- */
+/* --- src.c: records with a look-ahead for NAMEs ---------------------- */
 
 struct rp_src;
 
@@ -246,7 +243,7 @@ const struct iotap_trace_rec *rp_src_find_name(struct rp_src *s, uint64_t file, 
 void rp_src_stats(const struct rp_src *s, struct iotap_trace_read_stats *st);
 void rp_src_close(struct rp_src *s);
 
-/* --- replay_data.c: synthetic content --------------------------------------- */
+/* --- data.c: synthetic content --------------------------------------- */
 
 struct rp_data {
 	enum iotap_replay_data mode;
@@ -269,7 +266,7 @@ void rp_wbuf_release(struct rp_wbuf *b);
  */
 const void *rp_data_fill(const struct rp_data *d, struct rp_wbuf *b, uint64_t off, size_t len);
 
-/* --- replay_scan.c: pass 1 ---------------------------------------------------- */
+/* --- scan.c: pass 1 ---------------------------------------------------- */
 
 /* One entry of the initial state. */
 struct rp_entry {
@@ -288,7 +285,7 @@ struct rp_absent {
 	uint32_t base;
 };
 
-/* --- replay_deps.c ---------------------------------------------------------- */
+/* --- deps.c ---------------------------------------------------------- */
 
 struct rp_dep {
 	uint32_t lane;
@@ -403,7 +400,7 @@ struct rp_lane {
 #define RP_LAG_BUCKETS	512		/* log-linear: 8 per power of two */
 
 struct rp_lane_stats {
-	struct iotap_workload_replay_opstat op[IOTAP_OP_MAX];
+	struct iotap_replay_opstat op[IOTAP_OP_MAX];
 	uint64_t ops;
 	uint64_t lag_sum, lag_max, late, dep_waits;
 	uint64_t lag_hist[RP_LAG_BUCKETS];	/* lag ns, see rp_lag_bucket() */
@@ -430,13 +427,13 @@ struct rp_shared {
 
 /* --- the replay ---------------------------------------------------------------- */
 
-struct iotap_workload_replay {
-	struct iotap_workload_replay_opts o;
+struct iotap_replay {
+	struct iotap_replay_opts o;
 	struct rp_data data;
 	char what[512];			/* subject of the last error */
 
 	/* from the scan */
-	struct iotap_workload_replay_plan plan;
+	struct iotap_replay_plan plan;
 	char *trace_workload;		/* header strings kept */
 	char *mountpoint;
 	char *root_path;
@@ -462,6 +459,7 @@ struct iotap_workload_replay {
 
 	/* the target */
 	char *target;			/* realpath */
+	char *layout;			/* storage stack under it, for the output header */
 	int base_fd[1 + RP_MAPS_MAX];	/* O_PATH directories: target, maps */
 	char *base_path[1 + RP_MAPS_MAX];
 	int as_root;
@@ -479,28 +477,60 @@ struct iotap_workload_replay {
 	int preloaded;
 };
 
-/* replay_scan.c */
-int rp_scan(struct iotap_workload_replay *r);
+/* scan.c */
+int rp_scan(struct iotap_replay *r);
 /* Set r->what and return @err. */
-int rp_what(struct iotap_workload_replay *r, int err, const char *fmt, ...)
+int rp_what(struct iotap_replay *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* replay_state.c */
-int rp_state_check(struct iotap_workload_replay *r, FILE *f, unsigned int max);
-int rp_state_prepare(struct iotap_workload_replay *r);
-int rp_state_space(struct iotap_workload_replay *r, int prepare);
+/* state.c */
+int rp_state_check(struct iotap_replay *r, FILE *f, unsigned int max);
+int rp_state_changes(struct iotap_replay *r, FILE *f, unsigned int max);
+int rp_state_prepare(struct iotap_replay *r, FILE *f);
+int rp_state_space(struct iotap_replay *r, int prepare);
 
-/* replay_load.c: the loader thread body; fills the lanes' rings. Return 0 or -errno. */
-int rp_load(struct iotap_workload_replay *r);
+/* load.c: the loader thread body; fills the lanes' rings. Return 0 or -errno. */
+int rp_load(struct iotap_replay *r);
 
-/* replay_exec.c: run the lanes of replay process @proc (RP_NONE: all) as threads here. */
-int rp_exec_lanes(struct iotap_workload_replay *r, uint32_t proc,
+/* exec.c: run the lanes of replay process @proc (RP_NONE: all) as threads here. */
+int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		  struct iotap_trace_recorder *rec);
 /* Lag histogram bucket of @ns and the smallest value of bucket @b. */
 unsigned int rp_lag_bucket(uint64_t ns);
 uint64_t rp_lag_value(unsigned int b);
+/* --- ring.c: the ring protocol (producer: the loader; consumers: the lanes) --- */
+
+/* The loader's side: publications a waiting lane has not been woken for yet. */
+struct rp_ring_prod {
+	struct iotap_replay *r;
+	struct rp_shared *sh;
+	uint32_t *pending;		/* per lane: ops published since its wake */
+	uint8_t *isdirty;		/* per lane: in dirty[] */
+	uint32_t *dirty;		/* lanes that may have pending > 0 */
+	uint32_t ndirty;
+	uint32_t since_flush;		/* pushes since the last flush */
+};
+
+int rp_ring_prod_init(struct rp_ring_prod *p, struct iotap_replay *r);
+void rp_ring_prod_release(struct rp_ring_prod *p);
+/*
+ * rp_ring_push - publish @op to @lane with its strings (@str[i] of
+ * @str_len[i] bytes or NULL: path, path2, name) and @ndeps dependencies;
+ * waits for room (never for a lane that waits for the loader).
+ * Return: 0, -ENAMETOOLONG (does not fit the byte ring), -EINTR (stop).
+ */
+int rp_ring_push(struct rp_ring_prod *p, uint32_t lane, struct rp_op *op, const char *const str[3],
+		 const size_t str_len[3], const struct rp_dep *deps, uint32_t ndeps);
+/* Wake every lane with publications it was not woken for (before blocking, at the end). */
+void rp_ring_flush(struct rp_ring_prod *p);
+/* Lane: op @idx of its ring once published; NULL on stop. */
+struct rp_op *rp_ring_next(struct rp_shared *sh, struct rp_lane *ln, uint64_t idx);
+/* Lane: op @idx is done; wake who waits for it (other lanes, the loader). */
+void rp_ring_finish(struct rp_lane *ln, const struct rp_op *op, uint64_t idx);
+/* Wait until lane @m finished op @idx. Return: 1 if it had to wait. */
+int rp_ring_wait_done(struct rp_shared *sh, uint32_t m, uint64_t idx);
 /* Wake every waiter (stop or interrupt). */
-void rp_exec_wake_all(struct rp_shared *sh);
+void rp_wake_all(struct rp_shared *sh);
 
 /* futex helpers (shared: also across --processes) */
 void rp_futex_wait(atomic_uint *addr, unsigned int val);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay_deps.c - which ops of other threads an op must wait for
+ * deps.c - which ops of other threads an op must wait for
  *
  * The capture shows one order between two ops of different threads only
  * when one had completed before the other started. The replay keeps that

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dedup_i.h - private declarations of the dedup model (workload/dedup*.c)
+ *
+ * Module prefix dd_. Files: dedup.c (the run, its phases in order, the
+ * segment and container tables, init and cleanup), dedup_stream.c (the
+ * backup and restore streams), dedup_compact.c (expiry, compaction),
+ * dedup_data.c (what the
+ * images hold: content ids per position, segment bytes, fingerprints),
+ * dedup_index.c (fingerprint cache and on-disk index), dedup_out.c (the
+ * tables).
+ *
+ * Fingerprints are XXH3-128 of the segment bytes. That is not a
+ * cryptographic hash (MSDP uses MD5, restic SHA-256): a model only needs
+ * fingerprints that do not collide by accident, and XXH3 costs a tenth of
+ * SHA-256's CPU, which keeps the model's own work small beside its I/O.
+ */
+#ifndef IOTAP_DEDUP_I_H
+#define IOTAP_DEDUP_I_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "workload_i.h"
+
+#define DD_PAGE		4096u		/* index bucket and I/O alignment */
+#define DD_SLOTS	127u		/* entries in a bucket after its 32-byte header */
+#define DD_ENTRY	32u		/* bytes of an index, map or cache entry */
+
+struct dd_fp {
+	uint64_t lo, hi;
+};
+
+/* An index bucket entry and a segment map entry (32 bytes, host order). */
+struct dd_entry {
+	uint64_t lo, hi;		/* fingerprint */
+	uint32_t cont;			/* container id */
+	uint32_t off;			/* offset in the container */
+	uint32_t len;			/* segment bytes */
+	uint32_t flags;			/* 0 */
+};
+
+_Static_assert(sizeof(struct dd_entry) == DD_ENTRY, "index entry is 32 bytes");
+
+/* Log-linear latency histogram: 16 sub-buckets per power of two of ns. */
+#define DD_HIST_BUCKETS (64 * 16)
+struct dd_hist {
+	uint64_t n;
+	uint64_t b[DD_HIST_BUCKETS];
+};
+
+void dd_hist_add(struct dd_hist *h, uint64_t ns);
+void dd_hist_merge(struct dd_hist *dst, const struct dd_hist *src);
+/* Seconds at quantile @q (0..1); 0 when empty. */
+double dd_hist_quantile(const struct dd_hist *h, double q);
+
+/* --- dedup_data.c: what the images hold ---------------------------------- */
+
+/*
+ * The resolved configuration every dedup file reads.
+ */
+struct dd_cfg {
+	const struct iotap_workload_dedup_opts *o;
+	uint64_t positions;		/* segments in one image */
+	uint32_t run;			/* positions per changed or duplicated extent */
+	uint32_t rand_per_512;		/* random bytes in each 512 (the rest is zeros) */
+	uint32_t max_seg;		/* largest segment */
+};
+
+int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o,
+		const char **why);
+
+/*
+ * The positions of one stream's image in the current generation: a
+ * content id each, its length and fingerprint, and whether this is where
+ * the content first appears (a new segment: the model generates and
+ * hashes it only then; a repeat takes the fingerprint computed when its
+ * content first appeared, as a client that fingerprints its data sends it).
+ */
+struct dd_pos {
+	uint64_t n;
+	uint64_t *cid;
+	uint32_t *len;
+	struct dd_fp *fp;
+	uint8_t *fresh;			/* DD_* below */
+	uint32_t *src;			/* DD_REPEAT: the earlier position it repeats */
+	uint64_t serial;		/* next new content id of this stream */
+};
+
+#define DD_KNOWN	0		/* fp known (from the last generation) */
+#define DD_NEW		1		/* first appearance: generate and hash */
+#define DD_REPEAT	2		/* repeats position src[i] of this image */
+
+int dd_pos_alloc(struct dd_pos *p, uint64_t n);
+void dd_pos_free(struct dd_pos *p);
+/* Generation @gen of stream @stream (0 first: duplicates inside the image; then changes). */
+void dd_pos_generation(const struct dd_cfg *cfg, struct dd_pos *p, unsigned int stream,
+		       unsigned int gen);
+/* Segment bytes of content id @cid: deterministic from the seed. */
+void dd_fill(const struct dd_cfg *cfg, uint64_t cid, void *buf, uint32_t len);
+void dd_hash(const void *buf, uint32_t len, struct dd_fp *fp);
+
+/* --- dedup_index.c: fingerprint cache and on-disk index ------------------ */
+
+/*
+ * The index file holds @nbuckets 4 KiB buckets, a fingerprint's home
+ * bucket is fp.lo mod nbuckets; a full bucket spills into the next one
+ * (and says so in its header). The cache is set-associative (8 ways,
+ * LRU in a set), 32 bytes an entry; dirty buckets wait in memory until a
+ * batch is written back (sorted by bucket, one 4 KiB pwrite each, then
+ * fdatasync). One mutex covers cache, dirty buckets and figures; it is
+ * dropped for an index read.
+ */
+struct dd_dirty {
+	uint64_t b;			/* bucket number + 1; 0: free slot */
+	uint8_t *page;
+};
+
+struct dd_index {
+	struct iotap_workload_ctx *c;
+	struct wl_file f;
+	uint64_t nbuckets;
+	pthread_mutex_t lock;
+	struct dd_fp *cache;		/* sets * 8 */
+	uint64_t *age;
+	uint64_t sets, clock;
+	struct dd_dirty *dirty;		/* open-addressed by bucket */
+	uint64_t dirty_cap, ndirty, batch;
+	uint8_t *pool;			/* batch pages */
+	uint64_t pool_used;
+	/* figures since the last dd_index_take() */
+	uint64_t lookups, hits, reads, written;
+	struct dd_hist miss;
+};
+
+int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
+		  uint64_t parent, uint64_t nbuckets, uint64_t cache_entries);
+void dd_index_close(struct dd_index *ix);
+/* Put @fp in the cache (a prefetch); no I/O. */
+void dd_index_cache(struct dd_index *ix, const struct dd_fp *fp);
+/*
+ * dd_index_lookup - is @fp stored? 1 yes, 0 no, -errno
+ * Cache first; a miss reads the home bucket (and any spill buckets).
+ * Either way the fingerprint is in the cache afterwards.
+ */
+int dd_index_lookup(struct dd_index *ix, const struct dd_fp *fp);
+/* Add a new entry (after dd_index_lookup() said 0). 0 or -errno. */
+int dd_index_insert(struct dd_index *ix, const struct dd_entry *e);
+/* Change an entry's location, or remove it (@e NULL: remove @fp). 0 or -errno. */
+int dd_index_update(struct dd_index *ix, const struct dd_fp *fp, const struct dd_entry *e);
+/* Write back every dirty bucket and fdatasync. 0 or -errno. */
+int dd_index_flush(struct dd_index *ix);
+/* Figures since the last take, then reset them. */
+void dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
+		   uint64_t *written, struct dd_hist *miss);
+
+/* --- dedup.c: the run, its segment and container tables ------------------ */
+
+#define DD_MIB		(1ull << 20)
+#define DD_IO_MAX	DD_MIB		/* restore, compaction and map reads */
+#define DD_MAP_BATCH	2048		/* map entries per write: 64 KiB */
+
+enum { CONT_OPEN, CONT_CLOSED, CONT_GONE };
+
+struct dd_seg {
+	struct dd_fp fp;
+	uint32_t cont, off, len;
+	uint32_t refs;			/* map entries that name it */
+};
+
+struct dd_cont {
+	uint64_t size;			/* bytes written */
+	uint64_t live;			/* bytes of segments still referenced */
+	uint32_t *segs;			/* its segments, in file order */
+	uint32_t nseg, cap;
+	int state;
+};
+
+struct dd_stream {
+	struct dd_run *run;
+	unsigned int i;
+	struct dd_pos pos;
+	uint8_t *buf;			/* one segment */
+	uint8_t *io;			/* DD_IO_MAX + a segment */
+	struct dd_entry *map;		/* DD_MAP_BATCH entries */
+	uint32_t nmap;
+	struct wl_file cont;		/* the open container, fd -1: none */
+	uint32_t cont_id;
+	/* figures of the running phase */
+	uint64_t logical, segs, fresh, stored, written;
+	uint64_t gen_ns, hash_ns;
+	uint64_t rbytes, rreads, rconts, bad;
+	int ret;
+};
+
+struct dd_run {
+	struct iotap_workload_ctx *c;
+	const struct iotap_workload_dedup_opts *o;
+	struct dd_cfg cfg;
+	struct iotap_workload_dedup_result *r;
+	int top_fd, data_fd, meta_fd, maps_fd;
+	uint64_t top_ino, data_ino, meta_ino, maps_ino;
+	int meta_own;			/* META/NAME is not DIR/NAME */
+	int index_open;
+	struct dd_index ix;
+	pthread_mutex_t lock;		/* the segment and container tables */
+	struct dd_seg *seg;
+	uint64_t nseg, segcap;
+	uint32_t *slot;			/* fingerprint -> seg + 1, open addressing */
+	uint64_t slotcap;
+	struct dd_cont *cont;
+	uint32_t ncont, contcap;
+	struct dd_stream *st;
+	unsigned int gen;		/* of the running phase */
+	struct wl_span span;
+	char phname[32];		/* the running phase's marker: lives until its END */
+	int ret;			/* of the owner's on_done work */
+};
+
+/* CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID). */
+uint64_t dd_cpu_ns(void);
+/* The tables (run->lock held): a stored segment by fingerprint (-1: none), a new one. */
+int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp);
+int dd_seg_add(struct dd_run *run, const struct dd_seg *s);
+/* Container @id holds segment @si from now on (in file order). */
+int dd_seg_add_to(struct dd_run *run, uint32_t id, uint32_t si);
+int dd_cont_new(struct dd_run *run, uint32_t *id);
+void dd_cont_name(char *buf, size_t len, uint32_t id, const char *ext);
+void dd_map_name(char *buf, size_t len, unsigned int stream, unsigned int gen);
+/* Read all of a map (1 MiB reads) into a new array of @n entries. 0 or -errno. */
+int dd_map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
+		struct dd_entry **out, uint64_t *n);
+
+/* --- dedup_stream.c: the backup and restore phases ---------------------- */
+
+/* One generation's backup or restore: every stream at once. 0, -EINTR or -errno. */
+int dd_backup(struct dd_run *run, unsigned int gen);
+int dd_restore(struct dd_run *run, unsigned int gen);
+
+/* --- dedup_compact.c: expiry and compaction ------------------------------ */
+
+int dd_expire(struct dd_run *run);
+int dd_compact(struct dd_run *run);
+
+#endif /* IOTAP_DEDUP_I_H */

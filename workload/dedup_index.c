@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dedup_index.c - the dedup model's fingerprint cache and on-disk index
+ *
+ * The index is a file of 4 KiB buckets (dedup_i.h says how entries find
+ * their bucket and spill). What a look-up costs is what the media server
+ * pays: a cache hit is free, a miss is one random 4 KiB pread of the home
+ * bucket (plus one per spill bucket), whose latency is recorded; the
+ * answer comes from the bytes read, so the index file really is the
+ * index. New entries and changes go into an in-memory copy of their
+ * bucket and are written back in batches: the dirty buckets sorted by
+ * offset, one 4 KiB pwrite each, then one fdatasync, as a database writes
+ * its dirty pages at a checkpoint.
+ *
+ * Bucket layout: u32 count, u32 flags (bit 0: an entry spilled into the
+ * next bucket), 24 bytes zero, then up to 127 32-byte entries.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dedup_i.h"
+
+#define WAYS		8
+#define SPILLED		1u
+
+struct bucket_hdr {
+	uint32_t count, flags;
+	uint8_t pad[24];
+};
+
+static struct dd_entry *slots(uint8_t *page)
+{
+	return (struct dd_entry *)(page + sizeof(struct bucket_hdr));
+}
+
+int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
+		  uint64_t parent, uint64_t nbuckets, uint64_t cache_entries)
+{
+	uint64_t sets = 1;
+	int ret;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->c = c;
+	ix->nbuckets = nbuckets;
+	while (sets * 2 * WAYS <= cache_entries)
+		sets *= 2;
+	ix->sets = sets;
+	ix->batch = 256;		/* 1 MiB of dirty buckets */
+	ix->dirty_cap = 1024;
+	ix->cache = calloc(sets * WAYS, sizeof(*ix->cache));
+	ix->age = calloc(sets * WAYS, sizeof(*ix->age));
+	ix->dirty = calloc(ix->dirty_cap, sizeof(*ix->dirty));
+	/* up to batch + one per stream thread in flight, and spills: twice the batch */
+	ix->pool = wl_buf_alloc(2 * ix->batch * DD_PAGE);
+	if (!ix->cache || !ix->age || !ix->dirty || !ix->pool) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = wl_open(c, &ix->f, dirfd, parent, "index", O_RDWR | O_CREAT | O_EXCL, 0644);
+	if (ret)
+		goto err_free;
+	/* the index is made at its full size, as a database file is */
+	ret = wl_fallocate(c, &ix->f, 0, 0, nbuckets * DD_PAGE);
+	if (ret)
+		goto err_close;
+	pthread_mutex_init(&ix->lock, NULL);
+	return 0;
+
+err_close:
+	wl_close(c, &ix->f);
+err_free:
+	free(ix->cache);
+	free(ix->age);
+	free(ix->dirty);
+	free(ix->pool);
+	memset(ix, 0, sizeof(*ix));
+	ix->f.fd = -1;
+	return ret;
+}
+
+void dd_index_close(struct dd_index *ix)
+{
+	if (!ix->cache)
+		return;
+	if (ix->f.fd >= 0)
+		wl_close(ix->c, &ix->f);
+	pthread_mutex_destroy(&ix->lock);
+	free(ix->cache);
+	free(ix->age);
+	free(ix->dirty);
+	free(ix->pool);
+	ix->cache = NULL;
+}
+
+/* --- cache (lock held) ---------------------------------------------------- */
+
+static int cache_find(struct dd_index *ix, const struct dd_fp *fp)
+{
+	uint64_t set = (fp->lo >> 7) & (ix->sets - 1), i;
+	struct dd_fp *w = &ix->cache[set * WAYS];
+
+	for (i = 0; i < WAYS; i++)
+		if (w[i].lo == fp->lo && w[i].hi == fp->hi) {
+			ix->age[set * WAYS + i] = ++ix->clock;
+			return 1;
+		}
+	return 0;
+}
+
+static void cache_put(struct dd_index *ix, const struct dd_fp *fp)
+{
+	uint64_t set = (fp->lo >> 7) & (ix->sets - 1), i, victim = 0;
+	struct dd_fp *w = &ix->cache[set * WAYS];
+	uint64_t *age = &ix->age[set * WAYS];
+
+	for (i = 0; i < WAYS; i++) {
+		if (w[i].lo == fp->lo && w[i].hi == fp->hi) {
+			age[i] = ++ix->clock;
+			return;
+		}
+		if (age[i] < age[victim])
+			victim = i;
+	}
+	w[victim] = *fp;
+	age[victim] = ++ix->clock;
+}
+
+static void cache_drop(struct dd_index *ix, const struct dd_fp *fp)
+{
+	uint64_t set = (fp->lo >> 7) & (ix->sets - 1), i;
+	struct dd_fp *w = &ix->cache[set * WAYS];
+
+	for (i = 0; i < WAYS; i++)
+		if (w[i].lo == fp->lo && w[i].hi == fp->hi) {
+			memset(&w[i], 0, sizeof(w[i]));
+			ix->age[set * WAYS + i] = 0;
+		}
+}
+
+void dd_index_cache(struct dd_index *ix, const struct dd_fp *fp)
+{
+	pthread_mutex_lock(&ix->lock);
+	cache_put(ix, fp);
+	pthread_mutex_unlock(&ix->lock);
+}
+
+/* --- dirty buckets (lock held) -------------------------------------------- */
+
+static uint8_t *dirty_find(struct dd_index *ix, uint64_t b)
+{
+	uint64_t i = (b * 0x9e3779b97f4a7c15ull) & (ix->dirty_cap - 1);
+
+	for (;; i = (i + 1) & (ix->dirty_cap - 1)) {
+		if (!ix->dirty[i].b)
+			return NULL;
+		if (ix->dirty[i].b == b + 1)
+			return ix->dirty[i].page;
+	}
+}
+
+/* A dirty copy of bucket @b made from @page (the bytes just read). */
+static uint8_t *dirty_add(struct dd_index *ix, uint64_t b, const uint8_t *page)
+{
+	uint64_t i = (b * 0x9e3779b97f4a7c15ull) & (ix->dirty_cap - 1);
+	uint8_t *p;
+
+	if (ix->pool_used >= 2 * ix->batch)
+		return NULL;
+	p = ix->pool + ix->pool_used++ * DD_PAGE;
+	memcpy(p, page, DD_PAGE);
+	while (ix->dirty[i].b)
+		i = (i + 1) & (ix->dirty_cap - 1);
+	ix->dirty[i].b = b + 1;
+	ix->dirty[i].page = p;
+	ix->ndirty++;
+	return p;
+}
+
+static int cmp_dirty(const void *a, const void *b)
+{
+	const struct dd_dirty *x = a, *y = b;
+
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+static int flush_locked(struct dd_index *ix)
+{
+	uint64_t i, n = 0;
+	int ret = 0;
+
+	if (!ix->ndirty)
+		return 0;
+	/* compact the table into sorted order, write, then empty it */
+	for (i = 0; i < ix->dirty_cap; i++)
+		if (ix->dirty[i].b)
+			ix->dirty[n++] = ix->dirty[i];
+	qsort(ix->dirty, n, sizeof(*ix->dirty), cmp_dirty);
+	for (i = 0; i < n && !ret; i++) {
+		ssize_t w = wl_pwrite(ix->c, &ix->f, ix->dirty[i].page, DD_PAGE,
+				      (ix->dirty[i].b - 1) * DD_PAGE);
+
+		if (w < 0)
+			ret = (int)w;
+		else if (w != DD_PAGE)
+			ret = wl_fail(ix->c, -ENOSPC, "write 'index': short write");
+		else
+			ix->written += DD_PAGE;
+	}
+	if (!ret)
+		ret = wl_fsync(ix->c, &ix->f, 1);
+	memset(ix->dirty, 0, ix->dirty_cap * sizeof(*ix->dirty));
+	ix->ndirty = 0;
+	ix->pool_used = 0;
+	return ret;
+}
+
+int dd_index_flush(struct dd_index *ix)
+{
+	int ret;
+
+	pthread_mutex_lock(&ix->lock);
+	ret = flush_locked(ix);
+	pthread_mutex_unlock(&ix->lock);
+	return ret;
+}
+
+/*
+ * The bucket @b as it stands: its dirty copy, or read from the file (the
+ * lock is dropped for the read; a copy made meanwhile by another thread
+ * wins). With @make_dirty, returns a dirty copy the caller may change.
+ */
+static int get_bucket(struct dd_index *ix, uint64_t b, uint8_t *scratch, int make_dirty,
+		      uint8_t **out)
+{
+	uint8_t *p = dirty_find(ix, b);
+	uint64_t t0;
+	ssize_t n;
+
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	pthread_mutex_unlock(&ix->lock);
+	t0 = wl_now();
+	n = wl_pread(ix->c, &ix->f, scratch, DD_PAGE, b * DD_PAGE);
+	t0 = wl_now() - t0;
+	pthread_mutex_lock(&ix->lock);
+	if (n < 0)
+		return (int)n;
+	if (n != DD_PAGE)
+		memset(scratch + n, 0, DD_PAGE - (size_t)n);
+	ix->reads++;
+	dd_hist_add(&ix->miss, t0);
+	p = dirty_find(ix, b);
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	if (!make_dirty) {
+		*out = scratch;
+		return 0;
+	}
+	if (ix->pool_used >= 2 * ix->batch) {
+		int ret = flush_locked(ix);
+
+		if (ret)
+			return ret;
+	}
+	*out = dirty_add(ix, b, scratch);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * Find @fp from its home bucket on: the bucket where the search ended and
+ * the slot there, or slot -1 (not stored; the bucket is where it would go
+ * unless full).
+ */
+static int locate(struct dd_index *ix, const struct dd_fp *fp, uint8_t *scratch,
+		  uint8_t **page, uint64_t *bno, int *slot)
+{
+	uint64_t b = fp->lo % ix->nbuckets, tries;
+	int ret;
+
+	for (tries = 0; tries < ix->nbuckets; tries++, b = (b + 1) % ix->nbuckets) {
+		struct bucket_hdr *h;
+		struct dd_entry *e;
+		uint32_t i;
+
+		ret = get_bucket(ix, b, scratch, 0, page);
+		if (ret)
+			return ret;
+		*bno = b;
+		h = (struct bucket_hdr *)*page;
+		e = slots(*page);
+		for (i = 0; i < h->count && i < DD_SLOTS; i++)
+			if (e[i].lo == fp->lo && e[i].hi == fp->hi) {
+				*slot = (int)i;
+				return 0;
+			}
+		if (!(h->flags & SPILLED)) {
+			*slot = -1;
+			return 0;
+		}
+	}
+	*slot = -1;
+	return 0;
+}
+
+int dd_index_lookup(struct dd_index *ix, const struct dd_fp *fp)
+{
+	uint8_t *scratch = NULL, *page;
+	uint64_t bno = 0;
+	int ret, slot;
+
+	pthread_mutex_lock(&ix->lock);
+	ix->lookups++;
+	if (cache_find(ix, fp)) {
+		ix->hits++;
+		pthread_mutex_unlock(&ix->lock);
+		return 1;
+	}
+	pthread_mutex_unlock(&ix->lock);
+	scratch = wl_buf_alloc(DD_PAGE);
+	if (!scratch)
+		return -ENOMEM;
+	pthread_mutex_lock(&ix->lock);
+	ret = locate(ix, fp, scratch, &page, &bno, &slot);
+	if (!ret) {
+		cache_put(ix, fp);
+		ret = slot >= 0;
+	}
+	/* not stored: keep the bucket just read, the insert that follows changes it */
+	if (!ret && page == scratch) {
+		if (ix->pool_used >= 2 * ix->batch)
+			ret = flush_locked(ix);
+		if (!ret && !dirty_add(ix, bno, scratch))
+			ret = -ENOMEM;
+	}
+	pthread_mutex_unlock(&ix->lock);
+	free(scratch);
+	return ret;
+}
+
+int dd_index_insert(struct dd_index *ix, const struct dd_entry *e)
+{
+	struct dd_fp fp = { e->lo, e->hi };
+	uint64_t b = e->lo % ix->nbuckets, tries;
+	uint8_t *scratch = wl_buf_alloc(DD_PAGE), *page;
+	int ret = -ENOSPC;
+
+	if (!scratch)
+		return -ENOMEM;
+	pthread_mutex_lock(&ix->lock);
+	for (tries = 0; tries < ix->nbuckets; tries++, b = (b + 1) % ix->nbuckets) {
+		struct bucket_hdr *h;
+
+		ret = get_bucket(ix, b, scratch, 1, &page);
+		if (ret)
+			break;
+		h = (struct bucket_hdr *)page;
+		if (h->count < DD_SLOTS) {
+			slots(page)[h->count++] = *e;
+			ret = 0;
+			break;
+		}
+		h->flags |= SPILLED;
+		ret = -ENOSPC;
+	}
+	cache_put(ix, &fp);
+	if (!ret && ix->ndirty >= ix->batch)
+		ret = flush_locked(ix);
+	pthread_mutex_unlock(&ix->lock);
+	free(scratch);
+	return ret;
+}
+
+int dd_index_update(struct dd_index *ix, const struct dd_fp *fp, const struct dd_entry *e)
+{
+	uint64_t b = fp->lo % ix->nbuckets, tries;
+	uint8_t *scratch = wl_buf_alloc(DD_PAGE), *page;
+	int ret = -ENOENT;
+
+	if (!scratch)
+		return -ENOMEM;
+	pthread_mutex_lock(&ix->lock);
+	for (tries = 0; tries < ix->nbuckets; tries++, b = (b + 1) % ix->nbuckets) {
+		struct bucket_hdr *h;
+		struct dd_entry *s;
+		uint32_t i;
+
+		ret = get_bucket(ix, b, scratch, 1, &page);
+		if (ret)
+			break;
+		h = (struct bucket_hdr *)page;
+		s = slots(page);
+		for (i = 0; i < h->count; i++)
+			if (s[i].lo == fp->lo && s[i].hi == fp->hi)
+				break;
+		if (i < h->count) {
+			if (e) {
+				s[i] = *e;
+			} else {
+				s[i] = s[--h->count];
+				memset(&s[h->count], 0, sizeof(s[0]));
+				cache_drop(ix, fp);
+			}
+			ret = 0;
+			break;
+		}
+		ret = -ENOENT;
+		if (!(h->flags & SPILLED))
+			break;
+	}
+	if (!ret && ix->ndirty >= ix->batch)
+		ret = flush_locked(ix);
+	pthread_mutex_unlock(&ix->lock);
+	free(scratch);
+	return ret;
+}
+
+void dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
+		   uint64_t *written, struct dd_hist *miss)
+{
+	pthread_mutex_lock(&ix->lock);
+	*lookups = ix->lookups;
+	*hits = ix->hits;
+	*reads = ix->reads;
+	*written = ix->written;
+	*miss = ix->miss;
+	ix->lookups = ix->hits = ix->reads = ix->written = 0;
+	memset(&ix->miss, 0, sizeof(ix->miss));
+	pthread_mutex_unlock(&ix->lock);
+}
