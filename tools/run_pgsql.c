@@ -721,9 +721,11 @@ int cmd_run_pgsql(int argc, char **argv)
 	int rc;
 
 	memset(&cli, 0, sizeof(cli));
+	/* parse: -1 to go on, else the exit status (0 after --help) */
 	rc = parse(&cli, &o, argc, argv);
-	if (rc < 0)
-		rc = check(&cli, &o);
+	if (rc >= 0)
+		goto out;
+	rc = check(&cli, &o);
 	if (rc)
 		goto out;
 	cli.cmdline = join("iotap run", argc, argv);

@@ -5,10 +5,11 @@
  * The model is PostgreSQL's own I/O, as its source does it, on the files
  * it lays out (module prefix pg_):
  *
- *   pgsql.c      the run: layout (base/5/<relfilenode>[.N], global/pg_control,
+ *   pgsql.c      the run: the clients' TPC-B transaction, the roles as
+ *                threads, phases and markers, CPU accounting, results
+ *   pgsql_init.c the layout (base/5/<relfilenode>[.N], global/pg_control,
  *                pg_xact/0000, WAL under pg_wal or --wal-dir), the pgbench -i
- *                load, the clients' TPC-B transaction, phases and markers,
- *                CPU accounting, results
+ *                load, a backend's start, the removal of it all
  *   pgsql_buf.c  shared_buffers (bufmgr.c: clock sweep, usage counts, dirty
  *                victims written by the backend that needs the buffer), the
  *                relation segment files (md.c), the background writer
@@ -245,6 +246,51 @@ int pg_stopping(struct pg *pg);
 void pg_phase_update(struct pg *pg, struct pg_cpu *t);
 /* Sleep up to @ns or until the state changes / a checkpoint is requested. */
 void pg_nap(struct pg *pg, uint64_t ns);
+
+/* pgbench's tables, as 15 stores them */
+#define ACC_PER_PAGE		61u	/* pgbench_accounts rows per 8 KiB page */
+#define TELLERS_PER_PAGE	185u
+#define BRANCHES_PER_PAGE	204u
+#define HIST_PER_PAGE		157u
+#define KEYS_PER_LEAF		367u	/* btree build: 90% full leaves */
+#define KEYS_PER_INNER		286u
+#define VM_HEAP_PER_PAGE	32672u	/* 2 bits per heap page */
+#define BULK_RING		2048u	/* BAS_BULKWRITE: 16 MiB */
+
+/* WAL record sizes, bytes (pg_waldump of pgbench on 15) */
+#define REC_HOT_UPDATE		70u
+#define REC_UPDATE		160u
+#define REC_BT_INSERT		64u
+#define REC_HEAP_INSERT		80u
+#define REC_COMMIT		34u
+#define REC_NEWPAGE_HDR		50u
+
+static inline uint32_t pg_div_up(uint64_t a, uint64_t b)
+{
+	return (uint32_t)((a + b - 1) / b);
+}
+
+/* Pages of a btree over @keys: meta, leaves, inner levels. */
+static inline uint32_t pg_btree_pages(uint64_t keys, uint32_t *leaves)
+{
+	uint32_t n = pg_div_up(keys ? keys : 1, KEYS_PER_LEAF), total = n;
+
+	*leaves = n;
+	while (n > 1) {
+		n = pg_div_up(n, KEYS_PER_INNER);
+		total += n;
+	}
+	return total + 1;
+}
+
+/* pgsql_init.c */
+int pg_layout(struct pg *pg);
+/* Remove what the run made (also after a failure or Ctrl-C). */
+void pg_teardown(struct pg *pg);
+/* pgbench -i. */
+int pg_init_load(struct pg *pg);
+/* A backend's start: PG_VERSION, relation maps, relcache init files read. */
+int pg_backend_start(struct pg *pg);
 
 /* pgsql_buf.c */
 int pg_pool_init(struct pg *pg);

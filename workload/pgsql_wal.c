@@ -278,11 +278,12 @@ uint64_t pg_wal_insert(struct pg *pg, uint32_t len)
 	w->insert = end;
 	pthread_mutex_unlock(&w->insert_lock);
 	atomic_fetch_add(&pg->cnt.wal_bytes, len);
-	if (end - atomic_load(&w->written) > cap) {
+	/* (a flush may already have written past @end) */
+	if (end > atomic_load(&w->written) + cap) {
 		/* AdvanceXLInsertBuffer: the ring is full, write out the oldest pages */
 		pthread_mutex_lock(&w->write_lock);
 		/* one page at a time, as each new page needs its buffer */
-		while (end - atomic_load(&w->written) > cap) {
+		while (end > atomic_load(&w->written) + cap) {
 			uint64_t to = atomic_load(&w->written) / PG_BLCKSZ * PG_BLCKSZ + PG_BLCKSZ;
 			int ret = xlog_write(pg, to, 0, 0);
 
