@@ -78,7 +78,7 @@
  *   BMAP            ino       -          -     block    blocksize  REJECTED     -        -
  *   GETLK, SETLK,   ino|0     -          -     -        -          REJECTED     -        opcode
  *   TMPFILE,        libfuse answered ENOSYS without calling us; the request hook in
- *   UNKNOWN         session.c saw it. ino only for GETLK, SETLK(W) and TMPFILE
+ *   UNKNOWN         wire.c saw it. ino only for GETLK, SETLK(W) and TMPFILE
  *
  * (*1) FORGET: a single forget has file = ino; a batch (forget_multi) is
  *      one record with file = 0 (or the ino when the batch has one entry),
@@ -114,6 +114,7 @@
 #include <unistd.h>
 
 #include "fs_i.h"
+#include "iotap_base.h"
 
 #define TGID_CACHE_SIZE		4096	/* power of two */
 #define HEALTH_EVERY		4096	/* records per thread between health checks */
@@ -295,14 +296,9 @@ int fs_op_fault(struct fs_op *op)
 
 static uint64_t binding_hash(uint64_t parent, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9e3779b97f4a7c15ull);
-	const unsigned char *p;
+	uint64_t h = iotap_hash_str(name, parent);
 
-	for (p = (const unsigned char *)name; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	return h ? h : 1;
+	return h ? h : 1;	/* 0: no binding */
 }
 
 /* Room for one more pending name of @len bytes (+ NUL) in @t; false without memory. */

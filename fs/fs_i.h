@@ -243,7 +243,8 @@ struct fs_ctx {
 	int cache_mode;				/* 0 direct_io, 1 page cache + writeback */
 	uint64_t init_unique;			/* INIT request in flight, 0: none */
 	uint32_t init_flags;			/* the flags the kernel offered in INIT */
-	double timeout;				/* entry and attr timeout, s */
+	double attr_timeout;			/* s the kernel may keep attributes */
+	double entry_timeout;			/* s it may keep a name (and a miss) */
 	unsigned int max_read;			/* bytes, <= FS_MAX_IO (-o max_read=) */
 	struct fs_inode *root;
 	struct cds_lfht *itable;

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "fs_i.h"
+#include "iotap_base.h"
 
 #define FDSTATE_FD(s)		((int)((s) >> 32) - 1)
 #define FDSTATE_USERS(s)	((uint32_t)(s))
@@ -74,15 +75,8 @@ struct fs_handle_buf {
 
 static unsigned long inode_hash(uint64_t dev, uint64_t ino)
 {
-	uint64_t h = ino ^ (dev * 0x9e3779b97f4a7c15ull);
-
-	/* splitmix64 finalizer: consecutive inode numbers spread well */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	h ^= h >> 31;
-	return (unsigned long)h;
+	/* XXH3: consecutive inode numbers spread well */
+	return (unsigned long)iotap_hash_u64x2(dev, ino);
 }
 
 static bool handle_equal(const struct file_handle *a, const struct file_handle *b)

@@ -63,7 +63,7 @@ static void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
-		fuse_reply_attr(req, &st, fs->timeout);
+		fuse_reply_attr(req, &st, fs->attr_timeout);
 }
 
 /* The backing calls of a setattr, in the order the kernel expects. */
@@ -170,7 +170,7 @@ static void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
-		fuse_reply_attr(req, &st, fs->timeout);
+		fuse_reply_attr(req, &st, fs->attr_timeout);
 }
 
 static void fs_op_readlink(fuse_req_t req, fuse_ino_t ino)

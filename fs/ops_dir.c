@@ -122,8 +122,8 @@ static void entry_fill(struct fs_ctx *fs, struct fuse_entry_param *e,
 	memset(e, 0, sizeof(*e));
 	e->ino = fs_nodeid(fs, inode);
 	e->attr = *st;
-	e->attr_timeout = fs->timeout;
-	e->entry_timeout = fs->timeout;
+	e->attr_timeout = fs->attr_timeout;
+	e->entry_timeout = fs->entry_timeout;
 }
 
 /*
@@ -188,10 +188,10 @@ out:
 	if (ret)
 		op.rec.name = name;
 	fs_op_end(&op, ret);
-	if (ret == -ENOENT && fs->timeout > 0) {
+	if (ret == -ENOENT && fs->entry_timeout > 0) {
 		/* a negative entry: the kernel caches the miss like a hit */
 		memset(&e, 0, sizeof(e));
-		e.entry_timeout = fs->timeout;
+		e.entry_timeout = fs->entry_timeout;
 		ret = 0;
 	}
 	if (ret)

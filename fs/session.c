@@ -61,6 +61,8 @@ struct fs_own_opts {
 	unsigned int max_read;
 	double timeout;
 	int timeout_set;
+	double attr_timeout, entry_timeout;
+	int attr_set, entry_set;
 };
 
 static const struct fuse_opt own_opt_spec[] = {
@@ -69,6 +71,10 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "max_read=%u", offsetof(struct fs_own_opts, max_read), 0 },
 	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
+	{ "attr_timeout=%lf", offsetof(struct fs_own_opts, attr_timeout), 0 },
+	{ "attr_timeout=", offsetof(struct fs_own_opts, attr_set), 1 },
+	{ "entry_timeout=%lf", offsetof(struct fs_own_opts, entry_timeout), 0 },
+	{ "entry_timeout=", offsetof(struct fs_own_opts, entry_set), 1 },
 	FUSE_OPT_END
 };
 
@@ -268,8 +274,19 @@ static int check_input(struct fs_daemon *d, char *msg)
 	fs->cache_mode = own.cache_mode ? 1 : 0;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->o.fd_cache = own.fd_cache ? own.fd_cache : FS_DEFAULT_FD_CACHE;
-	fs->timeout = own.timeout_set ? own.timeout : FS_DEFAULT_TIMEOUT;
-	if (fs->timeout < 0) {
+	/* timeout= sets both; attr_timeout= and entry_timeout= one each */
+	fs->attr_timeout = own.timeout_set ? own.timeout : FS_DEFAULT_TIMEOUT;
+	fs->entry_timeout = fs->attr_timeout;
+	if (own.attr_set)
+		fs->attr_timeout = own.attr_timeout;
+	if (own.entry_set)
+		fs->entry_timeout = own.entry_timeout;
+	/* --attr-timeout, --entry-timeout over -o */
+	if (o->attr_set)
+		fs->attr_timeout = o->attr_timeout;
+	if (o->entry_set)
+		fs->entry_timeout = o->entry_timeout;
+	if (fs->attr_timeout < 0 || fs->entry_timeout < 0) {
 		snprintf(msg, MSG_MAX, "cannot mount '%s': negative timeout", o->mountpoint);
 		return -EINVAL;
 	}
@@ -485,9 +502,9 @@ static void describe_opts(struct fs_daemon *d)
 	int i, n;
 
 	n = snprintf(d->mount_opts, sizeof(d->mount_opts),
-		     "%s,timeout=%g,max_write=%u,max_read=%u,fd_cache=%u%s",
+		     "%s,attr_timeout=%g,entry_timeout=%g,max_write=%u,max_read=%u,fd_cache=%u%s",
 		     fs->cache_mode ? "cache_mode=1,writeback_cache,keep_cache" : "direct_io",
-		     fs->timeout, FS_MAX_IO, fs->max_read, fs->o.fd_cache,
+		     fs->attr_timeout, fs->entry_timeout, FS_MAX_IO, fs->max_read, fs->o.fd_cache,
 		     fs->privileged ? ",allow_other,default_permissions" : "");
 	/* what is left of -o after our own options went to libfuse */
 	for (i = 1; i < d->args.argc && n > 0 && (size_t)n < sizeof(d->mount_opts); i++) {

@@ -19,8 +19,9 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "compare.h"
+#include "iotap_analysis.h"
 #include "opt.h"
+#include "traceio.h"
 
 enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT, O_FORCE };
 
@@ -103,6 +104,7 @@ int cmd_compare(int argc, char **argv)
 	char (*dup_names)[80] = NULL;
 	struct out_rules rules = { 0 };
 	struct compare c;
+	unsigned int t;
 	FILE *f = stdout;
 
 	orig = malloc((size_t)(argc + 1) * sizeof(*orig));
@@ -204,9 +206,13 @@ int cmd_compare(int argc, char **argv)
 		groups[0] = tmp;
 	}
 	if (compare_build(&c, groups, ngroups)) {
+		die_msg("%s", c.err.msg);
 		ret = 1;
 		goto out_groups;
 	}
+	for (g = 0; g < ngroups; g++)
+		for (t = 0; t < groups[g].n; t++)
+			warn_damage(groups[g].paths[t], &groups[g].reps[t].rs);
 	if (html) {
 		f = out_open(html, &rules);
 		if (!f) {

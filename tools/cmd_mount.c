@@ -17,12 +17,13 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "iotap_base.h"
 #include "iotap_fs.h"
 #include "iotap_trace.h"
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -37,6 +38,10 @@ static const struct opt_desc mount_opts[] = {
 	[O_SAMPLE] = { "sample-interval", 0, "MS", "resource sample every MS milliseconds (default 100)" },
 	[O_FDCACHE] = { "fd-cache", 0, "N", "O_PATH descriptors kept open (default 4096)" },
 	[O_DEBUG] = { "debug", 'd', NULL, "libfuse debug output (implies -f)" },
+	[O_ATTR_TIMEOUT] = { "attr-timeout", 0, "S", "seconds the kernel may answer stat() from its\n"
+			     "attribute cache (default 1; 0: every getattr reaches the trace)" },
+	[O_ENTRY_TIMEOUT] = { "entry-timeout", 0, "S", "seconds it may keep a name, or a miss, without a\n"
+			      "lookup (default 1; 0: every lookup reaches the trace)" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -59,25 +64,6 @@ static const struct opt_cmd mount_cmd = {
 		"  iotap mount /data /mnt/data --trace cap.iotap --cache",
 };
 
-static char *join_argv(int argc, char **argv)
-{
-	size_t len = strlen("iotap") + 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	strcpy(s, "iotap");
-	for (i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 int cmd_mount(int argc, char **argv)
 {
 	struct iotap_fs_opts o = { 0 };
@@ -95,6 +81,25 @@ int cmd_mount(int argc, char **argv)
 		case O_OPTS: o.fuse_opts = arg; break;
 		case O_LOG: o.log_path = arg; break;
 		case O_DEBUG: o.debug = 1; o.foreground = 1; break;
+		case O_ATTR_TIMEOUT:
+		case O_ENTRY_TIMEOUT: {
+			char *end;
+			double s;
+
+			errno = 0;
+			s = strtod(arg, &end);
+			if (errno || end == arg || *end || !(s >= 0 && s <= 86400))
+				return opt_error(&mount_cmd, "--%s wants seconds (0..86400), not '%s'",
+						 mount_opts[idx].long_name, arg);
+			if (idx == O_ATTR_TIMEOUT) {
+				o.attr_timeout = s;
+				o.attr_set = 1;
+			} else {
+				o.entry_timeout = s;
+				o.entry_set = 1;
+			}
+			break;
+		}
 		case O_THREADS:
 			if (parse_u64(arg, &v) || v == 0 || v > 1024)
 				return opt_error(&mount_cmd, "--threads wants 1..1024, not '%s'", arg);
@@ -153,7 +158,7 @@ int cmd_mount(int argc, char **argv)
 	}
 	o.backing = argv[optind];
 	o.mountpoint = argv[optind + 1];
-	cmdline = join_argv(argc, argv);
+	cmdline = iotap_argv_join("iotap", argc, argv);
 	o.cmdline = cmdline;
 	rc = iotap_fs_main(&o);
 	free(cmdline);

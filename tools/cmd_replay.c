@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "cmds.h"
+#include "iotap_base.h"
 #include "iotap_replay.h"
 #include "iotap_trace.h"
 #include "opt.h"
@@ -366,7 +367,6 @@ int cmd_replay(int argc, char **argv)
 	struct sigaction sa;
 	const char *arg;
 	char *cmdline;
-	size_t cl;
 
 	memset(&o, 0, sizeof(o));
 	o.timing = IOTAP_REPLAY_RECORDED;
@@ -467,16 +467,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	o.maps = maps;
 	o.nmaps = nmaps;
-	for (cl = 0, i = 0; i < argc; i++)
-		cl += strlen(argv[i]) + 1;
-	cmdline = malloc(cl + 8);
-	if (cmdline) {
-		strcpy(cmdline, "iotap");
-		for (i = 0; i < argc; i++) {
-			strcat(cmdline, " ");
-			strcat(cmdline, argv[i]);
-		}
-	}
+	cmdline = iotap_argv_join("iotap", argc, argv);
 	o.cmdline = cmdline;
 	tty = isatty(STDERR_FILENO);
 	if (!quiet)

@@ -20,8 +20,9 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "iotap_analysis.h"
 #include "opt.h"
-#include "report.h"
+#include "traceio.h"
 
 enum {
 	O_JSON, O_CSV, O_BONNIE_CSV, O_BONNIE, O_HTML, O_INTERVAL, O_PHASE, O_BY, O_PHASES_FROM,
@@ -112,8 +113,11 @@ static int load_plan(const char *other, struct phase_plan *plan)
 	int ret;
 
 	ret = report_build(&orep, other, NULL);
-	if (ret)
+	if (ret) {
+		die_msg("%s", orep.err.msg);
 		return ret;
+	}
+	warn_damage(other, &orep.rs);
 	ret = report_plan(&orep, plan);
 	report_release(&orep);
 	if (ret)
@@ -126,6 +130,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts ro;
 	struct out_opts oo = { 0 };
 	struct phase_plan plan = { 0 };
+	struct analysis_err err = { 0 };
 	struct report rep;
 	const char *arg, *out = NULL, *html = NULL, *phase = NULL, *from = NULL;
 	int idx, rc, json = 0, csv = 0, bcsv = 0, ret = 0, ph = -1, have_rep = 0;
@@ -217,10 +222,12 @@ int cmd_report(int argc, char **argv)
 		ro.plan = &plan;
 	}
 	if (report_build(&rep, argv[optind], &ro)) {
+		die_msg("%s", rep.err.msg);
 		ret = 1;
 		goto out_plan;
 	}
 	have_rep = 1;
+	warn_damage(argv[optind], &rep.rs);
 	if (from && plan.total_ops != rep.ops_ord) {
 		double diff = (double)rep.ops_ord - (double)plan.total_ops;
 
@@ -262,9 +269,11 @@ int cmd_report(int argc, char **argv)
 		goto out_rep;
 	}
 	if (by) {
-		ret = report_print_by(&rep, ph, by, csv, f) ? 1 : 0;
+		ret = report_print_by(&rep, ph, by, csv, f, &err) ? 1 : 0;
 	} else if (interval) {
-		report_print_series(&rep, interval, csv, f);
+		report_print_series(&rep, interval, csv, f, &err);
+		if (err.msg[0])
+			warn_msg("%s", err.msg);
 	} else if (phase) {
 		/* one phase: a report whose only phase is that one */
 		struct report one = rep;
@@ -277,7 +286,7 @@ int cmd_report(int argc, char **argv)
 		else if (csv)
 			report_print_csv(&one, f);
 		else if (bcsv)
-			ret = report_print_bonnie_csv(&rep, f) ? 1 : 0;
+			ret = report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
 		else
 			report_print_text(&one, &oo, f);
 	} else if (json) {
@@ -285,10 +294,12 @@ int cmd_report(int argc, char **argv)
 	} else if (csv) {
 		report_print_csv(&rep, f);
 	} else if (bcsv) {
-		ret = report_print_bonnie_csv(&rep, f) ? 1 : 0;
+		ret = report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
 	} else {
 		report_print_text(&rep, &oo, f);
 	}
+	if (ret && err.msg[0])
+		die_msg("%s", err.msg);
 	if (html)
 		fprintf(stderr, "iotap: wrote %s\n", html);
 	if (out_close(f, out))

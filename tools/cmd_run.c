@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "iotap_base.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
@@ -265,35 +266,6 @@ static void run_usage(FILE *f)
 
 /* --- number parsing -------------------------------------------------------------- */
 
-/* "123" (in @unit), "8k", "8m", "8g", "1t" (powers of 1024) -> bytes */
-static int parse_scaled(const char *s, uint64_t unit, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t m = unit;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': m = 1ull << 10; end++; break;
-	case 'm': case 'M': m = 1ull << 20; end++; break;
-	case 'g': case 'G': m = 1ull << 30; end++; break;
-	case 't': case 'T': m = 1ull << 40; end++; break;
-	default: return -EINVAL;
-	}
-	if ((*end == 'b' || *end == 'B') && end[1] == '\0')
-		end++;
-	if (*end || (v && m > UINT64_MAX / v))
-		return -EINVAL;
-	*out = v * m;
-	return 0;
-}
-
 static int parse_u32(const char *s, uint32_t *out)
 {
 	uint64_t v;
@@ -329,17 +301,17 @@ static int bonnie_size(struct run *r, const char *arg, int *set)
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	n = split(buf, ":,", f, 4);
-	if (parse_scaled(f[0], MIB, &v) || v % MIB || v / MIB > UINT32_MAX)
+	if (iotap_size_parse(f[0], MIB, &v) || v % MIB || v / MIB > UINT32_MAX)
 		return opt_error(r->cmd, "bad size '%s' (MiB, or with k/m/g/t)", f[0]);
 	r->bo.file_mib = (uint32_t)(v / MIB);
 	*set = 1;
 	if (n > 1 && *f[1]) {
-		if (parse_scaled(f[1], 1, &v) || v > UINT32_MAX)
+		if (iotap_size_parse(f[1], 1, &v) || v > UINT32_MAX)
 			return opt_error(r->cmd, "bad chunk size '%s'", f[1]);
 		r->bo.chunk = (uint32_t)v;
 	}
 	if (n > 2 && *f[2]) {
-		if (parse_scaled(f[2], 1, &v) || !v || v > INT32_MAX)
+		if (iotap_size_parse(f[2], 1, &v) || !v || v > INT32_MAX)
 			return opt_error(r->cmd, "bad seek count '%s'", f[2]);
 		r->bo.seeks = (uint32_t)v;
 	}
@@ -361,12 +333,12 @@ static int bonnie_files(struct run *r, const char *arg)
 	if (parse_u32(f[0], &r->bo.num_files) || r->bo.num_files > 1024)
 		return opt_error(r->cmd, "bad file count '%s' (units of 1024, at most 1024)", f[0]);
 	if (n > 1 && *f[1]) {
-		if (parse_scaled(f[1], 1, &v) || v > INT32_MAX)
+		if (iotap_size_parse(f[1], 1, &v) || v > INT32_MAX)
 			return opt_error(r->cmd, "bad maximum file size '%s'", f[1]);
 		r->bo.max_size = (int32_t)v;
 	}
 	if (n > 2 && *f[2]) {
-		if (parse_scaled(f[2], 1, &v) || v > INT32_MAX)
+		if (iotap_size_parse(f[2], 1, &v) || v > INT32_MAX)
 			return opt_error(r->cmd, "bad minimum file size '%s'", f[2]);
 		r->bo.min_size = (int32_t)v;
 	}
@@ -375,7 +347,7 @@ static int bonnie_files(struct run *r, const char *arg)
 			return opt_error(r->cmd, "bad directory count '%s' (1..99999)", f[3]);
 	}
 	if (n > 4 && *f[4]) {
-		if (parse_scaled(f[4], 1, &v) || v > UINT32_MAX)
+		if (iotap_size_parse(f[4], 1, &v) || v > UINT32_MAX)
 			return opt_error(r->cmd, "bad file chunk size '%s'", f[4]);
 		r->bo.file_chunk = (uint32_t)v;
 	}
@@ -391,26 +363,6 @@ static int pow2_ok(uint64_t v)
 }
 
 /* --- common: targets, traces, free space ------------------------------------------------- */
-
-static char *join_args(const char *first, int argc, char **argv)
-{
-	size_t len = first ? strlen(first) + 1 : 0;
-	char *s, *p;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len + 1);
-	if (!s)
-		return NULL;
-	p = s;
-	*p = '\0';
-	if (first)
-		p += sprintf(p, "%s", first);
-	for (i = 0; i < argc; i++)
-		p += sprintf(p, "%s%s", p == s ? "" : " ", argv[i]);
-	return s;
-}
 
 /* FILE for one target; FILE.N.iotap (or FILE.N) for target N of several */
 static char *trace_name(const char *path, unsigned int i, unsigned int n)
@@ -946,10 +898,18 @@ static int run_bonnie(struct run *r, int argc, char **argv)
 		r->bo.char_mib = v103 ? (char_mib ? UINT32_MAX : 0) : char_mib;
 	if ((r->bo.flags & IOTAP_BONNIE_DIRECT) && r->bo.char_mib && r->bo.file_mib)
 		return opt_error(r->cmd, "-D needs -f: 1-byte per-char I/O cannot be O_DIRECT");
-	if (seed_set)
+	if (seed_set) {
 		r->bo.seed = seed;
-	else if (!v103)
+	} else if (!v103) {
+		char *w;
+
 		r->bo.seed = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+		/* the trace's workload line names the seed drawn: its report prints it too */
+		if (asprintf(&w, "%s -z %" PRIu32, r->workload, r->bo.seed) < 0)
+			return 1;
+		free(r->workload);
+		r->workload = w;
+	}
 	if (!machine && !gethostname(host, sizeof(host))) {
 		host[sizeof(host) - 1] = '\0';
 		machine = host;
@@ -996,7 +956,7 @@ static int iozone_kb(struct run *r, const char *what, const char *arg, uint64_t 
 {
 	uint64_t v;
 
-	if (parse_scaled(arg, 1024, &v) || v < 1024 || v % 1024)
+	if (iotap_size_parse(arg, 1024, &v) || v < 1024 || v % 1024)
 		return opt_error(r->cmd, "bad %s '%s' (KB, or with k/m/g)", what, arg);
 	*kb = v / 1024;
 	return 0;
@@ -1138,7 +1098,7 @@ static int run_dd(struct run *r, int argc, char **argv)
 	while ((rc = opt_next(r->cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case D_BS:
-			if (parse_size(arg, &r->dd.bs) || !r->dd.bs || r->dd.bs > (1ull << 30))
+			if (iotap_size_parse(arg, 1, &r->dd.bs) || !r->dd.bs || r->dd.bs > (1ull << 30))
 				return opt_error(r->cmd, "bad block size '%s' (1 B to 1 GiB)",
 						 arg);
 			break;
@@ -1209,7 +1169,7 @@ static int run_hdparm(struct run *r, int argc, char **argv)
 		case H_DEVICE: r->hp.flags |= IOTAP_HDPARM_DEVICE; break;
 		case H_DIRECT: r->hp.flags |= IOTAP_HDPARM_DIRECT; break;
 		case H_SIZE:
-			if (parse_size(arg, &r->hp.file_bytes) || r->hp.file_bytes < (4ull << 20) ||
+			if (iotap_size_parse(arg, 1, &r->hp.file_bytes) || r->hp.file_bytes < (4ull << 20) ||
 			    r->hp.file_bytes % (2ull << 20))
 				return opt_error(r->cmd, "bad size '%s' (2 MiB steps, 4M or more)",
 						 arg);
@@ -1284,8 +1244,8 @@ int cmd_run(int argc, char **argv)
 				"see 'iotap run --help'\n", argv[1]);
 		return 2;
 	}
-	r.cmdline = join_args("iotap run", argc - 1, argv + 1);
-	r.workload = join_args(NULL, argc - 1, argv + 1);
+	r.cmdline = iotap_argv_join("iotap run", argc - 1, argv + 1);
+	r.workload = iotap_argv_join(NULL, argc - 1, argv + 1);
 	if (!r.cmdline || !r.workload) {
 		run_release(&r);
 		return 1;

@@ -3,6 +3,9 @@
  * opt.c - option tables to getopt_long, generated --help, number parsing,
  *         and the rules every output file is opened by
  *
+ * Sizes are parsed by iotap_size_parse() (trace/base/include/iotap_base.h), the one
+ * size parser of the tree.
+ *
  * Every command of the iotap binary parses through here (see opt.h). The
  * getopt_long arrays are built once per call of opt_next() for a new table;
  * commands run once per process, so a small static cache is enough.
@@ -183,45 +186,6 @@ int parse_u64(const char *s, uint64_t *out)
 	if (errno || *end)
 		return -EINVAL;
 	*out = v;
-	return 0;
-}
-
-int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mult = 1;
-	int shift = 0;
-
-	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (tolower((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'b':
-		end++;
-		break;
-	case 'k': shift = 10; end++; break;
-	case 'm': shift = 20; end++; break;
-	case 'g': shift = 30; end++; break;
-	case 't': shift = 40; end++; break;
-	default:
-		return -EINVAL;
-	}
-	if (shift && (*end == 'i' || *end == 'I'))
-		end++;
-	if (shift && (*end == 'b' || *end == 'B'))
-		end++;
-	if (*end)
-		return -EINVAL;
-	mult <<= shift;
-	if (v > UINT64_MAX / mult)
-		return -EINVAL;
-	*out = v * mult;
 	return 0;
 }
 

@@ -46,13 +46,6 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f);
 int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * parse_size - "4096", "8k", "64K", "1M", "2G", "1T" (powers of 1024),
- * "1MB" / "1GB" style (same), optional trailing "iB"/"B".
- * Return: 0 and *out, -EINVAL on garbage or overflow.
- */
-int parse_size(const char *s, uint64_t *out);
-
 /* parse_u64 - a plain non-negative integer. 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);
 

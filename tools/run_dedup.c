@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run_dedup.h"
@@ -140,23 +141,6 @@ static int parse_count(const char *s, unsigned int max, unsigned int *out)
 		return -EINVAL;
 	*out = (unsigned int)v;
 	return 0;
-}
-
-static char *join_args(const char *first, int argc, char **argv)
-{
-	size_t len = strlen(first) + 1;
-	char *s, *p;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len + 1);
-	if (!s)
-		return NULL;
-	p = s + sprintf(s, "%s", first);
-	for (i = 0; i < argc; i++)
-		p += sprintf(p, "%s%s", p == s ? "" : " ", argv[i]);
-	return s;
 }
 
 static char *trace_name(const char *path, unsigned int i, unsigned int n)
@@ -420,7 +404,7 @@ static int parse(struct run *r, int argc, char **argv)
 				return opt_error(&dedup_cmd, "bad stream count '%s' (1..256)", arg);
 			break;
 		case O_IMAGE:
-			if (parse_size(arg, &r->o.image_bytes) || !r->o.image_bytes)
+			if (iotap_size_parse(arg, 1, &r->o.image_bytes) || !r->o.image_bytes)
 				return opt_error(&dedup_cmd, "bad image size '%s'", arg);
 			break;
 		case O_GENS:
@@ -441,16 +425,16 @@ static int parse(struct run *r, int argc, char **argv)
 				return opt_error(&dedup_cmd, "bad compressibility '%s' (0..95%%)", arg);
 			break;
 		case O_SEGMENT:
-			if (parse_size(arg, &v) || v > UINT32_MAX)
+			if (iotap_size_parse(arg, 1, &v) || v > UINT32_MAX)
 				return opt_error(&dedup_cmd, "bad segment size '%s'", arg);
 			r->o.segment_bytes = (uint32_t)v;
 			break;
 		case O_CONTAINER:
-			if (parse_size(arg, &r->o.container_bytes))
+			if (iotap_size_parse(arg, 1, &r->o.container_bytes))
 				return opt_error(&dedup_cmd, "bad container size '%s'", arg);
 			break;
 		case O_CACHE:
-			if (parse_size(arg, &r->o.fp_cache_bytes) || !r->o.fp_cache_bytes)
+			if (iotap_size_parse(arg, 1, &r->o.fp_cache_bytes) || !r->o.fp_cache_bytes)
 				return opt_error(&dedup_cmd, "bad fingerprint cache size '%s'", arg);
 			break;
 		case O_EXPIRE:
@@ -534,8 +518,8 @@ int cmd_run_dedup(int argc, char **argv)
 	rc = check_all(&r);
 	if (rc)
 		goto out;
-	r.cmdline = join_args("iotap run", argc, argv);
-	r.workload = join_args("", argc, argv);
+	r.cmdline = iotap_argv_join("iotap run", argc, argv);
+	r.workload = iotap_argv_join(NULL, argc, argv);
 	if (!r.cmdline || !r.workload) {
 		rc = 1;
 		goto out;

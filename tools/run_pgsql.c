@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "iotap_base.h"
 #include "iotap_workload.h"
 #include "opt.h"
 
@@ -129,26 +130,6 @@ struct pg_cli {
 
 static pthread_mutex_t pg_out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static char *join(const char *first, int argc, char **argv)
-{
-	size_t len = strlen(first) + 2;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	strcpy(s, first);
-	for (i = 0; i < argc; i++) {
-		if (*s)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static char *trace_of(const char *path, unsigned int i, unsigned int n)
 {
 	const char *dot = strrchr(path, '.');
@@ -192,7 +173,7 @@ static int parse_double(const char *s, double *v)
 
 static int size_opt(const char *what, const char *arg, uint64_t min, uint64_t *out)
 {
-	if (parse_size(arg, out) || *out < min)
+	if (iotap_size_parse(arg, 1, out) || *out < min)
 		return opt_error(&pgsql_cmd, "bad %s '%s'", what, arg);
 	return 0;
 }
@@ -334,7 +315,7 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 		case P_BGFLUSH:
 		case P_BEFLUSH:
 		case P_WWFLUSH:
-			if (parse_size(arg, &v) || v % 8192 || v > (2ull << 20))
+			if (iotap_size_parse(arg, 1, &v) || v % 8192 || v > (2ull << 20))
 				return opt_error(&pgsql_cmd, "bad %s '%s' (multiple of 8kB, at most "
 						 "2MB)", pgsql_opts[idx].long_name, arg);
 			if (idx == P_CKFLUSH)
@@ -365,7 +346,7 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 				return 2;
 			break;
 		case P_COMBINE:
-			if (parse_size(arg, &v) || v % 8192 || !v || v > (256u << 10))
+			if (iotap_size_parse(arg, 1, &v) || v % 8192 || !v || v > (256u << 10))
 				return opt_error(&pgsql_cmd, "bad io_combine_limit '%s' (8kB..256kB)",
 						 arg);
 			o->io_combine_limit = (uint32_t)(v / 8192);
@@ -728,8 +709,8 @@ int cmd_run_pgsql(int argc, char **argv)
 	rc = check(&cli, &o);
 	if (rc)
 		goto out;
-	cli.cmdline = join("iotap run", argc, argv);
-	cli.workload = join("", argc, argv);
+	cli.cmdline = iotap_argv_join("iotap run", argc, argv);
+	cli.workload = iotap_argv_join(NULL, argc, argv);
 	args = calloc(cli.nt, sizeof(*args));
 	if (!cli.cmdline || !cli.workload || !args) {
 		rc = 1;

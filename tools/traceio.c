@@ -2,40 +2,27 @@
 /*
  * traceio.c - opening traces from the CLI, with git-style error messages
  *
- * Library code returns -errno; this is the one place that turns the trace
- * reader's codes into sentences for people.
+ * Library code returns -errno; the words for the trace reader's codes are
+ * libiotap-analysis's (analysis_trace_open()), printed here for the
+ * commands that read traces themselves (info, dump, replay).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "iotap_analysis.h"
 #include "opt.h"
 #include "traceio.h"
 
 int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader **out)
 {
-	unsigned int major = 0, minor = 0;
+	struct analysis_err err;
 	int ret;
 
-	ret = iotap_trace_reader_open(out, path, flags);
-	if (!ret)
-		return 0;
-	switch (ret) {
-	case -EPROTONOSUPPORT:
-		iotap_trace_probe_version(path, &major, &minor);
-		die_msg("cannot read trace '%s': format version %u.%u is newer than this iotap "
-			"reads (%u.x); upgrade iotap", path, major, minor,
-			IOTAP_TRACE_VERSION_MAJOR);
-		break;
-	case -ENODATA:
-	case -EBADMSG:
-		die_msg("cannot read trace '%s': %s", path, iotap_trace_strerror(ret));
-		break;
-	default:
-		die_msg("cannot open trace '%s': %s", path, strerror(-ret));
-		break;
-	}
+	ret = analysis_trace_open(path, flags, out, &err);
+	if (ret)
+		die_msg("%s", err.msg);
 	return ret;
 }
 

@@ -15,9 +15,21 @@
  * takes an empty one from a bounded pool (opts.max_bytes in all). When the
  * pool is exhausted the record is dropped and counted in the slot; the
  * writer thread later writes a LOST record for it. A recording thread never
- * waits for the writer, the compressor or the disk: it only ever takes its
- * own slot's mutex (held by the writer for a pointer swap, every flush_ms)
- * and the pool's mutex (once per buffer, for a list pop).
+ * waits for the writer, the compressor or the disk, and takes no lock the
+ * writer holds while it works: its buffer is handed over by atomic
+ * exchange (below), the lost counter is an atomic, and the only lock it
+ * shares is the pool's mutex, once per buffer for a list pop (the writer
+ * holds it for a list push per buffer it gives back).
+ *
+ * Handing a partial buffer over. slot->cur is the owner's buffer, NULL, or
+ * RCD_BUSY. iotap_trace_record() exchanges it for RCD_BUSY, appends, and
+ * stores it back; the writer exchanges it for NULL and collects what it
+ * gets. If it gets RCD_BUSY the owner is mid-record: the writer leaves the
+ * buffer to a later batch (the owner's store puts it back over the NULL)
+ * and lowers its promise to slot->cur_min, the oldest record start in the
+ * owner's buffer, and to the record in hand's in-flight start (a record
+ * without iotap_trace_op_begin() is in flight at its own time during the
+ * call), so the watermark still holds.
  *
  * The writer thread wakes every 50 ms (producers never signal it), drains
  * full buffers, and every flush_ms collects every slot's partial buffer
@@ -35,7 +47,8 @@
  * thread frees it) or the recorder closes (the slot is detached and left to
  * its thread, which frees it on exit or on its next registration). The
  * global g_lock orders those two ends. Lock order:
- * g_lock > r->slots_lock > slot->lock > r->pool_lock.
+ * g_lock > r->slots_lock > r->pool_lock (recording threads take
+ * r->slots_lock only to register).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -64,6 +77,7 @@
 #define RCD_BUF_MIN		(8u << 10)
 #define RCD_BUF_MAX		(16u << 20)
 #define RCD_LOST_SLOTS		64		/* LOST records per batch, one per thread */
+#define RCD_BUSY		((struct rcd_buf *)1)	/* slot->cur while its owner appends */
 
 /* One buffer of fixed-layout records. */
 struct rcd_buf {
@@ -73,22 +87,23 @@ struct rcd_buf {
 	uint64_t gen;			/* that slot's buffer sequence number */
 	uint32_t len;			/* bytes used in data */
 	uint32_t nrec;			/* records in data */
+	uint64_t min_time;		/* earliest time_ns in data (owner) */
 	uint8_t data[] __attribute__((aligned(8)));
 };
 
 /* One recording thread's state for one recorder. */
 struct rcd_slot {
-	pthread_mutex_t lock;		/* cur, gen, recorded, lost, dead */
-	struct rcd_buf *cur;		/* buffer being filled, or NULL */
-	uint64_t gen;			/* buffers taken so far */
+	struct rcd_buf *cur;		/* buffer being filled, NULL, or RCD_BUSY (xchg) */
+	uint64_t cur_min;		/* oldest time_ns in the owner's buffer (ns), or older */
+	uint64_t gen;			/* buffers taken so far (owner) */
 	uint64_t inflight;		/* provisional start of the op in flight (ns), 0: none */
-	uint64_t recorded;		/* records put in buffers */
-	uint64_t lost;			/* records dropped */
+	uint64_t recorded;		/* records put in buffers (owner stores) */
+	uint64_t lost;			/* records dropped (owner stores) */
 	uint64_t lost_reported;		/* of those, already in LOST records (writer) */
 	uint64_t id;			/* unique within the recorder, > 0 */
 	uint64_t rec_id;		/* the recorder's id */
 	uint32_t tid;			/* gettid() of the owner */
-	int dead;			/* owner exited, slot waits for the writer to free it */
+	int dead;			/* owner exited, slot waits for the writer to free it (store-release) */
 	int detached;			/* recorder closed, slot is its thread's (g_lock) */
 	struct iotap_trace_recorder *r;
 	struct rcd_slot *next;		/* r->slots (r->slots_lock) */
@@ -112,8 +127,8 @@ struct iotap_trace_recorder {
 	pthread_mutex_t slots_lock;
 	struct rcd_slot *slots;		/* live and dead slots */
 	uint64_t next_slot_id;
-	uint64_t dead_recorded;		/* counters of freed slots */
-	uint64_t dead_lost;
+	uint64_t dead_recorded;		/* counter of freed slots */
+	uint64_t lost_total;		/* every record dropped, all threads (uatomic) */
 	uint64_t lost_noslot;		/* records of threads whose slot allocation failed */
 	uint64_t noslot_reported;	/* of those, already in LOST records (writer thread) */
 
@@ -146,7 +161,6 @@ static __thread struct rcd_slot *tl_slots;
 
 static void slot_free(struct rcd_slot *s)
 {
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
@@ -197,6 +211,7 @@ static void queue_buf(struct iotap_trace_recorder *r, struct rcd_buf *b)
 static void tl_destroy(void *arg)
 {
 	struct rcd_slot *s = arg, *next;
+	struct rcd_buf *b;
 
 	pthread_mutex_lock(&g_lock);
 	for (; s; s = next) {
@@ -205,17 +220,18 @@ static void tl_destroy(void *arg)
 			slot_free(s);
 			continue;
 		}
-		pthread_mutex_lock(&s->lock);
-		if (s->cur) {
-			if (s->cur->nrec)
-				queue_buf(s->r, s->cur);
+		/* the owner is this thread: cur is never RCD_BUSY here */
+		b = uatomic_xchg(&s->cur, NULL);
+		if (b) {
+			if (b->nrec)
+				queue_buf(s->r, b);
 			else
-				pool_put(s->r, s->cur);
-			s->cur = NULL;
+				pool_put(s->r, b);
 		}
 		CMM_STORE_SHARED(s->inflight, 0);
-		s->dead = 1;
-		pthread_mutex_unlock(&s->lock);
+		/* the buffer is queued before dead shows: pairs with the rmb in rcd_batch() */
+		cmm_smp_wmb();
+		CMM_STORE_SHARED(s->dead, 1);
 	}
 	tl_slots = NULL;
 	pthread_mutex_unlock(&g_lock);
@@ -252,7 +268,7 @@ static struct rcd_slot *slot_register(struct iotap_trace_recorder *r)
 	if (posix_memalign((void **)&s, 64, sizeof(*s)))
 		return NULL;
 	memset(s, 0, sizeof(*s));
-	pthread_mutex_init(&s->lock, NULL);
+	s->cur_min = UINT64_MAX;
 	s->rec_id = r->id;
 	s->r = r;
 	s->tid = (uint32_t)syscall(SYS_gettid);
@@ -318,16 +334,25 @@ static inline size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* A record dropped by the owner of @s: its slot's count and the recorder's. */
+static void slot_drop(struct iotap_trace_recorder *r, struct rcd_slot *s)
+{
+	CMM_STORE_SHARED(s->lost, s->lost + 1);
+	uatomic_inc(&r->lost_total);
+}
+
 /**
  * iotap_trace_record - queue one record from the calling thread
  * @r:   recorder
  * @rec: copied, including rec->name (rec->name_len bytes)
  *
  * Ends the thread's in-flight state (whatever the record's type). Never
- * blocks on the writer thread, the compressor or the disk: when the
- * thread's buffer is full and the pool has no free one, the record is
- * dropped and counted (a malformed record too). Context: any thread; the
- * first call from a thread allocates its slot.
+ * blocks on the writer thread, the compressor or the disk: the buffer is
+ * taken and given back by atomic exchange, so the writer collecting it
+ * never holds up the append; when the thread's buffer is full and the pool
+ * has no free one, the record is dropped and counted (a malformed record
+ * too). The one lock it may take is the pool's, once per buffer. Context:
+ * any thread; the first call from a thread allocates its slot.
  */
 void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
 {
@@ -338,36 +363,46 @@ void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace
 
 	if (caa_unlikely(!s)) {
 		uatomic_inc(&r->lost_noslot);
+		uatomic_inc(&r->lost_total);
 		return;
 	}
 	if (caa_unlikely(rec_check(rec))) {
-		pthread_mutex_lock(&s->lock);
-		CMM_STORE_SHARED(s->lost, s->lost + 1);
-		pthread_mutex_unlock(&s->lock);
+		slot_drop(r, s);
 		goto out;
 	}
 	need = sizeof(*e) + align8(rec->name_len);
 	if (rec->type == IOTAP_REC_SAMPLE)
 		need += sizeof(rec->sample);
 
-	pthread_mutex_lock(&s->lock);
-	b = s->cur;
+	/*
+	 * A record without iotap_trace_op_begin() is in flight from here on,
+	 * at its own time. Then take the buffer (a full barrier): a writer
+	 * collecting now finds RCD_BUSY, leaves the buffer to us and reads
+	 * cur_min and inflight instead.
+	 */
+	if (!CMM_LOAD_SHARED(s->inflight))
+		CMM_STORE_SHARED(s->inflight, rec->time_ns ? rec->time_ns : 1);
+	b = uatomic_xchg(&s->cur, RCD_BUSY);
 	if (caa_unlikely(!b || b->len + need > r->buf_bytes)) {
-		if (b) {
+		/* queued before cur_min moves on: pairs with the rmb in rcd_batch() */
+		if (b)
 			queue_buf(r, b);
-			s->cur = NULL;
-		}
 		b = pool_get(r);
 		if (!b) {
-			CMM_STORE_SHARED(s->lost, s->lost + 1);
-			pthread_mutex_unlock(&s->lock);
+			slot_drop(r, s);
+			CMM_STORE_SHARED(s->cur, NULL);
 			goto out;
 		}
 		b->slot_id = s->id;
 		b->gen = ++s->gen;
 		b->len = 0;
 		b->nrec = 0;
-		s->cur = b;
+		b->min_time = UINT64_MAX;
+	}
+	if (rec->time_ns < b->min_time) {
+		b->min_time = rec->time_ns;
+		cmm_smp_wmb();
+		CMM_STORE_SHARED(s->cur_min, b->min_time);
 	}
 	e = (struct rec_slim *)(b->data + b->len);
 	e->time_ns = rec->time_ns;
@@ -398,13 +433,16 @@ void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace
 	b->len += (uint32_t)need;
 	b->nrec++;
 	CMM_STORE_SHARED(s->recorded, s->recorded + 1);
-	pthread_mutex_unlock(&s->lock);
+	/* the record is written before the buffer is handed back */
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(s->cur, b);
 out:
 	/*
-	 * (C), pairs with (D) in rcd_batch(): the record (and the unlock
-	 * after it) is published before the in-flight mark goes. A writer
-	 * that reads 0 (or a later op's start) then takes the slot lock
-	 * after our unlock and collects this record in the same batch.
+	 * (C), pairs with (D) in rcd_batch(): the record (and the buffer's
+	 * return) is published before the in-flight mark goes. A writer that
+	 * reads 0 (or a later op's start) then exchanges cur after our store
+	 * and collects this record in the same batch (or, finding a later
+	 * record's RCD_BUSY, promises no more than cur_min, which covers it).
 	 */
 	cmm_smp_wmb();
 	CMM_STORE_SHARED(s->inflight, 0);
@@ -537,16 +575,36 @@ static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 	 */
 	cmm_smp_mb();
 	for (pp = &r->slots; (s = *pp);) {
+		struct rcd_buf *b;
 		int dead;
 
-		pthread_mutex_lock(&s->lock);
-		if (s->cur && s->cur->nrec) {
-			r->batch[n++] = s->cur;
-			s->cur = NULL;
+		/* (a full barrier) pairs with the owner's exchange in iotap_trace_record() */
+		b = uatomic_xchg(&s->cur, NULL);
+		if (b == RCD_BUSY) {
+			/*
+			 * The owner is appending and stores its buffer back over
+			 * our NULL: nothing it holds starts before cur_min, nor
+			 * the record in hand before its in-flight start (read
+			 * above). A buffer it queued before moving cur_min on is
+			 * in the queue for the drain below.
+			 */
+			v = CMM_LOAD_SHARED(s->cur_min);
+			if (v < lw)
+				lw = v;
+			v = CMM_LOAD_SHARED(s->inflight);
+			if (v && v < lw)
+				lw = v;
+		} else if (b && b->nrec) {
+			r->batch[n++] = b;
+		} else if (b) {
+			pool_put(r, b);
 		}
-		if (s->lost != s->lost_reported) {
-			v = s->lost - s->lost_reported;
-			s->lost_reported = s->lost;
+		v = CMM_LOAD_SHARED(s->lost);
+		if (v != s->lost_reported) {
+			uint64_t nl = v;
+
+			v = nl - s->lost_reported;
+			s->lost_reported = nl;
 			if (nlost < RCD_LOST_SLOTS) {
 				r->lostv[nlost].tid = s->tid;
 				r->lostv[nlost++].n = v;
@@ -554,19 +612,19 @@ static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 				lost_other += v;
 			}
 		}
-		dead = s->dead;
-		pthread_mutex_unlock(&s->lock);
+		dead = CMM_LOAD_SHARED(s->dead);
 		if (dead) {
 			/* Its last buffer was queued before dead was set. */
 			*pp = s->next;
 			r->dead_recorded += s->recorded;
-			r->dead_lost += s->lost;
 			slot_free(s);
 		} else {
 			pp = &s->next;
 		}
 	}
 	pthread_mutex_unlock(&r->slots_lock);
+	/* dead and cur_min before the drain: pairs with the owners' wmb */
+	cmm_smp_rmb();
 
 	v = uatomic_read(&r->lost_noslot);
 	lost_other += v - r->noslot_reported;
@@ -809,19 +867,13 @@ err_free_recorder:
  *
  * Counts records dropped for want of a buffer, malformed records, and
  * records the writer thread could not write after a write error.
- * Context: any thread.
+ * Context: any thread; two atomic reads, never a lock (the capture path
+ * asks on every op until it has warned).
  */
 uint64_t iotap_trace_recorder_lost(struct iotap_trace_recorder *r)
 {
-	struct rcd_slot *s;
-	uint64_t n;
-
-	pthread_mutex_lock(&r->slots_lock);
-	n = r->dead_lost;
-	for (s = r->slots; s; s = s->next)
-		n += CMM_LOAD_SHARED(s->lost);
-	pthread_mutex_unlock(&r->slots_lock);
-	return n + uatomic_read(&r->lost_noslot) + CMM_LOAD_SHARED(r->lost_write);
+	/* no lock: FUSE workers call this per op (fs/capture.c) */
+	return uatomic_read(&r->lost_total) + CMM_LOAD_SHARED(r->lost_write);
 }
 
 /**
@@ -907,12 +959,10 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 	pthread_mutex_lock(&r->slots_lock);
 	for (s = r->slots; s; s = next) {
 		next = s->next;
-		pthread_mutex_lock(&s->lock);
-		if (s->cur) {
-			pool_put(r, s->cur);
-			s->cur = NULL;
-		}
-		pthread_mutex_unlock(&s->lock);
+		/* no thread records any more (the contract): cur is not RCD_BUSY */
+		b = uatomic_xchg(&s->cur, NULL);
+		if (b && b != RCD_BUSY)
+			pool_put(r, b);
 		if (s->dead) {
 			slot_free(s);
 		} else {

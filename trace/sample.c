@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
 #include "trace_i.h"
 
 /**
@@ -31,10 +32,7 @@
  */
 uint64_t iotap_trace_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return iotap_clock_ns();
 }
 
 /* Reads up to @len - 1 bytes of a procfs/sysfs file from its start. */

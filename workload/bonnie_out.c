@@ -16,15 +16,19 @@
  *
  * Units as bonnie++: K/sec is KiB/s; seeks and files are per second; %CP
  * is CPU time over wall time of the test, in percent, truncated.
+ *
+ * The 2.x CSV line is written by trace/base/bonnie.c, which `iotap report
+ * --bonnie-csv` uses too: the run and the report of its trace print one
+ * line. The text tables and 1.03's CSV are the run's alone.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "iotap_base.h"
 #include "workload_i.h"
 
-#define MIN_TIME	0.5		/* bonnie.h MinTime: shorter tests print +++++ */
-#define CSV_VERSION	"1.98"
+#define MIN_TIME	IOTAP_BONNIE_MIN_TIME	/* bonnie.h MinTime: shorter tests print +++++ */
 #define TXT_MACHINE	20
 
 static const char *version(const struct iotap_workload_bonnie_opts *o)
@@ -72,29 +76,6 @@ static double elapsed(const struct iotap_workload_bonnie_result *r, unsigned int
 	if (!p->ran || p->partial)
 		return 0;
 	return p->elapsed_s > 0 ? p->elapsed_s : 1e-9;
-}
-
-/* bon_time.cpp print_size(): 8192 " km" -> "8k", 2048 "MG" -> "2G" */
-static void print_size(char *buf, size_t len, unsigned int size, const char *units)
-{
-	int ind = 0;
-	size_t l;
-
-	snprintf(buf, len, "%u", size);
-	if (units) {
-		if (size == 0) {
-			snprintf(buf, len, "0%c", units[0]);
-		} else {
-			while (size % 1024 == 0 && units[ind + 1] != '\0') {
-				size /= 1024;
-				ind++;
-			}
-			snprintf(buf, len, "%u%c", size, units[ind]);
-		}
-	}
-	l = strlen(buf);
-	if (l && buf[l - 1] == ' ')
-		buf[l - 1] = '\0';
 }
 
 static void cpu_stat(FILE *f, int csv, const struct iotap_workload_bonnie_result *r,
@@ -207,11 +188,11 @@ static void text_io_2x(FILE *f, const struct iotap_workload_bonnie_opts *o,
 	fputs("                    -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\n", f);
 	fputs("Name:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n", f);
 	/* size:chunk:concurrency:seeks:seekers, defaults left out, trailing ':'s cut */
-	print_size(size, sizeof(size), o->file_mib, "MG");
+	iotap_bonnie_size(size, sizeof(size), o->file_mib, "MG");
 	l = strlen(size);
 	l += (size_t)snprintf(size + l, sizeof(size) - l, ":");
 	if (o->chunk != 8192)
-		print_size(size + l, sizeof(size) - l, o->chunk, " km");
+		iotap_bonnie_size(size + l, sizeof(size) - l, o->chunk, " km");
 	l = strlen(size);
 	l += (size_t)snprintf(size + l, sizeof(size) - l, "::");
 	if (o->seeks != 8192)
@@ -270,49 +251,42 @@ static void text_files_2x(FILE *f, const struct iotap_workload_bonnie_opts *o,
 	fputc('\n', f);
 }
 
+/* One line of the 2.x CSV: the shared writer (trace/base/bonnie.c) formats it. */
 static void csv_2x(FILE *f, const struct iotap_workload_bonnie_opts *o,
 		   const struct iotap_workload_bonnie_result *r)
 {
-	char size[64], chunk[64] = "";
+	struct iotap_bonnie_csv l = { 0 };
 	unsigned int t;
 
-	fprintf(f, CSV_VERSION ",%s,%s,1,%u", version(o), machine(o), o->seed);
+	l.version = version(o);
+	l.name = machine(o);
+	l.has_seed = 1;
+	l.seed = o->seed;
 	if (o->file_mib) {
-		print_size(size, sizeof(size), o->file_mib, "MG");
-		if (o->chunk != 8192)
-			print_size(chunk, sizeof(chunk), o->chunk, " km");
-		fprintf(f, ",%s,%s,%u,%u", size, chunk, o->seeks, o->seekers);
-		for (t = IOTAP_BONNIE_PUTC; t <= IOTAP_BONNIE_SEEKS; t++)
-			print_stat(f, 1, o, r, t);
-	} else {
-		fputs(",,,,,,,,,,,,,,,,", f);
+		l.io = l.has_size = 1;
+		l.file_mib = o->file_mib;
+		l.chunk = o->chunk != 8192 ? o->chunk : 0;
+		l.seeks = o->seeks;
+		l.seekers = o->seekers;
 	}
 	if (o->num_files) {
-		fprintf(f, ",%u", o->num_files);
-		if (o->max_size)
-			fprintf(f, ",%d", o->max_size);
-		else
-			fputs(",", f);
-		if (o->min_size)
-			fprintf(f, ",%d", o->min_size);
-		else
-			fputs(",", f);
-		if (o->num_dirs > 1)
-			fprintf(f, ",%u", o->num_dirs);
-		else
-			fputs(",", f);
-		chunk[0] = '\0';
-		if (o->file_chunk != 8192)
-			print_size(chunk, sizeof(chunk), o->file_chunk, " km");
-		fprintf(f, ",%s", chunk);
-		for (t = IOTAP_BONNIE_SEQ_CREATE; t < IOTAP_BONNIE_TESTS; t++)
-			print_stat(f, 1, o, r, t);
-	} else {
-		fputs(",,,,,,,,,,,,,,,,,", f);
+		l.files = 1;
+		l.num_files = o->num_files;
+		l.max_size = o->max_size;
+		l.min_size = o->min_size;
+		l.num_dirs = o->num_dirs;
+		l.file_chunk = o->file_chunk != 8192 ? o->file_chunk : 0;
 	}
-	for (t = 0; t < IOTAP_BONNIE_TESTS; t++)
-		latency(f, 1, r, t);
-	fputc('\n', f);
+	for (t = 0; t < IOTAP_BONNIE_TESTS; t++) {
+		struct iotap_bonnie_csv_test *c = &l.test[t];
+
+		c->elapsed_s = elapsed(r, t);
+		c->units = test_size(o, t);
+		c->cpu_pct = c->elapsed_s > 0 ? iotap_bonnie_cpu_pct(r->test[t].cpu_s, c->elapsed_s)
+					      : -1;
+		c->latency_s = r->test[t].latency_max_s;
+	}
+	iotap_bonnie_csv_print(f, &l);
 }
 
 /* --- 1.03 ---------------------------------------------------------------------- */
@@ -428,14 +402,7 @@ void iotap_workload_bonnie_print_csv_header(FILE *f, const struct iotap_workload
 		      "ran_create_cpu,ran_stat,ran_stat_cpu,ran_del,ran_del_cpu\n", f);
 		return;
 	}
-	fputs("format_version,bonnie_version,name,concurrency,seed,file_size,io_chunk_size,"
-	      "putc,putc_cpu,put_block,put_block_cpu,rewrite,rewrite_cpu,getc,getc_cpu,"
-	      "get_block,get_block_cpu,seeks,seeks_cpu,num_files,max_size,min_size,num_dirs,"
-	      "file_chunk_size,seq_create,seq_create_cpu,seq_stat,seq_stat_cpu,seq_del,"
-	      "seq_del_cpu,ran_create,ran_create_cpu,ran_stat,ran_stat_cpu,ran_del,ran_del_cpu,"
-	      "putc_latency,put_block_latency,rewrite_latency,getc_latency,get_block_latency,"
-	      "seeks_latency,seq_create_latency,seq_stat_latency,seq_del_latency,"
-	      "ran_create_latency,ran_stat_latency,ran_del_latency\n", f);
+	iotap_bonnie_csv_print_header(f);
 }
 
 void iotap_workload_bonnie_print_csv(FILE *f, const struct iotap_workload_bonnie_opts *o,

@@ -35,14 +35,6 @@ int wl_stopped(void)
 	return sys_stopped();
 }
 
-uint64_t wl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void wl_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 {
 	struct rusage ru;
@@ -62,7 +54,7 @@ void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns)
 	*user_ns = u + atomic_load(&c->helper_user_ns);
 	*sys_ns = s + atomic_load(&c->helper_sys_ns);
 	/*
-	 * Readers take a 0/0 mark for "no CPU figure" (tools/report.c); a
+	 * Readers take a 0/0 mark for "no CPU figure" (tools/analysis/report.c); a
 	 * fresh owner thread can read 0 us. One ns is below rusage's 1 us
 	 * resolution and cancels out of every difference.
 	 */

@@ -143,16 +143,15 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 
 int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp)
 {
-	uint64_t i = (fp->lo * 0x9e3779b97f4a7c15ull) & (run->slotcap - 1);
+	uint64_t pos;
+	uint32_t *v;
 
-	for (;; i = (i + 1) & (run->slotcap - 1)) {
-		uint32_t v = run->slot[i];
-
-		if (!v)
-			return -1;
-		if (run->seg[v - 1].fp.lo == fp->lo && run->seg[v - 1].fp.hi == fp->hi)
-			return v - 1;
-	}
+	/* keyed by the low half; equal low halves compare the high one */
+	for (v = iotap_map_find(&run->fps, fp->lo, &pos); v;
+	     v = iotap_map_find_next(&run->fps, fp->lo, &pos))
+		if (run->seg[*v].fp.hi == fp->hi)
+			return *v;
+	return -1;
 }
 
 /* Container @id holds segment @si from now on (in file order). */
@@ -176,29 +175,9 @@ int dd_seg_add_to(struct dd_run *run, uint32_t id, uint32_t si)
 
 int dd_seg_add(struct dd_run *run, const struct dd_seg *s)
 {
-	uint64_t i;
+	uint32_t *v;
 	int ret;
 
-	if (run->nseg + 1 > run->slotcap / 2) {
-		uint64_t cap = run->slotcap * 2, k;
-		uint32_t *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (k = 0; k < run->slotcap; k++) {
-			uint32_t v = run->slot[k];
-
-			if (!v)
-				continue;
-			i = (run->seg[v - 1].fp.lo * 0x9e3779b97f4a7c15ull) & (cap - 1);
-			while (n[i])
-				i = (i + 1) & (cap - 1);
-			n[i] = v;
-		}
-		free(run->slot);
-		run->slot = n;
-		run->slotcap = cap;
-	}
 	if (run->nseg == run->segcap) {
 		uint64_t cap = run->segcap ? run->segcap * 2 : 4096;
 		struct dd_seg *n = realloc(run->seg, cap * sizeof(*n));
@@ -212,10 +191,9 @@ int dd_seg_add(struct dd_run *run, const struct dd_seg *s)
 	ret = dd_seg_add_to(run, s->cont, (uint32_t)run->nseg);
 	if (ret)
 		return ret;
-	i = (s->fp.lo * 0x9e3779b97f4a7c15ull) & (run->slotcap - 1);
-	while (run->slot[i])
-		i = (i + 1) & (run->slotcap - 1);
-	run->slot[i] = (uint32_t)++run->nseg;
+	if (iotap_map_add(&run->fps, s->fp.lo, (void **)&v) < 0)
+		return -ENOMEM;
+	*v = (uint32_t)run->nseg++;
 	return 0;
 }
 
@@ -499,9 +477,8 @@ int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 	pthread_mutex_init(&run.lock, NULL);
 	r->gen = calloc(o->generations, sizeof(*r->gen));
 	run.st = calloc(o->streams, sizeof(*run.st));
-	run.slotcap = 1024;
-	run.slot = calloc(run.slotcap, sizeof(*run.slot));
-	if (!r->gen || !run.st || !run.slot) {
+	iotap_map_init(&run.fps, sizeof(uint32_t));
+	if (!r->gen || !run.st) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -553,7 +530,7 @@ out:
 		free(run.cont[i].segs);
 	free(run.cont);
 	free(run.seg);
-	free(run.slot);
+	iotap_map_release(&run.fps);
 	free(run.st);
 	pthread_mutex_destroy(&run.lock);
 	if (ret == -EINTR || wl_stopped())

@@ -226,24 +226,21 @@ void dd_hash(const void *buf, uint32_t len, struct dd_fp *fp)
 
 /* --- latency histogram --------------------------------------------------- */
 
+/* The shared log-linear scheme (iotap_base.h) at 16 sub-buckets per octave. */
 static unsigned int hist_idx(uint64_t ns)
 {
-	unsigned int e;
-
-	if (ns < 16)
-		return (unsigned int)ns;
-	e = 63 - (unsigned int)__builtin_clzll(ns);
-	return (e - 3) * 16 + (unsigned int)((ns >> (e - 4)) & 15);
+	return iotap_hist_index(ns, DD_HIST_BITS);
 }
 
 static double hist_val(unsigned int i)
 {
-	unsigned int e = i / 16 + 3, sub = i % 16;
+	uint64_t lo, hi;
 
 	if (i < 16)
 		return i;
 	/* the middle of the sub-bucket */
-	return (double)((16ull + sub) << (e - 4)) + (double)(1ull << (e - 4)) / 2;
+	iotap_hist_range(i, DD_HIST_BITS, &lo, &hi);
+	return (double)lo + (double)(hi - lo) / 2;
 }
 
 void dd_hist_add(struct dd_hist *h, uint64_t ns)

@@ -44,7 +44,8 @@ struct dd_entry {
 _Static_assert(sizeof(struct dd_entry) == DD_ENTRY, "index entry is 32 bytes");
 
 /* Log-linear latency histogram: 16 sub-buckets per power of two of ns. */
-#define DD_HIST_BUCKETS (64 * 16)
+#define DD_HIST_BITS	4
+#define DD_HIST_BUCKETS (64 * 16)	/* > IOTAP_HIST_BUCKETS_OF(DD_HIST_BITS) */
 struct dd_hist {
 	uint64_t n;
 	uint64_t b[DD_HIST_BUCKETS];
@@ -113,7 +114,7 @@ void dd_hash(const void *buf, uint32_t len, struct dd_fp *fp);
  * dropped for an index read.
  */
 struct dd_dirty {
-	uint64_t b;			/* bucket number + 1; 0: free slot */
+	uint64_t b;			/* bucket number */
 	uint8_t *page;
 };
 
@@ -125,8 +126,9 @@ struct dd_index {
 	struct dd_fp *cache;		/* sets * 8 */
 	uint64_t *age;
 	uint64_t sets, clock;
-	struct dd_dirty *dirty;		/* open-addressed by bucket */
-	uint64_t dirty_cap, ndirty, batch;
+	struct iotap_map dirty;		/* bucket -> its dirty page (uint8_t *) */
+	struct dd_dirty *sorted;	/* 2 * batch: the dirty buckets in order, to write */
+	uint64_t ndirty, batch;
 	uint8_t *pool;			/* batch pages */
 	uint64_t pool_used;
 	/* figures since the last dd_index_take() */
@@ -207,8 +209,7 @@ struct dd_run {
 	pthread_mutex_t lock;		/* the segment and container tables */
 	struct dd_seg *seg;
 	uint64_t nseg, segcap;
-	uint32_t *slot;			/* fingerprint -> seg + 1, open addressing */
-	uint64_t slotcap;
+	struct iotap_map fps;		/* fingerprint's low half -> seg index (uint32_t) */
 	struct dd_cont *cont;
 	uint32_t ncont, contcap;
 	struct dd_stream *st;

@@ -49,13 +49,13 @@ int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
 		sets *= 2;
 	ix->sets = sets;
 	ix->batch = 256;		/* 1 MiB of dirty buckets */
-	ix->dirty_cap = 1024;
+	iotap_map_init(&ix->dirty, sizeof(uint8_t *));
 	ix->cache = calloc(sets * WAYS, sizeof(*ix->cache));
 	ix->age = calloc(sets * WAYS, sizeof(*ix->age));
-	ix->dirty = calloc(ix->dirty_cap, sizeof(*ix->dirty));
 	/* up to batch + one per stream thread in flight, and spills: twice the batch */
 	ix->pool = wl_buf_alloc(2 * ix->batch * DD_PAGE);
-	if (!ix->cache || !ix->age || !ix->dirty || !ix->pool) {
+	ix->sorted = calloc(2 * ix->batch, sizeof(*ix->sorted));
+	if (!ix->cache || !ix->age || !ix->pool || !ix->sorted) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -74,8 +74,9 @@ err_close:
 err_free:
 	free(ix->cache);
 	free(ix->age);
-	free(ix->dirty);
+	iotap_map_release(&ix->dirty);
 	free(ix->pool);
+	free(ix->sorted);
 	memset(ix, 0, sizeof(*ix));
 	ix->f.fd = -1;
 	return ret;
@@ -90,8 +91,9 @@ void dd_index_close(struct dd_index *ix)
 	pthread_mutex_destroy(&ix->lock);
 	free(ix->cache);
 	free(ix->age);
-	free(ix->dirty);
+	iotap_map_release(&ix->dirty);
 	free(ix->pool);
+	free(ix->sorted);
 	ix->cache = NULL;
 }
 
@@ -151,30 +153,23 @@ void dd_index_cache(struct dd_index *ix, const struct dd_fp *fp)
 
 static uint8_t *dirty_find(struct dd_index *ix, uint64_t b)
 {
-	uint64_t i = (b * 0x9e3779b97f4a7c15ull) & (ix->dirty_cap - 1);
+	uint8_t **p = iotap_map_get(&ix->dirty, b);
 
-	for (;; i = (i + 1) & (ix->dirty_cap - 1)) {
-		if (!ix->dirty[i].b)
-			return NULL;
-		if (ix->dirty[i].b == b + 1)
-			return ix->dirty[i].page;
-	}
+	return p ? *p : NULL;
 }
 
 /* A dirty copy of bucket @b made from @page (the bytes just read). */
 static uint8_t *dirty_add(struct dd_index *ix, uint64_t b, const uint8_t *page)
 {
-	uint64_t i = (b * 0x9e3779b97f4a7c15ull) & (ix->dirty_cap - 1);
-	uint8_t *p;
+	uint8_t *p, **slot;
 
 	if (ix->pool_used >= 2 * ix->batch)
 		return NULL;
+	if (iotap_map_put(&ix->dirty, b, (void **)&slot) < 0)
+		return NULL;
 	p = ix->pool + ix->pool_used++ * DD_PAGE;
 	memcpy(p, page, DD_PAGE);
-	while (ix->dirty[i].b)
-		i = (i + 1) & (ix->dirty_cap - 1);
-	ix->dirty[i].b = b + 1;
-	ix->dirty[i].page = p;
+	*slot = p;
 	ix->ndirty++;
 	return p;
 }
@@ -188,19 +183,21 @@ static int cmp_dirty(const void *a, const void *b)
 
 static int flush_locked(struct dd_index *ix)
 {
-	uint64_t i, n = 0;
+	struct dd_dirty *d = ix->sorted;
+	uint64_t i, n = 0, pos = 0, b;
+	uint8_t **p;
 	int ret = 0;
 
 	if (!ix->ndirty)
 		return 0;
-	/* compact the table into sorted order, write, then empty it */
-	for (i = 0; i < ix->dirty_cap; i++)
-		if (ix->dirty[i].b)
-			ix->dirty[n++] = ix->dirty[i];
-	qsort(ix->dirty, n, sizeof(*ix->dirty), cmp_dirty);
+	/* the table in bucket order, written, then emptied */
+	while ((p = iotap_map_next(&ix->dirty, &pos, &b)) && n < 2 * ix->batch) {
+		d[n].b = b;
+		d[n++].page = *p;
+	}
+	qsort(d, n, sizeof(*d), cmp_dirty);
 	for (i = 0; i < n && !ret; i++) {
-		ssize_t w = wl_pwrite(ix->c, &ix->f, ix->dirty[i].page, DD_PAGE,
-				      (ix->dirty[i].b - 1) * DD_PAGE);
+		ssize_t w = wl_pwrite(ix->c, &ix->f, d[i].page, DD_PAGE, d[i].b * DD_PAGE);
 
 		if (w < 0)
 			ret = (int)w;
@@ -211,7 +208,7 @@ static int flush_locked(struct dd_index *ix)
 	}
 	if (!ret)
 		ret = wl_fsync(ix->c, &ix->f, 1);
-	memset(ix->dirty, 0, ix->dirty_cap * sizeof(*ix->dirty));
+	iotap_map_clear(&ix->dirty);
 	ix->ndirty = 0;
 	ix->pool_used = 0;
 	return ret;

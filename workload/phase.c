@@ -37,7 +37,7 @@ static void wl_drop_caches(struct iotap_workload_ctx *c)
 }
 
 static void mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
-		 uint64_t *t, uint64_t *u, uint64_t *s)
+		 uint64_t *t, uint64_t *u, uint64_t *s, uint64_t aux)
 {
 	struct sys_who who;
 
@@ -50,7 +50,7 @@ static void mark(struct iotap_workload_ctx *c, const char *name, unsigned int ki
 	if (!c->rec)
 		return;
 	who = (struct sys_who){ sys_tid(), c->pid, c->uid, c->gid };
-	sys_record_phase(c->rec, &who, name, kind, *t, *u, *s, 0);
+	sys_record_phase(c->rec, &who, name, kind, *t, *u, *s, aux);
 }
 
 void wl_phase_begin(struct iotap_workload_ctx *c, struct wl_span *s, const char *name,
@@ -65,7 +65,7 @@ void wl_phase_begin(struct iotap_workload_ctx *c, struct wl_span *s, const char 
 	atomic_store(&c->ph_done, 0);
 	c->ph_reported = 0;
 	c->ph_last_done = 0;
-	mark(c, name, IOTAP_PHASE_BEGIN, &s->t0, &s->u0, &s->s0);
+	mark(c, name, IOTAP_PHASE_BEGIN, &s->t0, &s->u0, &s->s0, 0);
 	c->ph_t0 = s->t0;
 	c->ph_last_t = s->t0;
 	s->open = 1;
@@ -127,7 +127,8 @@ void wl_phase_end(struct iotap_workload_ctx *c, struct wl_span *s,
 {
 	if (!s->open)
 		return;
-	mark(c, s->name, IOTAP_PHASE_END, &s->t1, &s->u1, &s->s1);
+	/* END's aux: the longest unit, the latency the run reports (FORMAT.md) */
+	mark(c, s->name, IOTAP_PHASE_END, &s->t1, &s->u1, &s->s1, s->lat_max);
 	s->open = 0;
 	if (c->progress && c->ph_reported)
 		report(c, s->t1, 1, partial);

@@ -5,9 +5,9 @@
  * Module prefixes: wl_ (ctx.c: the run context; traced.c: the traced
  * system calls; phase.c: phase markers and progress; threads.c: helper
  * threads; engine.c: the generic data phase), rng_ (rng.c), bon_
- * (bonnie.c and bonnie_out.c), pg_ (pgsql*.c, see pgsql_i.h). The system
- * calls themselves go through libiotap-sys (workload/sys/sys.h, prefix
- * sys_), shared with the replayer.
+ * (bonnie*.c; bonnie_i.h holds what the parts of that model share), pg_
+ * (pgsql*.c, see pgsql_i.h). The system calls themselves go through
+ * libiotap-sys (workload/sys/sys.h, prefix sys_), shared with the replayer.
  *
  * What a reader must know first:
  *
@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "iotap_base.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 
@@ -111,8 +112,11 @@ struct iotap_workload_ctx {
 /* 1 once iotap_workload_interrupt() was called. */
 int wl_stopped(void);
 
-/* CLOCK_MONOTONIC, ns. */
-uint64_t wl_now(void);
+/* CLOCK_MONOTONIC, ns: the shared clock (iotap_base.h). */
+static inline uint64_t wl_now(void)
+{
+	return iotap_clock_ns();
+}
 
 /* CPU time of the calling thread (RUSAGE_THREAD), ns. */
 void wl_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns);

@@ -41,7 +41,7 @@
 # every create and unlink (the kernel drops the directory's attributes and
 # needs them for the next permission check); xattr support used to cost a
 # getxattr(security.capability) per write(2), which iotap now avoids with
-# HANDLE_KILLPRIV_V2 (fs/session.c). ptll-cache keeps the issue's own
+# HANDLE_KILLPRIV_V2 (fs/wire.c). ptll-cache keeps the issue's own
 # comparison; ptll-cache-same shows what the mount options account for.
 #
 # For the traced configs it also reports trace bytes per op (trace file size

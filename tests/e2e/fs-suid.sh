@@ -6,7 +6,7 @@
 # writes -- in both capture modes. Every case runs on a reference directory
 # without FUSE first; the mount must leave the same modes.
 # In cache mode the daemon drops the bits itself (FUSE_HANDLE_KILLPRIV_V2,
-# fs/session.c), which spares the kernel's getxattr("security.capability")
+# fs/wire.c), which spares the kernel's getxattr("security.capability")
 # before every write(2): 500 writes must cost a handful of GETXATTRs, not 500.
 # TIMEOUT: 90
 . "$(dirname "$0")/lib.sh"

@@ -283,6 +283,8 @@ static void synth_run_phase(struct synth *s, const struct synth_phase *p, uint64
 			if (p->fsync && i % p->fsync == p->fsync - 1)
 				synth_op(s, IOTAP_OP_FSYNC, t + (synth_when(p, t0, i + 1) - t) / 2,
 					 l, tid, f, 0, 0, 0);
+		} else if (!strcmp(p->kind, "fsync")) {
+			synth_op(s, IOTAP_OP_FSYNC, t, l, tid, f, 0, 0, 0);
 		} else if (!strcmp(p->kind, "strided")) {
 			synth_op(s, IOTAP_OP_READ, t, l, tid, f, i * p->stride, bs, (int64_t)bs);
 		} else if (!strcmp(p->kind, "rewrite")) {

@@ -5,7 +5,7 @@
  * Each case writes a trace with synth.h, whose every request time, size
  * and duration is set by the script, builds the report the way `iotap
  * report` does and checks the figures exactly (rates, counts) or within
- * the latency histogram's stated error (percentiles: LAT_REL_ERROR of the
+ * the latency histogram's stated error (percentiles: IOTAP_HIST_REL_ERROR of the
  * exact empirical quantile). Covers: marked phases, the latency histogram
  * and its merge, seeks and their distance histogram, fsyncs, concurrency,
  * the device view, CPU, lost records, the throughput-change and latency
@@ -21,9 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
+#include "iotap_analysis.h"
 #include "phase.h"
-#include "report.h"
 #include "synth.h"
 #include "tap.h"
 
@@ -68,7 +67,7 @@ static int cmp_u64(const void *x, const void *y)
 
 static void test_histogram(void)
 {
-	struct lat_hist a = { 0 }, b = { 0 }, all = { 0 };
+	struct iotap_hist a = { 0 }, b = { 0 }, all = { 0 };
 	uint64_t s = 7, v, i, worst_ok = 1;
 	static uint64_t vals[20000];
 	double q;
@@ -76,14 +75,14 @@ static void test_histogram(void)
 	for (i = 0; i < 20000; i++) {
 		v = synth_rng(&s) % 50000000 + 1;	/* 1 ns .. 50 ms */
 		vals[i] = v;
-		lat_hist_add(i % 2 ? &a : &b, v);
-		lat_hist_add(&all, v);
+		iotap_hist_add(i % 2 ? &a : &b, v);
+		iotap_hist_add(&all, v);
 	}
-	lat_hist_merge(&a, &b);
+	iotap_hist_merge(&a, &b);
 	ok(a.n == all.n && a.sum == all.sum && a.min == all.min && a.max == all.max,
 	   "merged histogram has the same n, sum, min, max");
-	for (i = 0; i < LAT_BUCKETS; i++)
-		if (lat_hist_count(&a, (unsigned int)i) != lat_hist_count(&all, (unsigned int)i))
+	for (i = 0; i < IOTAP_HIST_BUCKETS; i++)
+		if (iotap_hist_count(&a, (unsigned int)i) != iotap_hist_count(&all, (unsigned int)i))
 			worst_ok = 0;
 	ok(worst_ok, "merged histogram has the same buckets");
 	/* quantiles against the sorted samples */
@@ -91,17 +90,17 @@ static void test_histogram(void)
 	worst_ok = 1;
 	for (q = 0.01; q < 1; q += 0.01) {
 		double exact = (double)vals[(uint64_t)ceil(q * 20000) - 1];
-		double got = (double)lat_hist_quantile(&all, q);
+		double got = (double)iotap_hist_quantile(&all, q);
 
-		if (fabs(got - exact) > exact * LAT_REL_ERROR)
+		if (fabs(got - exact) > exact * IOTAP_HIST_REL_ERROR)
 			worst_ok = 0;
 	}
 	ok(worst_ok, "every percentile within 1/64 of the exact one");
-	lat_hist_clear(&a);
-	ok(a.n == 0 && lat_hist_quantile(&a, 0.5) == 0, "a cleared histogram is empty");
-	lat_hist_release(&a);
-	lat_hist_release(&b);
-	lat_hist_release(&all);
+	iotap_hist_clear(&a);
+	ok(a.n == 0 && iotap_hist_quantile(&a, 0.5) == 0, "a cleared histogram is empty");
+	iotap_hist_release(&a);
+	iotap_hist_release(&b);
+	iotap_hist_release(&all);
 }
 
 static void test_golden(void)
@@ -140,7 +139,7 @@ static void test_golden(void)
 	ok(w->fsyncs == 10 && near(fig_rate(w->fsyncs, d), 1.0, 1e-12), "w1 10 fsyncs, 1/s");
 	ok(w->wr.size_hist[20] == 1000 && dir_typical_size(&w->wr) == 1048576,
 	   "w1 size histogram: all in the 1 MiB bucket");
-	ok(near(lat_hist_quantile(w->lat[IOTAP_OP_WRITE], 0.5) / 1e3, 5000, LAT_REL_ERROR),
+	ok(near(iotap_hist_quantile(w->lat[IOTAP_OP_WRITE], 0.5) / 1e3, 5000, IOTAP_HIST_REL_ERROR),
 	   "w1 write p50 5000 us");
 	ok(w->lost == 5 && has_flag(&rep.flags[0], "lost-records"), "w1 lost 5 records, flagged");
 	ok(fig_cpu(w, &(struct cpu_fig){ 0 }) && fig_cpu_pct(w, &cpu) && near(cpu, 10, 1e-6),
@@ -155,7 +154,7 @@ static void test_golden(void)
 	ok(r->seek_hist[16] == 499, "r1 seek distances all in [32k, 64k)");
 	ok(near(fig_seq_pct(r), 0.2, 1e-9), "r1 sequential 0.2%%");
 	{
-		const struct lat_hist *h = r->lat[IOTAP_OP_READ];
+		const struct iotap_hist *h = r->lat[IOTAP_OP_READ];
 		static const double qs[] = { 0.5, 0.9, 0.99 };
 		uint64_t ks[500];
 		unsigned int i, good = 1;
@@ -168,7 +167,7 @@ static void test_golden(void)
 		for (i = 0; h && i < 3; i++) {
 			double want = 100 + ks[(unsigned int)ceil(qs[i] * 500) - 1] * 0.2;
 
-			if (!near(lat_hist_quantile(h, qs[i]) / 1e3, want, LAT_REL_ERROR))
+			if (!near(iotap_hist_quantile(h, qs[i]) / 1e3, want, IOTAP_HIST_REL_ERROR))
 				good = 0;
 		}
 		ok(good, "r1 p50, p90, p99 within 1/64 of the exact values");
@@ -187,7 +186,7 @@ static void test_golden(void)
 		size_t len = 0;
 		FILE *f = open_memstream(&txt, &len);
 
-		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f), "--by op of r1");
+		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f, NULL), "--by op of r1");
 		if (f)
 			fclose(f);
 		row = txt ? strstr(txt, "\n\"read\",") : NULL;
@@ -198,6 +197,36 @@ static void test_golden(void)
 	ok(rep.total.ops == w->ops + r->ops + c->ops, "total ops are the sum of the phases");
 	ok(rep.total.wr.bytes == 1048576000ull && rep.total.seeks == 499, "total bytes and seeks");
 out:
+	report_release(&rep);
+}
+
+/*
+ * The fsync that closes a rewrite belongs to the rewrite (bonnie++ times it
+ * there), not to the per-char reads that follow. Without markers.
+ */
+static void test_closing_fsync(void)
+{
+	static const char script[] =
+		"write seqwrite ops=20000 rate=20000 bs=8192 lat=20 file=2\n"
+		"rewrite rewrite ops=10000 rate=10000 bs=8192 lat=20 file=2\n"
+		"pause idle dur=0.15\n"
+		"sync fsync ops=1 rate=2 lat=400000 file=2\n"
+		"getc seqread ops=100000 rate=50000 bs=1 lat=5 file=3\n";
+	struct report rep;
+	unsigned int i, at = UINT32_MAX;
+
+	ok(synth_write(tpath(3, "sync.iotap"), script, SYNTH_NO_MARKS, NULL, 0) == 5,
+	   "rewrite + fsync trace written");
+	if (report_build(&rep, tpath(3, "sync.iotap"), NULL)) {
+		ok(0, "report of the rewrite + fsync trace");
+		return;
+	}
+	for (i = 0; i < rep.nphases; i++)
+		if (rep.phases[i].fsyncs)
+			at = i;
+	ok(at < rep.nphases && !strncmp(rep.phases[at].name, "rewrite", 7),
+	   "the closing fsync is in the rewrite phase (%s)",
+	   at < rep.nphases ? rep.phases[at].name : "none");
 	report_release(&rep);
 }
 
@@ -254,7 +283,7 @@ static void test_percentiles(void)
 	static const char script[] = "p seqread ops=10000 rate=10000 bs=4096 lat=100 spread=200\n";
 	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
 	struct report rep;
-	const struct lat_hist *h;
+	const struct iotap_hist *h;
 	unsigned int i;
 
 	synth_write(tpath(0, "pct.iotap"), script, 0, NULL, 0);
@@ -267,9 +296,9 @@ static void test_percentiles(void)
 	ok(near((double)h->sum / h->n / 1e3, 199.9, 1e-9), "mean 199.9 us exactly (%.4f)",
 	   (double)h->sum / h->n / 1e3);
 	for (i = 0; i < 4; i++) {
-		double want = spread_q(100, 200, qs[i]), got = lat_hist_quantile(h, qs[i]) / 1e3;
+		double want = spread_q(100, 200, qs[i]), got = iotap_hist_quantile(h, qs[i]) / 1e3;
 
-		ok(near(got, want, LAT_REL_ERROR), "p%g %.3f us within 1/64 of %.3f us",
+		ok(near(got, want, IOTAP_HIST_REL_ERROR), "p%g %.3f us within 1/64 of %.3f us",
 		   qs[i] * 100, got, want);
 	}
 	ok(near(h->max / 1e3, 299.8, 1e-9), "max 299.8 us exactly");
@@ -621,6 +650,7 @@ int main(void)
 	test_golden();
 	test_one_phase_total();
 	test_open_last_phase();
+	test_closing_fsync();
 	test_percentiles();
 	test_flags();
 	test_auto_bonnie();

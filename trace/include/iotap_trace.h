@@ -189,7 +189,8 @@ struct iotap_trace_sample {
  *         (rename, link adds a name: flags = 1 means "additional name").
  * PHASE:  name, flags = IOTAP_PHASE_BEGIN/END, pid/tid of the marker,
  *         offset = user CPU ns and length = system CPU ns of the marking
- *         process at the mark (for %CP), aux = phase parameter (optional).
+ *         process at the mark (for %CP); on END from `iotap run`, aux =
+ *         the longest unit timed in the phase, ns (0: none; FORMAT.md).
  * SAMPLE: sample.
  * LOST:   length = records dropped since the previous LOST record,
  *         tid = the thread whose records were lost (0: several).

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
 #include "replay_i.h"
 #include "sys.h"
 
@@ -132,14 +133,6 @@ struct lane_ctx {
 
 /* --- waiting ------------------------------------------------------------------- */
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Sleep until CLOCK_MONOTONIC @t; rp_wake_all() ends it early. */
 static void sleep_until(struct rp_shared *sh, uint64_t t)
 {
@@ -147,7 +140,7 @@ static void sleep_until(struct rp_shared *sh, uint64_t t)
 
 	ts.tv_sec = (time_t)(t / 1000000000ull);
 	ts.tv_nsec = (long)(t % 1000000000ull);
-	while (now_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
+	while (iotap_clock_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
 		syscall(SYS_futex, &sh->go, FUTEX_WAIT_BITSET, 1, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
 }
@@ -427,27 +420,6 @@ static void set_ids(struct lane_ctx *lc, const struct rp_op *op)
 	}
 }
 
-/* Log-linear buckets: 8 per power of two (within 12.5%), as fio's latencies. */
-unsigned int rp_lag_bucket(uint64_t ns)
-{
-	unsigned int msb;
-
-	if (ns < 8)
-		return (unsigned int)ns;
-	msb = 63 - (unsigned int)__builtin_clzll(ns);
-	return (msb - 2) * 8 + (unsigned int)((ns >> (msb - 3)) & 7);
-}
-
-uint64_t rp_lag_value(unsigned int b)
-{
-	unsigned int msb;
-
-	if (b < 8)
-		return b;
-	msb = b / 8 + 2;
-	return (8ull | (b & 7)) << (msb - 3);
-}
-
 static void lag_note(struct lane_ctx *lc, uint64_t lag)
 {
 	struct rp_lane_stats *st = lc->st;
@@ -478,7 +450,7 @@ static void exec_op(struct lane_ctx *lc, const struct rp_op *op)
 		s->unreplayable++;
 		return;
 	}
-	if (timed && now_ns() < target)
+	if (timed && iotap_clock_ns() < target)
 		sleep_until(sh, target);
 	if (op->ndeps) {
 		const struct rp_dep *d = (const struct rp_dep *)(lc->ln->bytes + op->deps);
@@ -555,8 +527,9 @@ static void exec_phase(struct lane_ctx *lc, const struct rp_op *op)
 			uint64_t u, sy;
 
 			process_cpu(&u, &sy);
+			/* 0, not op->aux: a captured END's aux is its run's unit latency */
 			sys_record_phase(lc->rec, &who, str(lc, op->name), op->flags,
-					 iotap_trace_op_begin(lc->rec), u, sy, op->aux);
+					 iotap_trace_op_begin(lc->rec), u, sy, 0);
 		}
 		atomic_fetch_add(&sh->phases, 1);
 		atomic_store(&sh->bar_arrived, 0);

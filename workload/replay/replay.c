@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
 #include "replay_i.h"
 
 #define RING_BUDGET	(512ull << 20)	/* all op rings together, bytes */
@@ -53,14 +54,6 @@ static uint64_t pow2_at_least(uint64_t v)
 	while (p < v)
 		p *= 2;
 	return p;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* --- open ----------------------------------------------------------------------- */
@@ -420,7 +413,7 @@ static void progress(struct iotap_replay *r, uint64_t t_start)
 		return;
 	p.ops_done = lanes_ops(r->sh);
 	p.ops_total = r->plan.ops;
-	p.elapsed_s = (double)(mono_ns() - t_start) / 1e9;
+	p.elapsed_s = (double)(iotap_clock_ns() - t_start) / 1e9;
 	p.trace_s = r->o.timing == IOTAP_REPLAY_ASAP ? 0 : p.elapsed_s *
 		    (r->o.timing == IOTAP_REPLAY_SCALE ? r->o.scale : 1.0);
 	p.lag_ms = (double)atomic_exchange(&r->sh->lag_now, 0) / 1e6;
@@ -586,7 +579,7 @@ int iotap_replay_run(struct iotap_replay *r,
 	pthread_mutex_unlock(&r->pre_lock);
 
 	/* go: t_ns = 0 is a moment from now, for every lane alike */
-	t_start = mono_ns();
+	t_start = iotap_clock_ns();
 	r->sh->start_ns = t_start + 2000000;
 	atomic_store(&r->sh->go, 1);
 	rp_futex_wake((atomic_uint *)&r->sh->go);
@@ -617,7 +610,7 @@ int iotap_replay_run(struct iotap_replay *r,
 						kids[p] = 0;
 			}
 		}
-		now = mono_ns();
+		now = iotap_clock_ns();
 		if (now >= next_report) {
 			progress(r, t_start);
 			next_report = now + 1000000000ull;

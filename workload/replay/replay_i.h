@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "iotap_base.h"
 #include "iotap_replay.h"
 #include "iotap_trace.h"
 #include "sys.h"
@@ -71,11 +72,10 @@ struct rp_dlog;
 
 /* One name of an object: (parent, name). */
 struct rp_bind {
-	struct rp_bind *hnext;		/* dentry hash chain */
 	struct rp_bind *onext;		/* next name of the same object */
 	struct rp_obj *parent;		/* NULL: the root's own binding */
 	struct rp_obj *obj;
-	uint64_t hash;
+	uint64_t hash;			/* its key in rp_walk.dent */
 	char name[];
 };
 
@@ -86,7 +86,6 @@ struct rp_bind {
 
 /* One file generation. */
 struct rp_obj {
-	struct rp_obj *hnext;		/* id hash chain (current generations only) */
 	struct rp_obj *all;		/* every object of the walk, for release */
 	uint64_t id;			/* file id in the trace */
 	struct rp_bind *names;		/* first = the one paths use */
@@ -109,7 +108,7 @@ struct rp_obj {
 
 /* One open handle (fh id). */
 struct rp_fh {
-	struct rp_fh *hnext;
+	struct rp_fh *next_free;	/* rp_walk.fh_free list */
 	uint64_t fh;
 	struct rp_obj *obj;		/* what it opened (NULL: unknown) */
 	uint32_t oflags;		/* open(2) flags as recorded; RP_NONE: not seen */
@@ -153,18 +152,10 @@ struct rp_ctx {
 };
 
 struct rp_walk {
-	/* objects by current id */
-	struct rp_obj **ids;
-	size_t ids_mask, nobj;
-	/* names by (parent, name) */
-	struct rp_bind **dent;
-	size_t dent_mask, ndent;
-	/* handles by fh id */
-	struct rp_fh **fhs;
-	size_t fh_mask, nfh;
-	/* threads by (pid, tid) */
-	uint32_t *thr_hash;
-	size_t thr_mask;
+	struct iotap_map ids;		/* current id -> struct rp_obj * */
+	struct iotap_map dent;		/* hash of (parent, name) -> struct rp_bind * */
+	struct iotap_map fhs;		/* fh id -> struct rp_fh * */
+	struct iotap_map thr;		/* pid << 32 | tid -> uint32_t thread index */
 	struct rp_thread *threads;
 	uint32_t nthreads, thr_cap;
 	int add_threads;		/* scan: new (pid, tid) make threads; loader: fixed */
@@ -397,7 +388,8 @@ struct rp_lane {
 };
 
 /* Per-lane results, merged at the end. */
-#define RP_LAG_BUCKETS	512		/* log-linear: 8 per power of two */
+#define RP_LAG_BITS	3		/* log-linear: 8 per power of two */
+#define RP_LAG_BUCKETS	512		/* > IOTAP_HIST_BUCKETS_OF(RP_LAG_BITS) */
 
 struct rp_lane_stats {
 	struct iotap_replay_opstat op[IOTAP_OP_MAX];
@@ -495,9 +487,23 @@ int rp_load(struct iotap_replay *r);
 /* exec.c: run the lanes of replay process @proc (RP_NONE: all) as threads here. */
 int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		  struct iotap_trace_recorder *rec);
-/* Lag histogram bucket of @ns and the smallest value of bucket @b. */
-unsigned int rp_lag_bucket(uint64_t ns);
-uint64_t rp_lag_value(unsigned int b);
+/*
+ * Lag histogram bucket of @ns and the smallest value of bucket @b: the
+ * shared log-linear scheme (iotap_base.h) at 8 per power of two (within
+ * 12.5%), over a flat array because the stats sit in shared memory.
+ */
+static inline unsigned int rp_lag_bucket(uint64_t ns)
+{
+	return iotap_hist_index(ns, RP_LAG_BITS);
+}
+
+static inline uint64_t rp_lag_value(unsigned int b)
+{
+	uint64_t lo, hi;
+
+	iotap_hist_range(b, RP_LAG_BITS, &lo, &hi);
+	return lo;
+}
 /* --- ring.c: the ring protocol (producer: the loader; consumers: the lanes) --- */
 
 /* The loader's side: publications a waiting lane has not been woken for yet. */

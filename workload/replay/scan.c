@@ -577,60 +577,33 @@ static int entries_finish(struct scan *s)
 	return 0;
 }
 
-/* A set of strings, open addressing; for the absent list. */
-struct strset {
+/*
+ * A set of strings for the absent list: a map from each string's hash to
+ * the string (equal hashes allowed, so the strings themselves decide).
+ * 1 if @p was in the set, 0 if added, -ENOMEM.
+ */
+static int strset_add(struct iotap_map *ss, const char *p)
+{
+	uint64_t h = iotap_hash_str(p, 0), pos;
 	const char **v;
-	size_t mask, n;
-};
 
-static uint64_t str_hash(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ull;
-	}
-	return h ^ (h >> 29);
-}
-
-/* 1 if @p was in the set, 0 if added, -ENOMEM. */
-static int strset_add(struct strset *ss, const char *p)
-{
-	size_t i;
-
-	if ((ss->n + 1) * 2 > ss->mask + 1) {
-		size_t mask = ss->mask ? ss->mask * 2 + 1 : 1023, j;
-		const char **v = calloc(mask + 1, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		for (j = 0; ss->v && j <= ss->mask; j++) {
-			if (!ss->v[j])
-				continue;
-			for (i = str_hash(ss->v[j]) & mask; v[i]; i = (i + 1) & mask)
-				;
-			v[i] = ss->v[j];
-		}
-		free(ss->v);
-		ss->v = v;
-		ss->mask = mask;
-	}
-	for (i = str_hash(p) & ss->mask; ss->v[i]; i = (i + 1) & ss->mask)
-		if (!strcmp(ss->v[i], p))
+	for (v = iotap_map_find(ss, h, &pos); v; v = iotap_map_find_next(ss, h, &pos))
+		if (!strcmp(*v, p))
 			return 1;
-	ss->v[i] = p;
-	ss->n++;
+	if (iotap_map_add(ss, h, (void **)&v) < 0)
+		return -ENOMEM;
+	*v = p;
 	return 0;
 }
 
 static int absent_finish(struct scan *s)
 {
 	struct iotap_replay *r = s->r;
-	struct strset ss = { 0 };
+	struct iotap_map ss;
 	uint32_t i, n = 0;
 	int ret = 0;
 
+	iotap_map_init(&ss, sizeof(const char *));
 	r->absent = calloc(s->nabs + 1, sizeof(*r->absent));
 	if (!r->absent)
 		return -ENOMEM;
@@ -666,7 +639,7 @@ static int absent_finish(struct scan *s)
 		r->absent[i].base = rp_map_apply(r->maps, r->nmaps, r->absent[i].path, 0);
 out:
 	r->nabsent = n;
-	free(ss.v);
+	iotap_map_release(&ss);
 	return ret;
 }
 

@@ -68,44 +68,18 @@ static void *walk_alloc(struct rp_walk *w, size_t n)
 	return p;
 }
 
-static inline size_t hash64(uint64_t v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	v *= 0xc4ceb9fe1a85ec53ull;
-	v ^= v >> 33;
-	return (size_t)v;
-}
-
 static uint64_t name_hash(const struct rp_obj *parent, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uintptr_t)parent;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)name; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	return hash64(h);
+	return iotap_hash_str(name, (uint64_t)(uintptr_t)parent);
 }
 
 int rp_walk_init(struct rp_walk *w, int add_threads)
 {
 	memset(w, 0, sizeof(*w));
-	w->ids_mask = 4095;
-	w->dent_mask = 4095;
-	w->fh_mask = 1023;
-	w->thr_mask = 255;
-	w->ids = calloc(w->ids_mask + 1, sizeof(*w->ids));
-	w->dent = calloc(w->dent_mask + 1, sizeof(*w->dent));
-	w->fhs = calloc(w->fh_mask + 1, sizeof(*w->fhs));
-	w->thr_hash = malloc((w->thr_mask + 1) * sizeof(*w->thr_hash));
-	if (!w->ids || !w->dent || !w->fhs || !w->thr_hash) {
-		rp_walk_release(w);
-		return -ENOMEM;
-	}
-	memset(w->thr_hash, 0xff, (w->thr_mask + 1) * sizeof(*w->thr_hash));
+	iotap_map_init(&w->ids, sizeof(struct rp_obj *));
+	iotap_map_init(&w->dent, sizeof(struct rp_bind *));
+	iotap_map_init(&w->fhs, sizeof(struct rp_fh *));
+	iotap_map_init(&w->thr, sizeof(uint32_t));
 	w->add_threads = add_threads;
 	w->epoch = 1;
 	return 0;
@@ -114,27 +88,24 @@ int rp_walk_init(struct rp_walk *w, int add_threads)
 void rp_walk_release(struct rp_walk *w)
 {
 	struct rp_slab *s, *n;
+	struct rp_fh **hp;
 	struct rp_obj *o;
-	size_t i;
+	uint64_t pos = 0;
 
 	for (o = w->objs; o; o = o->all) {
 		free(o->path);
 		rp_dlog_free(o->log);
 	}
-	for (i = 0; w->fhs && i <= w->fh_mask; i++) {
-		struct rp_fh *h;
-
-		for (h = w->fhs[i]; h; h = h->hnext)
-			rp_dlog_free(h->log);
-	}
+	while ((hp = iotap_map_next(&w->fhs, &pos, NULL)))
+		rp_dlog_free((*hp)->log);
 	for (s = w->slabs; s; s = n) {
 		n = s->next;
 		free(s);
 	}
-	free(w->ids);
-	free(w->dent);
-	free(w->fhs);
-	free(w->thr_hash);
+	iotap_map_release(&w->ids);
+	iotap_map_release(&w->dent);
+	iotap_map_release(&w->fhs);
+	iotap_map_release(&w->thr);
 	free(w->threads);
 	free(w->root_path);
 	memset(w, 0, sizeof(*w));
@@ -142,40 +113,14 @@ void rp_walk_release(struct rp_walk *w)
 
 /* --- threads ----------------------------------------------------------------- */
 
-static int thr_grow(struct rp_walk *w)
-{
-	size_t mask = w->thr_mask * 2 + 1, i;
-	uint32_t *h = malloc((mask + 1) * sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	memset(h, 0xff, (mask + 1) * sizeof(*h));
-	for (i = 0; i < w->nthreads; i++) {
-		uint64_t key = (uint64_t)w->threads[i].pid << 32 | w->threads[i].tid;
-		size_t j = hash64(key) & mask;
-
-		while (h[j] != RP_NONE)
-			j = (j + 1) & mask;
-		h[j] = (uint32_t)i;
-	}
-	free(w->thr_hash);
-	w->thr_hash = h;
-	w->thr_mask = mask;
-	return 0;
-}
-
 uint32_t rp_walk_thread(struct rp_walk *w, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = (uint64_t)pid << 32 | tid;
-	size_t j = hash64(key) & w->thr_mask;
 	struct rp_thread *t;
+	uint32_t *idx = iotap_map_get(&w->thr, key);
 
-	while (w->thr_hash[j] != RP_NONE) {
-		t = &w->threads[w->thr_hash[j]];
-		if (t->pid == pid && t->tid == tid)
-			return w->thr_hash[j];
-		j = (j + 1) & w->thr_mask;
-	}
+	if (idx)
+		return *idx;
 	if (!w->add_threads)
 		return RP_NONE;
 	if (w->nthreads == w->thr_cap) {
@@ -187,15 +132,15 @@ uint32_t rp_walk_thread(struct rp_walk *w, uint32_t pid, uint32_t tid)
 		w->threads = n;
 		w->thr_cap = cap;
 	}
+	if (iotap_map_put(&w->thr, key, (void **)&idx) < 0)
+		return RP_NONE;
 	t = &w->threads[w->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
 	t->lane = RP_NONE;
-	w->thr_hash[j] = w->nthreads++;
-	if (w->nthreads * 2 > w->thr_mask && thr_grow(w))
-		return RP_NONE;
-	return w->nthreads - 1;
+	*idx = w->nthreads++;
+	return *idx;
 }
 
 int rp_walk_set_threads(struct rp_walk *w, const struct rp_thread *t, uint32_t n)
@@ -215,64 +160,20 @@ int rp_walk_set_threads(struct rp_walk *w, const struct rp_thread *t, uint32_t n
 
 struct rp_obj *rp_walk_obj(struct rp_walk *w, uint64_t id)
 {
-	struct rp_obj *o;
+	struct rp_obj **op = iotap_map_get(&w->ids, id);
 
-	for (o = w->ids[hash64(id) & w->ids_mask]; o; o = o->hnext)
-		if (o->id == id)
-			return o;
-	return NULL;
-}
-
-static void ids_grow(struct rp_walk *w)
-{
-	size_t mask = w->ids_mask * 2 + 1, i;
-	struct rp_obj **t = calloc(mask + 1, sizeof(*t));
-
-	if (!t)
-		return;		/* longer chains, still correct */
-	for (i = 0; i <= w->ids_mask; i++) {
-		struct rp_obj *o = w->ids[i], *n;
-
-		for (; o; o = n) {
-			n = o->hnext;
-			o->hnext = t[hash64(o->id) & mask];
-			t[hash64(o->id) & mask] = o;
-		}
-	}
-	free(w->ids);
-	w->ids = t;
-	w->ids_mask = mask;
-}
-
-static void dent_grow(struct rp_walk *w)
-{
-	size_t mask = w->dent_mask * 2 + 1, i;
-	struct rp_bind **t = calloc(mask + 1, sizeof(*t));
-
-	if (!t)
-		return;
-	for (i = 0; i <= w->dent_mask; i++) {
-		struct rp_bind *b = w->dent[i], *n;
-
-		for (; b; b = n) {
-			n = b->hnext;
-			b->hnext = t[b->hash & mask];
-			t[b->hash & mask] = b;
-		}
-	}
-	free(w->dent);
-	w->dent = t;
-	w->dent_mask = mask;
+	return op ? *op : NULL;
 }
 
 struct rp_bind *rp_walk_dentry(struct rp_walk *w, const struct rp_obj *parent, const char *name)
 {
-	uint64_t h = name_hash(parent, name);
-	struct rp_bind *b;
+	uint64_t h = name_hash(parent, name), pos;
+	struct rp_bind **bp;
 
-	for (b = w->dent[h & w->dent_mask]; b; b = b->hnext)
-		if (b->hash == h && b->parent == parent && !strcmp(b->name, name))
-			return b;
+	/* equal hashes are allowed: compare the full (parent, name) */
+	for (bp = iotap_map_find(&w->dent, h, &pos); bp; bp = iotap_map_find_next(&w->dent, h, &pos))
+		if ((*bp)->parent == parent && !strcmp((*bp)->name, name))
+			return *bp;
 	return NULL;
 }
 
@@ -324,11 +225,12 @@ static void bind_del(struct rp_walk *w, struct rp_bind *b)
 {
 	struct rp_bind **pp;
 	struct rp_obj *o = b->obj;
+	uint64_t pos;
 
-	for (pp = &w->dent[b->hash & w->dent_mask]; *pp; pp = &(*pp)->hnext)
+	for (pp = iotap_map_find(&w->dent, b->hash, &pos); pp;
+	     pp = iotap_map_find_next(&w->dent, b->hash, &pos))
 		if (*pp == b) {
-			*pp = b->hnext;
-			w->ndent--;
+			iotap_map_del_value(&w->dent, pp);
 			break;
 		}
 	for (pp = &o->names; *pp; pp = &(*pp)->onext)
@@ -348,7 +250,7 @@ static struct rp_bind *bind_add(struct rp_walk *w, struct rp_obj *o, struct rp_o
 				const char *name)
 {
 	size_t len = strlen(name);
-	struct rp_bind *b, *old, **pp;
+	struct rp_bind *b, *old, **pp, **slot;
 
 	old = rp_walk_dentry(w, parent, name);
 	if (old) {
@@ -366,15 +268,14 @@ static struct rp_bind *bind_add(struct rp_walk *w, struct rp_obj *o, struct rp_o
 	b->obj = o;
 	b->onext = NULL;
 	b->hash = name_hash(parent, name);
-	b->hnext = w->dent[b->hash & w->dent_mask];
-	w->dent[b->hash & w->dent_mask] = b;
+	if (iotap_map_add(&w->dent, b->hash, (void **)&slot) < 0)
+		return NULL;
+	*slot = b;
 	for (pp = &o->names; *pp; pp = &(*pp)->onext)
 		;
 	*pp = b;
 	if (parent)
 		parent->nchild++;
-	if (++w->ndent > w->dent_mask)
-		dent_grow(w);
 	if (S_ISDIR(o->mode))
 		w->epoch++;
 	free(o->path);
@@ -385,18 +286,12 @@ static struct rp_bind *bind_add(struct rp_walk *w, struct rp_obj *o, struct rp_o
 /* A new generation of @id; the previous one leaves the id table. */
 static struct rp_obj *obj_new(struct rp_walk *w, uint64_t id, uint32_t mode)
 {
-	struct rp_obj *o = rp_walk_obj(w, id), **pp;
+	struct rp_obj *o = rp_walk_obj(w, id), **slot;
 
 	if (o) {
 		/* its unlink escaped us: it cannot keep names an id no longer has */
 		while (o->names)
 			bind_del(w, o->names);
-		for (pp = &w->ids[hash64(id) & w->ids_mask]; *pp; pp = &(*pp)->hnext)
-			if (*pp == o) {
-				*pp = o->hnext;
-				break;
-			}
-		w->nobj--;
 	}
 	o = walk_alloc(w, sizeof(*o));
 	if (!o)
@@ -406,12 +301,12 @@ static struct rp_obj *obj_new(struct rp_walk *w, uint64_t id, uint32_t mode)
 	o->mode = mode;
 	o->entry = -1;
 	o->unnamed = -1;
+	/* the id's entry now names the new generation */
+	if (iotap_map_put(&w->ids, id, (void **)&slot) < 0)
+		return NULL;
+	*slot = o;
 	o->all = w->objs;
 	w->objs = o;
-	o->hnext = w->ids[hash64(id) & w->ids_mask];
-	w->ids[hash64(id) & w->ids_mask] = o;
-	if (++w->nobj > w->ids_mask)
-		ids_grow(w);
 	return o;
 }
 
@@ -419,50 +314,31 @@ static struct rp_obj *obj_new(struct rp_walk *w, uint64_t id, uint32_t mode)
 
 struct rp_fh *rp_walk_fh(struct rp_walk *w, uint64_t fh)
 {
-	struct rp_fh *h;
+	struct rp_fh **hp = iotap_map_get(&w->fhs, fh);
 
-	for (h = w->fhs[hash64(fh) & w->fh_mask]; h; h = h->hnext)
-		if (h->fh == fh)
-			return h;
-	return NULL;
-}
-
-static void fh_grow(struct rp_walk *w)
-{
-	size_t mask = w->fh_mask * 2 + 1, i;
-	struct rp_fh **t = calloc(mask + 1, sizeof(*t));
-
-	if (!t)
-		return;
-	for (i = 0; i <= w->fh_mask; i++) {
-		struct rp_fh *h = w->fhs[i], *n;
-
-		for (; h; h = n) {
-			n = h->hnext;
-			h->hnext = t[hash64(h->fh) & mask];
-			t[hash64(h->fh) & mask] = h;
-		}
-	}
-	free(w->fhs);
-	w->fhs = t;
-	w->fh_mask = mask;
+	return hp ? *hp : NULL;
 }
 
 static struct rp_fh *fh_add(struct rp_walk *w, uint64_t id, struct rp_obj *o, uint32_t oflags,
 			    uint32_t thread, int dir)
 {
-	struct rp_fh *h = rp_walk_fh(w, id);
+	struct rp_fh *h = rp_walk_fh(w, id), **slot;
 
 	if (h)
 		return h;	/* a handle opened twice: keep the first */
+	if (iotap_map_put(&w->fhs, id, (void **)&slot) < 0)
+		return NULL;
 	if (w->fh_free) {
 		h = w->fh_free;
-		w->fh_free = h->hnext;
+		w->fh_free = h->next_free;
 	} else {
 		h = walk_alloc(w, sizeof(*h));
-		if (!h)
+		if (!h) {
+			iotap_map_del_value(&w->fhs, slot);
 			return NULL;
+		}
 	}
+	*slot = h;
 	memset(h, 0, sizeof(*h));
 	h->fh = id;
 	h->obj = o;
@@ -474,30 +350,19 @@ static struct rp_fh *fh_add(struct rp_walk *w, uint64_t id, struct rp_obj *o, ui
 	h->writable = (oflags & O_ACCMODE) != O_RDONLY;
 	if (o)
 		o->nfh++;
-	h->hnext = w->fhs[hash64(id) & w->fh_mask];
-	w->fhs[hash64(id) & w->fh_mask] = h;
-	if (++w->nfh > w->fh_mask)
-		fh_grow(w);
 	return h;
 }
 
 static void fh_del(struct rp_walk *w, struct rp_fh *h)
 {
-	struct rp_fh **pp;
-
-	for (pp = &w->fhs[hash64(h->fh) & w->fh_mask]; *pp; pp = &(*pp)->hnext)
-		if (*pp == h) {
-			*pp = h->hnext;
-			w->nfh--;
-			break;
-		}
+	iotap_map_del(&w->fhs, h->fh);
 	if (h->obj) {
 		h->obj->nfh--;
 		obj_maybe_gone(w, h->obj);
 	}
 	rp_dlog_free(h->log);
 	h->log = NULL;
-	h->hnext = w->fh_free;
+	h->next_free = w->fh_free;
 	w->fh_free = h;
 }
 

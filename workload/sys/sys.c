@@ -35,8 +35,9 @@
 
 static atomic_int g_stop;
 static __thread uint32_t tl_tid;
-/* base + "/" + path for calls with no *at() form */
-static __thread char tl_abs[2 * PATH_MAX + 2];
+
+/* base + "/" + path for calls with no *at() form, in @buf */
+#define ABS_MAX	(2 * PATH_MAX + 2)
 
 void sys_stop(void)
 {
@@ -55,16 +56,44 @@ uint32_t sys_tid(void)
 	return tl_tid;
 }
 
-static const char *abs_path(const struct sys_call *sc)
+static const char *abs_path(const struct sys_call *sc, char *buf)
 {
-	snprintf(tl_abs, sizeof(tl_abs), "%s/%s", sc->base ? sc->base : ".",
-		 sc->path ? sc->path : "");
-	return tl_abs;
+	snprintf(buf, ABS_MAX, "%s/%s", sc->base ? sc->base : ".", sc->path ? sc->path : "");
+	return buf;
 }
 
 static int64_t neg(long ret)
 {
 	return ret < 0 ? -(int64_t)errno : ret;
+}
+
+/*
+ * The calls by base/path (no *at() form), out of line: their path buffer
+ * stays off the stack frame of the data calls.
+ */
+static __attribute__((noinline)) int64_t by_path(const struct sys_call *sc)
+{
+	char buf[ABS_MAX];
+	const char *p = abs_path(sc, buf);
+	struct statfs sf;
+
+	switch (sc->op) {
+	case IOTAP_OP_SETATTR:
+		return neg(truncate(p, (off_t)sc->offset));
+	case IOTAP_OP_STATFS:
+		return neg(statfs(p, &sf));
+	case IOTAP_OP_SETXATTR:
+		return neg(lsetxattr(p, sc->name ? sc->name : "", sc->data, (size_t)sc->length,
+				     (int)sc->flags));
+	case IOTAP_OP_GETXATTR:
+		return neg(lgetxattr(p, sc->name ? sc->name : "", sc->length ? sc->buf : NULL,
+				     (size_t)sc->length));
+	case IOTAP_OP_LISTXATTR:
+		return neg(llistxattr(p, sc->length ? sc->buf : NULL, (size_t)sc->length));
+	case IOTAP_OP_REMOVEXATTR:
+		return neg(lremovexattr(p, sc->name ? sc->name : ""));
+	}
+	return -ENOSYS;
 }
 
 static int64_t do_setattr(const struct sys_call *sc)
@@ -74,10 +103,9 @@ static int64_t do_setattr(const struct sys_call *sc)
 	long ret;
 
 	if (m & SYS_SET_SIZE) {
-		ret = fd >= 0 ? ftruncate(fd, (off_t)sc->offset)
-			      : truncate(abs_path(sc), (off_t)sc->offset);
+		ret = fd >= 0 ? ftruncate(fd, (off_t)sc->offset) : by_path(sc);
 		if (ret)
-			return -(int64_t)errno;
+			return fd >= 0 ? -(int64_t)errno : ret;
 	}
 	if (m & SYS_SET_MODE) {
 		ret = fd >= 0 ? fchmod(fd, sc->mode & 07777)
@@ -200,24 +228,18 @@ static int64_t do_call(struct sys_call *sc)
 	case IOTAP_OP_READDIR:
 	case IOTAP_OP_READDIRPLUS:
 		return do_readdir(sc);
-	case IOTAP_OP_STATFS: {
-		struct statfs sf;
+	case IOTAP_OP_STATFS:
+		if (sc->how & SYS_BY_FD) {
+			struct statfs sf;
 
-		if (sc->how & SYS_BY_FD)
 			return neg(fstatfs(sc->fd, &sf));
-		return neg(statfs(abs_path(sc), &sf));
-	}
+		}
+		return by_path(sc);
 	case IOTAP_OP_SETXATTR:
-		return neg(lsetxattr(abs_path(sc), sc->name ? sc->name : "", sc->data,
-				     (size_t)sc->length, (int)sc->flags));
 	case IOTAP_OP_GETXATTR:
-		return neg(lgetxattr(abs_path(sc), sc->name ? sc->name : "",
-				     sc->length ? sc->buf : NULL, (size_t)sc->length));
 	case IOTAP_OP_LISTXATTR:
-		return neg(llistxattr(abs_path(sc), sc->length ? sc->buf : NULL,
-				      (size_t)sc->length));
 	case IOTAP_OP_REMOVEXATTR:
-		return neg(lremovexattr(abs_path(sc), sc->name ? sc->name : ""));
+		return by_path(sc);
 	case IOTAP_OP_ACCESS:
 		return neg(faccessat(sc->at, sc->path, (int)sc->mode, 0));
 	case IOTAP_OP_FALLOCATE:

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "phase.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 /* --- derived figures --------------------------------------------------- */
 
@@ -37,6 +37,39 @@ double fig_seq_pct(const struct pstats *p)
 double fig_start_s(const struct report *rep, const struct pstats *p)
 {
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
+}
+
+/* Seconds of a "key=S" option in a mount option string, or -1. */
+static double mount_opt_s(const char *opts, const char *key)
+{
+	size_t l = strlen(key);
+	const char *p;
+
+	for (p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, l) && p[l] == '=')
+			return strtod(p + l + 1, NULL);
+	return -1;
+}
+
+/*
+ * A capture whose kernel kept attributes or names cached: stat() and
+ * lookups may never have reached the trace, so say so before the figures.
+ */
+static void text_cache_note(FILE *f, const struct iotap_trace_header *h)
+{
+	double a, e;
+
+	if (h->source != IOTAP_SOURCE_CAPTURE || !h->mount_opts)
+		return;
+	a = mount_opt_s(h->mount_opts, "attr_timeout");
+	e = mount_opt_s(h->mount_opts, "entry_timeout");
+	if (a < 0 && e < 0)
+		a = e = mount_opt_s(h->mount_opts, "timeout");	/* traces before the split */
+	if (a <= 0 && e <= 0)
+		return;
+	fprintf(f, "note: the kernel answered stat() from its cache for %gs and lookups for %gs: "
+		   "phases of stat calls may be missing\n      (iotap mount --attr-timeout 0 "
+		   "--entry-timeout 0 records every one)\n", a > 0 ? a : 0, e > 0 ? e : 0);
 }
 
 /* The storage stack the trace ran on (header "layout"), without its path line. */
@@ -334,7 +367,7 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 	fprintf(f, "    %-12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "latency(us)", "count",
 		"mean", "p50", "p90", "p99", "p99.9", "max", "errors");
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 
 		if (!h || !h->n)
 			continue;
@@ -342,8 +375,8 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 			"    %-12s %10" PRIu64
 			" %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7" PRIu64 "\n",
 			iotap_trace_op_name(op), h->n, (double)h->sum / h->n / 1e3,
-			lat_hist_quantile(h, 0.50) / 1e3, lat_hist_quantile(h, 0.90) / 1e3,
-			lat_hist_quantile(h, 0.99) / 1e3, lat_hist_quantile(h, 0.999) / 1e3,
+			iotap_hist_quantile(h, 0.50) / 1e3, iotap_hist_quantile(h, 0.90) / 1e3,
+			iotap_hist_quantile(h, 0.99) / 1e3, iotap_hist_quantile(h, 0.999) / 1e3,
 			h->max / 1e3, p->op_errors[op]);
 	}
 	for (k = 0; fl && k < fl->n; k++)
@@ -382,6 +415,7 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 		fprintf(f, ", workload: %s", h->workload);
 	fputc('\n', f);
 	text_layout(f, h->layout);
+	text_cache_note(f, h);
 	fprintf(f, "MB = 10^6 bytes%s; latency in microseconds\n\n",
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
 	fprintf(f, "%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s\n", "#", "phase",
@@ -431,7 +465,7 @@ static void csv_str(FILE *f, const char *s)
 
 static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e3 : 0;
+	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : 0;
 }
 
 static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
@@ -499,7 +533,7 @@ void report_print_csv(const struct report *rep, FILE *f)
 
 /* --- JSON -------------------------------------------------------------- */
 
-static json_object *jnum(double v, int decimals)
+json_object *report_jnum(double v, int decimals)
 {
 	char buf[64];
 
@@ -517,8 +551,8 @@ static json_object *jdir(const struct dir_stats *d, double secs)
 
 	json_object_object_add(o, "ops", json_object_new_uint64(d->ops));
 	json_object_object_add(o, "bytes", json_object_new_uint64(d->bytes));
-	json_object_object_add(o, "mb_per_s", jnum(fig_mbps(d->bytes, secs), 3));
-	json_object_object_add(o, "iops", jnum(fig_rate(d->ops, secs), 3));
+	json_object_object_add(o, "mb_per_s", report_jnum(fig_mbps(d->bytes, secs), 3));
+	json_object_object_add(o, "iops", report_jnum(fig_rate(d->ops, secs), 3));
 	json_object_object_add(o, "errors", json_object_new_uint64(d->errors));
 	for (i = 0; i < SIZE_BUCKETS; i++) {
 		if (!d->size_hist[i])
@@ -546,15 +580,15 @@ json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 
 	json_object_object_add(o, "name", json_object_new_string(p->name));
 	json_object_object_add(o, "index", json_object_new_int((int)p->index));
-	json_object_object_add(o, "start_s", jnum(fig_start_s(rep, p), 6));
-	json_object_object_add(o, "duration_s", jnum(d, 6));
+	json_object_object_add(o, "start_s", report_jnum(fig_start_s(rep, p), 6));
+	json_object_object_add(o, "duration_s", report_jnum(d, 6));
 	json_object_object_add(o, "ops", json_object_new_uint64(p->ops));
-	json_object_object_add(o, "ops_per_s", jnum(fig_rate(p->ops, d), 3));
+	json_object_object_add(o, "ops_per_s", report_jnum(fig_rate(p->ops, d), 3));
 	json_object_object_add(o, "read", jdir(&p->rd, d));
 	json_object_object_add(o, "write", jdir(&p->wr, d));
 	json_object_object_add(o, "seeks", json_object_new_uint64(p->seeks));
-	json_object_object_add(o, "seeks_per_s", jnum(fig_rate(p->seeks, d), 3));
-	json_object_object_add(o, "sequential_pct", jnum(fig_seq_pct(p), 2));
+	json_object_object_add(o, "seeks_per_s", report_jnum(fig_rate(p->seeks, d), 3));
+	json_object_object_add(o, "sequential_pct", report_jnum(fig_seq_pct(p), 2));
 	for (i = 0; i < SEEK_BUCKETS; i++) {
 		if (!p->seek_hist[i])
 			continue;
@@ -572,48 +606,48 @@ json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 			continue;
 		m = json_object_new_object();
 		json_object_object_add(m, "ops", json_object_new_uint64(p->op_count[op]));
-		json_object_object_add(m, "ops_per_s", jnum(fig_rate(p->op_count[op], d), 3));
+		json_object_object_add(m, "ops_per_s", report_jnum(fig_rate(p->op_count[op], d), 3));
 		json_object_object_add(m, "errors", json_object_new_uint64(p->op_errors[op]));
 		json_object_object_add(meta, iotap_trace_op_name(op), m);
 	}
 	json_object_object_add(o, "meta", meta);
 	json_object_object_add(o, "fsyncs", json_object_new_uint64(p->fsyncs));
-	json_object_object_add(o, "fsyncs_per_s", jnum(fig_rate(p->fsyncs, d), 3));
+	json_object_object_add(o, "fsyncs_per_s", report_jnum(fig_rate(p->fsyncs, d), 3));
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 		json_object *l;
 
 		if (!h || !h->n)
 			continue;
 		l = json_object_new_object();
 		json_object_object_add(l, "count", json_object_new_uint64(h->n));
-		json_object_object_add(l, "mean", jnum((double)h->sum / h->n / 1e3, 3));
-		json_object_object_add(l, "p50", jnum(lat_hist_quantile(h, 0.50) / 1e3, 3));
-		json_object_object_add(l, "p90", jnum(lat_hist_quantile(h, 0.90) / 1e3, 3));
-		json_object_object_add(l, "p99", jnum(lat_hist_quantile(h, 0.99) / 1e3, 3));
-		json_object_object_add(l, "p999", jnum(lat_hist_quantile(h, 0.999) / 1e3, 3));
-		json_object_object_add(l, "max", jnum(h->max / 1e3, 3));
+		json_object_object_add(l, "mean", report_jnum((double)h->sum / h->n / 1e3, 3));
+		json_object_object_add(l, "p50", report_jnum(iotap_hist_quantile(h, 0.50) / 1e3, 3));
+		json_object_object_add(l, "p90", report_jnum(iotap_hist_quantile(h, 0.90) / 1e3, 3));
+		json_object_object_add(l, "p99", report_jnum(iotap_hist_quantile(h, 0.99) / 1e3, 3));
+		json_object_object_add(l, "p999", report_jnum(iotap_hist_quantile(h, 0.999) / 1e3, 3));
+		json_object_object_add(l, "max", report_jnum(h->max / 1e3, 3));
 		json_object_object_add(l, "errors", json_object_new_uint64(p->op_errors[op]));
 		json_object_object_add(lat, iotap_trace_op_name(op), l);
 	}
 	json_object_object_add(o, "latency_us", lat);
-	json_object_object_add(o, "cpu_pct", fig_cpu_pct(p, &cpu) ? jnum(cpu, 2) : NULL);
+	json_object_object_add(o, "cpu_pct", fig_cpu_pct(p, &cpu) ? report_jnum(cpu, 2) : NULL);
 	if (fig_cpu(p, &cf)) {
 		json_object *c = json_object_new_object();
 
 		json_object_object_add(c, "workload_pct",
-				       cf.has_mark ? jnum(cf.mark_pct, 2) : NULL);
+				       cf.has_mark ? report_jnum(cf.mark_pct, 2) : NULL);
 		json_object_object_add(c, "system_pct",
-				       cf.has_sample ? jnum(cf.system_pct, 2) : NULL);
+				       cf.has_sample ? report_jnum(cf.system_pct, 2) : NULL);
 		json_object_object_add(c, "iowait_pct",
-				       cf.has_sample ? jnum(cf.iowait_pct, 2) : NULL);
+				       cf.has_sample ? report_jnum(cf.iowait_pct, 2) : NULL);
 		json_object_object_add(c, "recorder_pct",
-				       cf.has_sample ? jnum(cf.daemon_pct, 2) : NULL);
+				       cf.has_sample ? report_jnum(cf.daemon_pct, 2) : NULL);
 		json_object_object_add(o, "cpu", c);
 	} else {
 		json_object_object_add(o, "cpu", NULL);
 	}
-	json_object_object_add(conc, "mean_inflight", jnum(mean_inflight(p), 3));
+	json_object_object_add(conc, "mean_inflight", report_jnum(mean_inflight(p), 3));
 	json_object_object_add(conc, "max_inflight", json_object_new_uint64(p->max_inflight));
 	json_object_object_add(conc, "threads", json_object_new_int((int)pstats_threads(p)));
 	json_object_object_add(conc, "data_threads",
@@ -622,15 +656,15 @@ json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 	if (fig_device(p, &dev)) {
 		json_object *dv = json_object_new_object();
 
-		json_object_object_add(dv, "read_mb_per_s", jnum(dev.rd_mbps, 3));
-		json_object_object_add(dv, "write_mb_per_s", jnum(dev.wr_mbps, 3));
-		json_object_object_add(dv, "iops", jnum(dev.iops, 3));
-		json_object_object_add(dv, "util_pct", jnum(dev.util_pct, 2));
-		json_object_object_add(dv, "queue_depth", jnum(dev.queue, 3));
-		json_object_object_add(dv, "read_iops", jnum(dev.rd_iops, 3));
-		json_object_object_add(dv, "write_iops", jnum(dev.wr_iops, 3));
+		json_object_object_add(dv, "read_mb_per_s", report_jnum(dev.rd_mbps, 3));
+		json_object_object_add(dv, "write_mb_per_s", report_jnum(dev.wr_mbps, 3));
+		json_object_object_add(dv, "iops", report_jnum(dev.iops, 3));
+		json_object_object_add(dv, "util_pct", report_jnum(dev.util_pct, 2));
+		json_object_object_add(dv, "queue_depth", report_jnum(dev.queue, 3));
+		json_object_object_add(dv, "read_iops", report_jnum(dev.rd_iops, 3));
+		json_object_object_add(dv, "write_iops", report_jnum(dev.wr_iops, 3));
 		json_object_object_add(dv, "fs_reads_not_seen_pct",
-				       dev.fs_unseen_pct >= 0 ? jnum(dev.fs_unseen_pct, 2) : NULL);
+				       dev.fs_unseen_pct >= 0 ? report_jnum(dev.fs_unseen_pct, 2) : NULL);
 		json_object_object_add(o, "device", dv);
 	} else {
 		json_object_object_add(o, "device", NULL);
@@ -660,8 +694,8 @@ int report_print_json(const struct report *rep, FILE *f)
 		t, "capture_mode",
 		h->capture_mode ? json_object_new_string(iotap_trace_mode_name(h->capture_mode))
 				: NULL);
-	json_object_object_add(t, "start_realtime", jnum((double)h->real_base_ns / 1e9, 6));
-	json_object_object_add(t, "duration_s", jnum(pstats_duration_s(&rep->total), 6));
+	json_object_object_add(t, "start_realtime", report_jnum((double)h->real_base_ns / 1e9, 6));
+	json_object_object_add(t, "duration_s", report_jnum(pstats_duration_s(&rep->total), 6));
 	json_object_object_add(t, "records", json_object_new_uint64(rep->rs.records));
 	json_object_object_add(t, "lost_records", json_object_new_uint64(rep->rs.lost_records));
 	json_object_object_add(t, "complete", json_object_new_boolean(rep->rs.has_end));
@@ -671,7 +705,7 @@ int report_print_json(const struct report *rep, FILE *f)
 	json_object_object_add(t, "host", h->host ? json_object_new_string(h->host) : NULL);
 	json_object_object_add(t, "workload",
 			       h->workload ? json_object_new_string(h->workload) : NULL);
-	json_object_object_add(t, "bin_s", jnum((double)rep->series.width / 1e9, 3));
+	json_object_object_add(t, "bin_s", report_jnum((double)rep->series.width / 1e9, 3));
 	if (h->layout) {
 		json_object *lay = json_object_new_array();
 		const char *s = h->layout, *e;

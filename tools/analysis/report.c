@@ -29,10 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
 #include "phase.h"
-#include "report.h"
-#include "traceio.h"
+#include "iotap_analysis.h"
 
 #define INFLIGHT_MAX	(1u << 16)	/* heap entries; beyond, the count saturates */
 #define DEFAULT_GAP_NS	1000000000ull
@@ -99,102 +97,46 @@ static void free_header(struct iotap_trace_header *h)
 
 /* --- file names ---------------------------------------------------------- */
 
-static uint64_t nm_mix(uint64_t x)
+static int nm_set(struct iotap_map *m, uint64_t file, uint64_t parent, const char *name)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
+	struct name_ent *e;
+	char *s = strdup(name ? name : "");
+	int ret;
 
-static int nm_grow(struct name_map *m)
-{
-	uint64_t ncap = m->cap ? m->cap * 2 : 256, i, j;
-	uint64_t *nk = calloc(ncap, sizeof(*nk)), *np = calloc(ncap, sizeof(*np));
-	char **nn = calloc(ncap, sizeof(*nn));
-
-	if (!nk || !np || !nn) {
-		free(nk);
-		free(np);
-		free(nn);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->keys[i])
-			continue;
-		for (j = nm_mix(m->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
-			;
-		nk[j] = m->keys[i];
-		np[j] = m->parent[i];
-		nn[j] = m->name[i];
-	}
-	free(m->keys);
-	free(m->parent);
-	free(m->name);
-	m->keys = nk;
-	m->parent = np;
-	m->name = nn;
-	m->cap = ncap;
-	return 0;
-}
-
-static uint64_t nm_slot(const struct name_map *m, uint64_t file)
-{
-	uint64_t key = file + 1, j;
-
-	if (!m->cap)
-		return UINT64_MAX;
-	for (j = nm_mix(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			return j;
-	return UINT64_MAX;
-}
-
-static int nm_set(struct name_map *m, uint64_t file, uint64_t parent, const char *name)
-{
-	uint64_t key = file + 1, j;
-	char *s;
-
-	if ((m->used + 1) * 4 > m->cap * 3 && nm_grow(m))
-		return -ENOMEM;
-	for (j = nm_mix(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			break;
-	s = strdup(name ? name : "");
 	if (!s)
 		return -ENOMEM;
-	if (!m->keys[j])
-		m->used++;
-	else
-		free(m->name[j]);
-	m->keys[j] = key;
-	m->parent[j] = parent;
-	m->name[j] = s;
+	ret = iotap_map_put(m, file, (void **)&e);
+	if (ret < 0) {
+		free(s);
+		return ret;
+	}
+	free(e->name);
+	e->parent = parent;
+	e->name = s;
 	return 0;
 }
 
-static void nm_release(struct name_map *m)
+static void nm_release(struct iotap_map *m)
 {
-	uint64_t i;
+	struct name_ent *e;
+	uint64_t pos = 0;
 
-	for (i = 0; i < m->cap; i++)
-		free(m->name ? m->name[i] : NULL);
-	free(m->keys);
-	free(m->parent);
-	free(m->name);
-	memset(m, 0, sizeof(*m));
+	while ((e = iotap_map_next(m, &pos, NULL)))
+		free(e->name);
+	iotap_map_release(m);
 }
 
 const char *report_file_name(const struct report *rep, uint64_t file, char *buf, size_t len)
 {
 	const char *parts[16];
-	uint64_t j, f = file;
+	const struct name_ent *e;
+	uint64_t f = file;
 	unsigned int n = 0;
 	size_t l = 0;
 
-	while (n < 16 && (j = nm_slot(&rep->names, f)) != UINT64_MAX) {
-		parts[n++] = rep->names.name[j];
-		f = rep->names.parent[j];
+	while (n < 16 && (e = iotap_map_get(&rep->names, f))) {
+		parts[n++] = e->name;
+		f = e->parent;
 		if (!f || f == file)
 			break;
 	}
@@ -277,6 +219,8 @@ static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_r
 		p->cpu_mark_end_ns = mark->offset + mark->length;
 	else if (!mark)
 		p->has_cpu_mark = 0;	/* no closing mark: its CPU is not known (not 0) */
+	if (mark && mark->flags == IOTAP_PHASE_END)
+		p->unit_max_ns = mark->aux;
 	e->cur = -1;
 }
 
@@ -548,12 +492,13 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	memset(&e, 0, sizeof(e));
 	rep->path = path;
 	rep->flag_factor = o->flag_factor > 1 ? o->flag_factor : 4.0;
-	ret = open_trace(path, 0, &r);
+	ret = analysis_trace_open(path, 0, &r, &rep->err);
 	if (ret)
 		return ret;
 	copy_header(&rep->hdr, iotap_trace_reader_header(r));
 	rep->t0 = rep->hdr.mono_base_ns;
 	seek_map_init(&rep->files);
+	iotap_map_init(&rep->names, sizeof(struct name_ent));
 	series_init(&rep->series, rep->t0, o->interval_ns ? o->interval_ns : 100000000ull,
 		    o->max_bins ? o->max_bins : 32768);
 	points_init(&rep->points, o->points);
@@ -598,19 +543,21 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		rep->ops_ord = e.ord;
 	}
 	iotap_trace_reader_stats(r, &rep->rs);
-	if (ret >= 0)
-		warn_damage(path, &rep->rs);
 out:
 	iotap_trace_reader_close(r);
 	free(e.heap);
 	pstats_release(&e.blk);
 	autoseg_release(&e.seg);
 	if (ret < 0) {
+		struct analysis_err err;
+
 		if (ret == -ENOMEM)
-			die_msg("out of memory reading '%s'", path);
+			analysis_err_set(&err, ret, "out of memory reading '%s'", path);
 		else
-			die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+			analysis_err_set(&err, ret, "cannot read trace '%s': %s", path,
+					 strerror(-ret));
 		report_release(rep);
+		rep->err = err;	/* release cleared it */
 		return ret;
 	}
 	report_flags(rep);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - a trace reduced to phases, and its output
+ * iotap_analysis.h - libiotap-analysis: a trace reduced to phases, compared,
+ * and rendered (the public header of tools/analysis/)
  *
  * report_build() streams a trace once and fills a struct report: one
  * struct pstats per phase and one for the whole trace, the trace cut into
@@ -12,15 +13,46 @@
  * never by the number of records.
  *
  * The output functions (output.c: text, CSV, JSON, time series, bonnie++
- * CSV; html.c: the HTML page) and compare (cmd_compare.c) share it.
+ * CSV; html.c: the HTML page) and compare (compare.c) share it.
+ *
+ * Errors. Nothing here prints to stderr: a function that can fail returns
+ * 0 or -errno and fills a struct analysis_err (the report's, the compare's,
+ * or one the caller passes) with the sentence a person needs; the CLI
+ * (tools/cmd_*.c) prints it. The types of stat.h and phase.h are part of
+ * this interface (struct report holds them); svg.h is private.
  */
-#ifndef IOTAP_REPORT_H
-#define IOTAP_REPORT_H
+#ifndef IOTAP_ANALYSIS_H
+#define IOTAP_ANALYSIS_H
 
 #include <stdio.h>
 
 #include "iotap_trace.h"
 #include "stat.h"
+
+struct json_object;
+
+/*
+ * struct analysis_err - why an analysis failed (or what it warns of)
+ * @code: -errno (0: nothing to say)
+ * @msg:  "cannot read trace 'x.iotap': ..." for people, without the
+ *        "iotap: " prefix the CLI adds; empty when @code is 0
+ */
+struct analysis_err {
+	int code;
+	char msg[512];
+};
+
+/* Set @err (may be NULL) to @code and a message; returns @code. */
+int analysis_err_set(struct analysis_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * analysis_trace_open - open @path for reading with iotap_trace_reader_open()
+ * Return: 0, or -errno with @err saying why in words (a format too new,
+ * not a trace, a damaged header, the file system's reason).
+ */
+int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
+			struct analysis_err *err);
 
 #define REPORT_FLAGS_MAX	8
 /* Most phases a report keeps (memory: each is a few KiB to a few tens of KiB);
@@ -56,18 +88,17 @@ struct report_opts {
 	int keep_names;			/* remember file names (seek maps, --by file) */
 };
 
-/* File id -> name, from NAME records. */
-struct name_map {
-	uint64_t *keys;			/* file id + 1, 0 = empty */
-	uint64_t *parent;
-	char **name;
-	uint64_t cap, used;
+/* A file's name, from NAME records: the values of report.names. */
+struct name_ent {
+	uint64_t parent;		/* file id of its directory */
+	char *name;			/* last component, owned */
 };
 
 struct report {
 	const char *path;
 	struct iotap_trace_header hdr;	/* strings owned by report */
-	struct iotap_trace_read_stats rs;
+	struct iotap_trace_read_stats rs;	/* damage met (the CLI warns of it) */
+	struct analysis_err err;	/* why report_build() failed */
 	struct pstats total;
 	struct pstats *phases;
 	unsigned int nphases;
@@ -81,12 +112,12 @@ struct report {
 	struct series series;
 	struct points points;
 	struct seek_map files;		/* per-file data op counts */
-	struct name_map names;
+	struct iotap_map names;		/* file id -> struct name_ent */
 	double flag_factor;
 };
 
 void report_opts_init(struct report_opts *o);
-/* Return: 0, or -errno after printing why (bad trace, out of memory). */
+/* Return: 0, or -errno with rep->err saying why (bad trace, out of memory). */
 int report_build(struct report *rep, const char *path, const struct report_opts *o);
 void report_release(struct report *rep);
 /* Find the odd things; called by report_build. */
@@ -140,25 +171,101 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 void report_print_csv(const struct report *rep, FILE *f);
 /* Return: 0 or -ENOMEM. */
 int report_print_json(const struct report *rep, FILE *f);
-/* The time series at @interval_ns steps (0: the report's bins), text or CSV. */
-void report_print_series(const struct report *rep, uint64_t interval_ns, int csv, FILE *f);
+/*
+ * The time series at @interval_ns steps (0: the report's bins), text or CSV.
+ * @warn: set (code 0) when the interval had to be rounded to whole bins.
+ */
+void report_print_series(const struct report *rep, uint64_t interval_ns, int csv, FILE *f,
+			 struct analysis_err *warn);
 /* bonnie++'s CSV line (Debian 2.00a layout). Return: 0, or -EINVAL if the
- * phases are not bonnie's (a message says why). */
-int report_print_bonnie_csv(const struct report *rep, FILE *f);
+ * phases are not bonnie's (@err says why). */
+int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_err *err);
 /* bonnie++'s test name of each phase (NULL: not one), as --bonnie-csv maps
  * them; @names has rep->nphases entries. Return: how many phases are tests. */
 unsigned int report_bonnie_names(const struct report *rep, const char **names);
-/* One phase broken down by op, file or thread: a second pass over the trace. */
-int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f);
+/* One phase broken down by op, file or thread: a second pass over the trace.
+ * Return: 0 or -errno (@err says why). */
+int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
+		    struct analysis_err *err);
 
 /* json-c helpers shared with compare */
 struct json_object;
 struct json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 				      const struct flagset *fl);
 
+/* A JSON number printed with @decimals decimals; NULL (JSON null) for NaN or inf. */
+struct json_object *report_jnum(double v, int decimals);
+
 /* --- HTML (html.c) ------------------------------------------------------- */
 
 /* The report page into @f (out_open()); write errors show in ferror(@f). */
 void report_write_html(const struct report *rep, FILE *f);
 
-#endif /* IOTAP_REPORT_H */
+/* --- compare ------------------------------------------------------------- */
+
+/*
+ * compare (compare.c) - several runs side by side, phase by phase
+ *
+ * A run group is one label and the traces of its repeats (seed 001's
+ * bonnie++ -x 3): each figure is shown as the mean over the group's traces
+ * and their sample standard deviation, and as the ratio of that mean to
+ * the baseline group's (the first). Without labels each trace is a group
+ * of one. Phases are matched by name (and occurrence: the second "create"
+ * matches the second "create"); a phase one run lacks is left blank.
+ */
+#define CMP_PHASE_KEY	160
+
+struct cmp_group {
+	const char *label;		/* --label NAME, or the trace's file name */
+	unsigned int n;			/* traces (repeats) */
+	const char **paths;
+	struct report *reps;		/* n built reports */
+};
+
+/* One figure of one phase in every group. */
+struct cmp_cell {
+	unsigned int n;			/* traces that have it */
+	double mean, sd;		/* sd: sample standard deviation, 0 for one trace */
+	double ratio;			/* mean / baseline mean; NAN when not comparable */
+};
+
+struct cmp_metric {
+	const char *key;		/* JSON/CSV name: "write_mb_per_s" */
+	const char *label;		/* text: "write MB/s" */
+	int decimals;
+};
+
+extern const struct cmp_metric cmp_metrics[];
+extern const unsigned int cmp_nmetrics;
+
+struct compare {
+	struct cmp_group *groups;
+	unsigned int ngroups;
+	unsigned int nphases;		/* matched phases (the last row is the total) */
+	char (*phase_names)[CMP_PHASE_KEY];
+	/* for group g, trace t, phase k: index into reps[t].phases, -1 if absent,
+	 * -2 for the total */
+	int *map;			/* [nphases][ngroups][max traces] */
+	unsigned int max_traces;
+	struct analysis_err err;	/* why compare_build() failed */
+};
+
+/* Build every report and match phases. Return: 0 or -errno (c->err says why). */
+int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngroups);
+void compare_release(struct compare *c);
+/* The pstats of phase @k in trace @t of group @g, or NULL. */
+const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsigned int g,
+				   unsigned int t);
+/* Figure @m of phase @k for group @g. */
+void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
+		  struct cmp_cell *out);
+/* 1 if figure @m means anything for phase @k (non-zero somewhere). */
+int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m);
+
+void compare_print_text(const struct compare *c, FILE *f);
+void compare_print_csv(const struct compare *c, FILE *f);
+int compare_print_json(const struct compare *c, FILE *f);
+/* The compare page into @f (out_open()); write errors show in ferror(@f). */
+void compare_write_html(const struct compare *c, FILE *f);
+
+#endif /* IOTAP_ANALYSIS_H */

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "phase.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 #define OUTLIER_MULT	100.0
 #define OUTLIER_MIN_N	100	/* samples before a p99 means anything */
@@ -142,18 +142,18 @@ static void flag_throughput(const struct report *rep, const struct pstats *p, st
  * Ops over OUTLIER_SLOW x p99, from the histogram: their count and about
  * how long they took (bucket midpoints, the last one capped at the max).
  */
-static void outliers(const struct lat_hist *h, uint64_t thr, uint64_t *n, double *ns)
+static void outliers(const struct iotap_hist *h, uint64_t thr, uint64_t *n, double *ns)
 {
 	unsigned int i;
 
 	*n = 0;
 	*ns = 0;
-	for (i = lat_bucket(thr); i < LAT_BUCKETS; i++) {
-		uint64_t c = lat_hist_count(h, i), lo, hi;
+	for (i = iotap_hist_index(thr, IOTAP_HIST_BITS); i < IOTAP_HIST_BUCKETS; i++) {
+		uint64_t c = iotap_hist_count(h, i), lo, hi;
 
 		if (!c)
 			continue;
-		lat_bucket_range(i, &lo, &hi);
+		iotap_hist_range(i, IOTAP_HIST_BITS, &lo, &hi);
 		if (hi <= thr)
 			continue;
 		if (hi > h->max)
@@ -170,13 +170,13 @@ static void flag_latency(const struct pstats *p, struct flagset *fs)
 	char a[32], b[32];
 
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 		uint64_t p99, n;
 		double ns;
 
 		if (!h || h->n < OUTLIER_MIN_N)
 			continue;
-		p99 = lat_hist_quantile(h, 0.99);
+		p99 = iotap_hist_quantile(h, 0.99);
 		if (!p99 || (double)h->max <= OUTLIER_MULT * (double)p99)
 			continue;
 		/*

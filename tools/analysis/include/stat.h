@@ -2,9 +2,6 @@
 /*
  * stat.h - the analyses behind report and compare, one per file
  *
- *   stat_latency.c  log-linear latency histogram (fio's scheme: 64 linear
- *                   sub-buckets per power of two, <= 1/64 relative error),
- *                   its groups of 64 allocated on first use
  *   stat_seek.c     per-file "where did the last data op end" map, with
  *                   each file's data op count (for "busy files")
  *   stat_phase.c    everything measured over one span of time (a phase, a
@@ -15,6 +12,9 @@
  *   stat_points.c   a decimated sample of data ops (time, file, offset) for
  *                   the offset-over-time seek maps
  *
+ * Latencies go into struct iotap_hist (iotap_base.h: fio's log-linear
+ * scheme, 64 sub-buckets per power of two, <= 1/64 relative error).
+ *
  * All of it streams: memory grows with the number of distinct files and
  * op types, never with the number of records.
  */
@@ -23,80 +23,20 @@
 
 #include <stdint.h>
 
+#include "iotap_base.h"
 #include "iotap_trace.h"
-
-/* --- latency histogram ------------------------------------------------- */
-
-#define LAT_SUB_BITS	6
-#define LAT_SUB		(1u << LAT_SUB_BITS)
-#define LAT_GROUPS	(64 - LAT_SUB_BITS + 1)
-#define LAT_BUCKETS	(LAT_GROUPS * LAT_SUB)
-/* Largest relative error of a quantile (half a sub-bucket of 1/64). */
-#define LAT_REL_ERROR	(1.0 / LAT_SUB)
-
-struct lat_hist {
-	uint64_t n;			/* samples */
-	uint64_t sum;			/* ns */
-	uint64_t min, max;		/* ns */
-	uint64_t used;			/* bit g: grp[g] holds counts */
-	uint64_t *grp[LAT_GROUPS];	/* LAT_SUB counters each, allocated on first use */
-};
-
-/* Return: 0, or -ENOMEM (the sample is then only in n, sum, min, max). */
-static inline int lat_hist_add(struct lat_hist *h, uint64_t ns);
-/* Add @src's samples to @dst. Return: 0 or -ENOMEM. */
-int lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
-/* Forget the samples, keep the allocations. */
-void lat_hist_clear(struct lat_hist *h);
-void lat_hist_release(struct lat_hist *h);
-/* Count in bucket @idx. */
-uint64_t lat_hist_count(const struct lat_hist *h, unsigned int idx);
-/* The value at quantile @q (0..1), ns: the midpoint of its bucket, clamped to min..max. */
-uint64_t lat_hist_quantile(const struct lat_hist *h, double q);
-/* Bucket index of a value and the value range [lo, hi) of an index. */
-static inline unsigned int lat_bucket(uint64_t v)
-{
-	unsigned int msb, shift;
-
-	if (v < LAT_SUB)
-		return (unsigned int)v;
-	msb = 63 - (unsigned int)__builtin_clzll(v);
-	shift = msb - LAT_SUB_BITS;
-	return (shift + 1) * LAT_SUB + (unsigned int)((v >> shift) & (LAT_SUB - 1));
-}
-
-void lat_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi);
-/* The slow path of lat_hist_add: allocate group @g. */
-uint64_t *lat_hist_group(struct lat_hist *h, unsigned int g);
-
-static inline int lat_hist_add(struct lat_hist *h, uint64_t ns)
-{
-	unsigned int b = lat_bucket(ns), g = b / LAT_SUB;
-	uint64_t *c = h->grp[g];
-
-	if (!h->n || ns < h->min)
-		h->min = ns;
-	if (ns > h->max)
-		h->max = ns;
-	h->n++;
-	h->sum += ns;
-	if (__builtin_expect(!c || !(h->used & (1ull << g)), 0)) {
-		c = lat_hist_group(h, g);
-		if (!c)
-			return -1;
-	}
-	c[b % LAT_SUB]++;
-	return 0;
-}
 
 /* --- seek map ---------------------------------------------------------- */
 
+struct seek_ent {
+	uint64_t end;			/* end offset of the previous data op */
+	uint64_t count;			/* data ops on the file */
+};
+
 struct seek_map {
-	uint64_t *keys;			/* file id + 1 (0 = empty slot) */
-	uint64_t *ends;			/* end offset of the previous data op */
-	uint64_t *count;		/* data ops on the file */
-	uint64_t cap, used;
-	uint64_t last_key, last_slot;	/* one-entry cache: runs of ops on one file */
+	struct iotap_map map;		/* file id -> struct seek_ent */
+	uint64_t last_file;		/* one-entry cache: runs of ops on one file */
+	struct seek_ent *last;		/* its entry, NULL: empty (valid until an insert) */
 };
 
 void seek_map_init(struct seek_map *m);
@@ -163,11 +103,12 @@ struct pstats {
 	uint64_t tid_bits[TID_BITS / 64];
 	uint64_t data_tid_bits[TID_BITS / 64];	/* threads that issued data ops */
 	/* end of the additive part */
-	struct lat_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
+	struct iotap_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
 	struct sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
 	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
 	uint64_t cpu_mark_end_ns;
 	int has_cpu_mark;
+	uint64_t unit_max_ns;		/* END marker's aux: the workload's longest unit, ns (0: none) */
 	int gap_before;			/* automatic phases: an idle gap comes first */
 	unsigned int blocks;		/* automatic phases: blocks merged into this span */
 };

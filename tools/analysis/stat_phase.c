@@ -35,7 +35,7 @@ void pstats_release(struct pstats *p)
 	for (i = 0; i < IOTAP_OP_MAX; i++) {
 		if (!p->lat[i])
 			continue;
-		lat_hist_release(p->lat[i]);
+		iotap_hist_release(p->lat[i]);
 		free(p->lat[i]);
 		p->lat[i] = NULL;
 	}
@@ -48,7 +48,7 @@ void pstats_clear(struct pstats *p)
 	memset((char *)p + ADD_FIRST, 0, ADD_END - ADD_FIRST);
 	for (i = 0; i < IOTAP_OP_MAX; i++)
 		if (p->lat[i] && p->lat[i]->n)
-			lat_hist_clear(p->lat[i]);
+			iotap_hist_clear(p->lat[i]);
 	p->t_begin = p->t_end = p->first_op = p->last_end = p->ord_first = 0;
 	p->smp_first.valid = p->smp_last.valid = 0;
 	p->has_cpu_mark = 0;
@@ -140,7 +140,7 @@ void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_see
 		if (!p->lat[op])
 			return;
 	}
-	lat_hist_add(p->lat[op], r->dur_ns);
+	iotap_hist_add(p->lat[op], r->dur_ns);
 }
 
 void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r)
@@ -188,7 +188,7 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 			if (!dst->lat[i])
 				return -ENOMEM;
 		}
-		if (lat_hist_merge(dst->lat[i], src->lat[i]))
+		if (iotap_hist_merge(dst->lat[i], src->lat[i]))
 			ret = -ENOMEM;
 	}
 	/*

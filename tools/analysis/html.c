@@ -24,10 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "compare.h"
+#include "iotap_analysis.h"
 #include "config.h"
 #include "phase.h"
-#include "report.h"
 #include "svg.h"
 
 #define C_READ		"#2c7fb8"
@@ -111,7 +110,7 @@ static void td_num(FILE *f, double v, int dec)
 /* in microseconds, as every other latency in the reports */
 static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? lat_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
+	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
 }
 
 static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
@@ -462,33 +461,33 @@ static void latency_hists(FILE *f, const struct report *rep)
 		return;
 	fprintf(f, "<section><h2>Latency histograms</h2><div class=\"grid2\">");
 	for (k = 0; k < nops; k++) {
-		const struct lat_hist *h = p->lat[ops[k]];
-		double lo[LAT_GROUPS * 8], hi[LAT_GROUPS * 8], pct[LAT_GROUPS * 8], marks[3];
+		const struct iotap_hist *h = p->lat[ops[k]];
+		double lo[IOTAP_HIST_GROUPS * 8], hi[IOTAP_HIST_GROUPS * 8], pct[IOTAP_HIST_GROUPS * 8], marks[3];
 		unsigned int n = 0;
 		struct svg_hist sh;
 		char title[96];
 
 		/* eight bars per power of two */
-		for (g = 0; g < LAT_GROUPS; g++) {
+		for (g = 0; g < IOTAP_HIST_GROUPS; g++) {
 			unsigned int part;
 
 			for (part = 0; part < 8; part++) {
 				uint64_t c = 0, a, b, x, y;
 
 				for (i = part * 8; i < part * 8 + 8; i++)
-					c += lat_hist_count(h, g * LAT_SUB + i);
+					c += iotap_hist_count(h, g * IOTAP_HIST_SUB + i);
 				if (!c)
 					continue;
-				lat_bucket_range(g * LAT_SUB + part * 8, &a, &x);
-				lat_bucket_range(g * LAT_SUB + part * 8 + 7, &y, &b);
+				iotap_hist_range(g * IOTAP_HIST_SUB + part * 8, IOTAP_HIST_BITS, &a, &x);
+				iotap_hist_range(g * IOTAP_HIST_SUB + part * 8 + 7, IOTAP_HIST_BITS, &y, &b);
 				lo[n] = (double)a;
 				hi[n] = (double)b;
 				pct[n] = 100.0 * (double)c / (double)h->n;
 				n++;
 			}
 		}
-		marks[0] = (double)lat_hist_quantile(h, 0.5);
-		marks[1] = (double)lat_hist_quantile(h, 0.99);
+		marks[0] = (double)iotap_hist_quantile(h, 0.5);
+		marks[1] = (double)iotap_hist_quantile(h, 0.99);
 		marks[2] = (double)h->max;
 		snprintf(title, sizeof(title), "%s: %" PRIu64 " ops, mean %.1f us",
 			 iotap_trace_op_name(ops[k]), h->n, (double)h->sum / h->n / 1e3);
@@ -633,7 +632,7 @@ static void latency_table(FILE *f, const struct report *rep)
 		int first = 1;
 
 		for (op = 0; op < IOTAP_OP_MAX; op++) {
-			const struct lat_hist *h = p->lat[op];
+			const struct iotap_hist *h = p->lat[op];
 
 			/* ops that make up under 1% of a phase clutter the table */
 			if (!h || !h->n || (h->n * 100 < p->ops && h->n < 100))
@@ -646,10 +645,10 @@ static void latency_table(FILE *f, const struct report *rep)
 			fprintf(f, "</td><td class=\"l\">%s</td><td>%" PRIu64 "</td>",
 				iotap_trace_op_name(op), h->n);
 			td_num(f, (double)h->sum / h->n / 1e3, 1);
-			td_num(f, lat_hist_quantile(h, 0.5) / 1e3, 1);
-			td_num(f, lat_hist_quantile(h, 0.9) / 1e3, 1);
-			td_num(f, lat_hist_quantile(h, 0.99) / 1e3, 1);
-			td_num(f, lat_hist_quantile(h, 0.999) / 1e3, 1);
+			td_num(f, iotap_hist_quantile(h, 0.5) / 1e3, 1);
+			td_num(f, iotap_hist_quantile(h, 0.9) / 1e3, 1);
+			td_num(f, iotap_hist_quantile(h, 0.99) / 1e3, 1);
+			td_num(f, iotap_hist_quantile(h, 0.999) / 1e3, 1);
 			td_num(f, h->max / 1e3, 1);
 			fprintf(f, "<td>%" PRIu64 "</td></tr>\n", p->op_errors[op]);
 		}

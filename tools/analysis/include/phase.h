@@ -25,7 +25,7 @@
 /* Op classes that make a phase what it is. */
 enum op_class {
 	C_READ, C_WRITE, C_CREATE, C_MKDIR, C_STAT, C_UNLINK, C_READDIR, C_RENAME,
-	C_SETATTR, C_OPEN, C_FSYNC, C_XATTR, C_OTHER, C_NCLS
+	C_SETATTR, C_OPEN, C_FSYNC, C_XATTR, C_OTHER, C_LOOKUP, C_NCLS
 };
 
 /* What a span does, as fractions and log sizes. */

@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * stat_latency.c - log-linear latency histogram
+ * hist.c - log-linear histogram (struct iotap_hist, iotap_base.h)
  *
- * Values below 64 ns have a bucket each; above, every power of two is cut
+ * Values below 64 have a bucket each; above, every power of two is cut
  * into 64 equal sub-buckets (fio's FIO_IO_U_PLAT scheme), so a quantile,
  * reported as the midpoint of its bucket, is off by at most 1/128 of its
  * value and never by more than 1/64. A histogram has 59 groups of 64
  * counters (one per power of two); a group is allocated when a value first
  * falls in it, so the usual few octaves of latencies cost a few KiB, and
- * `used` lets merge and clear touch only those groups.
+ * `used` lets merge and clear touch only those groups. The report's
+ * latencies use it; the replayer's lag histogram uses the same bucket
+ * scheme at 8 sub-buckets per octave over a flat array in shared memory.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stat.h"
+#include "iotap_base.h"
 
-void lat_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi)
+void iotap_hist_range(unsigned int idx, unsigned int bits, uint64_t *lo, uint64_t *hi)
 {
-	unsigned int group = idx / LAT_SUB, sub = idx % LAT_SUB, shift;
+	unsigned int group = idx >> bits, sub = idx & ((1u << bits) - 1), shift;
 
 	if (group == 0) {
 		*lo = idx;
@@ -26,16 +28,16 @@ void lat_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi)
 		return;
 	}
 	shift = group - 1;
-	*lo = ((uint64_t)(LAT_SUB + sub)) << shift;
+	*lo = ((uint64_t)((1u << bits) + sub)) << shift;
 	*hi = *lo + (1ull << shift);
 	if (*hi < *lo)
 		*hi = UINT64_MAX;
 }
 
-uint64_t *lat_hist_group(struct lat_hist *h, unsigned int g)
+uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g)
 {
 	if (!h->grp[g]) {
-		h->grp[g] = calloc(LAT_SUB, sizeof(uint64_t));
+		h->grp[g] = calloc(IOTAP_HIST_SUB, sizeof(uint64_t));
 		if (!h->grp[g])
 			return NULL;
 	}
@@ -43,7 +45,7 @@ uint64_t *lat_hist_group(struct lat_hist *h, unsigned int g)
 	return h->grp[g];
 }
 
-int lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src)
+int iotap_hist_merge(struct iotap_hist *dst, const struct iotap_hist *src)
 {
 	uint64_t used = src->used;
 	unsigned int g, i;
@@ -61,16 +63,16 @@ int lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src)
 
 		g = (unsigned int)__builtin_ctzll(used);
 		used &= used - 1;
-		d = lat_hist_group(dst, g);
+		d = iotap_hist_group(dst, g);
 		if (!d)
 			return -ENOMEM;
-		for (i = 0; i < LAT_SUB; i++)
+		for (i = 0; i < IOTAP_HIST_SUB; i++)
 			d[i] += src->grp[g][i];
 	}
 	return 0;
 }
 
-void lat_hist_clear(struct lat_hist *h)
+void iotap_hist_clear(struct iotap_hist *h)
 {
 	uint64_t used = h->used;
 
@@ -78,31 +80,31 @@ void lat_hist_clear(struct lat_hist *h)
 		unsigned int g = (unsigned int)__builtin_ctzll(used);
 
 		used &= used - 1;
-		memset(h->grp[g], 0, LAT_SUB * sizeof(uint64_t));
+		memset(h->grp[g], 0, IOTAP_HIST_SUB * sizeof(uint64_t));
 	}
 	h->used = 0;
 	h->n = h->sum = h->min = h->max = 0;
 }
 
-void lat_hist_release(struct lat_hist *h)
+void iotap_hist_release(struct iotap_hist *h)
 {
 	unsigned int g;
 
-	for (g = 0; g < LAT_GROUPS; g++)
+	for (g = 0; g < IOTAP_HIST_GROUPS; g++)
 		free(h->grp[g]);
 	memset(h, 0, sizeof(*h));
 }
 
-uint64_t lat_hist_count(const struct lat_hist *h, unsigned int idx)
+uint64_t iotap_hist_count(const struct iotap_hist *h, unsigned int idx)
 {
-	unsigned int g = idx / LAT_SUB;
+	unsigned int g = idx / IOTAP_HIST_SUB;
 
-	if (g >= LAT_GROUPS || !(h->used & (1ull << g)))
+	if (g >= IOTAP_HIST_GROUPS || !(h->used & (1ull << g)))
 		return 0;
-	return h->grp[g][idx % LAT_SUB];
+	return h->grp[g][idx % IOTAP_HIST_SUB];
 }
 
-uint64_t lat_hist_quantile(const struct lat_hist *h, double q)
+uint64_t iotap_hist_quantile(const struct iotap_hist *h, double q)
 {
 	uint64_t want, seen = 0, lo, hi, v;
 	uint64_t used = h->used;
@@ -122,7 +124,7 @@ uint64_t lat_hist_quantile(const struct lat_hist *h, double q)
 	while (used && !found) {
 		g = (unsigned int)__builtin_ctzll(used);
 		used &= used - 1;
-		for (i = 0; i < LAT_SUB; i++) {
+		for (i = 0; i < IOTAP_HIST_SUB; i++) {
 			seen += h->grp[g][i];
 			if (seen >= want) {
 				found = 1;
@@ -132,7 +134,7 @@ uint64_t lat_hist_quantile(const struct lat_hist *h, double q)
 	}
 	if (!found)
 		return h->max;
-	lat_bucket_range(g * LAT_SUB + i, &lo, &hi);
+	iotap_hist_range(g * IOTAP_HIST_SUB + i, IOTAP_HIST_BITS, &lo, &hi);
 	v = lo + (hi - lo) / 2;
 	if (v < h->min)
 		v = h->min;

@@ -28,6 +28,11 @@
  * burst inside one steady phase: the look-back merges the three. A
  * writeback-only phase between two different ones (bonnie's block write,
  * whose writes all come as writeback) stays a phase.
+ *
+ * Closing syncs: a block of nothing but fsyncs (and the flush and release
+ * around them) joins the open phase, the one that wrote the data, even
+ * when it is too small to judge: it would otherwise be pooled with the
+ * next phase's first ops and move a long fsync into the wrong phase.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -46,7 +51,7 @@ static const char *const class_names[C_NCLS] = {
 	[C_READ] = "read", [C_WRITE] = "write", [C_CREATE] = "create", [C_MKDIR] = "mkdir",
 	[C_STAT] = "stat", [C_UNLINK] = "unlink", [C_READDIR] = "readdir",
 	[C_RENAME] = "rename", [C_SETATTR] = "setattr", [C_OPEN] = "open",
-	[C_FSYNC] = "fsync", [C_XATTR] = "xattr", [C_OTHER] = "other",
+	[C_FSYNC] = "fsync", [C_XATTR] = "xattr", [C_OTHER] = "other", [C_LOOKUP] = "lookup",
 };
 
 /* Class of an op, or -1 for bookkeeping that says nothing about a phase. */
@@ -59,7 +64,13 @@ static int op_class(unsigned int op)
 	case IOTAP_OP_TMPFILE:
 		return C_CREATE;
 	case IOTAP_OP_MKDIR: return C_MKDIR;
-	case IOTAP_OP_LOOKUP: case IOTAP_OP_GETATTR: case IOTAP_OP_ACCESS: case IOTAP_OP_READLINK:
+	/*
+	 * A lookup is path resolution, a class of its own: with
+	 * --entry-timeout 0 every create, stat and unlink brings one, and
+	 * counted as stats they made those phases look alike.
+	 */
+	case IOTAP_OP_LOOKUP: return C_LOOKUP;
+	case IOTAP_OP_GETATTR: case IOTAP_OP_ACCESS: case IOTAP_OP_READLINK:
 	case IOTAP_OP_STATFS:
 		return C_STAT;
 	case IOTAP_OP_UNLINK: case IOTAP_OP_RMDIR: return C_UNLINK;
@@ -153,6 +164,13 @@ double sig_dist(const struct sig *a, const struct sig *b)
 	for (k = 0; k < C_NCLS; k++)
 		tv += fabs(a->cls[k] - b->cls[k]);
 	d = tv / 2 / 0.35;		/* a third of the ops changed class */
+	/*
+	 * What a metadata phase changes: a create or unlink phase whose
+	 * every op also brings getattrs and lookups (--attr-timeout 0) is
+	 * still not a stat phase
+	 */
+	d = fmax2(d, fabs(a->cls[C_CREATE] - b->cls[C_CREATE]) / 0.12);
+	d = fmax2(d, fabs(a->cls[C_UNLINK] - b->cls[C_UNLINK]) / 0.12);
 	if (a->data > 0.2 && b->data > 0.2) {
 		/* request size by a factor of three in a direction both do */
 		if (a->rshare > 0.2 && b->rshare > 0.2 && a->rsize && b->rsize)
@@ -372,6 +390,18 @@ static void flush_pend(struct autoseg *a)
 	a->pend_gap = 0;
 }
 
+/* Only fsyncs (and bookkeeping: flush, release, forget) in @p. */
+static int sync_only(const struct pstats *p)
+{
+	double c[C_NCLS], n = 0;
+	int k;
+
+	class_counts(p, c, 0);
+	for (k = 0; k < C_NCLS; k++)
+		n += c[k];
+	return n > 0 && c[C_FSYNC] == n;
+}
+
 void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 {
 	struct pstats *open;
@@ -390,6 +420,17 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 	}
 	if (is_gap)
 		flush_pend(a);
+	/*
+	 * The fsync (and close) that ends a file's writing belongs to the
+	 * phase that dirtied the data: bonnie++ times its rewrite with it.
+	 * A block of nothing else joins what came before, never what follows.
+	 */
+	if (!is_gap && !a->pend.ops && open && sync_only(blk)) {
+		open->blocks += blk->blocks ? blk->blocks : 1;
+		if (pstats_merge(open, blk))
+			a->err = 1;
+		return;
+	}
 	if (a->pend.ops || classified(blk) < MIN_JUDGE) {
 		if (!a->pend.ops) {
 			a->pend.t_begin = blk->t_begin;
@@ -465,6 +506,9 @@ void phase_auto_name(const struct pstats *p, char *buf, size_t len)
 	size_t l;
 
 	class_counts(p, c, 0);
+	/* named, a lookup is a look at a file: a stat */
+	c[C_STAT] += c[C_LOOKUP];
+	c[C_LOOKUP] = 0;
 	for (k = 0; k < C_NCLS; k++)
 		total += c[k];
 	if (total <= 0) {

@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "opt.h"
+#include "iotap_analysis.h"
 
 enum {
 	M_DUR, M_OPS, M_RMB, M_WMB, M_RIOPS, M_WIOPS, M_SEEKS, M_SEQ, M_FSYNC, M_META,
@@ -124,8 +123,11 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 		for (t = 0; t < groups[g].n; t++) {
 			ret = report_build(&groups[g].reps[t], groups[g].paths[t], NULL);
 			if (ret) {
+				struct analysis_err err = groups[g].reps[t].err;
+
 				groups[g].n = t; /* built so far: released by compare_release */
 				compare_release(c);
+				c->err = err;
 				return ret;
 			}
 		}
@@ -171,9 +173,8 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 	return 0;
 
 err_nomem:
-	die_msg("out of memory");
 	compare_release(c);
-	return -ENOMEM;
+	return analysis_err_set(&c->err, -ENOMEM, "out of memory");
 }
 
 void compare_release(struct compare *c)
@@ -211,7 +212,7 @@ static double p99_us(const struct pstats *p, unsigned int op, int *ok)
 		*ok = 0;
 		return 0;
 	}
-	return lat_hist_quantile(p->lat[op], 0.99) / 1e3;
+	return iotap_hist_quantile(p->lat[op], 0.99) / 1e3;
 }
 
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
@@ -479,16 +480,6 @@ void compare_print_csv(const struct compare *c, FILE *f)
 
 /* --- JSON ---------------------------------------------------------------- */
 
-static json_object *jnum(double v, int decimals)
-{
-	char buf[64];
-
-	if (!isfinite(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
-
 int compare_print_json(const struct compare *c, FILE *f)
 {
 	json_object *root = json_object_new_object(), *runs = json_object_new_array();
@@ -527,9 +518,9 @@ int compare_print_json(const struct compare *c, FILE *f)
 						       json_object_new_string(c->groups[g].label));
 				json_object_object_add(cell, "n", json_object_new_int((int)cl.n));
 				json_object_object_add(cell, "mean",
-						       cl.n ? jnum(cl.mean, 6) : NULL);
-				json_object_object_add(cell, "sd", cl.n ? jnum(cl.sd, 6) : NULL);
-				json_object_object_add(cell, "ratio", jnum(cl.ratio, 4));
+						       cl.n ? report_jnum(cl.mean, 6) : NULL);
+				json_object_object_add(cell, "sd", cl.n ? report_jnum(cl.sd, 6) : NULL);
+				json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
 				json_object_array_add(arr, cell);
 			}
 			json_object_object_add(figs, cmp_metrics[m].key, arr);

@@ -17,60 +17,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
-#include "report.h"
-#include "traceio.h"
+#include "iotap_analysis.h"
 
 #define TOP	40
 
 struct by_row {
-	uint64_t key;			/* file id or tid, + 1 (0 = empty slot) */
+	uint64_t key;			/* file id or tid */
 	uint64_t ops, rd_ops, wr_ops, rd_bytes, wr_bytes, data_ops, seeks, fsyncs, meta_ops;
 	uint64_t busy_ns, lat_max;
 };
 
-struct by_map {
-	struct by_row *rows;
-	uint64_t cap, used;
-};
-
-static uint64_t by_mix(uint64_t x)
+/* The row of @key in @m (key -> struct by_row), made on first use; NULL: ENOMEM. */
+static struct by_row *by_get(struct iotap_map *m, uint64_t key)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
+	struct by_row *row;
+	int ret = iotap_map_put(m, key, (void **)&row);
 
-static struct by_row *by_get(struct by_map *m, uint64_t key)
-{
-	uint64_t j;
-
-	key++;
-	if ((m->used + 1) * 4 > m->cap * 3) {
-		uint64_t ncap = m->cap ? m->cap * 2 : 1024, i;
-		struct by_row *nr = calloc(ncap, sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		for (i = 0; i < m->cap; i++) {
-			if (!m->rows[i].key)
-				continue;
-			for (j = by_mix(m->rows[i].key) & (ncap - 1); nr[j].key;
-			     j = (j + 1) & (ncap - 1))
-				;
-			nr[j] = m->rows[i];
-		}
-		free(m->rows);
-		m->rows = nr;
-		m->cap = ncap;
-	}
-	for (j = by_mix(key) & (m->cap - 1); m->rows[j].key; j = (j + 1) & (m->cap - 1))
-		if (m->rows[j].key == key)
-			return &m->rows[j];
-	m->rows[j].key = key;
-	m->used++;
-	return &m->rows[j];
+	if (ret < 0)
+		return NULL;
+	row->key = key;
+	return row;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -156,7 +122,7 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 	print_head(f, csv, "op");
 	for (op = 0; op < IOTAP_OP_MAX; op++) {
 		struct by_row r = { 0 };
-		const struct lat_hist *h = p->lat[op];
+		const struct iotap_hist *h = p->lat[op];
 
 		if (!p->op_count[op])
 			continue;
@@ -185,15 +151,16 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 	return 0;
 }
 
-int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f)
+int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
+		    struct analysis_err *err)
 {
 	const struct pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
 	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
 	struct iotap_trace_reader *r;
 	struct iotap_trace_rec rec;
 	struct seek_map seeks;
-	struct by_map m = { 0 };
-	struct by_row *rows, rest = { 0 };
+	struct by_row *rows = NULL, *row, rest = { 0 };
+	struct iotap_map m;
 	double d = pstats_duration_s(p);
 	char label[512];
 	int ret;
@@ -205,13 +172,13 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		hi = (unsigned int)phase + 1 < rep->nphases ? rep->phases[phase + 1].ord_first
 							    : UINT64_MAX;
 	}
-	ret = open_trace(rep->path, 0, &r);
+	ret = analysis_trace_open(rep->path, 0, &r, err);
 	if (ret)
 		return ret;
+	iotap_map_init(&m, sizeof(struct by_row));
 	seek_map_init(&seeks);
 	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
 		int64_t dist = 0;
-		struct by_row *row;
 		uint64_t my = ord;
 
 		if (rec.type != IOTAP_REC_OP)
@@ -237,15 +204,20 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	iotap_trace_reader_close(r);
 	seek_map_release(&seeks);
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", rep->path, strerror(-ret));
-		free(m.rows);
+		analysis_err_set(err, ret, "cannot read trace '%s': %s", rep->path, strerror(-ret));
+		iotap_map_release(&m);
 		return ret;
 	}
-	/* pack the used rows and sort them busiest first */
-	rows = m.rows;
-	for (i = 0, n = 0; i < m.cap; i++)
-		if (rows[i].key)
-			rows[n++] = rows[i];
+	/* copy the rows out and sort them busiest first */
+	n = iotap_map_count(&m);
+	rows = malloc((n ? n : 1) * sizeof(*rows));
+	if (!rows) {
+		iotap_map_release(&m);
+		return analysis_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (i = 0, n = 0; (row = iotap_map_next(&m, &i, NULL)); )
+		rows[n++] = *row;
+	iotap_map_release(&m);
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (!csv)
 		fprintf(f, "phase %s: %.3f s, %" PRIu64 " ops in %" PRIu64 " %s%s\n",
@@ -274,22 +246,22 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 			uint64_t j;
 			char other[512];
 
-			report_file_name(rep, rows[i].key - 1, label, sizeof(label));
+			report_file_name(rep, rows[i].key, label, sizeof(label));
 			/* two files of one name (a file deleted and made again): add the id */
 			for (j = 0; j < n && j < TOP; j++) {
 				if (j == i)
 					continue;
-				report_file_name(rep, rows[j].key - 1, other, sizeof(other));
+				report_file_name(rep, rows[j].key, other, sizeof(other));
 				if (!strcmp(other, label)) {
 					size_t l = strlen(label);
 
 					snprintf(label + l, sizeof(label) - l, " [%" PRIu64 "]",
-						 rows[i].key - 1);
+						 rows[i].key);
 					break;
 				}
 			}
 		} else {
-			snprintf(label, sizeof(label), "%" PRIu64, rows[i].key - 1);
+			snprintf(label, sizeof(label), "%" PRIu64, rows[i].key);
 		}
 		print_row(f, csv, label, &rows[i], d);
 	}
@@ -297,6 +269,6 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		snprintf(label, sizeof(label), "(%" PRIu64 " more)", n - TOP);
 		print_row(f, csv, label, &rest, d);
 	}
-	free(m.rows);
+	free(rows);
 	return 0;
 }

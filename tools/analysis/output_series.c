@@ -13,8 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "opt.h"
-#include "report.h"
+#include "iotap_analysis.h"
 
 /* The phase that covers most of [a, z), "-" if none does. */
 static const char *phase_at(const struct report *rep, uint64_t a, uint64_t z)
@@ -40,7 +39,8 @@ static const char *phase_at(const struct report *rep, uint64_t a, uint64_t z)
 	return name;
 }
 
-void report_print_series(const struct report *rep, uint64_t interval_ns, int csv, FILE *f)
+void report_print_series(const struct report *rep, uint64_t interval_ns, int csv, FILE *f,
+			 struct analysis_err *warn)
 {
 	const struct series *s = &rep->series;
 	struct bin_dev *dev = NULL;
@@ -52,8 +52,9 @@ void report_print_series(const struct report *rep, uint64_t interval_ns, int csv
 		k = (interval_ns + s->width / 2) / s->width;
 	/* the bins may be a hair off an interval that does not divide evenly */
 	if (interval_ns && llabs((long long)(k * s->width) - (long long)interval_ns) > 1000)
-		warn_msg("interval is %.3f s: a whole number of the %.3f s bins this trace's "
-			 "length allows", (double)(k * s->width) / 1e9, (double)s->width / 1e9);
+		analysis_err_set(warn, 0, "interval is %.3f s: a whole number of the %.3f s "
+				 "bins this trace's length allows", (double)(k * s->width) / 1e9,
+				 (double)s->width / 1e9);
 	if (s->n) {
 		dev = calloc(s->n, sizeof(*dev));
 		if (dev)

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_base.c - the shared primitives of trace/base/ (iotap_base.h)
+ *
+ * clock: monotonic and in ns; hash: stable and seed-dependent; map: a
+ * random mix of put/get/del against a plain reference array (keys 0 and
+ * UINT64_MAX included), growth, equal keys through add/find, iteration;
+ * hist: the bucket scheme at 3 and 6 bits (every value inside its bucket's
+ * range, ranges contiguous), quantiles within the stated error, merge;
+ * size: what both former parsers accepted and refused; argv: joining;
+ * bonnie: the CSV line's columns, +++++, rates and latency units.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "iotap_base.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void test_clock(void)
+{
+	uint64_t a = iotap_clock_ns(), b = iotap_clock_ns();
+	struct timespec ts = { 0, 2000000 };
+
+	ok(a > 0 && b >= a, "clock: monotonic (%" PRIu64 " then %" PRIu64 ")", a, b);
+	nanosleep(&ts, NULL);
+	b = iotap_clock_ns();
+	ok(b - a >= 2000000 && b - a < 2000000000ull, "clock: a 2 ms sleep is %" PRIu64 " ns",
+	   b - a);
+}
+
+static void test_hash(void)
+{
+	ok(iotap_hash_u64(1) == iotap_hash_u64(1) && iotap_hash_u64(1) != iotap_hash_u64(2),
+	   "hash: u64 stable, keys differ");
+	ok(iotap_hash_str("abc", 0) == iotap_hash_bytes("abc", 3, 0) &&
+	   iotap_hash_str("abc", 0) != iotap_hash_str("abc", 1),
+	   "hash: str equals bytes, the seed matters");
+	ok(iotap_hash_u64x2(1, 2) != iotap_hash_u64x2(2, 1), "hash: u64x2 is ordered");
+}
+
+#define NREF	5000
+
+struct val {
+	uint64_t a, b;
+	char tag;
+};
+
+static void test_map(void)
+{
+	static uint64_t ref_key[NREF];
+	static uint64_t ref_val[NREF];
+	static int ref_in[NREF];
+	struct iotap_map m;
+	uint64_t i, pos, key, n, bad = 0, seen;
+	struct val *v;
+	int ret;
+
+	iotap_map_init(&m, sizeof(struct val));
+	ok(!iotap_map_get(&m, 5) && iotap_map_count(&m) == 0, "map: empty map finds nothing");
+	for (i = 0; i < NREF; i++)
+		ref_key[i] = i == 0 ? 0 : i == 1 ? UINT64_MAX : (i & 1 ? rnd() : i * 4096);
+	for (n = 0; n < 200000; n++) {
+		i = rnd() % NREF;
+		switch (rnd() % 3) {
+		case 0:
+		case 1:
+			ret = iotap_map_put(&m, ref_key[i], (void **)&v);
+			if (ret != ref_in[i] || (ret == 1 && v->a != ref_val[i]))
+				bad++;
+			ref_val[i] = rnd();
+			v->a = ref_val[i];
+			v->b = ~ref_val[i];
+			ref_in[i] = 1;
+			break;
+		default:
+			ret = iotap_map_del(&m, ref_key[i]);
+			if (ret != (ref_in[i] ? 0 : -ENOENT))
+				bad++;
+			ref_in[i] = 0;
+			break;
+		}
+	}
+	for (i = 0, seen = 0; i < NREF; i++) {
+		v = iotap_map_get(&m, ref_key[i]);
+		if (!!v != ref_in[i] || (v && (v->a != ref_val[i] || v->b != ~ref_val[i])))
+			bad++;
+		seen += ref_in[i];
+	}
+	ok(!bad && iotap_map_count(&m) == seen,
+	   "map: 200000 random put/del agree with a reference (%" PRIu64 " keys, 0 and "
+	   "UINT64_MAX among them)", seen);
+	for (pos = 0, n = 0; (v = iotap_map_next(&m, &pos, &key)); n++) {
+		for (i = 0; i < NREF && ref_key[i] != key; i++)
+			;
+		if (i == NREF || !ref_in[i] || v->a != ref_val[i])
+			bad++;
+	}
+	ok(!bad && n == seen, "map: iteration visits each entry once with its key");
+	iotap_map_release(&m);
+
+	/* equal keys: a hash-keyed map with the full key compared by the caller */
+	iotap_map_init(&m, sizeof(struct val));
+	for (i = 0; i < 3; i++) {
+		iotap_map_add(&m, 42, (void **)&v);
+		v->tag = (char)('a' + i);
+	}
+	iotap_map_put(&m, 43, (void **)&v);
+	v->tag = 'z';
+	for (n = 0, v = iotap_map_find(&m, 42, &pos); v; v = iotap_map_find_next(&m, 42, &pos))
+		n += v->tag >= 'a' && v->tag <= 'c';
+	ok(n == 3 && iotap_map_count(&m) == 4, "map: add keeps three entries of one key");
+	v = iotap_map_find(&m, 42, &pos);
+	iotap_map_del_value(&m, v);
+	for (n = 0, v = iotap_map_find(&m, 42, &pos); v; v = iotap_map_find_next(&m, 42, &pos))
+		n++;
+	v = iotap_map_get(&m, 43);
+	ok(n == 2 && v && v->tag == 'z', "map: del_value removes exactly that entry");
+	iotap_map_release(&m);
+
+	/* a key set: zero-size values */
+	iotap_map_init(&m, 0);
+	for (i = 0; i < 100000; i++)
+		iotap_map_put(&m, i * 7, (void **)&v);
+	for (i = 0, bad = 0; i < 100000; i++)
+		bad += !iotap_map_get(&m, i * 7) + !!iotap_map_get(&m, i * 7 + 1);
+	ok(!bad && m.cap >= 100000 * 4 / 3, "map: 100000 keys of a set, grown to %" PRIu64
+	   " slots", m.cap);
+	n = m.cap;
+	iotap_map_clear(&m);
+	ok(iotap_map_count(&m) == 0 && !iotap_map_get(&m, 7) && m.cap == n &&
+	   !iotap_map_put(&m, 7, (void **)&v) && iotap_map_count(&m) == 1,
+	   "map: clear empties it and keeps its table");
+	iotap_map_release(&m);
+}
+
+static void test_hist_scheme(unsigned int bits)
+{
+	uint64_t lo, hi, prev_hi = 0, bad = 0, v;
+	unsigned int i, n = IOTAP_HIST_BUCKETS_OF(bits), k;
+
+	for (i = 0; i < n; i++) {
+		iotap_hist_range(i, bits, &lo, &hi);
+		if (lo != prev_hi || hi <= lo)
+			bad++;
+		if (iotap_hist_index(lo, bits) != i || iotap_hist_index(hi - 1, bits) != i)
+			bad++;
+		/* a bucket is at most 1/2^bits of its values wide */
+		if (lo >= (1ull << bits) && (double)(hi - lo) > (double)lo / (1 << bits) * 1.0000001)
+			bad++;
+		prev_hi = hi;
+	}
+	ok(!bad && prev_hi == UINT64_MAX, "hist: %u buckets at %u bits tile 0..2^64", n, bits);
+	for (k = 0, bad = 0; k < 100000; k++) {
+		v = rnd() >> (rnd() % 64);
+		iotap_hist_range(iotap_hist_index(v, bits), bits, &lo, &hi);
+		bad += v < lo || (v >= hi && hi != UINT64_MAX);
+	}
+	ok(!bad, "hist: 100000 random values fall inside their bucket at %u bits", bits);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_hist(void)
+{
+	static uint64_t vals[20000];
+	struct iotap_hist a = { 0 }, b = { 0 }, all = { 0 };
+	double qs[] = { 0.01, 0.5, 0.9, 0.99, 0.999 };
+	unsigned int i, bad = 0;
+
+	test_hist_scheme(3);
+	test_hist_scheme(IOTAP_HIST_BITS);
+	ok(iotap_hist_index(7, 3) == 7 && iotap_hist_index(8, 3) == 8 &&
+	   iotap_hist_index(16, 3) == 16 && iotap_hist_index(17, 3) == 16 &&
+	   iotap_hist_index(63, 6) == 63 && iotap_hist_index(64, 6) == 64 &&
+	   iotap_hist_index(129, 6) == 128,
+	   "hist: exact below 2^bits, then 2^bits per octave");
+	for (i = 0; i < 20000; i++) {
+		vals[i] = 1000 + rnd() % 5000000;
+		iotap_hist_add(i % 2 ? &a : &b, vals[i]);
+		iotap_hist_add(&all, vals[i]);
+	}
+	qsort(vals, 20000, sizeof(vals[0]), cmp_u64);
+	for (i = 0; i < 5; i++) {
+		double exact = (double)vals[(unsigned int)ceil(qs[i] * 20000) - 1];
+		double got = (double)iotap_hist_quantile(&all, qs[i]);
+
+		if (fabs(got - exact) > exact * IOTAP_HIST_REL_ERROR)
+			bad++;
+	}
+	ok(!bad, "hist: quantiles within 1/64 of the exact order statistics");
+	ok(iotap_hist_quantile(&all, 0) == vals[0] && iotap_hist_quantile(&all, 1) == vals[19999],
+	   "hist: q=0 and q=1 are min and max");
+	iotap_hist_merge(&a, &b);
+	for (i = 0; i < IOTAP_HIST_BUCKETS; i++)
+		bad += iotap_hist_count(&a, i) != iotap_hist_count(&all, i);
+	ok(!bad && a.n == all.n && a.sum == all.sum && a.min == all.min && a.max == all.max,
+	   "hist: merge of two halves equals the whole");
+	iotap_hist_clear(&a);
+	ok(a.n == 0 && iotap_hist_quantile(&a, 0.5) == 0, "hist: a cleared histogram is empty");
+	iotap_hist_release(&a);
+	iotap_hist_release(&b);
+	iotap_hist_release(&all);
+}
+
+static void test_size(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t unit, want;	/* want 0: refused */
+	} t[] = {
+		{ "4096", 1, 4096 }, { "8k", 1, 8192 }, { "64K", 1, 65536 },
+		{ "1M", 1, 1 << 20 }, { "2g", 1, 2ull << 30 }, { "1T", 1, 1ull << 40 },
+		{ "1MB", 1, 1 << 20 }, { "64KiB", 1, 65536 }, { "1Ki", 1, 1024 },
+		{ "100b", 1, 100 }, { "100B", 1, 100 },
+		{ "300", 1 << 20, 300ull << 20 }, { "300M", 1 << 20, 300ull << 20 },
+		{ "1g", 1 << 20, 1ull << 30 }, { "64", 1024, 65536 }, { "4m", 1024, 4 << 20 },
+		{ "16777215T", 1, 16777215ull << 40 },
+		{ "", 1, 0 }, { "-1", 1, 0 }, { " 5", 1, 0 }, { "+5", 1, 0 }, { "k", 1, 0 },
+		{ "1.5M", 1, 0 }, { "5x", 1, 0 }, { "5i", 1, 0 }, { "5kk", 1, 0 },
+		{ "5 k", 1, 0 }, { "5MBx", 1, 0 }, { "16777216T", 1, 0 },
+		{ "18446744073709551616", 1, 0 }, { "18446744073709551615", 2, 0 },
+	};
+	unsigned int i, bad = 0;
+	uint64_t v;
+	int ret;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v = 12345;
+		ret = iotap_size_parse(t[i].s, t[i].unit, &v);
+		if (t[i].want ? (ret || v != t[i].want) : (ret != -EINVAL || v != 12345)) {
+			bad++;
+			diag("size: '%s' unit %" PRIu64 ": ret %d, %" PRIu64, t[i].s, t[i].unit,
+			     ret, v);
+		}
+	}
+	ok(!bad, "size: %u accepted and refused forms", i);
+	ok(!iotap_size_parse("0", 1, &v) && v == 0, "size: zero is a size");
+	ok(iotap_size_parse(NULL, 1, &v) == -EINVAL, "size: NULL is refused");
+}
+
+static void test_argv(void)
+{
+	char w0[] = "run", w1[] = "bonnie", w2[] = "", w3[] = "-s", w4[] = "300M";
+	char *words[] = { w0, w1, w2, w3, w4 };
+	char *s;
+
+	s = iotap_argv_join("iotap", 5, words);
+	ok(s && !strcmp(s, "iotap run bonnie  -s 300M"), "argv: with a first word: '%s'", s);
+	free(s);
+	s = iotap_argv_join(NULL, 2, words);
+	ok(s && !strcmp(s, "run bonnie"), "argv: without a first word");
+	free(s);
+	s = iotap_argv_join("iotap", 0, words);
+	ok(s && !strcmp(s, "iotap"), "argv: no words");
+	free(s);
+	s = iotap_argv_join(NULL, 0, words);
+	ok(s && !strcmp(s, ""), "argv: nothing at all is the empty string");
+	free(s);
+}
+
+static const char *csv_of(const struct iotap_bonnie_csv *l)
+{
+	static char buf[2048];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	iotap_bonnie_csv_print(f, l);
+	fclose(f);
+	return buf;
+}
+
+static void test_bonnie(void)
+{
+	struct iotap_bonnie_csv l = { 0 };
+	char b[32];
+	unsigned int t;
+
+	iotap_bonnie_size(b, sizeof(b), 2048, "MG");
+	ok(!strcmp(b, "2G"), "bonnie: size 2048 MG is 2G");
+	iotap_bonnie_size(b, sizeof(b), 8192, " km");
+	ok(!strcmp(b, "8k"), "bonnie: size 8192 ' km' is 8k");
+	iotap_bonnie_size(b, sizeof(b), 100, " km");
+	ok(!strcmp(b, "100"), "bonnie: size 100 ' km' is 100 (the unit space is cut)");
+	for (t = 0; t < IOTAP_BONNIE_CSV_TESTS; t++)
+		l.test[t].cpu_pct = -1;
+	l.name = "m";
+	ok(!strcmp(csv_of(&l), "1.98,2.00a,m,1,"
+			       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n"),
+	   "bonnie: nothing run is 50 blank columns");
+	l.has_seed = 1;
+	l.seed = 42;
+	l.io = l.has_size = 1;
+	l.file_mib = 300;
+	l.chunk = 4096;
+	l.seeks = 8192;
+	l.seekers = 5;
+	l.test[0] = (struct iotap_bonnie_csv_test){ 2.0, 3072, 97.5, 0.0295516 };
+	l.test[1] = (struct iotap_bonnie_csv_test){ 0.25, 307200, 10, 0.000311 };
+	l.test[5] = (struct iotap_bonnie_csv_test){ 1.0, 8192, -1, 123.4 };
+	l.files = 1;
+	l.num_files = 16;
+	l.num_dirs = 1;
+	l.test[6] = (struct iotap_bonnie_csv_test){ 0.5, 16384, iotap_bonnie_cpu_pct(0.25, 0.5),
+						  0.1 };
+	ok(!strcmp(csv_of(&l), "1.98,2.00a,m,1,42,300M,4k,8192,5,1536,97,+++++,+++,,,,,,,"
+			       "8192,,16,,,,,32768,50,,,,,,,,,,,29551us,311us,,,,123s,100ms,,,,,\n"),
+	   "bonnie: rates truncated, +++++ under 0.5 s, seeks to the unit, latencies' units: %s",
+	   csv_of(&l));
+	l.test[5].elapsed_s = 4.0;
+	ok(strstr(csv_of(&l), ",5,1536,97,+++++,+++,,,,,,,2048,,16,") != NULL,
+	   "bonnie: seeks/s >= 1000 without decimals");
+	l.test[5].elapsed_s = 16.0;
+	ok(strstr(csv_of(&l), ",,,,,512.0,,16,") != NULL, "bonnie: seeks/s < 1000 with one");
+}
+
+int main(void)
+{
+	test_clock();
+	test_hash();
+	test_map();
+	test_hist();
+	test_size();
+	test_argv();
+	test_bonnie();
+	return done_testing();
+}

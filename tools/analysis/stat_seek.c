@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stat_seek.c - where the previous data op on each file ended
+ *
+ * A hash map (iotap_map) keyed by file id. A data op is a seek when its
+ * offset is not where the previous data op on the same file ended
+ * (bonnie++'s and blktrace's notion); the first op on a file counts from
+ * offset 0, so reading a file from its start is sequential. The map also
+ * counts each file's data ops, which is how the report finds busy files.
+ * A one-entry cache in front of it serves runs of ops on one file; only an
+ * insertion moves entries, and it refills the cache.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat.h"
+
+void seek_map_init(struct seek_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	iotap_map_init(&m->map, sizeof(struct seek_ent));
+}
+
+void seek_map_release(struct seek_map *m)
+{
+	iotap_map_release(&m->map);
+	m->last = NULL;
+}
+
+int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end)
+{
+	struct seek_ent *e = m->last;
+	uint64_t prev;
+	int ret;
+
+	if (!e || m->last_file != file) {
+		ret = iotap_map_put(&m->map, file, (void **)&e);
+		if (ret < 0)
+			return (int64_t)off;	/* out of memory: treat as unknown, count from 0 */
+		m->last_file = file;
+		m->last = e;
+		if (!ret) {
+			e->end = end;
+			e->count = 1;
+			return (int64_t)off;
+		}
+	}
+	prev = e->end;
+	e->end = end;
+	e->count++;
+	return (int64_t)(off - prev);
+}
+
+unsigned int seek_map_busiest(const struct seek_map *m, unsigned int n, uint64_t *files,
+			      uint64_t *counts)
+{
+	const struct seek_ent *e;
+	unsigned int k = 0, i;
+	uint64_t pos = 0, file;
+
+	while ((e = iotap_map_next(&m->map, &pos, &file))) {
+		/* insertion into a short sorted list; ties: the lower file id first */
+		for (i = k; i > 0 && (counts[i - 1] < e->count ||
+				      (counts[i - 1] == e->count && files[i - 1] > file)); i--) {
+			if (i < n) {
+				counts[i] = counts[i - 1];
+				files[i] = files[i - 1];
+			}
+		}
+		if (i < n) {
+			counts[i] = e->count;
+			files[i] = file;
+			if (k < n)
+				k++;
+		}
+	}
+	return k;
+}

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iotap_base.h - the primitives every iotap module shares
+ *
+ * libiotap-base is the bottom of the dependency graph: trace/ links it, and
+ * fs/, workload/ and tools/ reach it through trace_dep, so each primitive
+ * below exists once in the tree. It uses libc and libxxhash (header-only,
+ * inlined) and nothing of the project.
+ *
+ *   clock   iotap_clock_ns(): CLOCK_MONOTONIC in ns, the time base of traces
+ *   hash    iotap_hash_u64() and friends: XXH3, inlined
+ *   map     struct iotap_map: open-addressing hash map, u64 keys, inline values
+ *   hist    struct iotap_hist: fio-style log-linear histogram
+ *   size    iotap_size_parse(): "8k", "64MiB", "1G" to bytes
+ *   argv    iotap_argv_join(): a command line as one string
+ *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c), for
+ *           both `iotap run bonnie` (workload/) and the report (tools/)
+ *
+ * Objects follow the project's lifecycle words: _init/_release for
+ * caller-owned structs. Functions return 0 or -errno unless said otherwise.
+ * Nothing here locks: a map or histogram belongs to one thread at a time.
+ */
+#ifndef IOTAP_BASE_H
+#define IOTAP_BASE_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#undef XXH_INLINE_ALL
+
+/* --- clock ------------------------------------------------------------------ */
+
+/*
+ * iotap_clock_ns - CLOCK_MONOTONIC now, in ns
+ *
+ * The clock of every record's time_ns and of every workload's timing.
+ * Context: any thread; never blocks (vDSO).
+ */
+static inline uint64_t iotap_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --- hash ------------------------------------------------------------------- */
+
+/* XXH3 of one 64-bit key (its 8 bytes in host order). */
+static inline uint64_t iotap_hash_u64(uint64_t key)
+{
+	return XXH3_64bits(&key, sizeof(key));
+}
+
+/* XXH3 of two 64-bit words, e.g. (st_dev, st_ino). */
+static inline uint64_t iotap_hash_u64x2(uint64_t a, uint64_t b)
+{
+	uint64_t k[2] = { a, b };
+
+	return XXH3_64bits(k, sizeof(k));
+}
+
+/*
+ * XXH3 of @len bytes at @p, or of the string @s without its NUL, seeded with
+ * @seed (e.g. a parent id). Out of line (map.c): inlined into a caller with a
+ * constant length, XXH3's unreachable long-input paths trip -Warray-bounds.
+ */
+uint64_t iotap_hash_bytes(const void *p, size_t len, uint64_t seed);
+uint64_t iotap_hash_str(const char *s, uint64_t seed);
+
+/* --- map -------------------------------------------------------------------- */
+
+/*
+ * struct iotap_map - open-addressing hash map from u64 keys to inline values
+ *
+ * Linear probing on iotap_hash_u64(key), at most 3/4 full, deletion by
+ * backward shift (no tombstones). Every key value is allowed. Values are
+ * @vsize bytes stored in the table, zeroed on insertion and 8-byte aligned.
+ *
+ * A pointer to a value stays valid until the next iotap_map_put(),
+ * iotap_map_add() or deletion on the same map (they may move entries).
+ *
+ * Wider keys (strings, (parent, name)) key the map by iotap_hash_bytes() and
+ * insert with iotap_map_add(), which allows equal keys; a lookup then walks
+ * the candidates with iotap_map_find()/iotap_map_find_next() and compares the
+ * full key itself.
+ */
+struct iotap_map {
+	unsigned char *slots;		/* cap slots of esize bytes: u64 key, value */
+	unsigned char *full;		/* cap bytes: 1 if the slot holds an entry */
+	uint64_t cap;			/* slots, a power of two, or 0 */
+	uint64_t used;			/* entries */
+	size_t vsize;			/* value bytes */
+	size_t esize;			/* slot bytes: 8 + vsize rounded up to 8 */
+};
+
+/* Initialize an empty map of @vsize-byte values; allocates nothing. */
+void iotap_map_init(struct iotap_map *m, size_t vsize);
+/* Free the table; the map is empty (and reusable) afterwards. */
+void iotap_map_release(struct iotap_map *m);
+/* Remove every entry, keeping the table's memory. */
+void iotap_map_clear(struct iotap_map *m);
+
+/* The slow path of insertion: double the table. Return: 0 or -ENOMEM. */
+int iotap_map_grow(struct iotap_map *m);
+
+static inline uint64_t *iotap_map_slot_key_(const struct iotap_map *m, uint64_t j)
+{
+	return (uint64_t *)(m->slots + j * m->esize);
+}
+
+/*
+ * iotap_map_get - the value of @key
+ * Return: a pointer to the value of the first entry with @key, or NULL.
+ */
+static inline void *iotap_map_get(const struct iotap_map *m, uint64_t key)
+{
+	uint64_t mask = m->cap - 1, j;
+
+	if (!m->cap)
+		return NULL;
+	for (j = iotap_hash_u64(key) & mask; m->full[j]; j = (j + 1) & mask) {
+		uint64_t *k = iotap_map_slot_key_(m, j);
+
+		if (*k == key)
+			return k + 1;
+	}
+	return NULL;
+}
+
+/*
+ * iotap_map_put - find @key, or insert it with a zeroed value
+ * @val: set to the value's address
+ *
+ * Return: 1 if @key was there, 0 if it was inserted, -ENOMEM (then the map
+ * is unchanged and *@val is NULL).
+ */
+static inline int iotap_map_put(struct iotap_map *m, uint64_t key, void **val)
+{
+	uint64_t mask, j, *k;
+
+	if ((m->used + 1) * 4 > m->cap * 3 && iotap_map_grow(m)) {
+		*val = NULL;
+		return -ENOMEM;
+	}
+	mask = m->cap - 1;
+	for (j = iotap_hash_u64(key) & mask; m->full[j]; j = (j + 1) & mask) {
+		k = iotap_map_slot_key_(m, j);
+		if (*k == key) {
+			*val = k + 1;
+			return 1;
+		}
+	}
+	k = iotap_map_slot_key_(m, j);
+	*k = key;
+	memset(k + 1, 0, m->esize - sizeof(*k));
+	m->full[j] = 1;
+	m->used++;
+	*val = k + 1;
+	return 0;
+}
+
+/*
+ * iotap_map_add - insert an entry for @key even if @key is there already
+ * @val: set to the new, zeroed value
+ * Return: 0 or -ENOMEM.
+ */
+int iotap_map_add(struct iotap_map *m, uint64_t key, void **val);
+
+/*
+ * iotap_map_find - iterate the entries with @key
+ * @pos: cursor, set by iotap_map_find() and advanced by iotap_map_find_next()
+ *
+ * Return: the value of the next entry with @key, or NULL when there is none.
+ * Deleting the entry just returned is allowed only if the walk then stops.
+ */
+void *iotap_map_find(const struct iotap_map *m, uint64_t key, uint64_t *pos);
+void *iotap_map_find_next(const struct iotap_map *m, uint64_t key, uint64_t *pos);
+
+/* Remove the first entry with @key. Return: 0 or -ENOENT. */
+int iotap_map_del(struct iotap_map *m, uint64_t key);
+/* Remove the entry whose value is at @val (from get, put, add, find or next). */
+void iotap_map_del_value(struct iotap_map *m, void *val);
+
+/*
+ * iotap_map_next - iterate all entries, in table order
+ * @pos: cursor, 0 to start
+ * @key: if not NULL, set to the entry's key
+ * Return: the next value, or NULL at the end.
+ */
+void *iotap_map_next(const struct iotap_map *m, uint64_t *pos, uint64_t *key);
+
+/* Number of entries. */
+static inline uint64_t iotap_map_count(const struct iotap_map *m)
+{
+	return m->used;
+}
+
+/* --- hist ------------------------------------------------------------------- */
+
+/*
+ * Log-linear buckets (fio's FIO_IO_U_PLAT scheme): values below 2^@bits have
+ * a bucket each; above, every power of two is cut into 2^@bits equal
+ * sub-buckets, so a bucket is at most 1/2^@bits of its values wide.
+ * iotap_hist_index() and iotap_hist_range() are the scheme for any @bits
+ * (a caller with a flat counter array, e.g. in shared memory, uses them
+ * directly); struct iotap_hist is a sparse histogram at IOTAP_HIST_BITS.
+ */
+#define IOTAP_HIST_GROUPS_OF(bits)	(64 - (bits) + 1)
+#define IOTAP_HIST_BUCKETS_OF(bits)	(IOTAP_HIST_GROUPS_OF(bits) << (bits))
+
+static inline unsigned int iotap_hist_index(uint64_t v, unsigned int bits)
+{
+	unsigned int msb, shift;
+
+	if (v < (1ull << bits))
+		return (unsigned int)v;
+	msb = 63 - (unsigned int)__builtin_clzll(v);
+	shift = msb - bits;
+	return ((shift + 1) << bits) + (unsigned int)((v >> shift) & ((1ull << bits) - 1));
+}
+
+/* The values [*lo, *hi) of bucket @idx (*hi saturates at UINT64_MAX). */
+void iotap_hist_range(unsigned int idx, unsigned int bits, uint64_t *lo, uint64_t *hi);
+
+#define IOTAP_HIST_BITS		6
+#define IOTAP_HIST_SUB		(1u << IOTAP_HIST_BITS)
+#define IOTAP_HIST_GROUPS	IOTAP_HIST_GROUPS_OF(IOTAP_HIST_BITS)
+#define IOTAP_HIST_BUCKETS	IOTAP_HIST_BUCKETS_OF(IOTAP_HIST_BITS)
+/* Largest relative error of a quantile (half a sub-bucket of 1/64). */
+#define IOTAP_HIST_REL_ERROR	(1.0 / IOTAP_HIST_SUB)
+
+/*
+ * struct iotap_hist - sparse log-linear histogram, 64 sub-buckets per octave
+ *
+ * A quantile, reported as the midpoint of its bucket, is off by at most
+ * 1/128 of its value. A group of 64 counters (one power of two) is allocated
+ * when a value first falls in it, so the usual few octaves of latencies cost
+ * a few KiB; @used lets merge and clear touch only those groups.
+ * Zero-initialize (or memset) to init; iotap_hist_release() frees.
+ */
+struct iotap_hist {
+	uint64_t n;			/* samples */
+	uint64_t sum;			/* sum of the values */
+	uint64_t min, max;
+	uint64_t used;			/* bit g: grp[g] holds counts */
+	uint64_t *grp[IOTAP_HIST_GROUPS];	/* IOTAP_HIST_SUB counters each */
+};
+
+/* The slow path of iotap_hist_add(): allocate group @g. NULL: -ENOMEM. */
+uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g);
+
+/* Return: 0, or -ENOMEM (the sample is then only in n, sum, min, max). */
+static inline int iotap_hist_add(struct iotap_hist *h, uint64_t v)
+{
+	unsigned int b = iotap_hist_index(v, IOTAP_HIST_BITS), g = b / IOTAP_HIST_SUB;
+	uint64_t *c = h->grp[g];
+
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->n++;
+	h->sum += v;
+	if (__builtin_expect(!c || !(h->used & (1ull << g)), 0)) {
+		c = iotap_hist_group(h, g);
+		if (!c)
+			return -ENOMEM;
+	}
+	c[b % IOTAP_HIST_SUB]++;
+	return 0;
+}
+
+/* Add @src's samples to @dst. Return: 0 or -ENOMEM. */
+int iotap_hist_merge(struct iotap_hist *dst, const struct iotap_hist *src);
+/* Forget the samples, keep the allocations. */
+void iotap_hist_clear(struct iotap_hist *h);
+void iotap_hist_release(struct iotap_hist *h);
+/* Count in bucket @idx (at IOTAP_HIST_BITS). */
+uint64_t iotap_hist_count(const struct iotap_hist *h, unsigned int idx);
+/* The value at quantile @q (0..1): the midpoint of its bucket, clamped to min..max. */
+uint64_t iotap_hist_quantile(const struct iotap_hist *h, double q);
+
+/* --- size ------------------------------------------------------------------- */
+
+/*
+ * iotap_size_parse - a size with an optional binary multiplier
+ * @s:    "4096", "8k", "64K", "1M", "2g", "1T"; k/m/g/t are powers of 1024
+ *        in either case, optionally followed by "i", "iB" or "B" ("64KiB",
+ *        "1MB"); a bare number may end in "B"
+ * @unit: what a number without k/m/g/t counts (1: bytes; 1024 for
+ *        iozone's KB; 1 MiB for bonnie's -s)
+ * @out:  the size in bytes
+ *
+ * No sign, no space, no fraction. Return: 0, or -EINVAL for anything else
+ * or a size above UINT64_MAX (*@out is then unchanged).
+ */
+int iotap_size_parse(const char *s, uint64_t unit, uint64_t *out);
+
+/* --- argv ------------------------------------------------------------------- */
+
+/*
+ * iotap_argv_join - words as one space-separated string
+ * @first: a leading word ("iotap"), or NULL
+ * @argc, @argv: the words after it
+ *
+ * Words are joined as they are, unquoted (the trace header's cmdline).
+ * Return: a malloc'd string the caller frees, or NULL (ENOMEM).
+ */
+char *iotap_argv_join(const char *first, int argc, char *const *argv);
+
+/* --- bonnie ----------------------------------------------------------------- */
+
+/*
+ * bonnie++'s one-line CSV (format_version 1.98, as Debian's bonnie++ 2.00a
+ * writes it and bon_csv2txt / bon_csv2html read it), written in one place
+ * for `iotap run bonnie` (from what it measured) and `iotap report
+ * --bonnie-csv` (from a trace), so that one run gives one line.
+ *
+ * The twelve tests in bonnie++'s column order: putc, put_block, rewrite,
+ * getc, get_block, seeks, then seq_create, seq_stat, seq_del, ran_create,
+ * ran_stat, ran_del.
+ */
+#define IOTAP_BONNIE_CSV_TESTS	12
+#define IOTAP_BONNIE_CSV_IO	6	/* the first six are the I/O tests */
+#define IOTAP_BONNIE_MIN_TIME	0.5	/* bonnie.h MinTime: shorter tests print +++++ */
+
+struct iotap_bonnie_csv_test {
+	double elapsed_s;		/* 0: not run, blank; < MIN_TIME: "+++++" */
+	double units;			/* what the rate counts: KiB, seeks or files */
+	double cpu_pct;			/* %CP (iotap_bonnie_cpu_pct()); < 0: blank */
+	double latency_s;		/* longest unit, s; 0: blank */
+};
+
+struct iotap_bonnie_csv {
+	const char *version;		/* bonnie_version: "2.00a" */
+	const char *name;		/* machine name */
+	int has_seed;			/* 0: the seed column is blank */
+	uint32_t seed;
+	int io;				/* 1: the I/O tests' parameter columns are filled */
+	int has_size;			/* 0: file_size blank */
+	uint64_t file_mib;		/* file_size, MiB */
+	uint32_t chunk;			/* io_chunk_size, bytes; 0: blank (the default 8192) */
+	uint64_t seeks;
+	unsigned int seekers;
+	int files;			/* 1: the file tests' parameter columns are filled */
+	uint32_t num_files;		/* in units of 1024 */
+	int32_t max_size, min_size;	/* bytes; 0: blank */
+	uint32_t num_dirs;		/* <= 1: blank */
+	uint32_t file_chunk;		/* bytes; 0: blank (the default 8192) */
+	struct iotap_bonnie_csv_test test[IOTAP_BONNIE_CSV_TESTS];
+};
+
+/* %CP as bonnie++ computes it: CPU over wall time of the test, in percent. */
+static inline double iotap_bonnie_cpu_pct(double cpu_s, double elapsed_s)
+{
+	return cpu_s / elapsed_s * 100.0;
+}
+
+/* The CSV line of one run, with its newline. */
+void iotap_bonnie_csv_print(FILE *f, const struct iotap_bonnie_csv *l);
+/* The header line bonnie++ 2.00a prints before -x runs, verbatim (see bonnie.c). */
+void iotap_bonnie_csv_print_header(FILE *f);
+/*
+ * bon_time.cpp print_size(): @size in the first of @units, scaled by 1024
+ * while it divides ("MG": 2048 -> "2G"; " km": 8192 -> "8k", 100 -> "100");
+ * @units NULL: the plain number.
+ */
+void iotap_bonnie_size(char *buf, size_t len, uint64_t size, const char *units);
+
+#endif /* IOTAP_BASE_H */
