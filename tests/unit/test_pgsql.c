@@ -351,9 +351,11 @@ static void test_era(enum iotap_pgsql_era era, uint64_t sb, const char *wal_dir,
 	ok(dir_empty(dir) && dir_empty(wal), "%s: data and WAL directories empty afterwards",
 	   label);
 	ok(!read_trace(tr, &s), "%s: trace reads back", label);
-	ok(s.phases_ok && s.n_init == 1 && s.n_warmup == 1 && s.n_steady >= 1 && s.n_ckw >= 1 &&
-	   s.n_cks >= 1, "%s: phases init, warmup, steady (x%u), checkpoint write (x%u) and "
-	   "sync (x%u), BEGIN/END alternating", label, s.n_steady, s.n_ckw, s.n_cks);
+	/* a checkpoint (by WAL volume, say) may cut init or warmup too: init#2 */
+	ok(s.phases_ok && s.n_init >= 1 && s.n_warmup >= 1 && s.n_steady >= 1 && s.n_ckw >= 1 &&
+	   s.n_cks >= 1, "%s: phases init (x%u), warmup (x%u), steady (x%u), checkpoint write "
+	   "(x%u) and sync (x%u), BEGIN/END alternating", label, s.n_init, s.n_warmup,
+	   s.n_steady, s.n_ckw, s.n_cks);
 	ok(s.rel_ops > 1000 && !s.rel_bad, "%s: %" PRIu64 " relation reads/writes, all 8 KiB "
 	   "pages at 8 KiB offsets (%" PRIu64 " not)", label, s.rel_ops, s.rel_bad);
 	ok(s.wal_writes > 100 && !s.wal_bad, "%s: %" PRIu64 " WAL writes, whole pages from the "
