@@ -10,6 +10,7 @@
  *   iotap run dd DIR|FILE... --bs SIZE --count N [--read|--write] [--direct] [--fdatasync]
  *   iotap run hdparm FILE|DEVICE|DIR... [-T] [-t] [--direct]
  *   iotap run dedup DIR... [--meta-dir DIR] ...   (tools/run_dedup.c)
+ *   iotap run pgsql DIR... [options]       (tools/run_pgsql.c)
  *
  * The workloads live in workload/ (iotap_workload.h); this file parses
  * their options (one opt table each, so `iotap run bonnie --help` is
@@ -258,7 +259,8 @@ static void run_usage(FILE *f)
 		   "  iozone   iozone -i 0/1/2, -a sweeps, -t throughput mode\n"
 		   "  dd       sequential read or write, GNU dd's report\n"
 		   "  hdparm   hdparm -T / -t timings\n"
-		   "  dedup    a deduplicating backup media server (NetBackup MSDP)\n\n"
+		   "  dedup    a deduplicating backup media server (NetBackup MSDP)\n"
+		   "  pgsql    PostgreSQL running pgbench: pgbench's summary, checkpoints\n\n"
 		   "'iotap run WORKLOAD --help' lists a workload's options.\n");
 }
 
@@ -1228,6 +1230,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "dedup"))
 		return cmd_run_dedup(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pgsql"))
+		return cmd_run_pgsql(argc - 1, argv + 1);
 	memset(&r, 0, sizeof(r));
 	if (!strcmp(argv[1], "bonnie") || !strcmp(argv[1], "bonnie++")) {
 		r.type = WL_BONNIE;
@@ -1243,7 +1247,7 @@ int cmd_run(int argc, char **argv)
 		r.cmd = &hdparm_cmd;
 	} else {
 		fprintf(stderr, "iotap run: '%s' is not a workload (bonnie, iozone, dd, hdparm, "
-				"dedup); "
+				"dedup, pgsql); "
 				"see 'iotap run --help'\n", argv[1]);
 		return 2;
 	}

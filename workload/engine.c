@@ -9,10 +9,12 @@
  * phase.c's and the helper threads threads.c's; read workload_i.h first.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sys.h"
 #include "workload_i.h"
 
 int wl_read_full(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len)
@@ -199,4 +201,34 @@ int wl_fileset_close(struct iotap_workload_ctx *c, struct wl_fileset *fs, int do
 			ret = r;
 	}
 	return ret;
+}
+
+/* pgsql: temporary until the sys layer lands */
+
+/*
+ * sync_file_range(2) is issued but not recorded: FUSE has no request for
+ * it, so a capture never sees one either (as with lseek(2)). wl_mark()
+ * writes a PHASE marker from any thread with the CPU figure its caller
+ * measured (pgsql's roles run across phases, so the owner's RUSAGE_THREAD
+ * alone would miss them).
+ */
+int wl_sync_file_range(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off,
+		       uint64_t len, unsigned int flags)
+{
+	if (sync_file_range(f->fd, (off_t)off, (off_t)len, flags))
+		return wl_fail(c, -errno, "sync_file_range '%s' at %" PRIu64, f->name, off);
+	return 0;
+}
+
+void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
+	     uint64_t user_ns, uint64_t sys_ns, uint64_t *t)
+{
+	struct sys_who who;
+
+	*t = c->rec ? iotap_trace_op_begin(c->rec) : wl_now();
+	if (!c->rec)
+		return;
+	who = (struct sys_who){ sys_tid(), c->pid, c->uid, c->gid };
+	/* 0/0 reads as "no CPU figure" (see wl_cpu) */
+	sys_record_phase(c->rec, &who, name, kind, *t, user_ns || sys_ns ? user_ns : 1, sys_ns, 0);
 }

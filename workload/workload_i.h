@@ -5,9 +5,9 @@
  * Module prefixes: wl_ (ctx.c: the run context; traced.c: the traced
  * system calls; phase.c: phase markers and progress; threads.c: helper
  * threads; engine.c: the generic data phase), rng_ (rng.c), bon_
- * (bonnie*.c; bonnie_i.h holds what the parts of that model share). The
- * system calls themselves go through libiotap-sys (workload/sys/sys.h,
- * prefix sys_), shared with the replayer.
+ * (bonnie*.c; bonnie_i.h holds what the parts of that model share), pg_
+ * (pgsql*.c, see pgsql_i.h). The system calls themselves go through
+ * libiotap-sys (workload/sys/sys.h, prefix sys_), shared with the replayer.
  *
  * What a reader must know first:
  *
@@ -208,6 +208,18 @@ void wl_closedir(struct iotap_workload_ctx *c, struct wl_dir *d);
 
 /* stdio over a wl_file (bonnie 1.03's putc/getc): real syscalls recorded. */
 int wl_stdio_open(struct iotap_workload_ctx *c, struct wl_file *f, const char *mode);
+
+/*
+ * pgsql: temporary until the sys layer lands (engine.c's last block).
+ * wl_sync_file_range is issued but not recorded (no FUSE request exists
+ * for it). wl_mark writes a PHASE marker (@kind IOTAP_PHASE_*) from any
+ * thread, carrying the caller's cumulative CPU figure, and returns its
+ * time in @t.
+ */
+int wl_sync_file_range(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off,
+		       uint64_t len, unsigned int flags);
+void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
+	     uint64_t user_ns, uint64_t sys_ns, uint64_t *t);
 
 /* --- phase.c and threads.c: phases ----------------------------------------------------- */
 

@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run_pgsql.c - iotap run pgsql DIR... [options]  (called by cmd_run.c)
+ *
+ *   iotap run pgsql DIR... [--wal-dir DIR]... [-s SCALE] [-c CLIENTS] [-T DURATION]
+ *                   [--warmup DURATION] [-R TPS] [-P SEC] [--era 8.4|9.6|15|17]
+ *                   [--shared-buffers SIZE] [--checkpoint-timeout DURATION]
+ *                   [--max-wal-size SIZE] [--completion-target F]
+ *                   [--wal-sync-method M] [--full-page-writes on|off]
+ *                   [--*-flush-after SIZE] [-q] [--trace FILE] [--force]
+ *
+ * Parses PostgreSQL's and pgbench's option names (defaults of the --era
+ * chosen), checks every data and WAL directory before anything is written
+ * (exists, writable, not already a data directory, room for the database
+ * and for max_wal_size of WAL, summed per filesystem: exit 2), runs one
+ * model per DIR at once, and prints, per DIR, what a DBA reads: pgbench
+ * -i's "done in" line, pgbench's summary (tps with and without warm-up,
+ * latency average, stddev and percentiles, -R's schedule lag, -P's
+ * per-interval lines), the WAL sync latency, the I/O per transaction, one
+ * log_checkpoints line per checkpoint, and the model's own CPU per
+ * transaction. Ctrl-C stops every model, removes the files, prints what
+ * was measured (marked partial) and exits 130.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "iotap_base.h"
+#include "iotap_workload.h"
+#include "opt.h"
+
+enum {
+	P_SCALE, P_CLIENTS, P_DURATION, P_WARMUP, P_RATE, P_PROGRESS, P_ERA, P_WALDIR,
+	P_SB, P_WALBUF, P_CKTIMEOUT, P_MAXWAL, P_MINWAL, P_CKSEGS, P_CKTARGET, P_SYNC, P_FPW,
+	P_CKFLUSH, P_BGFLUSH, P_BEFLUSH, P_WWFLUSH, P_BGDELAY, P_BGMAX, P_BGMULT, P_WWDELAY,
+	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE,
+};
+
+static const struct opt_desc pgsql_opts[] = {
+	[P_SCALE] = { "scale", 's', "N", "pgbench -s: 100000 accounts per unit (default 1)" },
+	[P_CLIENTS] = { "clients", 'c', "N", "pgbench -c: concurrent clients (default 1)" },
+	[P_DURATION] = { "duration", 'T', "DURATION", "pgbench -T: 60s, 10m (default 60s)" },
+	[P_WARMUP] = { "warmup", 0, "DURATION", "first part of -T not counted as steady\n"
+					       "(default a tenth of it; 0: none)" },
+	[P_RATE] = { "rate", 'R', "TPS", "pgbench -R: Poisson arrivals at TPS over all clients;\n"
+					 "latency counts from the scheduled start" },
+	[P_PROGRESS] = { "progress", 'P', "SEC", "interval of the per-interval tps lines (default 5)" },
+	[P_ERA] = { "era", 0, "8.4|9.6|15|17", "PostgreSQL generation: defaults and I/O paths\n"
+					      "(default 15, Debian 12's)" },
+	[P_WALDIR] = { "wal-dir", 0, "DIR", "WAL segments in DIR (initdb -X); once per data DIR" },
+	[P_SB] = { "shared-buffers", 0, "SIZE", "shared_buffers (15: 128MB; 8.4: 32MB)" },
+	[P_WALBUF] = { "wal-buffers", 0, "SIZE", "wal_buffers (default shared_buffers/32)" },
+	[P_CKTIMEOUT] = { "checkpoint-timeout", 0, "DURATION", "checkpoint_timeout (5min)" },
+	[P_MAXWAL] = { "max-wal-size", 0, "SIZE", "max_wal_size (1GB; 9.5+)" },
+	[P_MINWAL] = { "min-wal-size", 0, "SIZE", "min_wal_size (80MB; 9.5+)" },
+	[P_CKSEGS] = { "checkpoint-segments", 0, "N", "checkpoint_segments (8.4: 3)" },
+	[P_CKTARGET] = { "completion-target", 0, "F",
+			 "checkpoint_completion_target (14+: 0.9; before: 0.5)" },
+	[P_SYNC] = { "wal-sync-method", 0, "METHOD",
+		     "fdatasync (default), fsync, open_datasync, open_sync" },
+	[P_FPW] = { "full-page-writes", 0, "on|off", "full_page_writes (on)" },
+	[P_CKFLUSH] = { "checkpoint-flush-after", 0, "SIZE",
+			"sync_file_range every SIZE of checkpoint writes (256kB; 0 off)" },
+	[P_BGFLUSH] = { "bgwriter-flush-after", 0, "SIZE", "likewise for the bgwriter (512kB)" },
+	[P_BEFLUSH] = { "backend-flush-after", 0, "SIZE", "likewise for backends (0)" },
+	[P_WWFLUSH] = { "wal-writer-flush-after", 0, "SIZE", "wal_writer_flush_after (1MB)" },
+	[P_BGDELAY] = { "bgwriter-delay", 0, "DURATION", "bgwriter_delay (200ms)" },
+	[P_BGMAX] = { "bgwriter-lru-maxpages", 0, "N", "bgwriter_lru_maxpages (100)" },
+	[P_BGMULT] = { "bgwriter-lru-multiplier", 0, "F", "bgwriter_lru_multiplier (2.0)" },
+	[P_WWDELAY] = { "wal-writer-delay", 0, "DURATION", "wal_writer_delay (200ms)" },
+	[P_COMBINE] = { "io-combine-limit", 0, "SIZE", "io_combine_limit (17: 128kB; before: 8kB)" },
+	[P_SEED] = { "seed", 0, "N", "random seed (pgbench --random-seed; default: time)" },
+	[P_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
+	[P_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace\n"
+					  "(several DIRs: FILE.1.iotap, FILE.2.iotap...)" },
+	[P_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
+	{ NULL },
+};
+
+static const struct opt_cmd pgsql_cmd = {
+	.name = "run pgsql",
+	.usage = "DIR... [--wal-dir DIR]... [options]",
+	.summary =
+		"A PostgreSQL server running pgbench's TPC-B, modelled at the system-call\n"
+		"level: DIR becomes a data directory (base/DB/ relation files of 8 KiB\n"
+		"pages in 1 GiB segments, global/pg_control, pg_xact, WAL segments of\n"
+		"16 MiB in DIR/pg_wal or --wal-dir), loaded as pgbench -i loads it, then\n"
+		"CLIENTS backends run transactions through a shared_buffers pool with a\n"
+		"WAL writer, a background writer and a checkpointer, as PostgreSQL's\n"
+		"source does them. Prints pgbench's summary, WAL sync latency, I/O per\n"
+		"transaction and log_checkpoints lines. Everything is removed at the end.",
+	.opts = pgsql_opts,
+	.footer =
+		"examples:\n"
+		"  iotap run pgsql /mnt/r10/pgdata --wal-dir /mnt/r1/pg_wal -s 100 -c 8 -T 10m \\\n"
+		"      --trace pg.iotap\n"
+		"  iotap run pgsql /mnt/array/pgdata --era 8.4 --shared-buffers 128MB\n"
+		"  iotap run pgsql /mnt/a/pg /mnt/b/pg -s 50 -R 500\n"
+		"exit status: 0 ok, 1 a run failed, 2 usage, 130 interrupted (partial results)",
+};
+
+struct pg_target {
+	const char *path, *wal_dir;
+	char *trace;
+	struct iotap_workload_target info, wal_info;
+	struct iotap_workload_pgsql_opts o;
+	struct iotap_workload_ctx *ctx;
+	struct iotap_workload_pgsql_result res;
+	int ret, open_ret, ran;
+	double last_report_s;
+	pthread_t thread;
+};
+
+struct pg_cli {
+	struct pg_target *t;
+	unsigned int nt;
+	const char **wal;
+	unsigned int nwal;
+	const char *trace;
+	int force, quiet;
+	char *cmdline, *workload;
+};
+
+static pthread_mutex_t pg_out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *trace_of(const char *path, unsigned int i, unsigned int n)
+{
+	const char *dot = strrchr(path, '.');
+	size_t len = strlen(path) + 16;
+	char *s = malloc(len);
+
+	if (!s)
+		return NULL;
+	if (n == 1)
+		snprintf(s, len, "%s", path);
+	else if (dot && !strcmp(dot, ".iotap") && dot > path)
+		snprintf(s, len, "%.*s.%u.iotap", (int)(dot - path), path, i + 1);
+	else
+		snprintf(s, len, "%s.%u", path, i + 1);
+	return s;
+}
+
+static int parse_era(const char *s, enum iotap_pgsql_era *era)
+{
+	if (!strcmp(s, "8.4"))
+		*era = IOTAP_PGSQL_84;
+	else if (!strcmp(s, "9.6"))
+		*era = IOTAP_PGSQL_96;
+	else if (!strcmp(s, "15"))
+		*era = IOTAP_PGSQL_15;
+	else if (!strcmp(s, "17"))
+		*era = IOTAP_PGSQL_17;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static int size_opt(const char *what, const char *arg, uint64_t min, uint64_t *out)
+{
+	if (iotap_size_parse(arg, 1, out) || *out < min)
+		return opt_error(&pgsql_cmd, "bad %s '%s'", what, arg);
+	return 0;
+}
+
+static int dur_opt(const char *what, const char *arg, uint64_t min_ns, uint64_t *out)
+{
+	if (parse_duration_ns(arg, out) || *out < min_ns)
+		return opt_error(&pgsql_cmd, "bad %s '%s'", what, arg);
+	return 0;
+}
+
+/* --era first: every other default depends on it */
+static int find_era(int argc, char **argv, enum iotap_pgsql_era *era)
+{
+	int i;
+
+	*era = IOTAP_PGSQL_15;
+	for (i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--era") && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--era=", 6))
+			v = argv[i] + 6;
+		if (v && parse_era(v, era))
+			return opt_error(&pgsql_cmd, "--era %s is not modelled (8.4, 9.6, 15, 17)", v);
+	}
+	return 0;
+}
+
+static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int argc, char **argv)
+{
+	enum iotap_pgsql_era era;
+	int idx, rc, warm_set = 0, i;
+	const char *arg;
+	uint64_t v;
+	double d;
+
+	if (find_era(argc, argv, &era))
+		return 2;
+	iotap_workload_pgsql_opts_init(o, era);
+	o->seed = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+	while ((rc = opt_next(&pgsql_cmd, argc, argv, &idx, &arg)) == 1) {
+		switch (idx) {
+		case P_SCALE:
+			if (parse_u64(arg, &v) || !v || v > 20000)
+				return opt_error(&pgsql_cmd, "bad scale '%s' (1..20000)", arg);
+			o->scale = (uint32_t)v;
+			break;
+		case P_CLIENTS:
+			if (parse_u64(arg, &v) || !v || v > 1000)
+				return opt_error(&pgsql_cmd, "bad client count '%s' (1..1000)", arg);
+			o->clients = (uint32_t)v;
+			break;
+		case P_DURATION:
+			if (dur_opt("duration", arg, 1000000000ull, &o->duration_ns))
+				return 2;
+			break;
+		case P_WARMUP:
+			if (parse_duration_ns(arg, &o->warmup_ns))
+				return opt_error(&pgsql_cmd, "bad warm-up '%s'", arg);
+			warm_set = 1;
+			break;
+		case P_RATE:
+			if (parse_double(arg, &o->rate) || !(o->rate > 0))
+				return opt_error(&pgsql_cmd, "bad rate '%s' (transactions/s)", arg);
+			break;
+		case P_PROGRESS:
+			if (parse_u64(arg, &v) || !v || v > 3600)
+				return opt_error(&pgsql_cmd, "bad progress interval '%s' (1..3600 s)",
+						 arg);
+			o->progress_ns = v * 1000000000ull;
+			break;
+		case P_ERA: break;
+		case P_WALDIR: {
+			const char **n = realloc(cli->wal, (cli->nwal + 1) * sizeof(*n));
+
+			if (!n)
+				return 1;
+			cli->wal = n;
+			cli->wal[cli->nwal++] = arg;
+			break;
+		}
+		case P_SB:
+			if (size_opt("shared_buffers", arg, 128 << 10, &o->shared_buffers))
+				return 2;
+			if (o->shared_buffers % 8192 || o->shared_buffers > (1ull << 40))
+				return opt_error(&pgsql_cmd, "shared_buffers '%s' is not a multiple "
+						 "of 8kB up to 1TB", arg);
+			break;
+		case P_WALBUF:
+			if (size_opt("wal_buffers", arg, 64 << 10, &o->wal_buffers))
+				return 2;
+			if (o->wal_buffers % 8192 || o->wal_buffers > (1ull << 30))
+				return opt_error(&pgsql_cmd, "wal_buffers '%s' is not a multiple "
+						 "of 8kB up to 1GB", arg);
+			break;
+		case P_CKTIMEOUT:
+			if (dur_opt("checkpoint_timeout", arg, 1000000000ull,
+				    &o->checkpoint_timeout_ns))
+				return 2;
+			break;
+		case P_MAXWAL:
+			if (size_opt("max_wal_size", arg, 32ull << 20, &o->max_wal_size))
+				return 2;
+			break;
+		case P_MINWAL:
+			if (size_opt("min_wal_size", arg, 32ull << 20, &o->min_wal_size))
+				return 2;
+			break;
+		case P_CKSEGS:
+			if (parse_u64(arg, &v) || !v || v > 100000)
+				return opt_error(&pgsql_cmd, "bad checkpoint_segments '%s'", arg);
+			o->checkpoint_segments = (uint32_t)v;
+			break;
+		case P_CKTARGET:
+			if (parse_double(arg, &d) || !(d > 0) || d > 1)
+				return opt_error(&pgsql_cmd, "bad completion target '%s' (0..1)", arg);
+			o->completion_target = d;
+			break;
+		case P_SYNC:
+			for (i = 0; i < 4; i++)
+				if (!strcmp(arg, iotap_workload_pgsql_sync_name(i)))
+					break;
+			if (i == 4)
+				return opt_error(&pgsql_cmd, "wal_sync_method '%s' is not one of "
+						 "fdatasync, fsync, open_datasync, open_sync", arg);
+			o->wal_sync_method = (enum iotap_pgsql_sync)i;
+			break;
+		case P_FPW:
+			if (!strcmp(arg, "on") || !strcmp(arg, "true") || !strcmp(arg, "1"))
+				o->full_page_writes = 1;
+			else if (!strcmp(arg, "off") || !strcmp(arg, "false") || !strcmp(arg, "0"))
+				o->full_page_writes = 0;
+			else
+				return opt_error(&pgsql_cmd, "full_page_writes is on or off");
+			break;
+		case P_CKFLUSH:
+		case P_BGFLUSH:
+		case P_BEFLUSH:
+		case P_WWFLUSH:
+			if (iotap_size_parse(arg, 1, &v) || v % 8192 || v > (2ull << 20))
+				return opt_error(&pgsql_cmd, "bad %s '%s' (multiple of 8kB, at most "
+						 "2MB)", pgsql_opts[idx].long_name, arg);
+			if (idx == P_CKFLUSH)
+				o->checkpoint_flush_after = v;
+			else if (idx == P_BGFLUSH)
+				o->bgwriter_flush_after = v;
+			else if (idx == P_BEFLUSH)
+				o->backend_flush_after = v;
+			else
+				o->wal_writer_flush_after = v;
+			break;
+		case P_BGDELAY:
+			if (dur_opt("bgwriter_delay", arg, 10000000ull, &o->bgwriter_delay_ns))
+				return 2;
+			break;
+		case P_BGMAX:
+			if (parse_u64(arg, &v) || v > 1073741823)
+				return opt_error(&pgsql_cmd, "bad bgwriter_lru_maxpages '%s'", arg);
+			o->bgwriter_lru_maxpages = (uint32_t)v;
+			break;
+		case P_BGMULT:
+			if (parse_double(arg, &d) || d < 0 || d > 10)
+				return opt_error(&pgsql_cmd, "bad bgwriter_lru_multiplier '%s'", arg);
+			o->bgwriter_lru_multiplier = d;
+			break;
+		case P_WWDELAY:
+			if (dur_opt("wal_writer_delay", arg, 1000000ull, &o->wal_writer_delay_ns))
+				return 2;
+			break;
+		case P_COMBINE:
+			if (iotap_size_parse(arg, 1, &v) || v % 8192 || !v || v > (256u << 10))
+				return opt_error(&pgsql_cmd, "bad io_combine_limit '%s' (8kB..256kB)",
+						 arg);
+			o->io_combine_limit = (uint32_t)(v / 8192);
+			break;
+		case P_SEED:
+			if (parse_u64(arg, &v) || v > UINT32_MAX)
+				return opt_error(&pgsql_cmd, "bad seed '%s'", arg);
+			o->seed = (uint32_t)v;
+			break;
+		case P_QUIET: cli->quiet = 1; break;
+		case P_TRACE: cli->trace = arg; break;
+		case P_FORCE: cli->force = 1; break;
+		}
+	}
+	if (rc == 2)
+		return 0;
+	if (rc < 0)
+		return 2;
+	for (i = optind; i < argc; i++) {
+		struct pg_target *n = realloc(cli->t, (cli->nt + 1) * sizeof(*n));
+
+		if (!n)
+			return 1;
+		cli->t = n;
+		memset(&n[cli->nt], 0, sizeof(*n));
+		n[cli->nt++].path = argv[i];
+	}
+	if (!cli->nt)
+		return opt_error(&pgsql_cmd, "DIR is required");
+	if (cli->nwal && cli->nwal != cli->nt)
+		return opt_error(&pgsql_cmd, "%u data directories and %u --wal-dir: give one "
+				 "--wal-dir per DIR, in order", cli->nt, cli->nwal);
+	if (!warm_set)
+		o->warmup_ns = o->duration_ns / 10;
+	if (o->warmup_ns >= o->duration_ns)
+		return opt_error(&pgsql_cmd, "the warm-up must be shorter than the duration");
+	if (o->rate > 100000)
+		return opt_error(&pgsql_cmd, "a rate of %.0f tps is more than the model can "
+				 "offer (100000 tps)", o->rate);
+	if (o->rate && o->rate * ((double)o->duration_ns / 1e9) < 1)
+		return opt_error(&pgsql_cmd, "at %.3g tps no transaction starts within the "
+				 "duration", o->rate);
+	if (o->min_wal_size > o->max_wal_size)
+		return opt_error(&pgsql_cmd, "min_wal_size is above max_wal_size");
+	if (o->checkpoint_segments && o->era != IOTAP_PGSQL_84)
+		warn_msg("checkpoint_segments is 8.4's; --era %s uses max_wal_size",
+			 iotap_workload_pgsql_era_name(o->era));
+	if (o->era != IOTAP_PGSQL_84)
+		o->checkpoint_segments = 0;
+	return -1;
+}
+
+/* Is @path a directory a model may write in (and not already PostgreSQL's)? */
+static int check_dir(const char *path, struct iotap_workload_target *info, const char *const *bad)
+{
+	char p[4096];
+	struct stat st;
+	int ret = iotap_workload_target_check(path, 1, info);
+
+	if (ret == -ENOTDIR)
+		return opt_error(&pgsql_cmd, "'%s' is not a directory", path);
+	if (ret == -EROFS)
+		return opt_error(&pgsql_cmd, "'%s' is on a read-only filesystem", path);
+	if (ret == -EACCES)
+		return opt_error(&pgsql_cmd, "no permission to write in '%s'", path);
+	if (ret)
+		return opt_error(&pgsql_cmd, "cannot use '%s': %s", path, strerror(-ret));
+	for (; *bad; bad++) {
+		snprintf(p, sizeof(p), "%s/%s", path, *bad);
+		if (!lstat(p, &st))
+			return opt_error(&pgsql_cmd, "'%s' already holds '%s': a data or WAL "
+					 "directory is not overwritten", path, *bad);
+	}
+	return 0;
+}
+
+static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
+{
+	static const char *const data_bad[] = { "base", "global", "PG_VERSION", "pg_wal",
+						"pg_xlog", NULL };
+	static const char *const wal_bad[] = { "000000010000000000000001", NULL };
+	uint64_t data_need, wal_need;
+	unsigned int i, j;
+
+	iotap_workload_pgsql_need(o, &data_need, &wal_need);
+	for (i = 0; i < cli->nt; i++) {
+		struct pg_target *t = &cli->t[i];
+
+		t->o = *o;
+		t->wal_dir = cli->nwal ? cli->wal[i] : NULL;
+		t->o.wal_dir = t->wal_dir;
+		if (check_dir(t->path, &t->info, data_bad))
+			return 2;
+		if (t->wal_dir && check_dir(t->wal_dir, &t->wal_info, wal_bad))
+			return 2;
+		if (!t->wal_dir)
+			t->wal_info = t->info;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(cli->t[j].path, t->path))
+				return opt_error(&pgsql_cmd, "'%s' is given twice", t->path);
+			if (t->wal_dir && cli->t[j].wal_dir && !strcmp(cli->t[j].wal_dir, t->wal_dir))
+				return opt_error(&pgsql_cmd, "--wal-dir '%s' is given twice",
+						 t->wal_dir);
+		}
+	}
+	/* what each filesystem must hold: data and WAL of every target on it */
+	for (i = 0; i < cli->nt; i++) {
+		const struct iotap_workload_target *fs[2] = { &cli->t[i].info, &cli->t[i].wal_info };
+		const char *where[2] = { cli->t[i].path, cli->t[i].wal_dir ? cli->t[i].wal_dir :
+					 cli->t[i].path };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			uint64_t sum = 0;
+
+			for (j = 0; j < cli->nt; j++) {
+				if (cli->t[j].info.fsid == fs[k]->fsid)
+					sum += data_need;
+				if (cli->t[j].wal_info.fsid == fs[k]->fsid)
+					sum += wal_need;
+			}
+			if (sum > fs[k]->avail_bytes) {
+				fprintf(stderr, "iotap run pgsql: '%s' has %.1f MB free; the run needs "
+					"%.1f MB (database, and max_wal_size of WAL, of every "
+					"target there)\n", where[k], fs[k]->avail_bytes / 1e6,
+					sum / 1e6);
+				return 2;
+			}
+		}
+	}
+	for (i = 0; cli->trace && i < cli->nt; i++) {
+		struct stat st;
+
+		cli->t[i].trace = trace_of(cli->trace, i, cli->nt);
+		if (!cli->t[i].trace)
+			return 1;
+		if (!cli->force && !stat(cli->t[i].trace, &st))
+			return opt_error(&pgsql_cmd, "trace '%s' exists (--force overwrites it)",
+					 cli->t[i].trace);
+	}
+	return 0;
+}
+
+/* --- running ------------------------------------------------------------------ */
+
+static void pg_progress(void *arg, const struct iotap_workload_progress *p)
+{
+	struct pg_target *t = arg;
+
+	pthread_mutex_lock(&pg_out_lock);
+	if (isatty(STDERR_FILENO)) {
+		if (p->done)
+			fprintf(stderr, "\r%-78s\r", "");
+		else
+			fprintf(stderr, "\r%-36.36s %-8s %5.1f%% %8.1f tps ", t->path, p->phase,
+				p->fraction * 100, p->units_per_s);
+	} else if (!p->done && p->elapsed_s - t->last_report_s >= 10) {
+		t->last_report_s = p->elapsed_s;
+		fprintf(stderr, "iotap run: '%s' %s: %.0f%% %.1f tps, %.0f s\n", t->path, p->phase,
+			p->fraction * 100, p->units_per_s, p->elapsed_s);
+	} else if (p->done) {
+		t->last_report_s = 0;
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&pg_out_lock);
+}
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	iotap_workload_interrupt();
+}
+
+static void *run_target(void *arg)
+{
+	struct pg_cli *cli = ((void **)arg)[0];
+	struct pg_target *t = ((void **)arg)[1];
+	struct iotap_workload_env env = {
+		.target = t->path,
+		.trace_path = t->trace,
+		.cmdline = cli->cmdline,
+		.workload = cli->workload,
+		.flags = cli->force ? IOTAP_WORKLOAD_TRACE_FORCE : 0,
+		.progress = cli->quiet ? NULL : pg_progress,
+		.progress_arg = t,
+	};
+
+	t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
+	if (t->open_ret)
+		return NULL;
+	t->ret = iotap_workload_pgsql_run(t->ctx, &t->o, &t->res);
+	t->ran = 1;
+	return NULL;
+}
+
+/* --- printing ------------------------------------------------------------------- */
+
+static double per(uint64_t n, uint64_t txns)
+{
+	return txns ? (double)n / (double)txns : 0;
+}
+
+static void print_ckpt(FILE *f, const struct iotap_workload_pgsql_opts *o,
+		       const struct iotap_workload_pgsql_ckpt *k)
+{
+	fprintf(f, "LOG:  checkpoint starting: %s (at %.1f s)\n", k->by_wal ? "wal" : "time",
+		k->start_s);
+	if (k->partial) {
+		fprintf(f, "LOG:  checkpoint %u not complete (the run ended): wrote %" PRIu64
+			" buffers; write=%.3f s\n", k->seq, k->buffers, k->write_s);
+		return;
+	}
+	fprintf(f, "LOG:  checkpoint complete: wrote %" PRIu64 " buffers (%.1f%%); %u WAL file(s) "
+		"added, %u removed, %u recycled; write=%.3f s, sync=%.3f s, total=%.3f s; sync "
+		"files=%u, longest=%.3f s, average=%.3f s; distance=%" PRIu64 " kB, estimate=%"
+		PRIu64 " kB\n", k->buffers, 100.0 * (double)k->buffers /
+		(double)(o->shared_buffers / 8192), k->added, k->removed, k->recycled, k->write_s,
+		k->sync_s, k->total_s, k->sync_files, k->sync_longest_s, k->sync_average_s,
+		k->distance_kb, k->estimate_kb);
+}
+
+static void print_result(FILE *f, const struct pg_target *t)
+{
+	const struct iotap_workload_pgsql_opts *o = &t->o;
+	const struct iotap_workload_pgsql_result *r = &t->res;
+	const struct iotap_workload_pgsql_io *io = &r->io_steady;
+	static const char *const pct[IOTAP_PGSQL_PCT] = { "50", "90", "95", "99", "99.9", "max" };
+	char sb[48];
+	unsigned int i;
+
+	fprintf(f, "iotap run pgsql: PostgreSQL %s model, data directory '%s', WAL in '%s%s'\n",
+		iotap_workload_pgsql_era_name(o->era), t->path, t->wal_dir ? t->wal_dir : t->path,
+		t->wal_dir ? "" : o->era >= IOTAP_PGSQL_15 ? "/pg_wal" : "/pg_xlog");
+	if (o->checkpoint_segments)
+		snprintf(sb, sizeof(sb), "checkpoint_segments = %u", o->checkpoint_segments);
+	else
+		snprintf(sb, sizeof(sb), "max_wal_size = %" PRIu64 "MB", o->max_wal_size >> 20);
+	fprintf(f, "shared_buffers = %" PRIu64 "kB, checkpoint_timeout = %.0fs, %s, "
+		"checkpoint_completion_target = %.2g, wal_sync_method = %s, full_page_writes = %s\n",
+		o->shared_buffers >> 10, (double)o->checkpoint_timeout_ns / 1e9, sb,
+		o->completion_target, iotap_workload_pgsql_sync_name(o->wal_sync_method),
+		o->full_page_writes ? "on" : "off");
+	if (r->init.ran)
+		fprintf(f, "done in %.2f s (create tables %.2f s, client-side generate %.2f s, "
+			"vacuum %.2f s, primary keys %.2f s)%s.\n", r->init.elapsed_s,
+			r->init_tables_s, r->init_generate_s, r->init_vacuum_s, r->init_keys_s,
+			r->init.partial ? " [interrupted]" : "");
+	fprintf(f, "transaction type: <builtin: TPC-B (sort of)>\n");
+	fprintf(f, "scaling factor: %u\nquery mode: simple\nnumber of clients: %u\n"
+		"number of threads: %u\n", o->scale, o->clients, o->clients);
+	fprintf(f, "duration: %.0f s (warm-up %.0f s)\n", (double)o->duration_ns / 1e9,
+		(double)o->warmup_ns / 1e9);
+	fprintf(f, "number of transactions actually processed: %" PRIu64 "\n", r->txns_all);
+	fprintf(f, "latency average = %.3f ms\nlatency stddev = %.3f ms\n", r->lat_avg_ms,
+		r->lat_stddev_ms);
+	fprintf(f, "latency percentiles:");
+	for (i = 0; i < IOTAP_PGSQL_PCT; i++)
+		fprintf(f, " %s%s %.3f ms%s", i + 1 < IOTAP_PGSQL_PCT ? "p" : "", pct[i],
+			r->lat_pct_ms[i], i + 1 < IOTAP_PGSQL_PCT ? "," : "\n");
+	if (o->rate > 0) {
+		fprintf(f, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", r->lag_avg_ms,
+			r->lag_max_ms);
+		if (r->late)
+			fprintf(f, "number of transactions more than 1 s behind schedule: %" PRIu64
+				"\n", r->late);
+	}
+	fprintf(f, "tps = %.6f (including warm-up)\n", r->tps_all);
+	fprintf(f, "tps = %.6f (excluding warm-up)\n", r->tps_steady);
+	for (i = 0; i < r->nintervals; i++)
+		fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms\n",
+			(double)(i + 1) * (double)o->progress_ns / 1e9, r->interval_tps[i],
+			r->interval_lat_ms[i]);
+	fprintf(f, "WAL %s latency (steady): %" PRIu64 " calls, %" PRIu64 " by committing "
+		"clients, p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
+		iotap_workload_pgsql_sync_name(o->wal_sync_method), r->sync_n, r->sync_commit_n,
+		r->sync_p50_ms, r->sync_p99_ms, r->sync_max_ms);
+	fprintf(f, "per transaction (steady): WAL %.0f bytes inserted, %.2f writes of %.0f bytes, "
+		"%.3f syncs; data %.3f reads, %.3f writes (checkpointer %.3f, bgwriter %.3f, "
+		"backends %.3f), %.3f extensions, %.3f full-page images\n",
+		per(io->wal_bytes, io->txns), per(io->wal_writes, io->txns),
+		per(io->wal_write_bytes, io->wal_writes), per(io->wal_syncs, io->txns),
+		per(io->data_reads, io->txns), per(io->data_writes, io->txns),
+		per(io->writes_ckpt, io->txns), per(io->writes_bgwriter, io->txns),
+		per(io->writes_backend, io->txns), per(io->extends, io->txns),
+		per(io->fpw, io->txns));
+	for (i = 0; i < r->nckpt; i++)
+		print_ckpt(f, o, &r->ckpt[i]);
+	fprintf(f, "model CPU per transaction (steady, all roles): %.1f us user, %.1f us system\n",
+		r->cpu_user_us_per_txn, r->cpu_sys_us_per_txn);
+	if (r->partial)
+		fprintf(f, "*** partial results: interrupted ***\n");
+}
+
+static int finish(struct pg_cli *cli)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < cli->nt; i++) {
+		struct pg_target *t = &cli->t[i];
+		int trc = 0, cret;
+
+		if (cli->nt > 1)
+			printf("%s==> %s <==\n", i ? "\n" : "", t->path);
+		if (t->open_ret) {
+			if (t->trace)
+				die_msg("cannot start 'run pgsql' on '%s' (trace '%s'): %s", t->path,
+					t->trace, strerror(-t->open_ret));
+			else
+				die_msg("cannot start 'run pgsql' on '%s': %s", t->path,
+					strerror(-t->open_ret));
+			rc = rc ? rc : 1;
+			continue;
+		}
+		if (t->ran && (t->res.init.ran || t->res.partial))
+			print_result(stdout, t);
+		fflush(stdout);
+		if (t->ret == -EINTR) {
+			trc = 130;
+		} else if (t->ret) {
+			const char *what = iotap_workload_ctx_error(t->ctx);
+
+			die_msg("run pgsql on '%s': %s%s%s", t->path, what, *what ? ": " : "",
+				strerror(-t->ret));
+			trc = 1;
+		}
+		if (t->trace && iotap_workload_ctx_lost(t->ctx))
+			warn_msg("trace '%s': %" PRIu64 " records dropped", t->trace,
+				 iotap_workload_ctx_lost(t->ctx));
+		cret = iotap_workload_ctx_close(t->ctx);
+		t->ctx = NULL;
+		if (cret) {
+			die_msg("cannot write trace '%s': %s", t->trace, strerror(-cret));
+			trc = trc ? trc : 1;
+		}
+		iotap_workload_pgsql_result_release(&t->res);
+		if (trc && (!rc || trc == 130))
+			rc = trc;
+	}
+	if (rc == 130)
+		fprintf(stderr, "iotap run: interrupted: results above are partial; files "
+				"removed%s\n", cli->trace ? ", traces closed" : "");
+	return rc;
+}
+
+int cmd_run_pgsql(int argc, char **argv)
+{
+	struct iotap_workload_pgsql_opts o;
+	struct pg_cli cli;
+	struct sigaction sa;
+	void *(*args)[2] = NULL;
+	unsigned int i, started = 0;
+	int rc;
+
+	memset(&cli, 0, sizeof(cli));
+	/* parse: -1 to go on, else the exit status (0 after --help) */
+	rc = parse(&cli, &o, argc, argv);
+	if (rc >= 0)
+		goto out;
+	rc = check(&cli, &o);
+	if (rc)
+		goto out;
+	cli.cmdline = iotap_argv_join("iotap run", argc, argv);
+	cli.workload = iotap_argv_join(NULL, argc, argv);
+	args = calloc(cli.nt, sizeof(*args));
+	if (!cli.cmdline || !cli.workload || !args) {
+		rc = 1;
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sig;
+	sa.sa_flags = SA_RESETHAND;	/* a second Ctrl-C kills at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	for (i = 0; i < cli.nt; i++) {
+		args[i][0] = &cli;
+		args[i][1] = &cli.t[i];
+		if (pthread_create(&cli.t[i].thread, NULL, run_target, args[i])) {
+			cli.t[i].open_ret = -EAGAIN;
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(cli.t[i].thread, NULL);
+	for (; started < cli.nt; started++)
+		cli.t[started].open_ret = cli.t[started].open_ret ? cli.t[started].open_ret : -EAGAIN;
+	rc = finish(&cli);
+out:
+	for (i = 0; i < cli.nt; i++)
+		free(cli.t[i].trace);
+	free(cli.t);
+	free(cli.wal);
+	free(cli.cmdline);
+	free(cli.workload);
+	free(args);
+	return rc;
+}

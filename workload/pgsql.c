@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pgsql.c - `iotap run pgsql`: a PostgreSQL server running pgbench, at the
+ * system-call level
+ *
+ * Read pgsql_i.h first (files, locks). The run:
+ *
+ *   layout  what initdb leaves (unmarked): DIR/PG_VERSION, global/pg_control
+ *           (8 KiB), pg_xact/0000 (pg_clog before 10), pg_logical/, base/DB/,
+ *           the first WAL segment (pg_wal, pg_xlog before 10, or --wal-dir)
+ *   init    pgbench -i: the four tables created, COPY ... FREEZE of branches,
+ *           tellers and accounts through the 16 MiB bulk-write ring (each page
+ *           extended with a zero page, logged, written when the ring wraps
+ *           after flushing the WAL to it), VACUUM ANALYZE (the 30000-page
+ *           sample read), the three primary keys (heap scanned, index pages
+ *           written and logged as full pages, the file fsynced)
+ *   warmup  the clients' first --warmup of --duration
+ *   steady  the rest: the figures pgbench prints are taken here
+ *
+ * Roles are threads: --clients backends, a WAL writer, a background writer
+ * and a checkpointer (wl_threads_run: the owner drives the phases from its
+ * on_go callback and loads the database as pgbench -i's one backend).
+ *
+ * A client's transaction is pgbench's TPC-B: accounts_pkey root and leaf,
+ * the account's heap page changed (the first update on a page is not HOT:
+ * a full page, 116 bytes free, cannot take a 128-byte version, so it goes
+ * to the page accounts is filling, extended by one zero page when full,
+ * and the key gets an index entry; the dead version is pruned at the next
+ * visit, which leaves room for HOT updates there), teller and branch pages
+ * changed (HOT), a history row appended (a zero page added every 157
+ * rows), the VM bit of a page cleared on its first change, the pg_xact
+ * page; WAL records of those sizes (with a full-page image for each page
+ * first changed since the last checkpoint's redo point), the commit
+ * record, then XLogFlush (pgsql_wal.c). --rate schedules transactions as
+ * a Poisson process as pgbench -R does; latency then counts from the
+ * scheduled start.
+ *
+ * CPU: every role publishes its RUSAGE_THREAD deltas after each
+ * transaction or round into one sum, which the PHASE markers carry (any
+ * role may cut the marker timeline: the checkpointer's parts do).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgsql_i.h"
+
+#define MIB			(1ull << 20)
+/* --- histograms ------------------------------------------------------------ */
+
+static unsigned int hist_idx(uint64_t v)
+{
+	unsigned int msb;
+
+	if (v < 16)
+		return (unsigned int)v;
+	msb = 63u - (unsigned int)__builtin_clzll(v);
+	return (msb - 3) * 16 + (unsigned int)((v >> (msb - 4)) & 15);
+}
+
+static double hist_mid(unsigned int i)
+{
+	unsigned int msb, sub;
+	double lo;
+
+	if (i < 16)
+		return i;
+	msb = i / 16 + 3;
+	sub = i % 16;
+	lo = ldexp(16.0 + sub, (int)msb - 4);
+	return lo + ldexp(1.0, (int)msb - 4) / 2;
+}
+
+void pg_hist_add(struct pg_hist *h, uint64_t v)
+{
+	h->b[hist_idx(v)]++;
+	h->n++;
+	h->sum += (double)v;
+	h->sumsq += (double)v * (double)v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void pg_hist_merge(struct pg_hist *to, const struct pg_hist *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < PG_HIST_N; i++)
+		to->b[i] += from->b[i];
+	to->n += from->n;
+	to->sum += from->sum;
+	to->sumsq += from->sumsq;
+	if (from->max > to->max)
+		to->max = from->max;
+}
+
+double pg_hist_pct(const struct pg_hist *h, double q)
+{
+	uint64_t want, seen = 0;
+	unsigned int i;
+
+	if (!h->n)
+		return 0;
+	if (q >= 1)
+		return (double)h->max;
+	want = (uint64_t)ceil(q * (double)h->n);
+	if (!want)
+		want = 1;
+	for (i = 0; i < PG_HIST_N; i++) {
+		seen += h->b[i];
+		if (seen >= want) {
+			double m = hist_mid(i);
+
+			return m > (double)h->max ? (double)h->max : m;
+		}
+	}
+	return (double)h->max;
+}
+
+/* --- options ------------------------------------------------------------------ */
+
+void iotap_workload_pgsql_opts_init(struct iotap_workload_pgsql_opts *o, enum iotap_pgsql_era era)
+{
+	memset(o, 0, sizeof(*o));
+	o->era = era;
+	o->scale = 1;
+	o->clients = 1;
+	o->duration_ns = 60000000000ull;
+	o->warmup_ns = o->duration_ns / 10;
+	o->shared_buffers = 128 * MIB;
+	o->checkpoint_timeout_ns = 300000000000ull;
+	o->max_wal_size = 1024 * MIB;
+	o->min_wal_size = 80 * MIB;
+	o->completion_target = era >= IOTAP_PGSQL_15 ? 0.9 : 0.5;
+	o->wal_sync_method = IOTAP_PGSQL_FDATASYNC;
+	o->full_page_writes = 1;
+	o->sorted_checkpoints = era >= IOTAP_PGSQL_96;
+	if (era >= IOTAP_PGSQL_96) {
+		o->checkpoint_flush_after = 256u << 10;
+		o->bgwriter_flush_after = 512u << 10;
+		o->wal_writer_flush_after = 1 * MIB;
+	}
+	o->bgwriter_delay_ns = 200000000ull;
+	o->bgwriter_lru_maxpages = 100;
+	o->bgwriter_lru_multiplier = 2.0;
+	o->wal_writer_delay_ns = 200000000ull;
+	o->io_combine_limit = era >= IOTAP_PGSQL_17 ? 16 : 1;
+	o->progress_ns = 5000000000ull;
+	if (era == IOTAP_PGSQL_84) {
+		o->shared_buffers = 32 * MIB;
+		o->wal_buffers = 64u << 10;
+		o->checkpoint_segments = 3;
+	}
+}
+
+const char *iotap_workload_pgsql_era_name(enum iotap_pgsql_era era)
+{
+	static const char *const n[] = { "8.4", "9.6", "15", "17" };
+
+	return (unsigned int)era < 4 ? n[era] : "?";
+}
+
+const char *iotap_workload_pgsql_sync_name(enum iotap_pgsql_sync m)
+{
+	static const char *const n[] = { "fdatasync", "fsync", "open_datasync", "open_sync" };
+
+	return (unsigned int)m < 4 ? n[m] : "?";
+}
+
+void iotap_workload_pgsql_need(const struct iotap_workload_pgsql_opts *o, uint64_t *data_bytes,
+			       uint64_t *wal_bytes)
+{
+	uint64_t acc = (uint64_t)o->scale * 100000, l, pages;
+	double tps = o->rate > 0 ? o->rate : 5000;
+	uint32_t lv;
+
+	/* accounts twice over (every row's first update moves it), keys, history */
+	pages = 2ull * pg_div_up(acc, ACC_PER_PAGE) + pg_btree_pages(acc, &lv) +
+		pg_btree_pages(o->scale * 10ull, &lv) + pg_btree_pages(o->scale, &lv) +
+		pg_div_up(o->scale * 10ull, TELLERS_PER_PAGE) + pg_div_up(o->scale, BRANCHES_PER_PAGE) + 8;
+	l = (uint64_t)(tps * (double)o->duration_ns / 1e9) / HIST_PER_PAGE + 1;
+	*data_bytes = (pages + l) * PG_BLCKSZ + 64 * 1024;
+	if (o->checkpoint_segments)
+		*wal_bytes = (2ull * o->checkpoint_segments + 3) * PG_WAL_SEG;
+	else
+		*wal_bytes = o->max_wal_size + 3 * PG_WAL_SEG;
+}
+
+/* --- roles' shared helpers ------------------------------------------------------ */
+
+void pg_cpu_tick(struct pg *pg, struct pg_cpu *t)
+{
+	struct rusage ru;
+	uint64_t u, s;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	u = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
+	s = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+	if (u > t->u)
+		atomic_fetch_add(&pg->cpu_user, u - t->u);
+	if (s > t->s)
+		atomic_fetch_add(&pg->cpu_sys, s - t->s);
+	t->u = u;
+	t->s = s;
+}
+
+static void cpu_start(struct pg_cpu *t)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	t->u = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
+	t->s = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+}
+
+void pg_set_error(struct pg *pg, int err)
+{
+	int zero = 0;
+
+	if (err && err != -EINTR && atomic_compare_exchange_strong(&pg->err, &zero, err)) {
+		pthread_mutex_lock(&pg->state_lock);
+		atomic_store(&pg->state, PG_ST_STOP);
+		pthread_cond_broadcast(&pg->state_cond);
+		pthread_mutex_unlock(&pg->state_lock);
+	}
+}
+
+int pg_stopping(struct pg *pg)
+{
+	return atomic_load(&pg->state) == PG_ST_STOP || wl_stopped();
+}
+
+void pg_nap(struct pg *pg, uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t dl = wl_now() + ns;
+
+	ts.tv_sec = (time_t)(dl / 1000000000ull);
+	ts.tv_nsec = (long)(dl % 1000000000ull);
+	pthread_mutex_lock(&pg->state_lock);
+	if (!pg_stopping(pg))
+		pthread_cond_timedwait(&pg->state_cond, &pg->state_lock, &ts);
+	pthread_mutex_unlock(&pg->state_lock);
+}
+
+static void set_state(struct pg *pg, enum pg_state st)
+{
+	pthread_mutex_lock(&pg->state_lock);
+	atomic_store(&pg->state, st);
+	pthread_cond_broadcast(&pg->state_cond);
+	pthread_mutex_unlock(&pg->state_lock);
+}
+
+void pg_phase_update(struct pg *pg, struct pg_cpu *t)
+{
+	const char *name;
+	uint64_t ts;
+
+	pthread_mutex_lock(&pg->phase_lock);
+	name = pg->ckpt_phase[0] ? pg->ckpt_phase : pg->base_phase;
+	if (pg->phase_open && name && !strcmp(pg->open_phase, name)) {
+		pthread_mutex_unlock(&pg->phase_lock);
+		return;
+	}
+	pg_cpu_tick(pg, t);
+	if (pg->phase_open)
+		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_END, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+	pg->phase_open = 0;
+	if (name) {
+		snprintf(pg->open_phase, sizeof(pg->open_phase), "%s", name);
+		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		pg->phase_open = 1;
+	}
+	pthread_mutex_unlock(&pg->phase_lock);
+}
+
+
+struct pg_client {
+	uint64_t rnd;
+	struct pg_hist lat;		/* steady */
+	uint64_t n_all, n_steady;
+	double lag_sum;
+	uint64_t lag_max, lag_n, late;
+	double lat_sum_steady, lat_sq_steady;
+};
+
+struct pg_run {
+	struct pg pg;
+	struct pg_client *cl;
+	pthread_mutex_t sched_lock;
+	double next_ns;			/* the Poisson schedule (-R) */
+	uint64_t sched_rnd;
+	uint64_t end_ns;
+	int ret;			/* the owner's */
+};
+
+static uint64_t rnd_next(uint64_t *s)
+{
+	/* xorshift64* */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+static double rnd_unit(uint64_t *s)
+{
+	return ((double)(rnd_next(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* The pages a transaction changed, to give them its records' LSN. */
+struct touched {
+	enum pg_relid id[12];
+	uint32_t blk[12];
+	unsigned int n;
+};
+
+static int touch(struct pg *pg, struct touched *t, enum pg_relid id, uint32_t blk, int is_new,
+		 uint32_t *rec)
+{
+	uint32_t fpw = 0;
+	int ret = pg_access(pg, id, blk, 1, is_new, &fpw);
+
+	*rec += fpw;
+	if (t->n < 12) {
+		t->id[t->n] = id;
+		t->blk[t->n++] = blk;
+	}
+	return ret;
+}
+
+/* heap_update's visibilitymap_clear: the VM page changes once per all-visible page. */
+static int vm_clear(struct pg *pg, struct touched *t, enum pg_relid heap, enum pg_relid vm,
+		    uint32_t blk)
+{
+	struct pg_rel *rel = &pg->rel[heap];
+	uint32_t dummy = 0;
+
+	if (blk >= rel->nallvis || !__atomic_exchange_n(&rel->allvis[blk], 0, __ATOMIC_RELAXED))
+		return 0;
+	return touch(pg, t, vm, blk / VM_HEAP_PER_PAGE, 0, &dummy);
+}
+
+/* The page new rows go to (history's last page, accounts' new versions). */
+static int row_page(struct pg *pg, enum pg_relid id, uint32_t *rows, uint32_t per_page,
+		    uint32_t *blk, int *is_new)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&pg->ext_lock);
+	*is_new = 0;
+	if (!*rows || *rows >= per_page) {
+		ret = pg_rel_extend(pg, id, 1, 1);
+		*rows = 0;
+		*is_new = 1;
+		if (!ret && id == PG_HISTORY && pg->rel[id].nblocks == 2) {
+			/* the second page: the free space map gets made (3 pages) */
+			uint32_t b;
+
+			ret = pg_rel_extend(pg, PG_HISTORY_FSM, 3, 1);
+			for (b = 0; b < 3 && !ret; b++)
+				ret = pg_access(pg, PG_HISTORY_FSM, b, 1, 0, NULL);
+		}
+	}
+	(*rows)++;
+	*blk = pg->rel[id].nblocks - 1;
+	pthread_mutex_unlock(&pg->ext_lock);
+	return ret;
+}
+
+static uint32_t key_root(const struct pg *pg, enum pg_relid key)
+{
+	return pg->rel[key].nblocks ? pg->rel[key].nblocks - 1 : 0;
+}
+
+/* pgbench's TPC-B transaction. */
+static int tpcb(struct pg *pg, struct pg_client *cl)
+{
+	uint32_t aid = (uint32_t)(rnd_next(&cl->rnd) % pg->naccounts);
+	uint32_t tid = (uint32_t)(rnd_next(&cl->rnd) % pg->ntellers);
+	uint32_t bid = (uint32_t)(rnd_next(&cl->rnd) % pg->nbranches);
+	uint32_t xid = (uint32_t)atomic_fetch_add(&pg->next_xid, 1);
+	uint32_t rec = 0, ablk = aid / ACC_PER_PAGE, blk, leaf, i;
+	struct touched t = { .n = 0 };
+	uint64_t lsn;
+	int ret, is_new, first;
+
+	atomic_store(&pg->clog_dirty[(xid / PG_CLOG_XACTS_PER_PAGE) % 32], 1);
+	/* UPDATE pgbench_accounts ... WHERE aid = :aid; SELECT abalance ... */
+	leaf = 1 + aid / KEYS_PER_LEAF;
+	ret = pg_access(pg, PG_ACCOUNTS_PKEY, key_root(pg, PG_ACCOUNTS_PKEY), 0, 0, NULL);
+	if (!ret)
+		ret = pg_access(pg, PG_ACCOUNTS_PKEY, leaf, 0, 0, NULL);
+	if (!ret)
+		ret = touch(pg, &t, PG_ACCOUNTS, ablk, 0, &rec);
+	if (!ret)
+		ret = vm_clear(pg, &t, PG_ACCOUNTS, PG_ACCOUNTS_VM, ablk);
+	first = !(__atomic_fetch_or(&pg->moved[ablk / 8], (uint8_t)(1u << (ablk % 8)),
+				    __ATOMIC_RELAXED) & (1u << (ablk % 8)));
+	if (!ret && first) {
+		/* no room on a full page: the new version goes elsewhere, and into the key */
+		rec += REC_UPDATE + REC_BT_INSERT;
+		ret = row_page(pg, PG_ACCOUNTS, &pg->acc_insert_rows, ACC_PER_PAGE, &blk, &is_new);
+		if (!ret)
+			ret = touch(pg, &t, PG_ACCOUNTS, blk, is_new, &rec);
+		if (!ret)
+			ret = touch(pg, &t, PG_ACCOUNTS_PKEY, leaf, 0, &rec);
+	} else {
+		rec += REC_HOT_UPDATE;
+	}
+	/* UPDATE pgbench_tellers; UPDATE pgbench_branches (HOT) */
+	if (!ret)
+		ret = pg_access(pg, PG_TELLERS_PKEY, key_root(pg, PG_TELLERS_PKEY), 0, 0, NULL);
+	if (!ret)
+		ret = touch(pg, &t, PG_TELLERS, tid / TELLERS_PER_PAGE, 0, &rec);
+	if (!ret)
+		ret = vm_clear(pg, &t, PG_TELLERS, PG_TELLERS_VM, tid / TELLERS_PER_PAGE);
+	if (!ret)
+		ret = pg_access(pg, PG_BRANCHES_PKEY, key_root(pg, PG_BRANCHES_PKEY), 0, 0, NULL);
+	if (!ret)
+		ret = touch(pg, &t, PG_BRANCHES, bid / BRANCHES_PER_PAGE, 0, &rec);
+	if (!ret)
+		ret = vm_clear(pg, &t, PG_BRANCHES, PG_BRANCHES_VM, bid / BRANCHES_PER_PAGE);
+	rec += 2 * REC_HOT_UPDATE;
+	/* INSERT INTO pgbench_history */
+	if (!ret)
+		ret = row_page(pg, PG_HISTORY, &pg->hist_rows, HIST_PER_PAGE, &blk, &is_new);
+	if (!ret)
+		ret = touch(pg, &t, PG_HISTORY, blk, is_new, &rec);
+	rec += REC_HEAP_INSERT;
+	if (ret)
+		return ret;
+	lsn = pg_wal_insert(pg, rec);
+	for (i = 0; i < t.n; i++)
+		pg_set_lsn(pg, t.id[i], t.blk[i], lsn);
+	/* END: the commit record, then XLogFlush */
+	lsn = pg_wal_insert(pg, REC_COMMIT);
+	return pg_wal_flush(pg, lsn, 1);
+}
+
+/* pgbench -R: the next start of the Poisson schedule (all clients share it). */
+static uint64_t next_start(struct pg_run *run)
+{
+	const struct iotap_workload_pgsql_opts *o = run->pg.o;
+	uint64_t at;
+
+	pthread_mutex_lock(&run->sched_lock);
+	run->next_ns += -log(rnd_unit(&run->sched_rnd)) * 1e9 / o->rate;
+	at = (uint64_t)run->next_ns;
+	pthread_mutex_unlock(&run->sched_lock);
+	return at;
+}
+
+static void sleep_until(struct pg *pg, uint64_t at)
+{
+	for (;;) {
+		uint64_t now = wl_now();
+		struct timespec ts;
+		uint64_t d;
+
+		if (now >= at || pg_stopping(pg))
+			return;
+		d = at - now < 100000000ull ? at - now : 100000000ull;
+		ts.tv_sec = (time_t)(d / 1000000000ull);
+		ts.tv_nsec = (long)(d % 1000000000ull);
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
+{
+	struct pg *pg = &run->pg;
+	struct pg_client *cl = &run->cl[i];
+	const struct iotap_workload_pgsql_opts *o = pg->o;
+	int ret = 0;
+
+	pthread_mutex_lock(&pg->state_lock);
+	while (atomic_load(&pg->state) == PG_ST_INIT && !wl_stopped())
+		pthread_cond_wait(&pg->state_cond, &pg->state_lock);
+	pthread_mutex_unlock(&pg->state_lock);
+	cpu_start(cpu);
+	if (!pg_stopping(pg))
+		ret = pg_backend_start(pg);
+	while (!ret && !pg_stopping(pg)) {
+		uint64_t sched, t0, t1, lat;
+		unsigned int iv;
+
+		sched = o->rate > 0 ? next_start(run) : wl_now();
+		if (sched >= run->end_ns)
+			break;
+		sleep_until(pg, sched);
+		if (pg_stopping(pg))
+			break;
+		t0 = wl_now();
+		if (t0 >= run->end_ns)
+			break;
+		ret = tpcb(pg, cl);
+		if (ret)
+			break;
+		t1 = wl_now();
+		lat = t1 - (o->rate > 0 ? sched : t0);
+		if (t1 <= run->end_ns) {
+			atomic_fetch_add(&pg->cnt.txns, 1);
+			cl->n_all++;
+			iv = (unsigned int)((t1 - pg->bench_t0) / o->progress_ns);
+			if (iv < pg->niv) {
+				atomic_fetch_add(&pg->iv_n[iv], 1);
+				atomic_fetch_add(&pg->iv_lat_us[iv], lat / 1000);
+			}
+			if (t1 >= pg->steady_t0) {
+				cl->n_steady++;
+				pg_hist_add(&cl->lat, lat);
+				if (o->rate > 0) {
+					uint64_t lag = t0 > sched ? t0 - sched : 0;
+
+					cl->lag_sum += (double)lag;
+					cl->lag_n++;
+					if (lag > cl->lag_max)
+						cl->lag_max = lag;
+					if (lag > 1000000000ull)
+						cl->late++;
+				}
+			}
+		}
+		pg_cpu_tick(pg, cpu);
+	}
+	return ret;
+}
+
+static void role_ready(struct wl_threads *t)
+{
+	(void)t;
+}
+
+static int role_main(struct wl_threads *t, unsigned int i)
+{
+	struct pg_run *run = t->arg;
+	struct pg *pg = &run->pg;
+	struct pg_cpu cpu;
+	int ret;
+
+	cpu_start(&cpu);
+	wl_threads_ready(t);
+	if (i < pg->o->clients)
+		ret = client_main(run, i, &cpu);
+	else if (i == pg->o->clients)
+		ret = pg_walwriter(pg, &cpu);
+	else if (i == pg->o->clients + 1)
+		ret = pg_bgwriter(pg, &cpu);
+	else
+		ret = pg_checkpointer(pg, &cpu);
+	pg_cpu_tick(pg, &cpu);
+	pg_set_error(pg, ret);
+	return 0;
+}
+
+/* --- the owner: phases ------------------------------------------------------------------- */
+
+static void snap(struct pg *pg, struct iotap_workload_pgsql_io *io)
+{
+	io->txns = atomic_load(&pg->cnt.txns);
+	io->wal_bytes = atomic_load(&pg->cnt.wal_bytes);
+	io->wal_writes = atomic_load(&pg->cnt.wal_writes);
+	io->wal_write_bytes = atomic_load(&pg->cnt.wal_write_bytes);
+	io->wal_syncs = atomic_load(&pg->cnt.wal_syncs);
+	io->data_reads = atomic_load(&pg->cnt.data_reads);
+	io->data_writes = atomic_load(&pg->cnt.data_writes);
+	io->writes_ckpt = atomic_load(&pg->cnt.writes_ckpt);
+	io->writes_bgwriter = atomic_load(&pg->cnt.writes_bgwriter);
+	io->writes_backend = atomic_load(&pg->cnt.writes_backend);
+	io->extends = atomic_load(&pg->cnt.extends);
+	io->fsyncs = atomic_load(&pg->cnt.fsyncs);
+	io->writebacks = atomic_load(&pg->cnt.writebacks);
+	io->fpw = atomic_load(&pg->cnt.fpw);
+}
+
+static void io_diff(struct iotap_workload_pgsql_io *d, const struct iotap_workload_pgsql_io *a,
+		    const struct iotap_workload_pgsql_io *b)
+{
+	const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
+	uint64_t *pd = (uint64_t *)d;
+	size_t i;
+
+	for (i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		pd[i] = pb[i] - pa[i];
+}
+
+struct span {
+	uint64_t t, u, s;
+};
+
+static void span_mark(struct pg *pg, struct pg_cpu *cpu, struct span *sp)
+{
+	pg_cpu_tick(pg, cpu);
+	sp->t = wl_now();
+	sp->u = atomic_load(&pg->cpu_user);
+	sp->s = atomic_load(&pg->cpu_sys);
+}
+
+static void span_result(const struct span *a, const struct span *b, int partial, uint64_t units,
+			struct iotap_workload_phase_result *r)
+{
+	r->ran = 1;
+	r->partial = partial;
+	r->elapsed_s = (double)(b->t - a->t) / 1e9;
+	r->cpu_s = (double)((b->u - a->u) + (b->s - a->s)) / 1e9;
+	r->units = units;
+}
+
+static void progress(struct pg *pg, const char *phase, uint64_t t0, uint64_t total,
+		     uint64_t *last_t, uint64_t *last_n, int done, int partial)
+{
+	struct iotap_workload_ctx *c = pg->c;
+	struct iotap_workload_progress p = { 0 };
+	uint64_t now = wl_now(), n = atomic_load(&pg->cnt.txns);
+
+	if (!c->progress || (!done && now - *last_t < 1000000000ull))
+		return;
+	p.target = c->dir;
+	p.phase = phase;
+	p.elapsed_s = (double)(now - t0) / 1e9;
+	p.fraction = total ? (double)(now - t0) / (double)total : 1;
+	if (p.fraction > 1)
+		p.fraction = 1;
+	if (now > *last_t)
+		p.units_per_s = (double)(n - *last_n) / ((double)(now - *last_t) / 1e9);
+	p.done = done;
+	p.partial = partial;
+	*last_t = now;
+	*last_n = n;
+	c->progress(c->progress_arg, &p);
+}
+
+/* Sleep until @until, reporting progress; 1 if the run stopped meanwhile. */
+static int wait_phase(struct pg_run *run, const char *phase, uint64_t t0, uint64_t until)
+{
+	struct pg *pg = &run->pg;
+	uint64_t last_t = t0, last_n = atomic_load(&pg->cnt.txns);
+
+	while (wl_now() < until && !pg_stopping(pg)) {
+		uint64_t left = until - wl_now();
+
+		pg_nap(pg, left < 250000000ull ? left : 250000000ull);
+		progress(pg, phase, t0, until - t0, &last_t, &last_n, 0, 0);
+	}
+	progress(pg, phase, t0, until - t0, &last_t, &last_n, 1, pg_stopping(pg) &&
+		 wl_now() < until);
+	return pg_stopping(pg) && wl_now() < until;
+}
+
+static void drive(struct wl_threads *t)
+{
+	struct pg_run *run = t->arg;
+	struct pg *pg = &run->pg;
+	const struct iotap_workload_pgsql_opts *o = pg->o;
+	struct iotap_workload_pgsql_result *r = pg->r;
+	struct iotap_workload_pgsql_io a, b;
+	struct span s0, s1, s2, s3;
+	struct pg_cpu cpu;
+	int stopped;
+
+	cpu_start(&cpu);
+	pthread_mutex_lock(&pg->phase_lock);
+	pg->base_phase = "init";
+	pthread_mutex_unlock(&pg->phase_lock);
+	pg_phase_update(pg, &cpu);
+	span_mark(pg, &cpu, &s0);
+	run->ret = pg_init_load(pg);
+	span_mark(pg, &cpu, &s1);
+	span_result(&s0, &s1, run->ret != 0, 0, &r->init);
+	if (run->ret) {
+		pg_set_error(pg, run->ret);
+		goto out;
+	}
+	/* the clients start: warm-up, then steady */
+	pg->bench_t0 = wl_now();
+	pg->steady_t0 = pg->bench_t0 + o->warmup_ns;
+	run->end_ns = pg->bench_t0 + o->duration_ns;
+	run->next_ns = (double)pg->bench_t0;
+	snap(pg, &a);
+	/* the connections are part of the run, as pgbench's are of -T */
+	pthread_mutex_lock(&pg->phase_lock);
+	pg->base_phase = o->warmup_ns ? "warmup" : "steady";
+	pthread_mutex_unlock(&pg->phase_lock);
+	pg_phase_update(pg, &cpu);
+	/* pgbench's own first connection (it asks pgbench_branches for the scale) */
+	run->ret = pg_backend_start(pg);
+	if (run->ret) {
+		pg_set_error(pg, run->ret);
+		goto out;
+	}
+	set_state(pg, PG_ST_BENCH);
+	stopped = o->warmup_ns ? wait_phase(run, "warmup", pg->bench_t0, pg->steady_t0) : 0;
+	span_mark(pg, &cpu, &s2);
+	snap(pg, &b);
+	io_diff(&r->io_warmup, &a, &b);
+	if (o->warmup_ns)
+		span_result(&s1, &s2, stopped, r->io_warmup.txns, &r->warmup);
+	r->warmup.elapsed_s = (double)(s2.t - pg->bench_t0) / 1e9;
+	if (!stopped) {
+		pthread_mutex_lock(&pg->phase_lock);
+		pg->base_phase = "steady";
+		pthread_mutex_unlock(&pg->phase_lock);
+		pg_phase_update(pg, &cpu);
+		pthread_mutex_lock(&pg->wal.write_lock);
+		pg->sync_steady = 1;
+		pthread_mutex_unlock(&pg->wal.write_lock);
+		stopped = wait_phase(run, "steady", s2.t, run->end_ns);
+		pthread_mutex_lock(&pg->wal.write_lock);
+		pg->sync_steady = 0;
+		pthread_mutex_unlock(&pg->wal.write_lock);
+		span_mark(pg, &cpu, &s3);
+		snap(pg, &a);
+		io_diff(&r->io_steady, &b, &a);
+		span_result(&s2, &s3, stopped, r->io_steady.txns, &r->steady);
+		if (r->io_steady.txns) {
+			r->cpu_user_us_per_txn = (double)(s3.u - s2.u) / 1e3 /
+						 (double)r->io_steady.txns;
+			r->cpu_sys_us_per_txn = (double)(s3.s - s2.s) / 1e3 /
+						(double)r->io_steady.txns;
+		}
+	}
+out:
+	set_state(pg, PG_ST_STOP);
+	pthread_mutex_lock(&pg->phase_lock);
+	pg->base_phase = NULL;
+	pg->ckpt_phase[0] = '\0';
+	pthread_mutex_unlock(&pg->phase_lock);
+	pg_phase_update(pg, &cpu);
+}
+
+/* --- the run ------------------------------------------------------------------------------ */
+
+static void results(struct pg_run *run)
+{
+	struct pg *pg = &run->pg;
+	const struct iotap_workload_pgsql_opts *o = pg->o;
+	struct iotap_workload_pgsql_result *r = pg->r;
+	static const double q[IOTAP_PGSQL_PCT] = { 0.5, 0.9, 0.95, 0.99, 0.999, 1.0 };
+	double lag = 0, span_all;
+	uint64_t lag_n = 0, i;
+	unsigned int k;
+
+	for (k = 0; k < o->clients; k++) {
+		struct pg_client *cl = &run->cl[k];
+
+		pg_hist_merge(&pg->lat, &cl->lat);
+		r->txns_all += cl->n_all;
+		lag += cl->lag_sum;
+		lag_n += cl->lag_n;
+		if (cl->lag_max / 1e6 > r->lag_max_ms)
+			r->lag_max_ms = (double)cl->lag_max / 1e6;
+		r->late += cl->late;
+	}
+	if (pg->lat.n) {
+		double m = pg->lat.sum / (double)pg->lat.n;
+
+		r->lat_avg_ms = m / 1e6;
+		r->lat_stddev_ms = sqrt(fmax(0, pg->lat.sumsq / (double)pg->lat.n - m * m)) / 1e6;
+		for (k = 0; k < IOTAP_PGSQL_PCT; k++)
+			r->lat_pct_ms[k] = pg_hist_pct(&pg->lat, q[k]) / 1e6;
+	}
+	r->lag_avg_ms = lag_n ? lag / (double)lag_n / 1e6 : 0;
+	span_all = r->warmup.elapsed_s + r->steady.elapsed_s;
+	r->tps_all = span_all > 0 ? (double)r->txns_all / span_all : 0;
+	r->tps_steady = r->steady.elapsed_s > 0 ? (double)pg->lat.n / r->steady.elapsed_s : 0;
+	r->sync_n = pg->sync.n;
+	r->sync_commit_n = pg->sync_commit;
+	r->sync_p50_ms = pg_hist_pct(&pg->sync, 0.5) / 1e6;
+	r->sync_p99_ms = pg_hist_pct(&pg->sync, 0.99) / 1e6;
+	r->sync_max_ms = (double)pg->sync.max / 1e6;
+	r->nintervals = 0;
+	if (pg->niv) {
+		r->interval_tps = calloc(pg->niv, sizeof(double));
+		r->interval_lat_ms = calloc(pg->niv, sizeof(double));
+		if (r->interval_tps && r->interval_lat_ms) {
+			uint64_t last = (uint64_t)(span_all * 1e9) / o->progress_ns;
+
+			for (i = 0; i < pg->niv && i < last; i++) {
+				uint64_t n = atomic_load(&pg->iv_n[i]);
+
+				r->interval_tps[i] = (double)n / ((double)o->progress_ns / 1e9);
+				r->interval_lat_ms[i] = n ? (double)atomic_load(&pg->iv_lat_us[i]) /
+							    (double)n / 1e3 : 0;
+				r->nintervals++;
+			}
+		}
+	}
+	for (k = 0; k < PG_NREL && k < 7; k++)
+		r->rel_pages[k] = pg->rel[k].nblocks;
+}
+
+static int check_opts(const struct iotap_workload_pgsql_opts *o)
+{
+	if (!o->scale || !o->clients || o->clients > 1000 || !o->duration_ns ||
+	    o->warmup_ns >= o->duration_ns || o->shared_buffers < 16 * PG_BLCKSZ ||
+	    o->shared_buffers / PG_BLCKSZ > UINT32_MAX / 4 || !o->checkpoint_timeout_ns ||
+	    o->completion_target <= 0 || o->completion_target > 1 || !o->progress_ns ||
+	    o->rate < 0 || (uint64_t)o->scale * 100000 > UINT32_MAX / 2)
+		return -EINVAL;
+	return 0;
+}
+
+int iotap_workload_pgsql_run(struct iotap_workload_ctx *c,
+			     const struct iotap_workload_pgsql_opts *o,
+			     struct iotap_workload_pgsql_result *r)
+{
+	struct pg_run *run;
+	struct pg *pg;
+	unsigned int i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (c->dirfd < 0)
+		return -ENOTDIR;
+	ret = check_opts(o);
+	if (ret)
+		return ret;
+	run = calloc(1, sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	pg = &run->pg;
+	pg->c = c;
+	pg->o = o;
+	pg->r = r;
+	pg->basefd = pg->globalfd = pg->xactfd = pg->logicalfd = pg->wal.dirfd = pg->tmpfd = -1;
+	pg->wal.f.fd = -1;
+	pthread_mutex_init(&pg->state_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		/* pg_nap's deadlines are CLOCK_MONOTONIC (wl_now) */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&pg->state_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	pthread_mutex_init(&pg->phase_lock, NULL);
+	pthread_mutex_init(&pg->res_lock, NULL);
+	pthread_mutex_init(&pg->ext_lock, NULL);
+	pthread_mutex_init(&run->sched_lock, NULL);
+	atomic_init(&pg->state, PG_ST_INIT);
+	atomic_init(&pg->epoch, 1);
+	atomic_init(&pg->next_xid, 735);
+	pg->naccounts = o->scale * 100000u;
+	pg->ntellers = o->scale * 10u;
+	pg->nbranches = o->scale;
+	if (o->checkpoint_segments) {
+		pg->ckpt_segs = o->checkpoint_segments;
+	} else {
+		pg->ckpt_segs = (uint64_t)((double)(o->max_wal_size / PG_WAL_SEG) /
+					   (1.0 + o->completion_target));
+		if (pg->ckpt_segs < 1)
+			pg->ckpt_segs = 1;
+	}
+	pg->niv = (unsigned int)(o->duration_ns / o->progress_ns) + 2;
+	pg->page = wl_buf_alloc(PG_BLCKSZ);
+	pg->moved = calloc(pg->naccounts / ACC_PER_PAGE / 8 + 1, 1);
+	pg->iv_n = calloc(pg->niv, sizeof(*pg->iv_n));
+	pg->iv_lat_us = calloc(pg->niv, sizeof(*pg->iv_lat_us));
+	run->cl = calloc(o->clients, sizeof(*run->cl));
+	if (!pg->page || !pg->moved || !pg->iv_n || !pg->iv_lat_us || !run->cl) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memset(pg->page, 0x3c, PG_BLCKSZ);
+	run->sched_rnd = 0x2545f4914f6cdd1dull ^ ((uint64_t)o->seed << 1);
+	for (i = 0; i < o->clients; i++)
+		run->cl[i].rnd = 0x9e3779b97f4a7c15ull * (i + 1) ^ ((uint64_t)o->seed << 17) ^ 1;
+	ret = pg_pool_init(pg);
+	if (!ret)
+		ret = pg_wal_init(pg);
+	if (ret)
+		goto out_free;
+	pg->t0 = wl_now();
+	ret = pg_layout(pg);
+	if (!ret) {
+		struct wl_threads t = {
+			.n = o->clients + 3, .fn = role_main, .arg = run,
+			.on_ready = role_ready, .on_go = drive,
+		};
+
+		ret = wl_threads_run(c, &t);
+		if (!ret)
+			ret = run->ret;
+		if (!ret)
+			ret = atomic_load(&pg->err);
+		results(run);
+	}
+	pg_teardown(pg);
+	if (!ret && wl_stopped())
+		ret = -EINTR;
+	if (ret == -EINTR)
+		r->partial = 1;
+	else if (ret)
+		r->failed = 1;
+out_free:
+	pg_wal_release(pg);
+	pg_pool_release(pg);
+	free(pg->page);
+	free(pg->moved);
+	free(pg->iv_n);
+	free(pg->iv_lat_us);
+	free(run->cl);
+	free(run);
+	return ret;
+}
+
+void iotap_workload_pgsql_result_release(struct iotap_workload_pgsql_result *r)
+{
+	free(r->interval_tps);
+	free(r->interval_lat_ms);
+	free(r->ckpt);
+	r->interval_tps = r->interval_lat_ms = NULL;
+	r->ckpt = NULL;
+	r->nckpt = r->nintervals = 0;
+}
