@@ -40,7 +40,7 @@
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
-#include "run_dedup.h"
+#include "run.h"
 
 #define MIB (1ull << 20)
 
@@ -365,7 +365,7 @@ static int pow2_ok(uint64_t v)
 /* --- common: targets, traces, free space ------------------------------------------------- */
 
 /* FILE for one target; FILE.N.iotap (or FILE.N) for target N of several */
-static char *trace_name(const char *path, unsigned int i, unsigned int n)
+char *run_trace_name(const char *path, unsigned int i, unsigned int n)
 {
 	const char *dot = strrchr(path, '.');
 	size_t len = strlen(path) + 16;
@@ -453,7 +453,7 @@ static int check_traces(struct run *r)
 		inputs[i] = r->t[i].path;
 	for (i = 0; i < r->nt && !ret; i++) {
 		if (!r->t[i].trace)
-			r->t[i].trace = trace_name(r->trace, i, r->nt);
+			r->t[i].trace = run_trace_name(r->trace, i, r->nt);
 		if (!r->t[i].trace)
 			die_msg("out of memory");
 		if (!r->t[i].trace || out_check(r->t[i].trace, &rules) < 0)

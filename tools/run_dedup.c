@@ -28,7 +28,7 @@
 #include "iotap_base.h"
 #include "iotap_workload.h"
 #include "opt.h"
-#include "run_dedup.h"
+#include "run.h"
 
 enum {
 	O_META, O_FLAVOR, O_STREAMS, O_IMAGE, O_GENS, O_CHANGE, O_DUP, O_COMPRESS, O_SEGMENT,
@@ -149,23 +149,6 @@ static int parse_count(const char *s, unsigned int max, unsigned int *out)
 	return 0;
 }
 
-static char *trace_name(const char *path, unsigned int i, unsigned int n)
-{
-	const char *dot = strrchr(path, '.');
-	size_t len = strlen(path) + 16;
-	char *s = malloc(len);
-
-	if (!s)
-		return NULL;
-	if (n == 1)
-		snprintf(s, len, "%s", path);
-	else if (dot && !strcmp(dot, ".iotap") && dot > path)
-		snprintf(s, len, "%.*s.%u.iotap", (int)(dot - path), path, i + 1);
-	else
-		snprintf(s, len, "%s.%u", path, i + 1);
-	return s;
-}
-
 static int check_dir(const char *path, struct iotap_workload_target *info)
 {
 	int ret = iotap_workload_target_check(path, 1, info);
@@ -233,7 +216,7 @@ static int check_all(struct run *r)
 	for (i = 0; r->trace && i < r->nt; i++) {
 		struct out_rules rules = { .force = r->force, .trace = 1 };
 
-		r->t[i].trace = trace_name(r->trace, i, r->nt);
+		r->t[i].trace = run_trace_name(r->trace, i, r->nt);
 		if (!r->t[i].trace) {
 			die_msg("out of memory");
 			return 1;

@@ -35,6 +35,7 @@
 #include "iotap_base.h"
 #include "iotap_workload.h"
 #include "opt.h"
+#include "run.h"
 
 enum {
 	P_SCALE, P_CLIENTS, P_DURATION, P_WARMUP, P_RATE, P_PROGRESS, P_ERA, P_WALDIR,
@@ -129,23 +130,6 @@ struct pg_cli {
 };
 
 static pthread_mutex_t pg_out_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static char *trace_of(const char *path, unsigned int i, unsigned int n)
-{
-	const char *dot = strrchr(path, '.');
-	size_t len = strlen(path) + 16;
-	char *s = malloc(len);
-
-	if (!s)
-		return NULL;
-	if (n == 1)
-		snprintf(s, len, "%s", path);
-	else if (dot && !strcmp(dot, ".iotap") && dot > path)
-		snprintf(s, len, "%.*s.%u.iotap", (int)(dot - path), path, i + 1);
-	else
-		snprintf(s, len, "%s.%u", path, i + 1);
-	return s;
-}
 
 static int parse_era(const char *s, enum iotap_pgsql_era *era)
 {
@@ -478,14 +462,16 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 		}
 	}
 	for (i = 0; cli->trace && i < cli->nt; i++) {
-		struct stat st;
+		struct out_rules rules = { .force = cli->force, .trace = 1 };
 
-		cli->t[i].trace = trace_of(cli->trace, i, cli->nt);
-		if (!cli->t[i].trace)
+		cli->t[i].trace = run_trace_name(cli->trace, i, cli->nt);
+		if (!cli->t[i].trace) {
+			die_msg("out of memory");
 			return 1;
-		if (!cli->force && !stat(cli->t[i].trace, &st))
-			return opt_error(&pgsql_cmd, "trace '%s' exists (--force overwrites it)",
-					 cli->t[i].trace);
+		}
+		/* the one output rule of every command (opt.h): it says why not */
+		if (out_check(cli->t[i].trace, &rules) < 0)
+			return 1;
 	}
 	return 0;
 }
@@ -512,12 +498,6 @@ static void pg_progress(void *arg, const struct iotap_workload_progress *p)
 	}
 	fflush(stderr);
 	pthread_mutex_unlock(&pg_out_lock);
-}
-
-static void on_sig(int sig)
-{
-	(void)sig;
-	iotap_workload_interrupt();
 }
 
 static void *run_target(void *arg)
@@ -696,7 +676,6 @@ int cmd_run_pgsql(int argc, char **argv)
 {
 	struct iotap_workload_pgsql_opts o;
 	struct pg_cli cli;
-	struct sigaction sa;
 	void *(*args)[2] = NULL;
 	unsigned int i, started = 0;
 	int rc;
@@ -716,13 +695,8 @@ int cmd_run_pgsql(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sig;
-	sa.sa_flags = SA_RESETHAND;	/* a second Ctrl-C kills at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* however many interrupts: files removed, partial results, traces closed */
+	run_install_signals();
 	for (i = 0; i < cli.nt; i++) {
 		args[i][0] = &cli;
 		args[i][1] = &cli.t[i];

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - what cmd_run.c shares with the workloads whose command lines live
+ * in files of their own (run_dedup.c, run_pgsql.c), so every workload
+ * behaves alike: signals, --drop-caches, the trace name per directory.
+ */
+#ifndef IOTAP_RUN_H
+#define IOTAP_RUN_H
+
+/* `iotap run dedup` (run_dedup.c); argv[0] is "dedup". Returns the exit status. */
+int cmd_run_dedup(int argc, char **argv);
+
+/*
+ * The trace of target @i of @n: PATH itself for one target, else
+ * NAME.(i+1).iotap (or PATH.(i+1) without the .iotap suffix). malloc'ed;
+ * NULL without memory.
+ */
+char *run_trace_name(const char *path, unsigned int i, unsigned int n);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP, however many, only ask the run to stop, so
+ * that the files are removed and the traces closed (cmd_run.c).
+ */
+void run_install_signals(void);
+
+/* Can --drop-caches drop the page cache? 0, or -errno after warning. */
+int run_drop_check(const char *cmd);
+/* --drop-caches failed with @err: the figures of 'iotap @cmd' include the cache. */
+void run_drop_warning(const char *cmd, int err);
+
+#endif /* IOTAP_RUN_H */
