@@ -482,6 +482,19 @@ int cmd_replay(int argc, char **argv)
 		}
 		made_dir = 1;
 	}
+	/*
+	 * Before the scan and the prepare, which take a while on a big trace:
+	 * an interrupt then is not lost (a job started with & in a script has
+	 * SIGINT ignored until a handler is set) and the replay stops at its
+	 * start, trace closed. A second interrupt (timeout(1) signals the
+	 * group too) must still close the trace.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	ret = iotap_replay_open(&r, &o);
 	if (ret) {
 		ret = open_error(r, ret, o.trace, o.target, o.phase);
@@ -572,14 +585,6 @@ int cmd_replay(int argc, char **argv)
 	arg = iotap_replay_space(r);
 	if (arg)
 		warn_msg("%s", arg);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	/* a second interrupt (timeout(1) signals the group too) must still close the trace */
-	sa.sa_flags = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	ret = iotap_replay_run(r, &st);
 	if (tty && !quiet)
