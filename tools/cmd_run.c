@@ -60,8 +60,7 @@ struct target {
 	struct iotap_workload_iozone_result iozone;
 	struct iotap_workload_dd_result dd;
 	struct iotap_workload_hdparm_result hdparm;
-	uint64_t last_report_ns;
-	int mib;			/* progress in MiB/s, as the tool's own lines */
+	struct run_progress prog;	/* its progress lines */
 	pthread_t thread;
 };
 
@@ -394,6 +393,7 @@ static int add_target(struct run *r, const char *path)
 	r->t = n;
 	memset(&n[r->nt], 0, sizeof(*n));
 	n[r->nt].path = path;
+	n[r->nt].prog.path = path;
 	r->nt++;
 	return 0;
 }
@@ -523,9 +523,9 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 
 /* --- progress ---------------------------------------------------------------- */
 
-static void progress(void *arg, const struct iotap_workload_progress *p)
+void run_progress(void *arg, const struct iotap_workload_progress *p)
 {
-	struct target *t = arg;
+	struct run_progress *t = arg;
 	char what[64];
 
 	if (p->mb_per_s > 0 && t->mib)	/* hdparm: its own MB, MiB */
@@ -597,8 +597,8 @@ static void run_one(struct run *r, struct target *t)
 		.workload = r->workload,
 		.flags = (r->force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
 			 (r->drop_caches ? IOTAP_WORKLOAD_DROP_CACHES : 0),
-		.progress = r->quiet ? NULL : progress,
-		.progress_arg = t,
+		.progress = r->quiet ? NULL : run_progress,
+		.progress_arg = &t->prog,
 	};
 	unsigned int i;
 
@@ -1197,7 +1197,7 @@ static int run_hdparm(struct run *r, int argc, char **argv)
 	for (i = 0; i < (int)r->nt; i++) {
 		struct target *t = &r->t[i];
 
-		t->mib = 1;
+		t->prog.mib = 1;
 		if (t->info.is_dir) {
 			struct iotap_workload_target tmp;
 			int ret = iotap_workload_target_check(t->path, 1, &tmp);

@@ -7,8 +7,26 @@
 #ifndef IOTAP_RUN_H
 #define IOTAP_RUN_H
 
+#include <stdint.h>
+
 /* `iotap run dedup` (run_dedup.c); argv[0] is "dedup". Returns the exit status. */
 int cmd_run_dedup(int argc, char **argv);
+
+/* One target's progress lines on stderr (run_progress() keeps the state). */
+struct run_progress {
+	const char *path;		/* the target, as given */
+	uint64_t last_report_ns;	/* of the last line when stderr is not a tty */
+	int mib;			/* rates in MiB/s, as the tool's own lines (hdparm) */
+};
+
+/*
+ * run_progress - the workload progress callback of every `iotap run`:
+ * @arg is the target's struct run_progress. A line rewritten in place on a
+ * tty, else one line every 10 s and one at the end of each phase.
+ * Context: any workload thread; serialised with the other targets'.
+ */
+struct iotap_workload_progress;
+void run_progress(void *arg, const struct iotap_workload_progress *p);
 
 /*
  * The trace of target @i of @n: PATH itself for one target, else

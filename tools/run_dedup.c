@@ -106,7 +106,7 @@ struct target {
 	struct iotap_workload_dedup_opts o;
 	struct iotap_workload_dedup_result res;
 	int ret, open_ret;
-	uint64_t last_report_ns;
+	struct run_progress prog;	/* its progress lines (cmd_run.c's) */
 	pthread_t thread;
 };
 
@@ -121,7 +121,6 @@ struct run {
 	struct iotap_workload_target meta;
 };
 
-static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* "5%", "5" (percent), "0.5%": a fraction */
 static int parse_pct(const char *s, double *out)
@@ -231,37 +230,6 @@ static int check_all(struct run *r)
 	return 0;
 }
 
-static void progress(void *arg, const struct iotap_workload_progress *p)
-{
-	struct target *t = arg;
-	char what[64];
-
-	if (p->mb_per_s > 0)
-		snprintf(what, sizeof(what), "%8.1f MB/s", p->mb_per_s);
-	else
-		snprintf(what, sizeof(what), "%8.0f /s", p->units_per_s);
-	pthread_mutex_lock(&out_lock);
-	if (isatty(STDERR_FILENO)) {
-		if (p->done)
-			fprintf(stderr, "\r%-78s\r", "");
-		else
-			fprintf(stderr, "\r%-36.36s %-16.16s %5.1f%% %s ", t->path, p->phase,
-				p->fraction * 100, what);
-	} else if (p->done || p->elapsed_s - t->last_report_ns / 1e9 >= 10) {
-		t->last_report_ns = (uint64_t)(p->elapsed_s * 1e9);
-		if (p->done)
-			fprintf(stderr, "iotap run: '%s' %s: %s, %s average, %.1f s\n", t->path,
-				p->phase, p->partial ? "stopped" : "done", what, p->elapsed_s);
-		else
-			fprintf(stderr, "iotap run: '%s' %s: %.0f%% %s, %.0f s\n", t->path,
-				p->phase, p->fraction * 100, what, p->elapsed_s);
-		if (p->done)
-			t->last_report_ns = 0;
-	}
-	fflush(stderr);
-	pthread_mutex_unlock(&out_lock);
-}
-
 static void *run_thread(void *arg)
 {
 	struct target *t = arg;
@@ -285,8 +253,8 @@ static int run_all(struct run *r)
 			.workload = r->workload,
 			.flags = (r->force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
 				 (r->drop ? IOTAP_WORKLOAD_DROP_CACHES : 0),
-			.progress = r->quiet ? NULL : progress,
-			.progress_arg = t,
+			.progress = r->quiet ? NULL : run_progress,
+			.progress_arg = &t->prog,
 		};
 
 		t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
@@ -360,6 +328,7 @@ static int add_target(struct run *r, const char *path)
 	}
 	r->t = n;
 	memset(&n[r->nt], 0, sizeof(*n));
+	n[r->nt].prog.path = path;
 	n[r->nt++].path = path;
 	return 0;
 }
