@@ -11,9 +11,9 @@
  * the partial figures printed. Exit status: 0, 1 (a run failed), 2
  * (usage), 130 (interrupted).
  *
- * cmd_run.c dispatches `iotap run dedup` here. The target and progress
- * plumbing below mirrors cmd_run.c's (kept apart while cmd_run.c is being
- * changed by others; to be shared once that settles).
+ * cmd_run.c dispatches `iotap run dedup` here. Signals, --drop-caches,
+ * trace names and progress lines are cmd_run.c's (run.h); the target
+ * checks below still mirror its check_targets().
  */
 #include <errno.h>
 #include <inttypes.h>
