@@ -208,11 +208,13 @@ const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsi
 
 static double p99_us(const struct pstats *p, unsigned int op, int *ok)
 {
-	if (!p->lat[op] || !p->lat[op]->n) {
+	double v = fig_p99_us(p, op);
+
+	if (isnan(v)) {
 		*ok = 0;
 		return 0;
 	}
-	return iotap_hist_quantile(p->lat[op], 0.99) / 1e3;
+	return v;
 }
 
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */

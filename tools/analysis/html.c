@@ -108,11 +108,6 @@ static void td_num(FILE *f, double v, int dec)
 }
 
 /* in microseconds, as every other latency in the reports */
-static double p99_us(const struct pstats *p, unsigned int op)
-{
-	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
-}
-
 static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
 		      const struct flagset *fl)
 {
@@ -135,8 +130,8 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	td_num(f, fig_rate(p->seeks, d), 1);
 	td_num(f, p->data_ops ? fig_seq_pct(p) : NAN, 1);
 	td_num(f, fig_rate(p->fsyncs, d), 1);
-	td_num(f, p99_us(p, IOTAP_OP_READ), 1);
-	td_num(f, p99_us(p, IOTAP_OP_WRITE), 1);
+	td_num(f, fig_p99_us(p, IOTAP_OP_READ), 1);
+	td_num(f, fig_p99_us(p, IOTAP_OP_WRITE), 1);
 	td_num(f, d > 0 ? (double)p->busy_ns / 1e9 / d : 0, 2);
 	td_num(f, fig_cpu_pct(p, &cpu) ? cpu : NAN, 1);
 	td_num(f, has_dev ? dev.rd_mbps + dev.wr_mbps : NAN, 2);

@@ -34,6 +34,11 @@ double fig_seq_pct(const struct pstats *p)
 	return p->data_ops ? 100.0 * (double)(p->data_ops - p->seeks) / (double)p->data_ops : 0.0;
 }
 
+double fig_p99_us(const struct pstats *p, unsigned int op)
+{
+	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
+}
+
 double fig_start_s(const struct report *rep, const struct pstats *p)
 {
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
@@ -45,9 +50,12 @@ static double mount_opt_s(const char *opts, const char *key)
 	size_t l = strlen(key);
 	const char *p;
 
-	for (p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+	for (p = opts; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
 		if (!strncmp(p, key, l) && p[l] == '=')
 			return strtod(p + l + 1, NULL);
+	}
 	return -1;
 }
 
@@ -463,9 +471,12 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* CSV: an op type the span lacks has p99 0, as always */
 static double p99_us(const struct pstats *p, unsigned int op)
 {
-	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : 0;
+	double v = fig_p99_us(p, op);
+
+	return isnan(v) ? 0 : v;
 }
 
 static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,

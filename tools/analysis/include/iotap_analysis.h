@@ -150,6 +150,8 @@ struct cpu_fig {
 double fig_rate(uint64_t n, double secs);
 double fig_mbps(uint64_t bytes, double secs);
 double fig_seq_pct(const struct pstats *p);
+/* p99 latency of @op in microseconds; NAN when the span has none. */
+double fig_p99_us(const struct pstats *p, unsigned int op);
 int fig_device(const struct pstats *p, struct dev_fig *f);
 /* Return: 1 if any CPU figure is known. */
 int fig_cpu(const struct pstats *p, struct cpu_fig *c);
