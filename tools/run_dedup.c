@@ -450,6 +450,11 @@ int cmd_run_dedup(int argc, char **argv)
 	if (rc >= 0)
 		goto out;
 	rc = 2;
+	/* bad values first (exit 2 naming them), only then free space */
+	if (iotap_workload_dedup_check(&r.o, &why)) {
+		opt_error(&dedup_cmd, "%s", why);
+		goto out;
+	}
 	/*
 	 * The plan walks every segment of every image: first make sure the
 	 * store could fit at all (what it stores, less the rounding of extents).

@@ -99,6 +99,13 @@ void iotap_workload_dedup_opts_init(struct iotap_workload_dedup_opts *o)
 	o->seed = 1;
 }
 
+int iotap_workload_dedup_check(const struct iotap_workload_dedup_opts *o, const char **why)
+{
+	struct dd_cfg cfg;
+
+	return dd_cfg_init(&cfg, o, why);
+}
+
 int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 			      struct iotap_workload_dedup_plan *p, const char **why)
 {

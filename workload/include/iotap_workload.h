@@ -400,6 +400,15 @@ struct iotap_workload_dedup_plan {
 	uint64_t need_meta;		/* and in the meta directory */
 };
 
+/*
+ * iotap_workload_dedup_check - are the option values themselves valid?
+ *
+ * Cheap (no walk over the images): what iotap_workload_dedup_plan()
+ * refuses before it walks, so a CLI can refuse bad values with exit 2
+ * before it estimates free space. Return: 0, or -EINVAL with @why set.
+ */
+int iotap_workload_dedup_check(const struct iotap_workload_dedup_opts *o, const char **why);
+
 /* Return: 0, or -EINVAL (with @why set to a static message) for options that do not fit. */
 int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 			      struct iotap_workload_dedup_plan *p, const char **why);
