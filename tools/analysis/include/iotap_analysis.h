@@ -26,6 +26,7 @@
 
 #include <stdio.h>
 
+#include "app.h"
 #include "iotap_trace.h"
 #include "stat.h"
 
@@ -114,6 +115,7 @@ struct report {
 	struct seek_map files;		/* per-file data op counts */
 	struct iotap_map names;		/* file id -> struct name_ent */
 	double flag_factor;
+	struct app_stats app;		/* pgsql/dedup application figures (app.h) */
 };
 
 void report_opts_init(struct report_opts *o);
