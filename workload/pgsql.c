@@ -689,7 +689,16 @@ static void drive(struct wl_threads *t)
 		snap(pg, &a);
 		io_diff(&r->io_steady, &b, &a);
 		span_result(&s2, &s3, stopped, r->io_steady.txns, &r->steady);
-		span_app(pg, "steady", s2.t, s3.t, stopped);
+		{
+			/* with the model's own CPU over it: report prints CPU per transaction */
+			struct iotap_trace_rec ar = {
+				.op = IOTAP_APP_SPAN, .name = "steady", .offset = s2.t,
+				.dur_ns = s3.t - s2.t, .flags = stopped ? IOTAP_APPF_PARTIAL : 0,
+				.length = s3.u - s2.u, .aux = s3.s - s2.s,
+			};
+
+			wl_app(pg->c, &ar);
+		}
 		if (r->io_steady.txns) {
 			r->cpu_user_us_per_txn = (double)(s3.u - s2.u) / 1e3 /
 						 (double)r->io_steady.txns;

@@ -39,7 +39,8 @@ for i in (1, 2):
     # text: pgbench's own lines, character for character
     for pat in (r"^tps = .*\(including warm-up\)$", r"^tps = .*\(excluding warm-up\)$",
                 r"^latency average = .*$", r"^latency stddev = .*$",
-                r"^latency percentiles: .*$"):
+                r"^latency percentiles: .*$",
+                r"^model CPU per transaction \(steady, all roles\): .*$"):
         w = re.search(pat, run, re.M).group(0)
         g = re.search(r"^  " + pat[1:], app, re.M)
         if not g or g.group(0).strip() != w:

@@ -200,6 +200,8 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 	s->partial = !!(r->flags & IOTAP_APPF_PARTIAL);
 	s->start_ns = r->offset;
 	s->dur_ns = r->dur_ns;
+	s->cpu_user_ns = r->length;
+	s->cpu_sys_ns = r->aux;
 }
 
 int app_pgsql_feed(struct app_pgsql *p, const struct iotap_trace_rec *r)
@@ -300,6 +302,10 @@ void app_pgsql_print_text(const struct app_pgsql *p, FILE *f)
 		fprintf(f, "  commit (WAL sync, steady): %" PRIu64 " calls, p50 %.3f ms, p99 %.3f ms, "
 			   "max %.3f ms\n", p->commit.n, ms(iotap_hist_quantile(&p->commit, 0.5)),
 			ms(iotap_hist_quantile(&p->commit, 0.99)), ms(p->commit.max));
+	if (p->steady.seen && p->txns_steady && (p->steady.cpu_user_ns || p->steady.cpu_sys_ns))
+		fprintf(f, "  model CPU per transaction (steady, all roles): %.1f us user, %.1f us "
+			   "system\n", (double)p->steady.cpu_user_ns / 1e3 / (double)p->txns_steady,
+			(double)p->steady.cpu_sys_ns / 1e3 / (double)p->txns_steady);
 	for (i = 0; i < p->nck; i++) {
 		const struct app_ckpt *k = &p->ck[i];
 
@@ -342,6 +348,12 @@ struct json_object *app_pgsql_json(const struct app_pgsql *p)
 					       report_jnum(ms(iotap_hist_quantile(&p->lat, lat_q[i])), 3));
 	}
 	json_object_object_add(o, "latency_ms", lat);
+	json_object_object_add(o, "model_cpu_user_us_per_txn", p->txns_steady ?
+			       report_jnum((double)p->steady.cpu_user_ns / 1e3 /
+					   (double)p->txns_steady, 1) : NULL);
+	json_object_object_add(o, "model_cpu_sys_us_per_txn", p->txns_steady ?
+			       report_jnum((double)p->steady.cpu_sys_ns / 1e3 /
+					   (double)p->txns_steady, 1) : NULL);
 	json_object_object_add(cm, "calls", json_object_new_uint64(p->commit.n));
 	json_object_object_add(cm, "p50_ms", p->commit.n ? report_jnum(
 				       ms(iotap_hist_quantile(&p->commit, 0.5)), 3) : NULL);

@@ -46,6 +46,7 @@ struct app_ckpt {
 struct app_span {
 	int seen, partial;
 	uint64_t start_ns, dur_ns;
+	uint64_t cpu_user_ns, cpu_sys_ns;	/* steady: the model's own CPU over it */
 };
 
 struct app_pgsql {
