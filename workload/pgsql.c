@@ -550,6 +550,8 @@ static void span_mark(struct pg *pg, struct pg_cpu *cpu, struct span *sp)
 /* The trace's copy of a period the run's figures are taken over (an APP SPAN). */
 static void span_app(struct pg *pg, const char *name, uint64_t t0, uint64_t t1, int partial)
 {
+	if (strcmp(name, "commit"))
+		wl_span_log(pg->c, name, t0, t1);
 	struct iotap_trace_rec ar = {
 		.op = IOTAP_APP_SPAN, .name = name, .offset = t0, .dur_ns = t1 - t0,
 		.flags = partial ? IOTAP_APPF_PARTIAL : 0,
@@ -631,6 +633,7 @@ static void drive(struct wl_threads *t)
 	int stopped;
 
 	cpu_start(&cpu);
+	wl_lockstep_wait(pg->c);	/* several targets: the loads start together */
 	pthread_mutex_lock(&pg->phase_lock);
 	pg->base_phase = "init";
 	pthread_mutex_unlock(&pg->phase_lock);
@@ -644,7 +647,8 @@ static void drive(struct wl_threads *t)
 		pg_set_error(pg, run->ret);
 		goto out;
 	}
-	/* the clients start: warm-up, then steady */
+	/* the clients start (on every target together): warm-up, then steady */
+	wl_lockstep_wait(pg->c);
 	pg->bench_t0 = wl_now();
 	pg->steady_t0 = pg->bench_t0 + o->warmup_ns;
 	run->end_ns = pg->bench_t0 + o->duration_ns;
@@ -689,6 +693,7 @@ static void drive(struct wl_threads *t)
 		snap(pg, &a);
 		io_diff(&r->io_steady, &b, &a);
 		span_result(&s2, &s3, stopped, r->io_steady.txns, &r->steady);
+		wl_span_log(pg->c, "steady", s2.t, s3.t);
 		{
 			/* with the model's own CPU over it: report prints CPU per transaction */
 			struct iotap_trace_rec ar = {

@@ -111,7 +111,16 @@ struct iotap_workload_ctx {
 
 	char what[320];			/* the operation that failed last */
 	int drop_err;			/* first failure to drop the page cache, -errno */
+
+	struct iotap_workload_lockstep *lockstep;	/* NULL: not kept in step */
+	struct iotap_workload_span *spans;	/* phases run (named_lock) */
+	unsigned int nspans, spans_cap;
 };
+
+/* lockstep.c: wait at a phase begin for every other member (no-op without one). */
+void wl_lockstep_wait(struct iotap_workload_ctx *c);
+/* Log a phase's span for iotap_workload_ctx_spans() (any thread). */
+void wl_span_log(struct iotap_workload_ctx *c, const char *name, uint64_t t0, uint64_t t1);
 
 /* 1 once iotap_workload_interrupt() was called. */
 int wl_stopped(void);

@@ -74,6 +74,28 @@ typedef void (*iotap_workload_progress_fn)(void *arg, const struct iotap_workloa
 #define IOTAP_WORKLOAD_DROP_CACHES	(1u << 0)	/* sync, drop_caches before each phase */
 #define IOTAP_WORKLOAD_TRACE_FORCE	(1u << 1)	/* overwrite an existing trace file */
 
+/*
+ * struct iotap_workload_lockstep - several targets' tests kept in step
+ *
+ * As bonnie++'s -p/-y semaphores: each context of a command that shares
+ * one (env.lockstep) starts each phase only when every other member has
+ * reached its next phase begin or left. Make it with @members = the
+ * targets; each target leaves once: iotap_workload_ctx_leave() after its
+ * run, or iotap_workload_lockstep_leave() if its context never opened.
+ * Free it after every target's thread ended.
+ */
+struct iotap_workload_lockstep;
+
+int iotap_workload_lockstep_new(struct iotap_workload_lockstep **out, unsigned int members);
+void iotap_workload_lockstep_leave(struct iotap_workload_lockstep *ls);
+void iotap_workload_lockstep_free(struct iotap_workload_lockstep *ls);
+
+/* One phase a context ran: its marker name and CLOCK_MONOTONIC span. */
+struct iotap_workload_span {
+	char name[64];
+	uint64_t t0, t1;
+};
+
 struct iotap_workload_env {
 	const char *target;		/* directory (or file/device for dd --read and hdparm) */
 	const char *trace_path;		/* trace to write, NULL: none */
@@ -82,6 +104,7 @@ struct iotap_workload_env {
 	unsigned int flags;		/* IOTAP_WORKLOAD_* */
 	iotap_workload_progress_fn progress;	/* NULL: no reports */
 	void *progress_arg;
+	struct iotap_workload_lockstep *lockstep;	/* NULL: not kept in step */
 };
 
 struct iotap_workload_ctx;
@@ -99,6 +122,13 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 
 /* Close the trace (END record) and free @c. Return: 0 or the trace's first write error. */
 int iotap_workload_ctx_close(struct iotap_workload_ctx *c);
+
+/* The run on @c is over: leave its lockstep (the others stop waiting for it). */
+void iotap_workload_ctx_leave(struct iotap_workload_ctx *c);
+
+/* The phases @c ran so far, in order; valid until the context closes. */
+unsigned int iotap_workload_ctx_spans(const struct iotap_workload_ctx *c,
+				      const struct iotap_workload_span **spans);
 
 /* What failed last ("write 'Bonnie.123' at 8192"), "" if nothing. */
 const char *iotap_workload_ctx_error(const struct iotap_workload_ctx *c);
