@@ -41,7 +41,7 @@ enum {
 	P_SCALE, P_CLIENTS, P_DURATION, P_WARMUP, P_RATE, P_PROGRESS, P_ERA, P_WALDIR,
 	P_SB, P_WALBUF, P_CKTIMEOUT, P_MAXWAL, P_MINWAL, P_CKSEGS, P_CKTARGET, P_SYNC, P_FPW,
 	P_CKFLUSH, P_BGFLUSH, P_BEFLUSH, P_WWFLUSH, P_BGDELAY, P_BGMAX, P_BGMULT, P_WWDELAY,
-	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE, P_NOLOCK,
+	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE, P_NOLOCK, P_CPU,
 };
 
 static const struct opt_desc pgsql_opts[] = {
@@ -84,6 +84,9 @@ static const struct opt_desc pgsql_opts[] = {
 	[P_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[P_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start the load and the\n"
 					     "clients on all together" },
+	[P_CPU] = { "cpu-per-txn", 0, "DURATION", "CPU each client spends per transaction, as\n"
+					       "PostgreSQL's executor does (e.g. 300us; the\n"
+					       "bench script measures it); default 0: none" },
 	{ NULL },
 };
 
@@ -348,6 +351,12 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 		case P_TRACE: cli->trace = arg; break;
 		case P_FORCE: cli->force = 1; break;
 		case P_NOLOCK: cli->no_lockstep = 1; break;
+		case P_CPU:
+			if (parse_duration_ns(arg, &o->cpu_per_txn_ns) ||
+			    o->cpu_per_txn_ns > 1000000000ull)
+				return opt_error(&pgsql_cmd, "bad CPU per transaction '%s' (0..1s, "
+						 "e.g. 300us)", arg);
+			break;
 		}
 	}
 	if (rc == 2)

@@ -220,6 +220,7 @@ struct pg_client {
 	double lag_sum;
 	uint64_t lag_max, lag_n, late;
 	double lat_sq_steady;		/* sum of squares, ns^2 (stddev) */
+	uint64_t own_cpu_ns;		/* --cpu-per-txn: the model's CPU in the last transaction */
 };
 
 struct pg_run {
@@ -376,6 +377,14 @@ static int tpcb(struct pg *pg, struct pg_client *cl)
 	return pg_wal_flush(pg, lsn, 1);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* pgbench -R: the next start of the Poisson schedule (all clients share it). */
 static uint64_t next_start(struct pg_run *run)
 {
@@ -432,7 +441,24 @@ static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
 		t0 = wl_now();
 		if (t0 >= run->end_ns)
 			break;
-		ret = tpcb(pg, cl);
+		if (o->cpu_per_txn_ns) {
+			/* the statements' CPU, less what the model itself took last time */
+			uint64_t c0 = thread_cpu_ns(), want = o->cpu_per_txn_ns > cl->own_cpu_ns ?
+							      o->cpu_per_txn_ns - cl->own_cpu_ns : 0;
+
+			while (thread_cpu_ns() - c0 < want) {
+				/* user CPU, as an executor's; the clock read is a system call */
+				volatile unsigned int k;
+
+				for (k = 0; k < 2000; k++)
+					;
+			}
+			c0 = thread_cpu_ns();
+			ret = tpcb(pg, cl);
+			cl->own_cpu_ns = thread_cpu_ns() - c0;
+		} else {
+			ret = tpcb(pg, cl);
+		}
 		if (ret)
 			break;
 		t1 = wl_now();

@@ -17,7 +17,8 @@ mkdir -p $P/d1 $P/w1 $P/d2 $P/w2 $T/dd
 # two small pgsql runs (data and WAL apart), a checkpoint in each
 for i in 1 2; do
 	"$IOTAP" run pgsql $P/d$i --wal-dir $P/w$i -s 1 -c 2 -T 4 --warmup 1 \
-		--checkpoint-timeout 2s -q --trace $T/pg$i.iotap > $T/pg$i.txt 2> $T/pg$i.err ||
+		--checkpoint-timeout 2s --completion-target 0.5 -q --trace $T/pg$i.iotap \
+		> $T/pg$i.txt 2> $T/pg$i.err ||
 		{ cat $T/pg$i.err; fail "run pgsql $i"; }
 	"$IOTAP" report $T/pg$i.iotap > $T/pg$i.rep || fail "report pg$i"
 	"$IOTAP" report --json $T/pg$i.iotap > $T/pg$i.json || fail "report --json pg$i"

@@ -129,8 +129,11 @@ static int on_phase(struct app_pgsql *p, const struct iotap_trace_rec *r)
 	} else if (k && !strcmp(part, "sync")) {
 		if (r->flags == IOTAP_PHASE_BEGIN)
 			k->t_sync = r->time_ns;
-		else
+		else if (r->tid == k->tid)
 			k->t_end = r->time_ns;
+		else
+			/* the run's end cut the marker timeline; the checkpointer syncs on */
+			k->t_end_other = r->time_ns;
 	} else if (k && !strcmp(part, "write") && r->flags != IOTAP_PHASE_BEGIN && !k->t_sync) {
 		/* the write part's END (with no sync part after it, the run stopped) */
 		k->t_wend = r->time_ns;
@@ -233,8 +236,13 @@ void app_pgsql_finish(struct app_pgsql *p)
 	if (!p->commit.n && iotap_hist_merge(&p->commit, &p->commit_fsync))
 		p->commit.n = 0;
 
-	for (i = 0; i < p->nck; i++)
-		p->ck[i].partial = !p->ck[i].t_sync || !p->ck[i].t_end;
+	for (i = 0; i < p->nck; i++) {
+		struct app_ckpt *k = &p->ck[i];
+
+		if (!k->t_end && k->t_end_other)
+			k->t_end = k->t_end_other;
+		k->partial = !k->t_sync || !k->t_end;
+	}
 }
 
 /* --- figures ------------------------------------------------------------------------------ */

@@ -535,6 +535,8 @@ struct iotap_workload_pgsql_opts {
 	uint64_t wal_writer_delay_ns;
 	uint32_t io_combine_limit;	/* blocks per read of a sequential scan (17: 16) */
 	uint64_t progress_ns;		/* pgbench -P interval for the per-interval figures */
+	uint64_t cpu_per_txn_ns;	/* CPU a client spends per transaction (the statements'
+					 * execution, the model's own included); 0: none */
 	uint32_t seed;
 	const char *wal_dir;		/* WAL segments here (initdb -X); NULL: DIR/pg_wal */
 };

@@ -34,7 +34,8 @@ struct app_ckpt {
 	unsigned int seq;
 	uint32_t tid;			/* the checkpointer (the marking thread) */
 	uint64_t t_write, t_wend;	/* write part BEGIN, END (marker times; 0: not seen) */
-	uint64_t t_sync, t_end;		/* sync part BEGIN, END */
+	uint64_t t_sync, t_end;		/* sync part BEGIN, END (the checkpointer's own) */
+	uint64_t t_end_other;		/* its END written by another thread (the run's end) */
 	uint64_t last_sync_end;		/* end of its last relation fsync */
 	uint64_t buffers;		/* 8 KiB relation page writes in the write part */
 	uint64_t sync_files;		/* relation fsyncs in the sync part */
