@@ -489,6 +489,7 @@ static void take_backup(struct dd_run *run)
 			.dur_ns = (uint64_t)llround(g->backup.elapsed_s * 1e9),
 			.length = g->logical_bytes, .offset = g->lookups, .aux = g->cache_hits,
 			.file = g->segments, .file2 = g->new_segments, .fh = g->stored_bytes,
+			.result = (int64_t)llround((g->gen_cpu_s + g->hash_cpu_s) * 1e9),
 			.flags = g->backup.partial ? IOTAP_APPF_PARTIAL : 0,
 		};
 

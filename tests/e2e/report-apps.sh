@@ -185,6 +185,10 @@ if abs(js["dedup_ratio"] - num(m.group(1))) > 0.0051:
     bad.append(f"dedup ratio: report {js['dedup_ratio']}, run {m.group(1)}")
 if js["compact"] is None:
     bad.append("no compaction figures")
+m = re.search(r"^model CPU: ([0-9.]+) us content \+ ([0-9.]+) us hash per new segment", run, re.M)
+want = float(m.group(1)) + float(m.group(2))
+if abs(js["model_cpu_us_per_new_segment"] - want) > 0.15:
+    bad.append(f"model CPU per new segment: report {js['model_cpu_us_per_new_segment']}, run {want}")
 if bad:
     print("\n".join(bad))
     sys.exit(1)

@@ -173,6 +173,7 @@ static int on_app(struct app_dedup *d, const struct iotap_trace_rec *r)
 	g->segments = r->file;
 	g->fresh = r->file2;
 	g->stored = r->fh;
+	g->cpu_ns = r->result > 0 ? (uint64_t)r->result : 0;
 	return 0;
 }
 
@@ -238,7 +239,7 @@ static double miss_ms(const struct iotap_hist *h, double q)
 
 void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 {
-	uint64_t logical = 0, stored = 0;
+	uint64_t logical = 0, stored = 0, cpu, fresh;
 	unsigned int i, nr = 0;
 
 	fprintf(f, "\napplication: backup media server model (dedup); logical bytes and look-ups "
@@ -284,6 +285,13 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 	if (logical)
 		fprintf(f, "  stored %.1f MB of %.1f MB logical: dedup ratio %.2f:1\n",
 			(double)stored / 1e6, (double)logical / 1e6, ratio(logical, stored));
+	for (i = 0, cpu = 0, fresh = 0; i < d->ngen; i++) {
+		cpu += d->gen[i].cpu_ns;
+		fresh += d->gen[i].fresh;
+	}
+	if (fresh && cpu)
+		fprintf(f, "  model CPU: %.1f us content + hash per new segment\n",
+			(double)cpu / 1e3 / (double)fresh);
 }
 
 struct json_object *app_dedup_json(const struct app_dedup *d)
@@ -344,6 +352,16 @@ struct json_object *app_dedup_json(const struct app_dedup *d)
 	json_object_object_add(o, "restores", rs);
 	json_object_object_add(o, "dedup_ratio", logical ? report_jnum(ratio(logical, stored), 4)
 							 : NULL);
+	{
+		uint64_t cpu = 0, fresh = 0;
+
+		for (i = 0; i < d->ngen; i++) {
+			cpu += d->gen[i].cpu_ns;
+			fresh += d->gen[i].fresh;
+		}
+		json_object_object_add(o, "model_cpu_us_per_new_segment", fresh && cpu ?
+				       report_jnum((double)cpu / 1e3 / (double)fresh, 1) : NULL);
+	}
 	if (d->compact_seen) {
 		json_object *c = json_object_new_object();
 

@@ -73,6 +73,7 @@ struct app_gen {
 	int have_backup, have_restore, partial;
 	/* backup: APP BACKUP record */
 	uint64_t dur_ns, logical, lookups, hits, segments, fresh, stored;
+	uint64_t cpu_ns;		/* the model's content generation + hashing CPU */
 	/* backup: ops of its phase */
 	uint64_t written, index_reads;
 	struct iotap_hist miss;		/* index read latencies, ns */
