@@ -194,6 +194,25 @@ void pg_phase_update(struct pg *pg, struct pg_cpu *t)
 
 	pthread_mutex_lock(&pg->phase_lock);
 	name = pg->ckpt_phase[0] ? pg->ckpt_phase : pg->base_phase;
+	if (pg->phase_open && name && !strcmp(pg->open_phase, name) &&
+	    pg->ckpt_phase[0] && pg->base_phase && pg->base_phase != pg->marked_base) {
+		/*
+		 * warmup or steady began while a checkpoint part runs: its marker
+		 * still goes in (an empty phase), then the checkpoint part resumes
+		 */
+		pg_cpu_tick(pg, t);
+		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_END, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		wl_mark(pg->c, pg->base_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		wl_mark(pg->c, pg->base_phase, IOTAP_PHASE_END, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		pg->marked_base = pg->base_phase;
+		pthread_mutex_unlock(&pg->phase_lock);
+		return;
+	}
 	if (pg->phase_open && name && !strcmp(pg->open_phase, name)) {
 		pthread_mutex_unlock(&pg->phase_lock);
 		return;
@@ -208,6 +227,7 @@ void pg_phase_update(struct pg *pg, struct pg_cpu *t)
 		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
 			atomic_load(&pg->cpu_sys), &ts);
 		pg->phase_open = 1;
+		pg->marked_base = pg->base_phase;
 	}
 	pthread_mutex_unlock(&pg->phase_lock);
 }

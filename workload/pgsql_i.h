@@ -203,6 +203,7 @@ struct pg {
 	/* markers */
 	pthread_mutex_t phase_lock;
 	const char *base_phase;		/* init, warmup, steady */
+	const char *marked_base;	/* the base phase when the open marker began */
 	char ckpt_phase[48];		/* "checkpoint 3 write", "" */
 	char open_phase[48];
 	int phase_open;

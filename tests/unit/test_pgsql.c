@@ -175,7 +175,9 @@ static int read_trace(const char *path, struct sum *s)
 			} else {
 				if (!open || strcmp(phase, nm))
 					s->order_ok = 0;
-				if (in_cks) {
+				/* the checkpointer's own END (the owner may cut the part
+				 * with an empty warmup/steady marker, then it resumes) */
+				if (in_cks && r.tid == ck_tid) {
 					for (i = 0; i < s->n; i++)
 						if (s->f[i].ckpt_written && !s->f[i].ckpt_synced)
 							s->ckpt_unsynced++;

@@ -126,9 +126,14 @@ static int on_phase(struct app_pgsql *p, const struct iotap_trace_rec *r)
 		k->seq = seq;
 		k->tid = r->tid;
 		k->t_write = r->time_ns;
+	} else if (k && !strcmp(part, "write") && r->flags == IOTAP_PHASE_BEGIN) {
+		/* the write part resumes after an empty warmup/steady marker cut it */
+		k->t_wend = 0;
 	} else if (k && !strcmp(part, "sync")) {
-		if (r->flags == IOTAP_PHASE_BEGIN)
+		if (r->flags == IOTAP_PHASE_BEGIN && !k->t_sync)
 			k->t_sync = r->time_ns;
+		else if (r->flags == IOTAP_PHASE_BEGIN)
+			;	/* resumed after an empty warmup/steady marker cut it */
 		else if (r->tid == k->tid)
 			k->t_end = r->time_ns;
 		else
