@@ -37,16 +37,18 @@ static double group_mean(const struct compare *c, unsigned int g, const char *ke
 	return *n ? sum / *n : NAN;
 }
 
-/* The baseline's figures, or the first group's that has an application. */
-static unsigned int ref_figs(const struct compare *c, struct app_fig *figs)
+/* The baseline's figures, or the first group's that has an application; its kind in @kind. */
+static unsigned int ref_figs(const struct compare *c, struct app_fig *figs, const char **kind)
 {
 	unsigned int g, t, n;
 
 	for (g = 0; g < c->ngroups; g++)
 		for (t = 0; t < c->groups[g].n; t++) {
 			n = app_figs(&c->groups[g].reps[t].app, figs);
-			if (n)
+			if (n) {
+				*kind = c->groups[g].reps[t].app.kind == APP_DEDUP ? "dedup" : "pgsql";
 				return n;
+			}
 		}
 	return 0;
 }
@@ -81,7 +83,8 @@ static int best_group(const struct compare *c, const struct app_fig *f, double *
 void app_compare_print_text(const struct compare *c, FILE *f)
 {
 	struct app_fig figs[APP_FIGS_MAX];
-	unsigned int n = ref_figs(c, figs), i, g, cnt;
+	const char *kind = "";
+	unsigned int n = ref_figs(c, figs, &kind), i, g, cnt;
 	double base, v, best;
 	char buf[48];
 	int b;
@@ -96,8 +99,7 @@ void app_compare_print_text(const struct compare *c, FILE *f)
 	}
 	fprintf(f, "\n");
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%-24s %-22.22s", i ? "" : (c->groups[0].reps[0].app.kind == APP_DEDUP ?
-						     "dedup" : "pgsql"), figs[i].label);
+		fprintf(f, "%-24s %-22.22s", i ? "" : kind, figs[i].label);
 		base = group_mean(c, 0, figs[i].key, &cnt);
 		for (g = 0; g < c->ngroups; g++) {
 			v = group_mean(c, g, figs[i].key, &cnt);
@@ -126,7 +128,8 @@ void app_compare_print_text(const struct compare *c, FILE *f)
 struct json_object *app_compare_json(const struct compare *c)
 {
 	struct app_fig figs[APP_FIGS_MAX];
-	unsigned int n = ref_figs(c, figs), i, g, cnt;
+	const char *kind = "";
+	unsigned int n = ref_figs(c, figs, &kind), i, g, cnt;
 	json_object *o, *fo, *vo;
 	double best;
 	int b;
@@ -164,8 +167,7 @@ struct json_object *app_compare_json(const struct compare *c)
 			json_object_array_add(vo, v);
 		}
 	}
-	json_object_object_add(o, "kind", json_object_new_string(
-				       c->groups[0].reps[0].app.kind == APP_DEDUP ? "dedup" : "pgsql"));
+	json_object_object_add(o, "kind", json_object_new_string(kind));
 	json_object_object_add(o, "figures", fo);
 	json_object_object_add(o, "verdicts", vo);
 	return o;
