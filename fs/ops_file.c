@@ -184,6 +184,8 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_CACHED);
+	if (!(f->opf & IOTAP_OPF_CACHED) && fs_cut_request(op.fs, size, op.fs->max_read))
+		op.rec.flags |= IOTAP_OPF_CUT;
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -218,6 +220,8 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf;
+	if (!(f->opf & IOTAP_OPF_CACHED) && fs_cut_request(op.fs, size, op.fs->max_write))
+		op.rec.flags |= IOTAP_OPF_CUT;
 	op.rec.aux = fi->writepage;
 	ret = fs_op_fault(&op);
 	if (ret)

@@ -80,6 +80,7 @@ static void copy_header(struct iotap_trace_header *dst, const struct iotap_trace
 	dst->tool = dup_or_null(src->tool);
 	dst->workload = dup_or_null(src->workload);
 	dst->layout = dup_or_null(src->layout);
+	dst->fuse = dup_or_null(src->fuse);
 }
 
 static void free_header(struct iotap_trace_header *h)
@@ -93,6 +94,7 @@ static void free_header(struct iotap_trace_header *h)
 	free((char *)h->tool);
 	free((char *)h->workload);
 	free((char *)h->layout);
+	free((char *)h->fuse);
 }
 
 /* --- file names ---------------------------------------------------------- */
@@ -480,6 +482,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 {
 	struct report_opts defaults;
 	struct iotap_trace_reader *r;
+	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_rec rec;
 	struct engine e;
 	int ret;
@@ -513,8 +516,12 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* a read()/write() the kernel cut at its page cap counts once (trace/join.c) */
+	ret = iotap_trace_join_open(&jn, r);
+	if (ret)
+		goto out;
 
-	while (!e.err && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
+	while (!e.err && (ret = iotap_trace_join_next(jn, &rec)) > 0) {
 		switch (rec.type) {
 		case IOTAP_REC_OP:
 			on_op(&e, &rec);
@@ -543,7 +550,9 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		rep->ops_ord = e.ord;
 	}
 	iotap_trace_reader_stats(r, &rep->rs);
+	rep->joined = iotap_trace_join_count(jn);
 out:
+	iotap_trace_join_close(jn);
 	iotap_trace_reader_close(r);
 	free(e.heap);
 	pstats_release(&e.blk);
