@@ -48,6 +48,7 @@ struct iotap_trace_join {
 	unsigned int head, n;		/* live slots: head .. head + n - 1 */
 	uint64_t max_write;		/* from the header, 0: not known */
 	uint64_t joined;		/* pieces folded into an earlier record */
+	uint64_t calls;			/* records that took at least one piece */
 	int eof;			/* 1: the reader is done; err its last result */
 	int err;
 };
@@ -90,9 +91,10 @@ void iotap_trace_join_close(struct iotap_trace_join *j)
 	free(j);
 }
 
-uint64_t iotap_trace_join_count(const struct iotap_trace_join *j)
+void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces)
 {
-	return j ? j->joined : 0;
+	*calls = j ? j->calls : 0;
+	*pieces = j ? j->joined : 0;
 }
 
 static bool is_cut(const struct iotap_trace_rec *rec)
@@ -188,6 +190,8 @@ static int resolve(struct iotap_trace_join *j)
 		if (c->op != h->op || c->fh != h->fh || c->file != h->file || is_cut(c) ||
 		    c->offset != h->offset + h->length || h->result != (int64_t)h->length)
 			return 0;
+		if (h->flags & IOTAP_OPF_CUT)
+			j->calls++;
 		fold(h, c);
 		s->dead = true;
 		j->joined++;

@@ -10,7 +10,8 @@
 #      replay issues 16 writes; info says one call is one record.
 #   2. limit 128: each write arrives as 524,272 + 524,288 + 16 bytes; the
 #      first piece is flagged cut (16 of them), info counts them and prints
-#      the sysctl, the report and replay join them back into 16 x 1 MiB.
+#      the sysctl, the report flags them, and it and replay join them back
+#      into 16 x 1 MiB.
 #
 # The kernel reads the limit when the connection is made: the case sets it
 # just before each mount and restores it as soon as the mount is up (and
@@ -96,6 +97,8 @@ grep -q "^split *16 call(s) were cut" $T/info2 || { cat $T/info2; fail "info lac
 grep -q "'sysctl -w fs.fuse.max_pages_limit=257'" $T/info2 ||
 	{ cat $T/info2; fail "info lacks the sysctl"; }
 expect_eq "joined report at limit 128" "$(report_writes "$TR")" '16 {"1048576": 16}'
+"$IOTAP" report "$TR" | grep -q "split-calls: the kernel cut 16 read()/write() calls.*sysctl -w fs.fuse.max_pages_limit=257" ||
+	fail "the report does not flag the split calls"
 expect_eq "replayed writes at limit 128" "$(replayed_writes "$TR")" 16
 expect_eq "the kernel's limit is restored" "$(cat $LIM)" "$ORIG"
 

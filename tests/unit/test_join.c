@@ -95,7 +95,8 @@ static const char *write_trace(const char *name, const char *fuse)
 }
 
 /* Read @path through the join: records into @out (names dropped), count. */
-static int read_joined(const char *path, struct iotap_trace_rec *out, int max, uint64_t *joined)
+static int read_joined(const char *path, struct iotap_trace_rec *out, int max, uint64_t *joined,
+		       uint64_t *calls)
 {
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *j;
@@ -117,7 +118,7 @@ static int read_joined(const char *path, struct iotap_trace_rec *out, int max, u
 			out[n] = rec;
 		n++;
 	}
-	*joined = iotap_trace_join_count(j);
+	iotap_trace_join_stats(j, calls, joined);
 	iotap_trace_join_close(j);
 	iotap_trace_reader_close(r);
 	return ret < 0 ? -1 : n;
@@ -126,7 +127,7 @@ static int read_joined(const char *path, struct iotap_trace_rec *out, int max, u
 int main(void)
 {
 	struct iotap_trace_rec o[32];
-	uint64_t joined;
+	uint64_t joined, calls;
 	const char *p;
 	int n;
 
@@ -136,9 +137,10 @@ int main(void)
 	   iotap_trace_fuse_field(NULL, "max_write") == 0, "absent fuse keys are 0");
 
 	p = write_trace("joined.iotap", "max_write=524288 max_pages=128 page_size=4096");
-	n = read_joined(p, o, 32, &joined);
+	n = read_joined(p, o, 32, &joined, &calls);
 	ok(n == 8, "8 ops after joining (got %d)", n);
-	ok(joined == 4, "4 pieces folded (got %" PRIu64 ")", joined);
+	ok(joined == 4 && calls == 3, "4 pieces folded into 3 calls (got %" PRIu64 ", %" PRIu64 ")",
+	   joined, calls);
 	if (n == 8) {
 		ok(o[0].op == IOTAP_OP_WRITE && o[0].length == 2 * MW && o[0].result == 2 * MW &&
 		   !(o[0].flags & IOTAP_OPF_CUT), "three pieces are one 1 MiB write, unflagged");
@@ -157,7 +159,7 @@ int main(void)
 	}
 
 	p = write_trace("nofuse.iotap", NULL);
-	n = read_joined(p, o, 32, &joined);
+	n = read_joined(p, o, 32, &joined, &calls);
 	ok(n == 9 && o[0].length == 2 * MW - 16, "without max_write only the next piece joins "
 	   "(%d ops, first %" PRIu64 ")", n, n > 0 ? o[0].length : 0);
 	return done_testing();

@@ -550,7 +550,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		rep->ops_ord = e.ord;
 	}
 	iotap_trace_reader_stats(r, &rep->rs);
-	rep->joined = iotap_trace_join_count(jn);
+	iotap_trace_join_stats(jn, &rep->split_calls, &rep->joined);
 out:
 	iotap_trace_join_close(jn);
 	iotap_trace_reader_close(r);

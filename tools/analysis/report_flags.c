@@ -22,6 +22,9 @@
  *                        overhead, not the storage
  *   page-cache           the device read under a tenth of what the
  *                        filesystem read
+ *   split-calls          (whole trace) the kernel cut read()/write() calls
+ *                        at its page cap; counted joined, with the sysctl
+ *                        that would have kept them one request each
  *
  * Everything works from the phase's counters and the time bins, after
  * the pass: nothing here reads the trace.
@@ -295,6 +298,22 @@ void report_flags(struct report *rep)
 		add_flag(&rep->tflags, "damaged-trace: %" PRIu64 " chunk(s) unreadable, %" PRIu64
 			 " bytes skipped; figures cover what could be read", rep->rs.chunks_bad,
 			 rep->rs.bytes_skipped);
+	if (rep->split_calls) {
+		const char *fuse = rep->hdr.fuse;
+		uint64_t want = iotap_trace_fuse_field(fuse, "max_pages_want");
+		uint64_t limit = iotap_trace_fuse_field(fuse, "max_pages_limit");
+
+		if (limit && want > limit)
+			add_flag(&rep->tflags, "split-calls: the kernel cut %" PRIu64 " read()/write() "
+				 "calls in pieces at its page cap (fs.fuse.max_pages_limit %" PRIu64
+				 "); counted here as the calls they were. 'sysctl -w "
+				 "fs.fuse.max_pages_limit=%" PRIu64 "' before mounting keeps each "
+				 "one request", rep->split_calls, limit, want);
+		else
+			add_flag(&rep->tflags, "split-calls: the kernel cut %" PRIu64 " read()/write() "
+				 "calls in pieces at its page cap; counted here as the calls they were",
+				 rep->split_calls);
+	}
 	/* across phases, changes and outliers are the phases' business */
 	if (rep->nphases <= 1) {
 		flag_throughput(rep, &rep->total, &rep->tflags);

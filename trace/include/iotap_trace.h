@@ -492,8 +492,8 @@ struct iotap_trace_join;
 
 int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_reader *r);
 int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec);
-/* Pieces folded into an earlier record so far. */
-uint64_t iotap_trace_join_count(const struct iotap_trace_join *j);
+/* So far: calls joined from pieces, and the pieces folded into them. */
+void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces);
 void iotap_trace_join_close(struct iotap_trace_join *j);
 
 /*

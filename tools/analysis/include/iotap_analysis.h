@@ -109,6 +109,7 @@ struct report {
 	uint64_t ops_ord;		/* ops, FORGET not counted (phase plans) */
 	uint64_t markers;		/* PHASE records seen */
 	uint64_t joined;		/* READ/WRITE pieces of cut calls folded (trace/join.c) */
+	uint64_t split_calls;		/* ...into this many calls */
 	uint64_t markers_folded;	/* markers past REPORT_PHASES_MAX, not made phases */
 	struct series series;
 	struct points points;
