@@ -167,6 +167,7 @@ struct fs_inode {
 	int slot;			/* index in the fd cache ring, -1: none */
 	uint8_t ref_bit;		/* CLOCK reference bit */
 	uint8_t pinned;			/* fd held for the inode's life (no handle) */
+	uint8_t wb_failed;		/* cache mode: a writeback WRITE failed (wbfail.c) */
 	uint64_t binding[2];		/* hashes of the last two (parent, name) in NAMEs */
 	struct file_handle handle;	/* followed by handle.handle_bytes bytes; 0 when pinned */
 };
@@ -396,6 +397,15 @@ int fs_backing_flags(struct fs_ctx *fs, int flags);
 
 ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata);
 ssize_t fs_wire_writev(int fd, struct iovec *iov, int count, void *userdata);
+/* --- wbfail.c: cache mode, the kernel's view after a failed writeback -- */
+
+int fs_wbfail_start(struct fs_ctx *fs);
+void fs_wbfail_stop(void);
+/* A writeback WRITE on @inode failed: drop the kernel's pages and size. */
+void fs_wbfail_write(struct fs_ctx *fs, struct fs_inode *inode);
+/* A handle on @inode was released: let the kernel forget it if it failed. */
+void fs_wbfail_release(struct fs_ctx *fs, struct fs_inode *inode);
+
 /* fs->fuse_desc from the request limits (the header's fuse field). */
 void fs_describe_limits(struct fs_ctx *fs);
 /*

@@ -253,6 +253,8 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
 	fs_op_io_end(&op);
 out:
+	if (ret < 0 && fi->writepage)
+		fs_wbfail_write(op.fs, f->inode);
 	fs_op_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
@@ -293,6 +295,7 @@ static void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	fs_op_io_begin(&op);
 	ret = close(f->fd) < 0 ? -errno : 0;
 	fs_op_io_end(&op);
+	fs_wbfail_release(op.fs, f->inode);
 	free(f);
 	fs_op_end(&op, ret);
 	/* the kernel ignores release errors; the record keeps the real one */

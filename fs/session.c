@@ -885,9 +885,14 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 	}
 	if (o->max_threads)
 		fuse_loop_cfg_set_max_threads(cfg, o->max_threads);
+	/* started with signals blocked, like the loop's workers */
+	if (fs_wbfail_start(&d->fs))
+		fs_log(FS_LOG_WARN, "cannot start the writeback-error thread: after a failed "
+		       "writeback the mount may show data that is not on disk");
 	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	ret = fuse_session_loop_mt(d->fs.se, cfg);
 	block_signals(NULL);
+	fs_wbfail_stop();
 	fuse_loop_cfg_destroy(cfg);
 	if (ret < 0) {
 		fs_log(FS_LOG_ERR, "session ended with error: %s", strerror(-ret));
