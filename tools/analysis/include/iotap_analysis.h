@@ -181,6 +181,7 @@ void fig_seek_summary(const struct pstats *p, char *buf, size_t len);
 
 struct out_opts {
 	int bonnie_units;		/* text in K/sec like bonnie++ */
+	int detail;			/* text: every phase's detail, not only the table and flags */
 };
 
 void report_print_text(const struct report *rep, const struct out_opts *oo, FILE *f);
