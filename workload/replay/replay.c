@@ -527,8 +527,7 @@ static void merge_stats(struct iotap_replay *r, struct iotap_replay_stats *st)
 	st->phases = atomic_load(&sh->phases);
 }
 
-int iotap_replay_run(struct iotap_replay *r,
-			      struct iotap_replay_stats *st)
+static int replay_run(struct iotap_replay *r, struct iotap_replay_stats *st)
 {
 	struct runner loader = { .r = r }, lanes = { .r = r };
 	int procs = !!(r->o.flags & IOTAP_REPLAY_PROCESSES);
@@ -753,4 +752,46 @@ void iotap_replay_close(struct iotap_replay *r)
 	pthread_mutex_destroy(&r->pre_lock);
 	pthread_cond_destroy(&r->pre_cond);
 	free(r);
+}
+
+/*
+ * --overwrite over an existing trace file: the replay's trace is written
+ * under a sibling name and renamed over the old one once the replay ran
+ * (also an interrupted one), so a replay that cannot start, or is killed,
+ * keeps the old trace. Devices and symlinks are written to as they are.
+ */
+int iotap_replay_run(struct iotap_replay *r, struct iotap_replay_stats *st)
+{
+	const char *path = r->o.out_trace;
+	char *tmp = NULL;
+	struct stat sb;
+	int ret, err;
+
+	if (path && (r->o.flags & IOTAP_REPLAY_TRACE_FORCE) && !lstat(path, &sb) &&
+	    S_ISREG(sb.st_mode)) {
+		ret = iotap_replace_tmp(path, &tmp);
+		if (ret)
+			return rp_what(r, ret, "%s", path);
+		r->o.out_trace = tmp;
+	}
+	ret = replay_run(r, st);
+	if (!tmp)
+		return ret;
+	r->o.out_trace = path;
+	if (access(tmp, F_OK)) {
+		free(tmp);	/* nothing written: the old trace stays */
+		return ret;
+	}
+	if (ret && !st->ops) {
+		unlink(tmp);	/* the replay never ran */
+	} else {
+		err = iotap_replace_commit(tmp, path);
+		if (err) {
+			unlink(tmp);
+			if (!st->trace_error)
+				st->trace_error = err;
+		}
+	}
+	free(tmp);
+	return ret;
 }
