@@ -411,7 +411,9 @@ void fs_describe_limits(struct fs_ctx *fs);
 /*
  * fs_cut_request - a READ or WRITE of @size bytes (at most @max) was cut by
  * the kernel's page cap: more than max_pages - 1 pages, less than max_pages
- * and @max; only a buffer that does not start on a page gives that size.
+ * and @max: what a buffer that does not start on a page gives when it
+ * needs one page more than max_pages (an uncut call of that size is rare).
+ * Never true where max_pages holds every max_write-sized call.
  */
 static inline bool fs_cut_request(const struct fs_ctx *fs, size_t size, size_t max)
 {

@@ -11,9 +11,10 @@
  * (1,048,560 + 16 bytes for 1 MiB at a buffer 16 bytes into a page). The
  * capture flags the first piece IOTAP_OPF_CUT (FORMAT.md): its size is
  * between max_pages - 1 and max_pages pages, less than max_write, which
- * only a page cap produces. The kernel sends the rest from the same
- * caller thread right after the first piece's reply, page-aligned, in
- * pieces of max_write and a last shorter one.
+ * a page cap produces (and, rarely, an uncut call of just that size: it
+ * is joined with its thread's next contiguous call). The kernel sends the
+ * rest from the same caller thread right after the first piece's reply,
+ * page-aligned, in pieces of max_write and a last shorter one.
  *
  * This filter folds them back: a CUT READ or WRITE takes the following
  * records of the same op, file handle and thread that start where it ends,
