@@ -44,7 +44,7 @@ static void line(const char *k, const char *v)
  * they did to the records: calls cut at the page cap, and the sysctl that
  * would have kept each one whole.
  */
-static void requests(const char *fuse, uint64_t cut)
+static void requests(const char *fuse, uint32_t mode, uint64_t cut)
 {
 	uint64_t mw = iotap_trace_fuse_field(fuse, "max_write");
 	uint64_t pages = iotap_trace_fuse_field(fuse, "max_pages");
@@ -60,6 +60,11 @@ static void requests(const char *fuse, uint64_t cut)
 	if (limit)
 		printf(", fs.fuse.max_pages_limit %" PRIu64, limit);
 	printf(")\n");
+	if (mode == IOTAP_MODE_CACHE) {
+		printf("%-14s (cache mode: records are the kernel's page-cache requests, not the "
+		       "application's calls)\n", "");
+		return;
+	}
 	fit = (pages - 1) * page < mw ? (pages - 1) * page : mw;
 	if (pages >= want)
 		printf("%-14s one read() or write() of up to %" PRIu64 " bytes is one record\n",
@@ -116,7 +121,7 @@ static int info_one(const char *path, int strict)
 	line(h->source == IOTAP_SOURCE_CAPTURE ? "backing" : "directory", h->backing);
 	line("mountpoint", h->mountpoint);
 	line("mount options", h->mount_opts);
-	requests(*fuse_note ? fuse_note : h->fuse, cut);
+	requests(*fuse_note ? fuse_note : h->fuse, h->capture_mode, cut);
 	if (h->layout) {
 		/* the storage stack, one fact a line, under one label */
 		const char *s = h->layout, *e;
