@@ -18,9 +18,11 @@ mkdir $SMALL
 truncate -s 32M $IMG
 mkfs.ext4 -q -F $IMG || fail "mkfs.ext4"
 LOOP=$(losetup -f --show $IMG 2>/dev/null) || skip "no free loop device"
-at_exit "losetup -d $LOOP 2>/dev/null"
-mount $LOOP $SMALL || skip "cannot mount the loop device"
-at_exit "umount $SMALL 2>/dev/null"
+mount $LOOP $SMALL || { losetup -d $LOOP; skip "cannot mount the loop device"; }
+# at exit, pass or fail: the FUSE mount over it first (lib.sh's own unmounts
+# come after at_exit), then the filesystem lazily, so the loop device goes
+# (autoclear) once the daemon has let go of it
+at_exit "fusermount3 -u $MNT 2>/dev/null; umount -l $SMALL 2>/dev/null; losetup -d $LOOP 2>/dev/null"
 
 TR=$T/enospc.iotap
 iotap_mount "$SMALL" "$MNT" --trace "$TR" --cache
