@@ -7,13 +7,16 @@
  *                   [--shared-buffers SIZE] [--checkpoint-timeout DURATION]
  *                   [--max-wal-size SIZE] [--completion-target F]
  *                   [--wal-sync-method M] [--full-page-writes on|off]
- *                   [--*-flush-after SIZE] [-q] [--trace FILE] [--force]
+ *                   [--*-flush-after SIZE] [--cpu-per-txn DURATION] [--no-lockstep]
+ *                   [-q] [--trace FILE] [--force]
  *
  * Parses PostgreSQL's and pgbench's option names (defaults of the --era
  * chosen), checks every data and WAL directory before anything is written
  * (exists, writable, not already a data directory, room for the database
  * and for max_wal_size of WAL, summed per filesystem: exit 2), runs one
- * model per DIR at once, and prints, per DIR, what a DBA reads: pgbench
+ * model per DIR at once (their loads and clients started together unless
+ * --no-lockstep, then the overlap of their phases), and prints, per DIR,
+ * what a DBA reads: pgbench
  * -i's "done in" line, pgbench's summary (tps with and without warm-up,
  * latency average, stddev and percentiles, -R's schedule lag, -P's
  * per-interval lines), the WAL sync latency, the I/O per transaction, one
