@@ -28,12 +28,13 @@
 #include <json-c/json.h>
 
 #include "cmds.h"
+#include "dump_fio.h"
 #include "iotap_analysis.h"
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER, O_CSV, O_JSON };
-enum dump_fmt { F_TEXT, F_CSV, F_JSON };
+enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER, O_CSV, O_JSON, O_FIO, O_FIO_ROOT };
+enum dump_fmt { F_TEXT, F_CSV, F_JSON, F_FIO };
 
 static const struct opt_desc dump_opts[] = {
 	[O_OP] = { "op", 0, "LIST", "only these ops and record types, comma-separated\n"
@@ -43,12 +44,18 @@ static const struct opt_desc dump_opts[] = {
 	[O_NO_HEADER] = { "no-header", 0, NULL, "omit the column header line" },
 	[O_CSV] = { "csv", 0, NULL, "CSV with a header row, one row per record (columns below)" },
 	[O_JSON] = { "json", 0, NULL, "one JSON object per record and line (JSON lines)" },
+	[O_FIO] = { "fio-iolog", 0, NULL, "fio's iolog version 3 (fio --read_iolog=FILE replays it):\n"
+		    "reads, writes, fsyncs, opens and closes; what it cannot\n"
+		    "hold is counted on stderr" },
+	[O_FIO_ROOT] = { "fio-root", 0, "DIR", "--fio-iolog: name files DIR/PATH, PATH relative to\n"
+			 "the capture's root (default DIR: the trace's backing directory)" },
 	{ NULL },
 };
 
 static const struct opt_cmd dump_cmd = {
 	.name = "dump",
-	.usage = "TRACE [--csv | --json] [--op LIST] [--limit N] [--file-order]",
+	.usage = "TRACE [--csv | --json | --fio-iolog [--fio-root DIR]] [--op LIST] [--limit N]\n"
+		 "       [--file-order]",
 	.summary = "Print one line per record:\n"
 		   "  TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US [key=value...]\n"
 		   "Non-op records show their type (NAME, PHASE, SAMPLE, LOST, END, NOTE) as OP.\n"
@@ -62,7 +69,9 @@ static const struct opt_cmd dump_cmd = {
 		   "the records in length and the lost in aux; NOTE its text in name.",
 	.opts = dump_opts,
 	.footer = "examples:\n  iotap dump cap.iotap --op write | awk '{ b += $8 } END { print b }'\n"
-		  "  iotap dump cap.iotap --csv > cap.csv    # then: duckdb -c \"from 'cap.csv'\"",
+		  "  iotap dump cap.iotap --csv > cap.csv    # then: duckdb -c \"from 'cap.csv'\"\n"
+		  "  iotap dump cap.iotap --fio-iolog --fio-root /srv/copy > cap.log\n"
+		  "  fio --name=replay --read_iolog=cap.log",
 };
 
 static void print_name(FILE *f, const char *key, const struct iotap_trace_rec *r)
@@ -366,6 +375,10 @@ int cmd_dump(int argc, char **argv)
 	uint64_t limit = UINT64_MAX, lines = 0, base;
 	int idx, rc, filter = 0, header = 1, ret = 0;
 	enum dump_fmt fmt = F_TEXT;
+	const char *fio_root = NULL;
+	char fio_dir[256];
+	struct fio_iolog fio;
+	struct fio_iolog_sum fio_sum;
 	static char obuf[1 << 16];
 
 	while ((rc = opt_next(&dump_cmd, argc, argv, &idx, &arg)) == 1) {
@@ -381,8 +394,15 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case O_FILE_ORDER: flags |= IOTAP_TRACE_READ_FILE_ORDER; break;
 		case O_NO_HEADER: header = 0; break;
-		case O_CSV: fmt = fmt == F_JSON ? -1 : F_CSV; break;
-		case O_JSON: fmt = fmt == F_CSV ? -1 : F_JSON; break;
+		case O_CSV: fmt = fmt != F_TEXT && fmt != F_CSV ? -1 : F_CSV; break;
+		case O_JSON: fmt = fmt != F_TEXT && fmt != F_JSON ? -1 : F_JSON; break;
+		case O_FIO: fmt = fmt != F_TEXT && fmt != F_FIO ? -1 : F_FIO; break;
+		case O_FIO_ROOT:
+			if (!*arg || strpbrk(arg, " \t\n") || strlen(arg) > 200)
+				return opt_error(&dump_cmd, "--fio-root wants a directory without "
+					"white space (fio reads names up to 256 bytes), not '%s'", arg);
+			fio_root = arg;
+			break;
 		}
 	}
 	if (rc == 2)
@@ -390,7 +410,9 @@ int cmd_dump(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	if ((int)fmt < 0)
-		return opt_error(&dump_cmd, "--csv and --json exclude each other");
+		return opt_error(&dump_cmd, "--csv, --json and --fio-iolog exclude each other");
+	if (fio_root && fmt != F_FIO)
+		return opt_error(&dump_cmd, "--fio-root goes with --fio-iolog");
 	if (argc - optind != 1)
 		return opt_error(&dump_cmd, argc - optind ? "too many arguments (one TRACE "
 							    "at a time)"
@@ -404,12 +426,36 @@ int cmd_dump(int argc, char **argv)
 		printf("# TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US\n");
 	else if (header && fmt == F_CSV)
 		csv_head(stdout);
+	if (fmt == F_FIO) {
+		/* absolute names: fio 3.33 crashes on --directory with --read_iolog */
+		const char *bk = iotap_trace_reader_header(r)->backing;
+
+		if (!fio_root && bk && *bk && !strpbrk(bk, " \t\n") && strlen(bk) < 200)
+			fio_root = bk;
+		snprintf(fio_dir, sizeof(fio_dir), "%s", fio_root ? fio_root : "");
+		while (strlen(fio_dir) > 1 && fio_dir[strlen(fio_dir) - 1] == '/')
+			fio_dir[strlen(fio_dir) - 1] = '\0';
+		fio_iolog_init(&fio, stdout, *fio_dir ? fio_dir : NULL, &fio_sum);
+	}
 	/* stop at the first failed write: the rest would fail the same way */
 	while (lines < limit && !ferror(stdout) && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
-		if (filter && (rec.type == IOTAP_REC_OP ? rec.op >= IOTAP_OP_MAX || !want[rec.op]
+		if (fmt == F_FIO) {
+			if (rec.type != IOTAP_REC_NAME && filter &&
+			    (rec.type != IOTAP_REC_OP || rec.op >= IOTAP_OP_MAX || !want[rec.op]))
+				continue;
+		} else if (filter && (rec.type == IOTAP_REC_OP ? rec.op >= IOTAP_OP_MAX || !want[rec.op]
 							 : rec.type >= IOTAP_REC_TYPE_MAX ||
 							   !want_type[rec.type]))
 			continue;
+		if (fmt == F_FIO) {
+			/* NAME records build the file names whatever --op says */
+			if (fio_iolog_rec(&fio, &rec)) {
+				ret = -ENOMEM;
+				break;
+			}
+			lines = fio_sum.lines;
+			continue;
+		}
 		if (fmt == F_CSV)
 			csv_rec(stdout, &rec, base);
 		else if (fmt == F_JSON)
@@ -420,6 +466,11 @@ int cmd_dump(int argc, char **argv)
 	}
 	iotap_trace_reader_stats(r, &st);
 	iotap_trace_reader_close(r);
+	if (fmt == F_FIO) {
+		if (ret >= 0)
+			fio_iolog_summary(stderr, path, &fio);
+		fio_iolog_release(&fio);
+	}
 	if (out_close(stdout, NULL))
 		return 1;
 	if (ret < 0) {
