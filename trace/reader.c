@@ -58,6 +58,7 @@
 #define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
+#define RD_PREFETCH		8		/* records fetched ahead of delivery */
 #define RD_THREADS_MAX		16		/* decoder threads, at most */
 #define RD_THREADS_AUTO		8		/* ... when the caller lets the reader choose */
 
@@ -967,6 +968,8 @@ static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_r
 		int ret;
 
 		if (b) {
+			if (b->pos + RD_PREFETCH < b->nrec)
+				__builtin_prefetch(&b->recs[b->pos + RD_PREFETCH]);
 			rd_fill(r, b, &b->recs[b->pos++], rec);
 			if (b->pos == b->nrec) {
 				r->retire = b;
@@ -1005,6 +1008,9 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 					r->stats.late_records++;
 				else
 					r->last_time = k->time;
+				/* the batch is cold by now: fetch a few records ahead */
+				if (b->pos + RD_PREFETCH < b->nrec)
+					__builtin_prefetch(&b->recs[b->keys[b->pos + RD_PREFETCH].idx]);
 				rd_fill(r, b, &b->recs[k->idx], rec);
 				r->pending--;
 				if (++b->pos == b->nrec) {
