@@ -77,6 +77,7 @@ struct rd_batch {
 	struct rd_key *tmp;		/* sort scratch */
 	uint32_t nrec;			/* records in recs */
 	uint32_t pos;			/* next to deliver (index in keys or recs) */
+	int sorted;			/* recs already in merge order: keys unused */
 	uint32_t cap;			/* entries allocated in recs/keys/tmp */
 	char *arena;			/* names (NUL-terminated) and samples */
 	size_t arena_len, arena_cap;
@@ -360,9 +361,20 @@ static void batch_sort(struct rd_batch *b)
 	b->tmp = dst;
 }
 
+/* Start time and index in recs of the @i-th record in merge order. */
+static inline uint64_t batch_time(const struct rd_batch *b, uint32_t i)
+{
+	return b->sorted ? b->recs[i].time_ns : b->keys[i].time;
+}
+
+static inline uint32_t batch_idx(const struct rd_batch *b, uint32_t i)
+{
+	return b->sorted ? i : (uint32_t)b->keys[i].idx;
+}
+
 static inline int batch_before(const struct rd_batch *a, const struct rd_batch *b)
 {
-	uint64_t x = a->keys[a->pos].time, y = b->keys[b->pos].time;
+	uint64_t x = batch_time(a, a->pos), y = batch_time(b, b->pos);
 
 	return x < y || (x == y && a->seq < b->seq);
 }
@@ -516,7 +528,8 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 	uint32_t n = 0, total = 0;
 	struct rd_key *keys;
 	struct rec_extra x;
-	int ret;
+	uint64_t last = 0;
+	int ret, sorted = 1;
 
 	ret = batch_reserve(merge, b, h->nrec);
 	if (ret)
@@ -558,9 +571,25 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 				b->arena_len += sizeof(x.sample);
 			}
 		}
+		/*
+		 * Keys only once the chunk turns out not to be in start order
+		 * (most are: the keys were a sixth of the memory traffic).
+		 */
 		if (keys) {
-			keys[n].time = s->time_ns;
-			keys[n].idx = n;
+			if (sorted && n && s->time_ns < last) {
+				uint32_t i;
+
+				sorted = 0;
+				for (i = 0; i < n; i++) {
+					keys[i].time = b->recs[i].time_ns;
+					keys[i].idx = i;
+				}
+			}
+			if (!sorted) {
+				keys[n].time = s->time_ns;
+				keys[n].idx = n;
+			}
+			last = s->time_ns;
 		}
 		n++;
 	}
@@ -568,6 +597,7 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		return -EBADMSG;
 	b->nrec = n;
 	b->pos = 0;
+	b->sorted = !keys || sorted;
 	return 0;
 }
 
@@ -652,7 +682,7 @@ static int rd_decode_payload(int merge, struct rd_dec *d, const struct chunk_hdr
 
 	if (!ret)
 		ret = rd_decode(merge, d, h, b);
-	if (!ret && merge && b->nrec)
+	if (!ret && merge && b->nrec && !b->sorted)
 		batch_sort(b);
 	return ret;
 }
@@ -996,22 +1026,22 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 		int ret;
 
 		if (r->nheap) {
-			const struct rd_key *k;
+			uint64_t t;
 
 			b = r->heap[0];
-			k = &b->keys[b->pos];
-			if (r->eof || k->time < r->watermark || r->pending > RD_PENDING_MAX ||
+			t = batch_time(b, b->pos);
+			if (r->eof || t < r->watermark || r->pending > RD_PENDING_MAX ||
 			    r->pending_mem > RD_PENDING_MEM) {
-				if (!r->eof && k->time >= r->watermark)
+				if (!r->eof && t >= r->watermark)
 					r->stats.early_records++;	/* the memory cap, not the promise */
-				if (k->time < r->last_time)
+				if (t < r->last_time)
 					r->stats.late_records++;
 				else
-					r->last_time = k->time;
+					r->last_time = t;
 				/* the batch is cold by now: fetch a few records ahead */
 				if (b->pos + RD_PREFETCH < b->nrec)
-					__builtin_prefetch(&b->recs[b->keys[b->pos + RD_PREFETCH].idx]);
-				rd_fill(r, b, &b->recs[k->idx], rec);
+					__builtin_prefetch(&b->recs[batch_idx(b, b->pos + RD_PREFETCH)]);
+				rd_fill(r, b, &b->recs[batch_idx(b, b->pos)], rec);
 				r->pending--;
 				if (++b->pos == b->nrec) {
 					r->heap[0] = r->heap[--r->nheap];
