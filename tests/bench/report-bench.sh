@@ -21,8 +21,8 @@
 #
 # Real captures: CAPTURES="a.iotap b.iotap" (e.g. a bonnie++ and a pgbench
 # run captured through `iotap mount`) times, on every core, `report`,
-# `report` with IOTAP_READ_THREADS=1, `dump` and `dump --csv` (output to
-# /dev/null) of each capture, ROUNDS times (default 3); with BASELINE=PATH
+# `report` with IOTAP_READ_THREADS=1, `dump`, `dump --csv` and `dump --json`
+# (output to /dev/null) of each capture, ROUNDS times (default 3); with BASELINE=PATH
 # (an older iotap binary) the same commands of that binary run interleaved
 # with this one's, round by round, so the ratio is measured side by side.
 # RECORDS=0 skips the synthetic part.
@@ -53,7 +53,7 @@ real_captures() {
 		recs=$("$IOTAP" info "$cap" | awk '$1 == "records" { print $2 }')
 		echo "# $cap: $recs records, $(stat -c %s "$cap") bytes" >&2
 		for r in $(seq 1 "$rounds"); do
-			for name in report report-1thread dump dump-csv; do
+			for name in report report-1thread dump dump-csv dump-json; do
 				for b in $bins; do
 					real_run "$(basename "$cap") $name" "$b" "$r" "$recs" "$name" "$cap"
 				done
@@ -70,6 +70,7 @@ real_run() {
 	report-1thread) IOTAP_READ_THREADS=1 /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" report "$cap" ;;
 	dump) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump "$cap" ;;
 	dump-csv) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump --csv "$cap" ;;
+	dump-json) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump --json "$cap" ;;
 	esac >/dev/null 2>&1 || { echo "report-bench: $bin $what $cap failed" >&2; exit 1; }
 	set -- $(tail -1 "$tf")
 	rm -f "$tf"
