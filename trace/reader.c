@@ -136,8 +136,6 @@ struct iotap_trace_reader {
 	int started;			/* next() was called */
 	struct rd_dec dec;		/* the reading thread's own decoder */
 	struct rd_pool *pool;		/* decoder threads, NULL: decode inline */
-	const struct iotap_trace_rec *fill_rec;	/* rec last filled ... */
-	int fill_sample;		/* ... and its sample may be non-zero */
 
 	struct rd_batch **heap;		/* pending batches, min-heap on their next key */
 	unsigned int nheap, heap_cap;
@@ -953,15 +951,13 @@ static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *
 	rec->name_len = s->name_len;
 	rec->aux = s->aux;
 	/*
-	 * The sample is zero but for SAMPLE records: clear it only when this
-	 * @rec may hold one (another struct, or the last record was a SAMPLE);
-	 * the memset was a fifth of the reader's time.
+	 * The sample is zero but for SAMPLE records, whatever @rec held (a
+	 * caller may pass a stack struct whose memory others used meanwhile).
+	 * A copy of a zero struct, not memset: that compiled to rep stos.
 	 */
-	if (rec != r->fill_rec || r->fill_sample) {
-		memset(&rec->sample, 0, sizeof(rec->sample));
-		r->fill_rec = rec;
-		r->fill_sample = 0;
-	}
+	static const struct iotap_trace_sample zero_sample;
+
+	memcpy(&rec->sample, &zero_sample, sizeof(rec->sample));
 	if (s->data == REC_NO_DATA) {
 		rec->name = NULL;
 	} else {
@@ -972,7 +968,6 @@ static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *
 			size_t o = align8(s->data + (s->pad ? s->name_len + 1 : 0));
 
 			memcpy(&rec->sample, b->arena + o, sizeof(rec->sample));
-			r->fill_sample = 1;
 		}
 	}
 

@@ -10,8 +10,9 @@
  *     path), two damaged regions (a bad payload and bytes where no chunk
  *     starts) and a torn tail;
  *   - 300 k records of 6 threads in watermarked runs (sorted chunks);
- * and set_threads refuses a bad IOTAP_READ_THREADS and a call after the
- * first next().
+ * set_threads refuses a bad IOTAP_READ_THREADS and a call after the
+ * first next(); a record read into a struct full of junk has a zero sample
+ * unless it is a SAMPLE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -231,10 +232,42 @@ static void test_api(void)
 	iotap_trace_reader_close(r);
 }
 
+/* A caller's struct reused with junk in it: the fields that do not apply are still zero. */
+static void test_reused_struct(void)
+{
+	const char *path = test_path("random.iotap");
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+	size_t n = 0, bad = 0;
+	uint64_t *f;
+	unsigned int i;
+
+	if (iotap_trace_reader_open(&r, path, 0))
+		return;
+	for (;;) {
+		memset(&rec, 0x5a, sizeof(rec));	/* what another frame left there */
+		if (iotap_trace_reader_next(r, &rec) != 1)
+			break;
+		n++;
+		if (rec.type == IOTAP_REC_SAMPLE)
+			continue;
+		f = &rec.sample.rd_ios;
+		if (rec.sample.dev_major || rec.sample.dev_minor)
+			bad++;
+		for (i = 0; i < 14; i++)
+			if (f[i])
+				bad++;
+	}
+	iotap_trace_reader_close(r);
+	ok(n > 100000 && !bad, "%zu records into a reused struct: no junk in the sample (%zu)", n,
+	   bad);
+}
+
 int main(void)
 {
 	test_random();
 	test_threads_sorted();
 	test_api();
+	test_reused_struct();
 	return done_testing();
 }
