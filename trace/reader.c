@@ -27,11 +27,22 @@
  * remains after the last valid chunk is the tail. Everything is counted
  * in struct iotap_trace_read_stats; only I/O errors and ENOMEM are errors.
  *
+ * Parallel decoding (iotap_trace_reader_set_threads). The reading thread
+ * still walks the file, checks chunk headers, resynchronises over damage
+ * and copies each whole chunk's payload into a job of a small ring; decoder
+ * threads take jobs in any order, check and decompress the payload, decode
+ * it into a batch and sort it. The reading thread takes the results back
+ * strictly in file order (helping with the oldest job when no decoder has
+ * started it), so the records, their order and every statistic are the
+ * same with one thread or many. The ring holds threads + 2 jobs: memory
+ * stays bounded by that many decoded chunks on top of the merge window.
+ *
  * One reader serves one thread. A delivered record's name points into the
  * batch it came from, which is recycled only at the next call.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +58,9 @@
 #define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
+#define RD_PREFETCH		8		/* records fetched ahead of delivery */
+#define RD_THREADS_MAX		16		/* decoder threads, at most */
+#define RD_THREADS_AUTO		8		/* ... when the caller lets the reader choose */
 
 /* Sort key of a decoded record: start time, then position in the batch. */
 struct rd_key {
@@ -63,9 +77,43 @@ struct rd_batch {
 	struct rd_key *tmp;		/* sort scratch */
 	uint32_t nrec;			/* records in recs */
 	uint32_t pos;			/* next to deliver (index in keys or recs) */
+	int sorted;			/* recs already in merge order: keys unused */
 	uint32_t cap;			/* entries allocated in recs/keys/tmp */
 	char *arena;			/* names (NUL-terminated) and samples */
 	size_t arena_len, arena_cap;
+};
+
+/* A chunk's decoding context: one per decoding thread. */
+struct rd_dec {
+	struct chunk_dec cd;
+	struct rec_state st;
+};
+
+enum { JOB_FREE, JOB_QUEUED, JOB_TAKEN, JOB_DONE };
+
+/* One chunk on its way through the decoder pool. */
+struct rd_job {
+	int state;			/* JOB_*, under pool.lock */
+	int ret;			/* 0, -EBADMSG (bad payload), -ENOMEM */
+	uint64_t off;			/* file offset of the chunk */
+	uint64_t total;			/* its bytes, header and payload */
+	struct chunk_hdr h;
+	uint8_t *payload;		/* copy of the compressed payload */
+	size_t payload_cap;
+	struct rd_batch *b;		/* decoded into this */
+};
+
+struct rd_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* a job was queued, or stop */
+	pthread_cond_t done;		/* a job is done */
+	pthread_t tid[RD_THREADS_MAX];
+	unsigned int nthreads;		/* decoder threads running */
+	int stop;
+	int merge;			/* sort the batches (merged reading) */
+	struct rd_job *ring;
+	unsigned int njobs;		/* ring size */
+	unsigned int head, nq;		/* oldest job, jobs in the ring */
 };
 
 struct iotap_trace_reader {
@@ -82,10 +130,12 @@ struct iotap_trace_reader {
 	uint64_t eof_off;		/* end of the file, once met */
 
 	uint64_t off;			/* where the next chunk should start */
-	int eof;			/* no more chunks */
+	int scan_eof;			/* the walk met the end of the file */
+	int eof;			/* no more chunks (and none in the pool) */
 	int err;			/* sticky I/O error */
-	struct chunk_dec cd;
-	struct rec_state st;
+	int started;			/* next() was called */
+	struct rd_dec dec;		/* the reading thread's own decoder */
+	struct rd_pool *pool;		/* decoder threads, NULL: decode inline */
 
 	struct rd_batch **heap;		/* pending batches, min-heap on their next key */
 	unsigned int nheap, heap_cap;
@@ -211,9 +261,8 @@ static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
 	r->nfree++;
 }
 
-static int batch_reserve(struct iotap_trace_reader *r, struct rd_batch *b, uint32_t n)
+static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 {
-	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
 	void *p;
 
 	if (b->cap >= n && b->recs)
@@ -310,9 +359,20 @@ static void batch_sort(struct rd_batch *b)
 	b->tmp = dst;
 }
 
+/* Start time and index in recs of the @i-th record in merge order. */
+static inline uint64_t batch_time(const struct rd_batch *b, uint32_t i)
+{
+	return b->sorted ? b->recs[i].time_ns : b->keys[i].time;
+}
+
+static inline uint32_t batch_idx(const struct rd_batch *b, uint32_t i)
+{
+	return b->sorted ? i : (uint32_t)b->keys[i].idx;
+}
+
 static inline int batch_before(const struct rd_batch *a, const struct rd_batch *b)
 {
-	uint64_t x = a->keys[a->pos].time, y = b->keys[b->pos].time;
+	uint64_t x = batch_time(a, a->pos), y = batch_time(b, b->pos);
 
 	return x < y || (x == y && a->seq < b->seq);
 }
@@ -434,7 +494,8 @@ static int rd_resync(struct iotap_trace_reader *r, uint64_t from, uint64_t *at)
 
 static void rd_damage(struct iotap_trace_reader *r, uint64_t off, uint64_t len)
 {
-	if (!r->stats.first_bad_offset)
+	/* the pool reports a bad payload after later damage: keep the smallest */
+	if (!r->stats.first_bad_offset || off < r->stats.first_bad_offset)
 		r->stats.first_bad_offset = off;
 	r->stats.bytes_skipped += len;
 }
@@ -454,33 +515,33 @@ static void rd_tail(struct iotap_trace_reader *r, uint64_t off)
 	if (end > r->stats.file_bytes)
 		r->stats.file_bytes = end;
 	r->off = end > off ? end : off;
-	r->eof = 1;
+	r->scan_eof = 1;
 }
 
-/* Decode the chunk in r->cd.raw into a batch. -EBADMSG or -ENOMEM. */
-static int rd_decode(struct iotap_trace_reader *r, const struct chunk_hdr *h,
+/* Decode the chunk in d->cd.raw into a batch. -EBADMSG or -ENOMEM. */
+static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		     struct rd_batch *b)
 {
-	const uint8_t *p = r->cd.raw, *end = r->cd.raw + h->raw_size;
-	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
+	const uint8_t *p = d->cd.raw, *end = d->cd.raw + h->raw_size;
 	uint32_t n = 0, total = 0;
 	struct rd_key *keys;
 	struct rec_extra x;
-	int ret;
+	uint64_t last = 0;
+	int ret, sorted = 1;
 
-	ret = batch_reserve(r, b, h->nrec);
+	ret = batch_reserve(merge, b, h->nrec);
 	if (ret)
 		return ret;
 	keys = merge ? b->keys : NULL;
 	b->arena_len = 0;
-	rec_state_reset(&r->st);
+	rec_state_reset(&d->st);
 	while (p < end) {
 		struct rec_slim *s = &b->recs[n];
 		int k;
 
 		if (total == h->nrec)
 			return -EBADMSG;
-		k = rec_decode(&r->st, p, end, s, &x);
+		k = rec_decode(&d->st, p, end, s, &x);
 		if (k < 0)
 			return -EBADMSG;
 		p += k;
@@ -508,9 +569,25 @@ static int rd_decode(struct iotap_trace_reader *r, const struct chunk_hdr *h,
 				b->arena_len += sizeof(x.sample);
 			}
 		}
+		/*
+		 * Keys only once the chunk turns out not to be in start order
+		 * (most are: the keys were a sixth of the memory traffic).
+		 */
 		if (keys) {
-			keys[n].time = s->time_ns;
-			keys[n].idx = n;
+			if (sorted && n && s->time_ns < last) {
+				uint32_t i;
+
+				sorted = 0;
+				for (i = 0; i < n; i++) {
+					keys[i].time = b->recs[i].time_ns;
+					keys[i].idx = i;
+				}
+			}
+			if (!sorted) {
+				keys[n].time = s->time_ns;
+				keys[n].idx = n;
+			}
+			last = s->time_ns;
 		}
 		n++;
 	}
@@ -518,37 +595,40 @@ static int rd_decode(struct iotap_trace_reader *r, const struct chunk_hdr *h,
 		return -EBADMSG;
 	b->nrec = n;
 	b->pos = 0;
+	b->sorted = !keys || sorted;
 	return 0;
 }
 
 /*
- * Reads chunks until one decodes. Returns 1 with *@out (possibly holding
- * no records), 0 at the end of the file, or -errno.
+ * Walks to the next chunk whose header is valid and readable, counting
+ * damage and unreadable chunks on the way. Returns 1 with its header in
+ * *@h, its offset in *@at and its whole bytes at *@p (valid until the next
+ * window call), 0 at the end of the file (the tail counted), or -errno.
  */
-static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
+static int rd_scan(struct iotap_trace_reader *r, struct chunk_hdr *h, uint64_t *at,
+		   const uint8_t **p)
 {
 	for (;;) {
-		struct chunk_hdr h;
-		const uint8_t *p;
-		struct rd_batch *b;
-		uint64_t total, at = 0;
+		uint64_t total, next = 0;
 		ssize_t got;
 		int ret;
 
-		got = rb_get(r, r->off, 1, &p);
+		if (r->scan_eof)
+			return 0;
+		got = rb_get(r, r->off, 1, p);
 		if (got < 0)
 			return (int)got;
 		if (got == 0) {
 			rd_tail(r, r->off);
 			return 0;
 		}
-		ret = rd_hdr_at(r, r->off, &h);
+		ret = rd_hdr_at(r, r->off, h);
 		if (ret == CHUNK_NEED_MORE) {
 			rd_tail(r, r->off);
 			return 0;
 		}
 		if (ret == -EBADMSG) {
-			ret = rd_resync(r, r->off + 1, &at);
+			ret = rd_resync(r, r->off + 1, &next);
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
@@ -556,15 +636,15 @@ static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
 				return 0;
 			}
 			r->stats.chunks_bad++;
-			rd_damage(r, r->off, at - r->off);
-			r->off = at;
+			rd_damage(r, r->off, next - r->off);
+			r->off = next;
 			continue;
 		}
 		if (ret < 0)
 			return ret;
 
-		total = (uint64_t)h.hdr_size + h.payload_size;
-		if (!rd_readable(&h)) {
+		total = (uint64_t)h->hdr_size + h->payload_size;
+		if (!rd_readable(h)) {
 			struct stat st;
 
 			/* Skip it by its size without reading it. */
@@ -579,44 +659,269 @@ static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
 			r->off += total;
 			continue;
 		}
-		got = rb_get(r, r->off, (size_t)total, &p);
+		got = rb_get(r, r->off, (size_t)total, p);
 		if (got < 0)
 			return (int)got;
 		if ((uint64_t)got < total) {
 			rd_tail(r, r->off);
 			return 0;
 		}
-		ret = chunk_dec_payload(&r->cd, &h, p + h.hdr_size);
-		if (ret == -ENOMEM)
-			return ret;
-		b = NULL;
-		if (!ret) {
-			b = batch_get(r);
-			if (!b)
-				return -ENOMEM;
-			ret = rd_decode(r, &h, b);
-			if (ret == -ENOMEM) {
-				batch_put(r, b);
-				return ret;
-			}
-		}
-		if (ret) {
-			if (b)
-				batch_put(r, b);
-			r->stats.chunks_bad++;
-			rd_damage(r, r->off, total);
-			r->off += total;
-			continue;
-		}
+		*at = r->off;
 		r->off += total;
-		r->stats.chunks++;
-		r->stats.compressed_bytes += h.payload_size;
-		r->stats.raw_bytes += h.raw_size;
-		if (h.watermark > r->watermark)
-			r->watermark = h.watermark;
-		b->seq = r->seq++;
-		*out = b;
 		return 1;
+	}
+}
+
+/* Check, decompress, decode and (merged reading) sort one chunk's payload. */
+static int rd_decode_payload(int merge, struct rd_dec *d, const struct chunk_hdr *h,
+			     const uint8_t *payload, struct rd_batch *b)
+{
+	int ret = chunk_dec_payload(&d->cd, h, payload);
+
+	if (!ret)
+		ret = rd_decode(merge, d, h, b);
+	if (!ret && merge && b->nrec && !b->sorted)
+		batch_sort(b);
+	return ret;
+}
+
+/*
+ * The outcome of one chunk, in file order: 1 with *@out for a chunk that
+ * decoded, 0 for one that did not (counted as damage), -ENOMEM.
+ */
+static int rd_take(struct iotap_trace_reader *r, const struct chunk_hdr *h, uint64_t at,
+		   int ret, struct rd_batch *b, struct rd_batch **out)
+{
+	uint64_t total = (uint64_t)h->hdr_size + h->payload_size;
+
+	if (ret == -ENOMEM) {
+		batch_put(r, b);
+		return ret;
+	}
+	if (ret) {
+		batch_put(r, b);
+		r->stats.chunks_bad++;
+		rd_damage(r, at, total);
+		return 0;
+	}
+	r->stats.chunks++;
+	r->stats.compressed_bytes += h->payload_size;
+	r->stats.raw_bytes += h->raw_size;
+	if (h->watermark > r->watermark)
+		r->watermark = h->watermark;
+	b->seq = r->seq++;
+	*out = b;
+	return 1;
+}
+
+/* --- the decoder pool ---------------------------------------------------- */
+
+static void *pool_main(void *arg)
+{
+	struct iotap_trace_reader *r = arg;
+	struct rd_pool *pl = r->pool;
+	struct rd_dec d;
+	int init = chunk_dec_init(&d.cd);
+
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		struct rd_job *j = NULL;
+		unsigned int i;
+
+		while (!pl->stop) {
+			for (i = 0; i < pl->nq && !j; i++) {
+				struct rd_job *c = &pl->ring[(pl->head + i) % pl->njobs];
+
+				if (c->state == JOB_QUEUED)
+					j = c;
+			}
+			if (j)
+				break;
+			pthread_cond_wait(&pl->work, &pl->lock);
+		}
+		if (pl->stop)
+			break;
+		j->state = JOB_TAKEN;
+		pthread_mutex_unlock(&pl->lock);
+		j->ret = init ? init : rd_decode_payload(pl->merge, &d, &j->h, j->payload, j->b);
+		pthread_mutex_lock(&pl->lock);
+		j->state = JOB_DONE;
+		pthread_cond_broadcast(&pl->done);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	if (!init)
+		chunk_dec_release(&d.cd);
+	return NULL;
+}
+
+static void pool_stop(struct iotap_trace_reader *r)
+{
+	struct rd_pool *pl = r->pool;
+	unsigned int i;
+
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	pl->stop = 1;
+	pthread_cond_broadcast(&pl->work);
+	pthread_mutex_unlock(&pl->lock);
+	for (i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->tid[i], NULL);
+	for (i = 0; i < pl->njobs; i++) {
+		if (pl->ring[i].b)
+			batch_free(pl->ring[i].b);
+		free(pl->ring[i].payload);
+	}
+	free(pl->ring);
+	pthread_cond_destroy(&pl->work);
+	pthread_cond_destroy(&pl->done);
+	pthread_mutex_destroy(&pl->lock);
+	free(pl);
+	r->pool = NULL;
+}
+
+static int pool_start(struct iotap_trace_reader *r, unsigned int n)
+{
+	struct rd_pool *pl = calloc(1, sizeof(*pl));
+	unsigned int i;
+
+	if (!pl)
+		return -ENOMEM;
+	pl->njobs = n + 2;
+	pl->ring = calloc(pl->njobs, sizeof(*pl->ring));
+	if (!pl->ring) {
+		free(pl);
+		return -ENOMEM;
+	}
+	pl->merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
+	pthread_mutex_init(&pl->lock, NULL);
+	pthread_cond_init(&pl->work, NULL);
+	pthread_cond_init(&pl->done, NULL);
+	r->pool = pl;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&pl->tid[i], NULL, pool_main, r))
+			break;
+		pl->nthreads++;
+	}
+	if (!pl->nthreads) {
+		pool_stop(r);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* Queue chunks until the ring is full or the file ends. 0 or -errno. */
+static int pool_fill(struct iotap_trace_reader *r)
+{
+	struct rd_pool *pl = r->pool;
+
+	while (pl->nq < pl->njobs && !r->scan_eof) {
+		struct rd_job *j = &pl->ring[(pl->head + pl->nq) % pl->njobs];
+		const uint8_t *p;
+		uint64_t at;
+		int ret;
+
+		ret = rd_scan(r, &j->h, &at, &p);
+		if (ret <= 0)
+			return ret;
+		if (j->payload_cap < j->h.payload_size || !j->payload) {
+			size_t cap = j->h.payload_size ? j->h.payload_size : 1;
+			uint8_t *np = realloc(j->payload, cap);
+
+			if (!np)
+				return -ENOMEM;
+			j->payload = np;
+			j->payload_cap = cap;
+		}
+		memcpy(j->payload, p + j->h.hdr_size, j->h.payload_size);
+		j->b = batch_get(r);
+		if (!j->b)
+			return -ENOMEM;
+		j->off = at;
+		j->total = (uint64_t)j->h.hdr_size + j->h.payload_size;
+		pthread_mutex_lock(&pl->lock);
+		j->state = JOB_QUEUED;
+		pl->nq++;
+		pthread_cond_signal(&pl->work);
+		pthread_mutex_unlock(&pl->lock);
+	}
+	return 0;
+}
+
+static int rd_next_chunk_pool(struct iotap_trace_reader *r, struct rd_batch **out)
+{
+	struct rd_pool *pl = r->pool;
+
+	for (;;) {
+		struct rd_job *j;
+		struct rd_batch *b;
+		int ret, self = 0;
+
+		ret = pool_fill(r);
+		if (ret < 0)
+			return ret;
+		if (!pl->nq)
+			return 0;
+		j = &pl->ring[pl->head];
+		pthread_mutex_lock(&pl->lock);
+		if (j->state == JOB_QUEUED) {
+			j->state = JOB_TAKEN;	/* nobody has started it: do it here */
+			self = 1;
+		}
+		while (!self && j->state != JOB_DONE)
+			pthread_cond_wait(&pl->done, &pl->lock);
+		pthread_mutex_unlock(&pl->lock);
+		if (self)
+			j->ret = rd_decode_payload(pl->merge, &r->dec, &j->h, j->payload, j->b);
+		b = j->b;
+		j->b = NULL;
+		pthread_mutex_lock(&pl->lock);
+		j->state = JOB_FREE;
+		pl->head = (pl->head + 1) % pl->njobs;
+		pl->nq--;
+		pthread_mutex_unlock(&pl->lock);
+		ret = rd_take(r, &j->h, j->off, j->ret, b, out);
+		if (ret)
+			return ret;
+	}
+}
+
+/*
+ * Reads chunks until one decodes. Returns 1 with *@out (possibly holding
+ * no records; merged reading: sorted), 0 at the end of the file (r->eof
+ * set), or -errno.
+ */
+static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
+{
+	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
+
+	for (;;) {
+		struct chunk_hdr h;
+		const uint8_t *p;
+		struct rd_batch *b;
+		uint64_t at;
+		int ret;
+
+		if (r->pool) {
+			ret = rd_next_chunk_pool(r, out);
+			if (ret == 0)
+				r->eof = 1;
+			return ret;
+		}
+		ret = rd_scan(r, &h, &at, &p);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			r->eof = 1;
+			return 0;
+		}
+		b = batch_get(r);
+		if (!b)
+			return -ENOMEM;
+		ret = rd_decode_payload(merge, &r->dec, &h, p + h.hdr_size, b);
+		ret = rd_take(r, &h, at, ret, b, out);
+		if (ret)
+			return ret;
 	}
 }
 
@@ -645,9 +950,16 @@ static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *
 	rec->mode = s->mode;
 	rec->name_len = s->name_len;
 	rec->aux = s->aux;
+	/*
+	 * The sample is zero but for SAMPLE records, whatever @rec held (a
+	 * caller may pass a stack struct whose memory others used meanwhile).
+	 * A copy of a zero struct, not memset: that compiled to rep stos.
+	 */
+	static const struct iotap_trace_sample zero_sample;
+
+	memcpy(&rec->sample, &zero_sample, sizeof(rec->sample));
 	if (s->data == REC_NO_DATA) {
 		rec->name = NULL;
-		memset(&rec->sample, 0, sizeof(rec->sample));
 	} else {
 		const char *a = b->arena + s->data;
 
@@ -656,8 +968,6 @@ static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *
 			size_t o = align8(s->data + (s->pad ? s->name_len + 1 : 0));
 
 			memcpy(&rec->sample, b->arena + o, sizeof(rec->sample));
-		} else {
-			memset(&rec->sample, 0, sizeof(rec->sample));
 		}
 	}
 
@@ -683,6 +993,8 @@ static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_r
 		int ret;
 
 		if (b) {
+			if (b->pos + RD_PREFETCH < b->nrec)
+				__builtin_prefetch(&b->recs[b->pos + RD_PREFETCH]);
 			rd_fill(r, b, &b->recs[b->pos++], rec);
 			if (b->pos == b->nrec) {
 				r->retire = b;
@@ -709,19 +1021,22 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 		int ret;
 
 		if (r->nheap) {
-			const struct rd_key *k;
+			uint64_t t;
 
 			b = r->heap[0];
-			k = &b->keys[b->pos];
-			if (r->eof || k->time < r->watermark || r->pending > RD_PENDING_MAX ||
+			t = batch_time(b, b->pos);
+			if (r->eof || t < r->watermark || r->pending > RD_PENDING_MAX ||
 			    r->pending_mem > RD_PENDING_MEM) {
-				if (!r->eof && k->time >= r->watermark)
+				if (!r->eof && t >= r->watermark)
 					r->stats.early_records++;	/* the memory cap, not the promise */
-				if (k->time < r->last_time)
+				if (t < r->last_time)
 					r->stats.late_records++;
 				else
-					r->last_time = k->time;
-				rd_fill(r, b, &b->recs[k->idx], rec);
+					r->last_time = t;
+				/* the batch is cold by now: fetch a few records ahead */
+				if (b->pos + RD_PREFETCH < b->nrec)
+					__builtin_prefetch(&b->recs[batch_idx(b, b->pos + RD_PREFETCH)]);
+				rd_fill(r, b, &b->recs[batch_idx(b, b->pos)], rec);
 				r->pending--;
 				if (++b->pos == b->nrec) {
 					r->heap[0] = r->heap[--r->nheap];
@@ -744,7 +1059,6 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 			batch_put(r, b);
 			continue;
 		}
-		batch_sort(b);
 		ret = heap_push(r, b);
 		if (ret) {
 			batch_put(r, b);
@@ -767,6 +1081,7 @@ int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec
 {
 	int ret;
 
+	r->started = 1;
 	if (r->retire) {
 		batch_put(r, r->retire);
 		r->retire = NULL;
@@ -850,7 +1165,7 @@ int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
 	ret = fhdr_decode(p, (size_t)got, &r->hdr, &r->hdr_strings);
 	if (ret)
 		goto err_free_buf;
-	ret = chunk_dec_init(&r->cd);
+	ret = chunk_dec_init(&r->dec.cd);
 	if (ret)
 		goto err_free_strings;
 	r->off = hsize;
@@ -898,6 +1213,46 @@ int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
 }
 
 /**
+ * iotap_trace_reader_set_threads - decode chunks on @n threads
+ * @r: reader, before its first iotap_trace_reader_next()
+ * @n: decoder threads; 1: decode on the calling thread (the default);
+ *     0: IOTAP_READ_THREADS from the environment if set, else one per
+ *     online CPU, at most RD_THREADS_AUTO
+ *
+ * The records, their order and the statistics do not depend on @n.
+ * Return: 0; -EBUSY after the first next(); -EINVAL for a bad
+ * IOTAP_READ_THREADS; -ENOMEM or -EAGAIN when no thread could start (the
+ * reader then decodes on the calling thread).
+ */
+int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n)
+{
+	if (r->started)
+		return -EBUSY;
+	if (!n) {
+		const char *env = getenv("IOTAP_READ_THREADS");
+		long cpus;
+
+		if (env && *env) {
+			char *end;
+			unsigned long v = strtoul(env, &end, 10);
+
+			if (*end || !v)
+				return -EINVAL;
+			n = v > RD_THREADS_MAX ? RD_THREADS_MAX : (unsigned int)v;
+		} else {
+			cpus = sysconf(_SC_NPROCESSORS_ONLN);
+			n = cpus < 1 ? 1 : cpus > RD_THREADS_AUTO ? RD_THREADS_AUTO : (unsigned int)cpus;
+		}
+	}
+	if (n > RD_THREADS_MAX)
+		n = RD_THREADS_MAX;
+	pool_stop(r);
+	if (n <= 1)
+		return 0;
+	return pool_start(r, n);
+}
+
+/**
  * iotap_trace_reader_header - the decoded header, valid until close
  * @r: reader
  */
@@ -940,7 +1295,8 @@ void iotap_trace_reader_close(struct iotap_trace_reader *r)
 		r->free = b->next;
 		batch_free(b);
 	}
-	chunk_dec_release(&r->cd);
+	pool_stop(r);
+	chunk_dec_release(&r->dec.cd);
 	if (r->own_fd)
 		close(r->fd);
 	free(r->hdr_strings);

@@ -89,6 +89,26 @@ static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end,
 		*out = *p;
 		return p + 1;
 	}
+	if (end - p >= 10) {
+		/* room for the longest varint: no bounds check per byte */
+		const uint8_t *q = p;
+		uint64_t b;
+
+		v = *q++ & 0x7f;
+		for (shift = 7; shift < 63; shift += 7) {
+			b = *q++;
+			v |= (b & 0x7f) << shift;
+			if (b < 0x80) {
+				*out = v;
+				return q;
+			}
+		}
+		b = *q++;		/* the tenth byte: 0 or 1 */
+		if (b > 1)
+			return NULL;
+		*out = v | b << 63;
+		return q;
+	}
 	v = 0;
 	for (shift = 0; shift < 64; shift += 7) {
 		uint8_t b;

@@ -18,6 +18,14 @@
 # CPU-second and peak RSS (GNU time). Needs the build directory: set
 # IOTAP_BUILD, or run from the source tree with build/ in it. The trace
 # takes about 1.2 bytes a record (120 MB for 10^8) and a minute to write.
+#
+# Real captures: CAPTURES="a.iotap b.iotap" (e.g. a bonnie++ and a pgbench
+# run captured through `iotap mount`) times, on every core, `report`,
+# `report` with IOTAP_READ_THREADS=1, `dump`, `dump --csv` and `dump --json`
+# (output to /dev/null) of each capture, ROUNDS times (default 3); with BASELINE=PATH
+# (an older iotap binary) the same commands of that binary run interleaved
+# with this one's, round by round, so the ratio is measured side by side.
+# RECORDS=0 skips the synthetic part.
 set -u
 N=${1:-100000000}
 DIR=${2:-${TMPDIR:-/tmp}}
@@ -33,6 +41,51 @@ done
 command -v /usr/bin/time >/dev/null || { echo "report-bench: needs GNU time" >&2; exit 77; }
 PIN=""
 command -v taskset >/dev/null && PIN="taskset -c 0"
+
+real_captures() {
+	local rounds=${ROUNDS:-3} bins="$IOTAP" cap b r name recs
+	[ -n "${BASELINE:-}" ] && bins="${BASELINE} $IOTAP"
+	printf "| %-28s | %-8s | %5s | %7s | %7s | %13s | %11s | %9s |\n" "capture, run" "binary" \
+		"round" "cpu s" "wall s" "records/cpu-s" "records/s" "peak RSS"
+	printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n" "------------------------------" "----------" \
+		"-------" "---------" "---------" "---------------" "-------------" "-----------"
+	for cap in $CAPTURES; do
+		recs=$("$IOTAP" info "$cap" | awk '$1 == "records" { print $2 }')
+		echo "# $cap: $recs records, $(stat -c %s "$cap") bytes" >&2
+		for r in $(seq 1 "$rounds"); do
+			for name in report report-1thread dump dump-csv dump-json; do
+				for b in $bins; do
+					real_run "$(basename "$cap") $name" "$b" "$r" "$recs" "$name" "$cap"
+				done
+			done
+		done
+	done
+}
+
+real_run() {
+	local label=$1 bin=$2 round=$3 recs=$4 what=$5 cap=$6 tf=$DIR/report-bench.time tag=new
+	[ "$bin" = "${BASELINE:-}" ] && tag=baseline
+	case $what in
+	report) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" report "$cap" ;;
+	report-1thread) IOTAP_READ_THREADS=1 /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" report "$cap" ;;
+	dump) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump "$cap" ;;
+	dump-csv) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump --csv "$cap" ;;
+	dump-json) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump --json "$cap" ;;
+	esac >/dev/null 2>&1 || { echo "report-bench: $bin $what $cap failed" >&2; exit 1; }
+	set -- $(tail -1 "$tf")
+	rm -f "$tf"
+	awk -v n="$label" -v b="$tag" -v k="$round" -v u="$1" -v s="$2" -v e="$3" -v m="$4" \
+		-v r="$recs" 'BEGIN { c = u + s; if (e <= 0) e = 0.01; if (c <= 0) c = 0.01
+		printf "| %-28s | %-8s | %5d | %7.2f | %7.2f | %13.0f | %11.0f | %6.1f MB |\n",
+			n, b, k, c, e, r / c, r / e, m / 1024 }'
+}
+
+if [ -n "${CAPTURES:-}" ]; then
+	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	real_captures
+	echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	[ "$N" = 0 ] && exit 0
+fi
 
 if [ ! -s "$TR" ]; then
 	echo "# writing $N records to $TR"

@@ -8,6 +8,7 @@
  * and for the CLI's own trace opening (tools/traceio.c).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,8 +35,16 @@ int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace
 	int ret;
 
 	ret = iotap_trace_reader_open(out, path, flags);
-	if (!ret)
-		return 0;
+	if (!ret) {
+		/* decode on every core (IOTAP_READ_THREADS=N chooses) */
+		ret = iotap_trace_reader_set_threads(*out, 0);
+		if (ret != -EINVAL)
+			return 0;
+		iotap_trace_reader_close(*out);
+		*out = NULL;
+		return analysis_err_set(err, ret, "IOTAP_READ_THREADS='%s': want a thread "
+					"count of 1 or more", getenv("IOTAP_READ_THREADS"));
+	}
 	switch (ret) {
 	case -EPROTONOSUPPORT:
 		iotap_trace_probe_version(path, &major, &minor);

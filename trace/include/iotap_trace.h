@@ -467,6 +467,18 @@ int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
 int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
 			       unsigned int flags);
 
+/*
+ * iotap_trace_reader_set_threads - decode chunks on @n threads (default 1)
+ *
+ * Call before the first iotap_trace_reader_next(). @n = 0: the
+ * IOTAP_READ_THREADS environment variable if set, else one thread per
+ * online CPU (at most 8). Records, order and statistics are the same for
+ * any @n; memory grows by about @n + 2 decoded chunks.
+ * Return: 0, -EBUSY (reading started), -EINVAL (bad IOTAP_READ_THREADS),
+ * -ENOMEM / -EAGAIN (no thread started: decoding stays on the caller's).
+ */
+int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n);
+
 /* The decoded header; valid until close. */
 const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_trace_reader *r);
 

@@ -17,6 +17,7 @@
  *           sibling name, rename it over the file at the end (--force)
  *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c), for
  *           both `iotap run bonnie` (workload/) and the report (tools/)
+ *   fmt     iotap_fmt_u64() and friends: numbers to text without printf (fmt.c)
  *
  * Objects follow the project's lifecycle words: _init/_release for
  * caller-owned structs. Functions return 0 or -errno unless said otherwise.
@@ -392,5 +393,21 @@ void iotap_bonnie_csv_print_header(FILE *f);
  * @units NULL: the plain number.
  */
 void iotap_bonnie_size(char *buf, size_t len, uint64_t size, const char *units);
+
+/* --- fmt -------------------------------------------------------------------- */
+
+/*
+ * Numbers to text, written at @p with no NUL; each returns the end. What
+ * printf gives for %lu, %ld, %o and %x; iotap_fmt_frac(p, v, N) what %.Nf
+ * gives for the double v / 10^N wherever that double is within half a unit
+ * of the last printed digit (|v| / 10^N below 2^52 / 10^N: for N = 9, times
+ * up to 52 days; for N = 3, any latency). Room needed: 21, 20, 22, 16, and
+ * 22 + N bytes.
+ */
+char *iotap_fmt_u64(char *p, uint64_t v);
+char *iotap_fmt_i64(char *p, int64_t v);
+char *iotap_fmt_oct(char *p, uint64_t v);
+char *iotap_fmt_hex(char *p, uint64_t v);
+char *iotap_fmt_frac(char *p, int64_t v, unsigned int decimals);
 
 #endif /* IOTAP_BASE_H */

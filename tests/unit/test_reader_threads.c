@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_reader_threads.c - decoding on a thread pool changes nothing
+ *
+ * iotap_trace_reader_set_threads(r, n): for n = 1, 2, 3 and 7, merged and
+ * in file order, the same records come back field for field in the same
+ * order, and the statistics (chunks, damage, its first offset, late and
+ * early records, times) are identical, on
+ *   - 200 k random records with edge values (unsorted chunks: the sort
+ *     path), two damaged regions (a bad payload and bytes where no chunk
+ *     starts) and a torn tail;
+ *   - 300 k records of 6 threads in watermarked runs (sorted chunks);
+ * set_threads refuses a bad IOTAP_READ_THREADS and a call after the
+ * first next(); a record read into a struct full of junk has a zero sample
+ * unless it is a SAMPLE.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "tap.h"
+#include "trace_test.h"
+
+#define NREC 200000
+
+struct ref {
+	struct iotap_trace_rec *recs;
+	size_t n, cap;
+	struct iotap_trace_read_stats st;
+};
+
+static void ref_release(struct ref *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free((char *)f->recs[i].name);
+	free(f->recs);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Read @path with @threads decoders into @out (a reference), or compare with @ref. */
+static int read_all(const char *path, unsigned int flags, unsigned int threads, struct ref *out,
+		    const struct ref *ref, char *why, size_t whylen)
+{
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+	struct iotap_trace_read_stats st;
+	size_t n = 0;
+	int ret;
+
+	why[0] = '\0';
+	if (iotap_trace_reader_open(&r, path, flags))
+		return snprintf(why, whylen, "open failed"), 0;
+	ret = iotap_trace_reader_set_threads(r, threads);
+	if (ret) {
+		iotap_trace_reader_close(r);
+		return snprintf(why, whylen, "set_threads: %d", ret), 0;
+	}
+	while ((ret = iotap_trace_reader_next(r, &rec)) == 1) {
+		if (out) {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? 2 * out->cap : 4096;
+				out->recs = realloc(out->recs, out->cap * sizeof(*out->recs));
+				if (!out->recs)
+					exit(99);
+			}
+			out->recs[out->n] = rec;
+			if (rec.name)
+				out->recs[out->n].name = strndup(rec.name, rec.name_len);
+			out->n++;
+		} else if (n >= ref->n || !rec_eq(&ref->recs[n], &rec, why, whylen)) {
+			if (n >= ref->n)
+				snprintf(why, whylen, "more records than the reference");
+			else
+				snprintf(why + strlen(why), whylen - strlen(why), " (record %zu)", n);
+			iotap_trace_reader_close(r);
+			return 0;
+		}
+		n++;
+	}
+	iotap_trace_reader_stats(r, &st);
+	iotap_trace_reader_close(r);
+	if (ret < 0)
+		return snprintf(why, whylen, "next: %d", ret), 0;
+	if (out) {
+		out->st = st;
+		return 1;
+	}
+	if (n != ref->n)
+		return snprintf(why, whylen, "%zu records, reference %zu", n, ref->n), 0;
+	if (memcmp(&st, &ref->st, sizeof(st)))
+		return snprintf(why, whylen, "stats differ (chunks %" PRIu64 "/%" PRIu64
+				", bad %" PRIu64 "/%" PRIu64 ", first bad %" PRIu64 "/%" PRIu64 ")",
+				st.chunks, ref->st.chunks, st.chunks_bad, ref->st.chunks_bad,
+				st.first_bad_offset, ref->st.first_bad_offset), 0;
+	return 1;
+}
+
+static void compare_threads(const char *path, const char *what, int damaged)
+{
+	static const unsigned int threads[] = { 2, 3, 7 };
+	unsigned int pass, i;
+	char why[256];
+
+	for (pass = 0; pass < 2; pass++) {
+		unsigned int flags = pass ? IOTAP_TRACE_READ_FILE_ORDER : 0;
+		const char *order = pass ? "file order" : "merged";
+		struct ref ref = { 0 };
+		int got = read_all(path, flags, 1, &ref, NULL, why, sizeof(why));
+
+		if (!ok(got && ref.n > 100000 && ref.st.chunks > 4 &&
+			(!damaged || (ref.st.chunks_bad >= 2 && ref.st.tail_bytes)),
+			"%s, %s: one thread reads %zu records (%" PRIu64 " chunks, %" PRIu64
+			" bad, %" PRIu64 " tail bytes) %s", what, order, ref.n, ref.st.chunks,
+			ref.st.chunks_bad, ref.st.tail_bytes, why))
+			continue;
+		for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++)
+			ok(read_all(path, flags, threads[i], NULL, &ref, why, sizeof(why)),
+			   "%s, %s: %u threads give the same records and stats %s", what, order,
+			   threads[i], why);
+		ref_release(&ref);
+	}
+}
+
+static void damage(const char *path, off_t at, size_t len)
+{
+	char junk[4096];
+	int fd = open(path, O_WRONLY);
+
+	memset(junk, 0xa5, sizeof(junk));
+	if (fd < 0 || len > sizeof(junk) || pwrite(fd, junk, len, at) != (ssize_t)len)
+		exit(99);
+	close(fd);
+}
+
+static void test_random(void)
+{
+	const char *path = test_path("random.iotap");
+	struct iotap_trace_writer *w;
+	struct iotap_trace_rec rec;
+	uint64_t seed = 99;
+	struct stat sb;
+	size_t i;
+	int fd;
+
+	if (!ok(iotap_trace_writer_open(&w, path, NULL, 0) == 0, "writer open"))
+		return;
+	for (i = 0; i < NREC; i++) {
+		rec_random(&rec, &seed);
+		if (rec.type == IOTAP_REC_END)
+			rec.type = IOTAP_REC_NOTE;
+		iotap_trace_writer_append(w, &rec);
+		if (rng_below(&seed, 3000) == 0)
+			iotap_trace_writer_flush(w, 1);
+	}
+	ok(iotap_trace_writer_close(w) == 0, "%d random records written", NREC);
+	if (stat(path, &sb))
+		return;
+	damage(path, sb.st_size * 2 / 5, 64);		/* inside a payload */
+	damage(path, sb.st_size * 3 / 5, 3000);		/* a chunk header and more */
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd >= 0) {
+		ok(write(fd, "IOTAPCK\ntorn", 12) == 12, "a torn tail appended");
+		close(fd);
+	}
+	compare_threads(path, "random, damaged", 1);
+}
+
+static void test_threads_sorted(void)
+{
+	enum { T = 6, PER = 50000 };
+	const char *path = test_path("sorted.iotap");
+	struct iotap_trace_writer *w;
+	struct iotap_trace_rec rec;
+	uint64_t seed = 3, next_t[T];
+	uint32_t done[T] = { 0 };
+	unsigned int k, left;
+
+	if (!ok(iotap_trace_writer_open(&w, path, NULL, 0) == 0, "writer open"))
+		return;
+	for (k = 0; k < T; k++)
+		next_t[k] = 1000 + k;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_OP;
+	rec.op = IOTAP_OP_WRITE;
+	do {
+		uint64_t wm = UINT64_MAX;
+
+		for (k = 0; k < T; k++) {
+			uint64_t run = rng_below(&seed, 300);
+
+			while (run-- && done[k] < PER) {
+				rec.tid = 100 + k;
+				rec.time_ns = next_t[k];
+				rec.dur_ns = 1 + rng_below(&seed, 5000);
+				rec.offset = (uint64_t)done[k]++ * 4096;
+				rec.length = rec.result = 4096;
+				rec.file = k;
+				iotap_trace_writer_append(w, &rec);
+				next_t[k] += rng_below(&seed, 20000);
+			}
+		}
+		for (k = 0, left = 0; k < T; k++)
+			if (done[k] < PER) {
+				left++;
+				if (next_t[k] < wm)
+					wm = next_t[k];
+			}
+		iotap_trace_writer_flush(w, left ? wm : 0);
+	} while (left);
+	ok(iotap_trace_writer_close(w) == 0, "%d threads x %d records written", T, PER);
+	compare_threads(path, "six threads, watermarked", 0);
+}
+
+static void test_api(void)
+{
+	const char *path = test_path("sorted.iotap");
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+
+	if (iotap_trace_reader_open(&r, path, 0))
+		return;
+	setenv("IOTAP_READ_THREADS", "zero", 1);
+	ok(iotap_trace_reader_set_threads(r, 0) == -EINVAL, "IOTAP_READ_THREADS=zero: -EINVAL");
+	setenv("IOTAP_READ_THREADS", "3", 1);
+	ok(iotap_trace_reader_set_threads(r, 0) == 0, "IOTAP_READ_THREADS=3 accepted");
+	unsetenv("IOTAP_READ_THREADS");
+	ok(iotap_trace_reader_set_threads(r, 0) == 0, "0: one per CPU");
+	ok(iotap_trace_reader_next(r, &rec) == 1, "a record");
+	ok(iotap_trace_reader_set_threads(r, 2) == -EBUSY, "after next(): -EBUSY");
+	iotap_trace_reader_close(r);
+}
+
+/* A caller's struct reused with junk in it: the fields that do not apply are still zero. */
+static void test_reused_struct(void)
+{
+	const char *path = test_path("random.iotap");
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+	size_t n = 0, bad = 0;
+	uint64_t *f;
+	unsigned int i;
+
+	if (iotap_trace_reader_open(&r, path, 0))
+		return;
+	for (;;) {
+		memset(&rec, 0x5a, sizeof(rec));	/* what another frame left there */
+		if (iotap_trace_reader_next(r, &rec) != 1)
+			break;
+		n++;
+		if (rec.type == IOTAP_REC_SAMPLE)
+			continue;
+		f = &rec.sample.rd_ios;
+		if (rec.sample.dev_major || rec.sample.dev_minor)
+			bad++;
+		for (i = 0; i < 14; i++)
+			if (f[i])
+				bad++;
+	}
+	iotap_trace_reader_close(r);
+	ok(n > 100000 && !bad, "%zu records into a reused struct: no junk in the sample (%zu)", n,
+	   bad);
+}
+
+int main(void)
+{
+	test_random();
+	test_threads_sorted();
+	test_api();
+	test_reused_struct();
+	return done_testing();
+}
