@@ -223,6 +223,51 @@ bool fs_proc_in_group(uint32_t tid, uint32_t gid)
 	}
 }
 
+/*
+ * Control requests. The kernel tells who sent a request (fuse_req_ctx: the
+ * caller's fsuid, fsgid and thread id); nobody can forge that through the
+ * xattr channel, so the daemon decides here rather than trusting the
+ * mount root's permission bits (a 0777 root lets anyone setxattr).
+ */
+#define CAP_SYS_ADMIN_BIT	21
+
+bool fs_caller_admin(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char buf[2048];
+	const char *p;
+
+	if (ctx->uid == 0)
+		return true;
+	p = proc_status_field((uint32_t)ctx->pid, "\nCapEff:", buf, sizeof(buf));
+	return p && (strtoull(p, NULL, 16) >> CAP_SYS_ADMIN_BIT & 1);
+}
+
+bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req)
+{
+	struct stat st;
+
+	if (fs_caller_admin(req))
+		return true;
+	return fs->o.allow_mark_owner && fstat(fs->root_fd, &st) == 0 &&
+	       fuse_req_ctx(req)->uid == st.st_uid;
+}
+
+void fs_log_refused(fuse_req_t req, const char *what)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char path[48], comm[64] = "?";
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", (unsigned int)ctx->pid);
+	n = read_proc(path, comm, sizeof(comm));
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+	fs_log(FS_LOG_WARN, "refused %s from uid %u pid %u (%s): not root or CAP_SYS_ADMIN%s",
+	       what, (unsigned int)ctx->uid, fs_tgid((uint32_t)ctx->pid), comm,
+	       strstr(what, "mark") ? ", nor the owner allowed by --allow-mark-owner" : "");
+}
+
 /* CPU time of process @pid, ns; 0 or -errno. */
 static int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns)
 {

@@ -234,6 +234,7 @@ struct fs_ctx {
 	char *backing;				/* realpath of the backing dir */
 	char *mountpoint;			/* realpath of the mount point */
 	char *trace_path;			/* absolute trace path, or NULL */
+	struct iotap_trace_perm perm;		/* of traces and the log we create */
 	char *log_path;
 	int root_fd;				/* backing dir, opened before mounting; also
 						 * the mount fd of open_by_handle_at() */
@@ -370,6 +371,15 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid);
+/*
+ * Control requests: the caller of @req is root or has CAP_SYS_ADMIN
+ * (/proc/TID/status CapEff); may mark (that, or the backing root's owner
+ * when the mount has allow_mark_owner). fs_log_refused() logs who was
+ * refused @what (uid, pid, comm).
+ */
+bool fs_caller_admin(fuse_req_t req);
+bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
+void fs_log_refused(fuse_req_t req, const char *what);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
 

@@ -273,6 +273,9 @@ static int check_input(struct fs_daemon *d, char *msg)
 		}
 	}
 	fs->cache_mode = own.cache_mode ? 1 : 0;
+	fs->perm.mode = o->trace_mode;
+	fs->perm.has_gid = o->trace_gid_set;
+	fs->perm.gid = o->trace_gid;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->o.fd_cache = own.fd_cache ? own.fd_cache : FS_DEFAULT_FD_CACHE;
 	/* timeout= sets both; attr_timeout= and entry_timeout= one each */
@@ -373,7 +376,6 @@ static int open_trace_tmp(struct fs_daemon *d, char *msg)
 {
 	const char *path = d->fs.trace_path, *slash = strrchr(path, '/');
 	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	mode_t mask;
 	int fd, ret = -ENOMEM;
 
 	if (!dir || asprintf(&d->trace_tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path,
@@ -391,11 +393,7 @@ static int open_trace_tmp(struct fs_daemon *d, char *msg)
 		ret = -errno;
 		goto err;
 	}
-	/* the mode a trace created in place gets, not mkstemp's 0600 */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0644 & ~mask))
-		fs_log(FS_LOG_WARN, "chmod '%s': %s", d->trace_tmp, strerror(errno));
+	/* the recorder gives it the trace's permissions when it opens it */
 	close(fd);
 	free(dir);
 	return 0;
@@ -467,6 +465,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	hdr.layout = layout;
 	ro.sample_path = fs->backing;
 	ro.sample_ms = o->sample_ms;
+	ro.perm = fs->perm;
 	if (o->force && !access(fs->trace_path, F_OK)) {
 		ret = open_trace_tmp(d, msg);
 		if (ret) {
@@ -502,8 +501,23 @@ static int open_log(struct fs_daemon *d, char *msg)
 		fs->log_path = NULL;
 	if (!fs->log_path)
 		return 0;
-	d->log_fd = open(fs->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY,
-			 0644);
+	/* a new log gets the trace's permissions (it names files and callers too) */
+	d->log_fd = open(fs->log_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
+			 O_NOCTTY, 0600);
+	if (d->log_fd >= 0) {
+		int ret = iotap_trace_perm_apply(d->log_fd, &fs->perm);
+
+		if (ret) {
+			snprintf(msg, MSG_MAX, "cannot set the mode of log '%s': %s",
+				 fs->log_path, strerror(-ret));
+			close(d->log_fd);
+			d->log_fd = -1;
+			unlink(fs->log_path);
+			return ret;
+		}
+	} else if (errno == EEXIST) {
+		d->log_fd = open(fs->log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	}
 	if (d->log_fd < 0) {
 		snprintf(msg, MSG_MAX, "cannot open log '%s': %s", fs->log_path,
 			 strerror(errno));

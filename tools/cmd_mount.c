@@ -23,7 +23,8 @@
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
+       O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -42,6 +43,12 @@ static const struct opt_desc mount_opts[] = {
 			     "attribute cache (default 1; 0: every getattr reaches the trace)" },
 	[O_ENTRY_TIMEOUT] = { "entry-timeout", 0, "S", "seconds it may keep a name, or a miss, without a\n"
 			      "lookup (default 1; 0: every lookup reaches the trace)" },
+	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
+			   "daemon creates (default 0600: a trace names every file and caller)" },
+	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
+			    "to let it read them)" },
+	[O_MARK_OWNER] = { "allow-mark-owner", 0, NULL, "let the owner of BACKING's root mark phases too\n"
+			   "(iotap mark); otherwise only root or CAP_SYS_ADMIN may" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -115,6 +122,17 @@ int cmd_mount(int argc, char **argv)
 				return opt_error(&mount_cmd, "--fd-cache wants 16..1000000, not '%s'", arg);
 			o.fd_cache = (unsigned int)v;
 			break;
+		case O_TRACE_MODE:
+			if (parse_trace_mode(arg, &o.trace_mode))
+				return opt_error(&mount_cmd, "--trace-mode wants octal bits within 0666 "
+						 "including 0600, not '%s'", arg);
+			break;
+		case O_TRACE_GROUP:
+			if (parse_group(arg, &o.trace_gid))
+				return opt_error(&mount_cmd, "--trace-group: no group '%s'", arg);
+			o.trace_gid_set = 1;
+			break;
+		case O_MARK_OWNER: o.allow_mark_owner = 1; break;
 		case O_FAIL_OP:
 			o.fail_op = iotap_trace_op_from_name(arg);
 			if (o.fail_op <= 0)

@@ -811,7 +811,7 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 		ret = -ENOMEM;
 		goto err_free_recorder;
 	}
-	ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level);
+	ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level, &opts->perm);
 	if (ret)
 		goto err_free_batch;
 	/*

@@ -179,7 +179,8 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 /* --- writer internals used by the recorder ----------------------------- */
 
 int wr_open_level(struct iotap_trace_writer **out, const char *path,
-		  const struct iotap_trace_header *hdr, unsigned int flags, int level);
+		  const struct iotap_trace_header *hdr, unsigned int flags, int level,
+		  const struct iotap_trace_perm *perm);
 int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, int own);
 void wr_promise(struct iotap_trace_writer *w, uint64_t watermark);
 int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time);

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_i.h"
@@ -140,7 +141,8 @@ static int wr_write_chunk(struct iotap_trace_writer *w)
  * (the recorder passes its zstd_level; 0 means 3)
  */
 static int wr_open(struct iotap_trace_writer **out, const char *path,
-		   const struct iotap_trace_header *hdr, unsigned int flags, int level)
+		   const struct iotap_trace_header *hdr, unsigned int flags, int level,
+		   const struct iotap_trace_perm *perm)
 {
 	struct iotap_trace_header def;
 	struct iotap_trace_writer *w;
@@ -174,11 +176,14 @@ static int wr_open(struct iotap_trace_writer **out, const char *path,
 
 	oflags = O_WRONLY | O_CREAT | O_CLOEXEC;
 	oflags |= (flags & IOTAP_TRACE_FORCE) ? O_TRUNC : O_EXCL;
-	w->fd = open(path, oflags, 0644);
+	w->fd = open(path, oflags, 0600);
 	if (w->fd < 0) {
 		ret = -errno;
 		goto err_free_hbuf;
 	}
+	ret = iotap_trace_perm_apply(w->fd, perm);
+	if (ret)
+		goto err_close_fd;
 	ret = write_all(w->fd, hbuf, hlen);
 	if (ret)
 		goto err_close_fd;
@@ -216,7 +221,43 @@ err_free_writer:
 int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
 			    const struct iotap_trace_header *hdr, unsigned int flags)
 {
-	return wr_open(out, path, hdr, flags, 0);
+	return wr_open(out, path, hdr, flags, 0, NULL);
+}
+
+/**
+ * iotap_trace_writer_open_perm - iotap_trace_writer_open() with the file's
+ * permissions
+ * @perm: mode and group (NULL: 0600, no chown); see struct iotap_trace_perm
+ *
+ * Return: as iotap_trace_writer_open(), or -errno of fchown/fchmod (the
+ * file is then removed again, as for a failed header).
+ */
+int iotap_trace_writer_open_perm(struct iotap_trace_writer **out, const char *path,
+				 const struct iotap_trace_header *hdr, unsigned int flags,
+				 const struct iotap_trace_perm *perm)
+{
+	return wr_open(out, path, hdr, flags, 0, perm);
+}
+
+/**
+ * iotap_trace_perm_apply - give the open file @fd the permissions @perm
+ * @fd:   a file the caller created
+ * @perm: NULL or zero mode: 0600; the group first when @perm->has_gid
+ *
+ * The bits are set exactly, whatever the umask: sharing is deliberate.
+ * Return: 0, -EINVAL for bits outside 0666, or -errno of fchown/fchmod.
+ */
+int iotap_trace_perm_apply(int fd, const struct iotap_trace_perm *perm)
+{
+	unsigned int mode = perm && perm->mode ? perm->mode : IOTAP_TRACE_MODE_DEFAULT;
+
+	if (mode & ~0666u)
+		return -EINVAL;
+	if (perm && perm->has_gid && fchown(fd, (uid_t)-1, (gid_t)perm->gid))
+		return -errno;
+	if (fchmod(fd, (mode_t)mode))
+		return -errno;
+	return 0;
 }
 
 /**
@@ -226,13 +267,15 @@ int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
  * @hdr:   header (copied)
  * @flags: IOTAP_TRACE_FORCE
  * @level: zstd level, 0 for 3
+ * @perm:  the file's permissions (NULL: 0600)
  *
  * Return: as iotap_trace_writer_open().
  */
 int wr_open_level(struct iotap_trace_writer **out, const char *path,
-		  const struct iotap_trace_header *hdr, unsigned int flags, int level)
+		  const struct iotap_trace_header *hdr, unsigned int flags, int level,
+		  const struct iotap_trace_perm *perm)
 {
-	return wr_open(out, path, hdr, flags, level);
+	return wr_open(out, path, hdr, flags, level, perm);
 }
 
 /**

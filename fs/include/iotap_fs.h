@@ -39,6 +39,12 @@ struct iotap_fs_opts {
 	int fail_op;			/* enum iotap_op, 0: off */
 	uint64_t fail_nth;		/* 1-based */
 	int fail_errno;			/* positive errno */
+	/* who may read the traces and the log the daemon creates (0: 0600) */
+	unsigned int trace_mode;	/* permission bits <= 0666, 0: 0600 */
+	int trace_gid_set;		/* chown them to trace_gid */
+	uint32_t trace_gid;
+	/* who may mark: root/CAP_SYS_ADMIN, and the backing root's owner if set */
+	int allow_mark_owner;
 };
 
 /*

@@ -264,6 +264,24 @@ int iotap_trace_layout(const char *path, char **out);
 /* Open flags for writers and recorders. */
 #define IOTAP_TRACE_FORCE	(1u << 0)	/* overwrite an existing file */
 
+/*
+ * struct iotap_trace_perm - who may read a trace file the library creates
+ *
+ * A trace names every file under a mount and each caller's uid, pid and
+ * timing, so a file is created 0600 (as perf.data) unless a caller shares
+ * it deliberately. The bits are set exactly (fchmod, the umask does not
+ * apply), after the group when @has_gid. Zero-initialised: 0600, no chown.
+ */
+struct iotap_trace_perm {
+	unsigned int mode;		/* permission bits (<= 0666), 0: 0600 */
+	int has_gid;			/* chown the file to @gid */
+	uint32_t gid;
+};
+#define IOTAP_TRACE_MODE_DEFAULT	0600
+
+/* Apply @perm (NULL: the default) to the open file @fd; 0 or -errno. */
+int iotap_trace_perm_apply(int fd, const struct iotap_trace_perm *perm);
+
 /* --- single-threaded writer ------------------------------------------ */
 
 struct iotap_trace_writer;
@@ -280,6 +298,11 @@ struct iotap_trace_writer;
  */
 int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
 			    const struct iotap_trace_header *hdr, unsigned int flags);
+
+/* iotap_trace_writer_open() with the file's permissions (@perm NULL: 0600). */
+int iotap_trace_writer_open_perm(struct iotap_trace_writer **out, const char *path,
+				 const struct iotap_trace_header *hdr, unsigned int flags,
+				 const struct iotap_trace_perm *perm);
 
 /*
  * iotap_trace_writer_append - add one record to the open chunk
@@ -330,6 +353,7 @@ struct iotap_trace_recorder_opts {
 					 * for the block device holding this path
 					 * (or a NOTE that it has none) */
 	unsigned int sample_ms;		/* sampling interval (0: 100) */
+	struct iotap_trace_perm perm;	/* of every file it creates (0: 0600) */
 };
 
 /*
