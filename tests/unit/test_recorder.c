@@ -18,6 +18,11 @@
  *   samples of device 0:0;
  * - a write error (RLIMIT_FSIZE for a full disk): recording goes on, the
  *   error and the losses are reported, the file stays whole;
+ * - rotation: 4 threads record while the main thread switches files 12
+ *   times, then stops and starts again: every file is complete (END,
+ *   strict), 0600, starts with the rebind callback's records ahead of
+ *   every op, and the files of the rotations together hold each thread's
+ *   ops exactly once, in order; after a stop nothing goes anywhere;
  * - the writer collecting every 1 ms while 4 threads append (so it often
  *   meets a buffer mid-append, RCD_BUSY) and a fifth asks
  *   iotap_trace_recorder_lost() nonstop, as FUSE workers do: every record
@@ -653,8 +658,135 @@ static void test_collect_busy(void)
 	unlink(path);
 }
 
+static void rebind_cb(void *arg, struct iotap_trace_recorder *r)
+{
+	struct iotap_trace_rec rec;
+
+	(*(int *)arg)++;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_NAME;
+	rec.file = 777;
+	rec.name = "rebound";
+	rec.name_len = 7;
+	iotap_trace_recorder_emit(r, &rec);
+}
+
+static void test_rotate(void)
+{
+	enum { T = 4, N = 60000, FILES = 13 };
+	struct iotap_trace_recorder_opts o;
+	struct iotap_trace_recorder *r;
+	static struct worker wk[T];
+	pthread_t th[T];
+	uint64_t next[T], ops = 0, first_name_bad = 0, seq_bad = 0, not_strict = 0;
+	uint64_t mode_bad = 0;
+	char path[FILES + 2][256];
+	int rebinds = 0, ret, ret2, ret3;
+	unsigned int k, f;
+
+	memset(&o, 0, sizeof(o));
+	o.max_bytes = 256u << 20;
+	o.flush_ms = 10;
+	o.rebind = rebind_cb;
+	o.rebind_arg = &rebinds;
+	for (f = 0; f < FILES + 2; f++) {
+		snprintf(path[f], sizeof(path[f]), "%s", test_path("rot.iotap"));
+		snprintf(path[f] + strlen(path[f]) - 6, 20, ".%u.iotap", f);
+		unlink(path[f]);
+	}
+	ret = iotap_trace_recorder_open(&r, path[0], NULL, &o);
+	ok(ret == 0, "rotating recorder open: %d", ret);
+	if (ret)
+		return;
+	for (k = 0; k < T; k++) {
+		memset(&wk[k], 0, sizeof(wk[k]));
+		wk[k].r = r;
+		wk[k].idx = k;
+		wk[k].n = N;
+		wk[k].pace = 500;
+		pthread_create(&th[k], NULL, work, &wk[k]);
+	}
+	ret = 0;
+	for (f = 1; f < FILES && !ret; f++) {
+		sleep_ms(15);
+		ret = iotap_trace_recorder_switch(r, path[f], NULL, 0);
+	}
+	ret2 = iotap_trace_recorder_switch(r, path[1], NULL, 0);	/* exists */
+	for (k = 0; k < T; k++)
+		pthread_join(th[k], NULL);
+	ok(ret == 0 && ret2 == -EEXIST && rebinds == FILES - 1,
+	   "%d switches while recording: %d; onto an existing file: %d; %d rebinds",
+	   FILES - 1, ret, ret2, rebinds);
+	/* stop, record (goes nowhere), start again */
+	ret = iotap_trace_recorder_switch(r, NULL, NULL, 0);
+	wk[0].n = 1000;
+	wk[0].pace = 0;
+	work(&wk[0]);
+	ret2 = iotap_trace_recorder_switch(r, path[FILES], NULL, 0);
+	wk[0].idx = 1;
+	work(&wk[0]);
+	ret3 = iotap_trace_recorder_close(r);
+	ok(!ret && !ret2 && !ret3, "stop %d, start %d, close %d", ret, ret2, ret3);
+
+	memset(next, 0, sizeof(next));
+	for (f = 0; f <= FILES; f++) {
+		struct iotap_trace_read_stats st;
+		struct iotap_trace_reader *rd;
+		struct iotap_trace_rec rec;
+		uint64_t min_op = UINT64_MAX, name_t = 0, file_ops = 0;
+		struct stat sb;
+
+		if (stat(path[f], &sb) || (sb.st_mode & 0777) != 0600)
+			mode_bad++;
+		if (iotap_trace_reader_open(&rd, path[f], 0)) {
+			not_strict++;
+			continue;
+		}
+		while (iotap_trace_reader_next(rd, &rec) == 1) {
+			if (rec.type == IOTAP_REC_NAME && rec.file == 777 && !name_t)
+				name_t = rec.time_ns ? rec.time_ns : 1;
+			if (rec.type != IOTAP_REC_OP)
+				continue;
+			file_ops++;
+			if (rec.time_ns < min_op)
+				min_op = rec.time_ns;
+			k = rec.tid - 1000;
+			if (f == FILES) {
+				/* after the restart: only the second batch, thread idx 1 */
+				if (k != 1)
+					seq_bad++;
+				continue;
+			}
+			if (k >= T || rec.offset != next[k])
+				seq_bad++;
+			else
+				next[k]++;
+		}
+		iotap_trace_reader_stats(rd, &st);
+		iotap_trace_reader_close(rd);
+		if (!st.has_end || st.chunks_bad || st.late_records || st.bytes_skipped)
+			not_strict++;
+		if (f > 0 && (!name_t || name_t > min_op))
+			first_name_bad++;
+		if (f == FILES && file_ops != 1000)
+			seq_bad++;
+		if (f < FILES)
+			ops += file_ops;
+	}
+	ok(ops == (uint64_t)T * N && !seq_bad,
+	   "the %d files hold every op once, in each thread's order: %" PRIu64 " of %d, "
+	   "%" PRIu64 " out of sequence", FILES, ops, T * N, seq_bad);
+	ok(!not_strict && !mode_bad, "every file complete and clean (%" PRIu64 " not), 0600 (%"
+	   PRIu64 " not)", not_strict, mode_bad);
+	ok(!first_name_bad, "each new file starts with the rebind records (%" PRIu64 " not)",
+	   first_name_bad);
+	for (f = 0; f < FILES + 2; f++)
+		unlink(path[f]);
+}
+
 int main(void)
 {
+	test_rotate();
 	test_many_threads();
 	test_in_flight();
 	test_drops();

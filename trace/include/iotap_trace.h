@@ -342,6 +342,14 @@ uint64_t iotap_trace_writer_bytes(const struct iotap_trace_writer *w);
 
 struct iotap_trace_recorder;
 
+/*
+ * Called by the writer thread right after a switch opened a new file
+ * (iotap_trace_recorder_switch): records it passes to
+ * iotap_trace_recorder_emit() go first in the new file (the capture
+ * rebinds every file id still in use, so each file stands alone).
+ */
+typedef void (*iotap_trace_rebind_fn)(void *arg, struct iotap_trace_recorder *r);
+
 struct iotap_trace_recorder_opts {
 	size_t buf_bytes;		/* per-thread buffer, bytes (0: 64 KiB) */
 	size_t max_bytes;		/* all buffers together, bytes (0: 64 MiB) */
@@ -354,12 +362,15 @@ struct iotap_trace_recorder_opts {
 					 * (or a NOTE that it has none) */
 	unsigned int sample_ms;		/* sampling interval (0: 100) */
 	struct iotap_trace_perm perm;	/* of every file it creates (0: 0600) */
+	iotap_trace_rebind_fn rebind;	/* NULL: none */
+	void *rebind_arg;
 };
 
 /*
  * iotap_trace_recorder_open - create the trace file and start the writer thread
  * @out:  the new recorder
- * @path: trace file (see iotap_trace_writer_open for @opts->flags)
+ * @path: trace file (see iotap_trace_writer_open for @opts->flags), or
+ *        NULL to start without one (iotap_trace_recorder_switch)
  * @hdr:  header (copied)
  * @opts: NULL for defaults
  *
@@ -368,6 +379,35 @@ struct iotap_trace_recorder_opts {
 int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *path,
 			      const struct iotap_trace_header *hdr,
 			      const struct iotap_trace_recorder_opts *opts);
+
+/*
+ * iotap_trace_recorder_switch - close the current file (END record) and go
+ * on in @path, or with @path NULL stop recording into any file
+ *
+ * A recorder opened with a NULL path starts without a file. Rotation
+ * (file to file) loses and doubles nothing; a start (no file to file)
+ * keeps the records that begin after it. The new file's header is @hdr
+ * with its clock bases moved to the switch. Blocks until the writer
+ * thread has switched. Return: 0 or -errno of creating @path (the
+ * current file then goes on).
+ */
+int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
+				const struct iotap_trace_header *hdr, unsigned int flags);
+/* From the rebind callback only: a record for the head of the new file. */
+void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec);
+
+/* Live counters of a recorder (iotap_trace_recorder_stats). */
+struct iotap_trace_recorder_stats {
+	uint64_t recorded;		/* records handed to the writer thread */
+	uint64_t lost;			/* records dropped */
+	uint64_t written;		/* records encoded into files */
+	uint64_t discarded;		/* records that found no file (stopped) */
+	uint64_t file_bytes;		/* bytes in the current file (0: none) */
+	uint64_t files;			/* files opened */
+	int error;			/* first write error, -errno */
+};
+void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
+				struct iotap_trace_recorder_stats *st);
 
 /*
  * iotap_trace_op_begin - note that the calling thread starts an operation
