@@ -107,6 +107,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,7 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	const struct fuse_ctx *ctx;
 
 	op->fs = fs;
+	op->r = CMM_LOAD_SHARED(fs->rec);
 	op->t = fs_thread_get();
 	op->begun = false;
 	op->nr_names = 0;
@@ -314,7 +316,7 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->rec.type = IOTAP_REC_OP;
 	op->rec.op = (uint16_t)opcode;
 	op->rec.file = inode ? inode->ino : 0;
-	if (!fs->rec)
+	if (!op->r)
 		return;
 	ctx = fuse_req_ctx(req);
 	op->rec.tid = ctx->pid;
@@ -388,7 +390,7 @@ void fs_op_name(struct fs_op *op, struct fs_inode *inode, uint64_t parent,
 	} else {
 		fs_inode_note_binding(op->fs, st->st_dev, st->st_ino, b, flags);
 	}
-	if (!op->fs->rec)
+	if (!op->r)
 		return;
 	len = strlen(name);
 	if (!pend_reserve(t, op->nr_names, len))
@@ -413,14 +415,18 @@ static uint32_t name_len(const char *name)
 	return n < IOTAP_TRACE_NAME_MAX ? (uint32_t)n : IOTAP_TRACE_NAME_MAX - 1;
 }
 
-static void check_health(struct fs_ctx *fs)
+static void check_health(struct fs_ctx *fs, struct iotap_trace_recorder *r)
 {
-	int err = iotap_trace_recorder_error(fs->rec);
+	int err = iotap_trace_recorder_error(r);
 
-	if (err && !uatomic_xchg(&fs->warned_trace, 1))
+	if (err && !uatomic_xchg(&fs->warned_trace, 1)) {
+		char path[PATH_MAX];
+
+		fs_ctl_trace_path(fs, path, sizeof(path));
 		fs_log(FS_LOG_WARN, "cannot write trace '%s': %s; the mount keeps serving and "
-		       "further records are counted as lost", fs->trace_path, strerror(-err));
-	if (!CMM_LOAD_SHARED(fs->warned_lost) && iotap_trace_recorder_lost(fs->rec) &&
+		       "further records are counted as lost", path, strerror(-err));
+	}
+	if (!CMM_LOAD_SHARED(fs->warned_lost) && iotap_trace_recorder_lost(r) &&
 	    !uatomic_xchg(&fs->warned_lost, 1))
 		fs_log(FS_LOG_WARN, "trace records are being dropped (writer behind or trace "
 		       "not writable); the trace counts them in LOST records");
@@ -428,18 +434,18 @@ static void check_health(struct fs_ctx *fs)
 
 void fs_op_end(struct fs_op *op, int64_t result)
 {
-	struct fs_ctx *fs = op->fs;
+	struct iotap_trace_recorder *r = op->r;
 	struct iotap_trace_rec nr;
 	unsigned int i;
 
-	if (!fs->rec)
+	if (!r)
 		return;
 	if (!op->begun)
-		op->rec.time_ns = iotap_trace_op_begin(fs->rec);
+		op->rec.time_ns = iotap_trace_op_begin(r);
 	op->rec.result = result;
 	if (op->rec.name)
 		op->rec.name_len = name_len(op->rec.name);
-	iotap_trace_record(fs->rec, &op->rec);
+	iotap_trace_record(r, &op->rec);
 
 	for (i = 0; i < op->nr_names; i++) {
 		const struct fs_pending_name *pn = &op->t->pend[i];
@@ -458,18 +464,19 @@ void fs_op_end(struct fs_op *op, int64_t result)
 		nr.flags = pn->flags;
 		nr.name = name;
 		nr.name_len = name_len(name);
-		nr.time_ns = iotap_trace_op_begin(fs->rec);
-		iotap_trace_record(fs->rec, &nr);
+		nr.time_ns = iotap_trace_op_begin(r);
+		iotap_trace_record(r, &nr);
 	}
 	op->t->arena_used = 0;
 	if (caa_unlikely(++op->t->nr_records % HEALTH_EVERY == 0))
-		check_health(fs);
+		check_health(op->fs, r);
 }
 
 void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 		     size_t len, uint32_t kind)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct iotap_trace_recorder *r;
 	char buf[256];
 	struct iotap_trace_rec rec;
 	uint64_t user_ns = 0, sys_ns = 0;
@@ -493,10 +500,11 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 	rec.name_len = (uint32_t)len;
 	fs_log(FS_LOG_INFO, "phase %s '%s' (pid %u)", kind == IOTAP_PHASE_BEGIN ? "begin" : "end",
 	       buf, rec.pid);
-	if (!fs->rec)
+	r = CMM_LOAD_SHARED(fs->rec);
+	if (!r)
 		return;
-	rec.time_ns = iotap_trace_op_begin(fs->rec);
-	iotap_trace_record(fs->rec, &rec);
+	rec.time_ns = iotap_trace_op_begin(r);
+	iotap_trace_record(r, &rec);
 }
 
 void fs_record_root(struct fs_ctx *fs, const struct stat *st)
@@ -519,17 +527,18 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st)
 	rec.name = fs->backing;
 	rec.name_len = name_len(fs->backing);
 	rec.time_ns = iotap_trace_op_begin(fs->rec);
-	iotap_trace_record(fs->rec, &rec);
+	iotap_trace_record(fs->rec, &rec);	/* before the mount: fs->rec is settled */
 }
 
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid)
 {
+	struct iotap_trace_recorder *r = CMM_LOAD_SHARED(fs->rec);
 	struct iotap_trace_rec rec;
 
 	if (fs_log_on(FS_LOG_DEBUG))
 		fs_log(FS_LOG_DEBUG, "FUSE opcode %u answered ENOSYS by libfuse", opcode);
-	if (!fs->rec)
+	if (!r)
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.type = IOTAP_REC_OP;
@@ -557,6 +566,6 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 	if (nodeid)
 		rec.file = fs_ino(fs, nodeid)->ino;
 	rec.result = -ENOSYS;
-	rec.time_ns = iotap_trace_op_begin(fs->rec);
-	iotap_trace_record(fs->rec, &rec);
+	rec.time_ns = iotap_trace_op_begin(r);
+	iotap_trace_record(r, &rec);
 }

@@ -190,6 +190,13 @@ int fs_inode_get(struct fs_ctx *fs, const struct stat *st, int opath, int anyfd,
 void fs_inode_ref(struct fs_inode *inode);
 /* Drop @n kernel references; the inode may be freed after this returns. */
 void fs_inode_forget(struct fs_ctx *fs, struct fs_inode *inode, uint64_t n);
+/*
+ * fs_inode_collect - a reference on every live inode, the root included,
+ * in a malloc'ed array (give each back with fs_inode_forget(fs, i, 1)).
+ * Caller registered as an RCU reader, outside a read-side section.
+ * Return: the count, or -ENOMEM.
+ */
+long fs_inode_collect(struct fs_ctx *fs, struct fs_inode ***out);
 /* Borrow an O_PATH fd of @inode; 0 or -errno (-ESTALE: gone from the backing fs). */
 int fs_inode_fd(struct fs_ctx *fs, struct fs_inode *inode, struct fs_fdref *ref);
 void fs_fdref_put(struct fs_fdref *ref);
@@ -229,11 +236,20 @@ struct fs_dir {
 
 struct fs_ctx {
 	struct iotap_fs_opts o;			/* copy of the caller's options */
-	struct iotap_trace_recorder *rec;	/* NULL: pass through only */
+	/*
+	 * The recorder while a trace is being written, else NULL: read once
+	 * per request (fs_op_start) with CMM_LOAD_SHARED; control.c sets it.
+	 */
+	struct iotap_trace_recorder *rec;
+	struct iotap_trace_recorder *recorder;	/* the mount's, once it traced; freed at exit */
+	pthread_mutex_t ctl_lock;		/* control requests; trace_path, trace_base */
+	char *trace_base;			/* name numbered rotations derive from */
+	uint64_t rot_seq;			/* last number used */
+	const char *mount_opts;			/* for trace headers */
 	struct fuse_session *se;
 	char *backing;				/* realpath of the backing dir */
 	char *mountpoint;			/* realpath of the mount point */
-	char *trace_path;			/* absolute trace path, or NULL */
+	char *trace_path;			/* trace being written, or NULL (ctl_lock) */
 	struct iotap_trace_perm perm;		/* of traces and the log we create */
 	char *log_path;
 	int root_fd;				/* backing dir, opened before mounting; also
@@ -322,6 +338,7 @@ struct fs_pending_name {
 
 struct fs_op {
 	struct fs_ctx *fs;
+	struct iotap_trace_recorder *r;	/* fs->rec when the request began */
 	struct fs_thread *t;
 	struct iotap_trace_rec rec;
 	bool begun;			/* rec.time_ns taken */
@@ -337,14 +354,14 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 /* Start of the backing call: takes rec.time_ns. */
 static inline void fs_op_io_begin(struct fs_op *op)
 {
-	if (op->fs->rec)
-		op->rec.time_ns = iotap_trace_op_begin(op->fs->rec);
+	if (op->r)
+		op->rec.time_ns = iotap_trace_op_begin(op->r);
 	op->begun = true;
 }
 /* End of the backing call: sets rec.dur_ns. */
 static inline void fs_op_io_end(struct fs_op *op)
 {
-	if (op->fs->rec)
+	if (op->r)
 		op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
 }
 /* Fault injection: -errno if this request must fail untried, else 0. */
@@ -382,6 +399,19 @@ bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
 void fs_log_refused(fuse_req_t req, const char *what);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
+
+/* --- control.c: start, stop, rotate ------------------------------------ */
+
+/* A control request's value (setxattr IOTAP_FS_XATTR_CTL); 0 or -errno. */
+int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t size);
+/* The trace being written into @buf, "" when none. */
+void fs_ctl_trace_path(struct fs_ctx *fs, char *buf, size_t size);
+/* The recorder's rebind callback (every file id in use, at each new file). */
+void fs_ctl_rebind(void *arg, struct iotap_trace_recorder *r);
+/* A capture header for the mount (@layout: free it after use). */
+void fs_trace_header(struct fs_ctx *fs, struct iotap_trace_header *hdr, char **layout);
+/* The mount's recorder options. */
+void fs_recorder_opts(struct fs_ctx *fs, struct iotap_trace_recorder_opts *ro);
 
 /* --- shared by the ops (ops_file.c) ----------------------------------- */
 

@@ -606,6 +606,39 @@ int fs_inode_root_init(struct fs_ctx *fs)
 	return 0;
 }
 
+long fs_inode_collect(struct fs_ctx *fs, struct fs_inode ***out)
+{
+	struct cds_lfht_iter iter;
+	struct fs_inode *inode, **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	bool oom = false;
+
+	urcu_memb_read_lock();
+	cds_lfht_for_each_entry(fs->itable, &iter, inode, node) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				oom = true;
+				break;
+			}
+			v = nv;
+		}
+		if (inode_tryget(inode))
+			v[n++] = inode;
+	}
+	urcu_memb_read_unlock();
+	if (!oom) {
+		*out = v;
+		return (long)n;
+	}
+	/* out of memory half-way: give the references back */
+	while (n)
+		fs_inode_forget(fs, v[--n], 1);
+	free(v);
+	return -ENOMEM;
+}
+
 void fs_itable_destroy(struct fs_ctx *fs)
 {
 	struct cds_lfht_iter iter;

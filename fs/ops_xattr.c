@@ -13,6 +13,8 @@
  *            name = the value); this is the request's only record
  *   getxattr IOTAP_FS_XATTR_PID / _TRACE      -> the daemon's pid / the
  *            trace path; recorded as GETXATTR with IOTAP_OPF_REJECTED
+ *   setxattr IOTAP_FS_XATTR_CTL               -> start, stop or rotate the
+ *            trace (control.c); recorded as REJECTED SETXATTR when refused
  * Who may use them is the daemon's decision, from the request's caller
  * (fs_caller_admin(), fs_caller_may_mark()): the kernel's write check on
  * the root lets anyone through on a 0777 root. Marks and the pid are for
@@ -22,6 +24,7 @@
  * SETXATTR/GETXATTR with result -EPERM.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -95,7 +98,13 @@ static void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct fs_ctx *fs = fs_req(req);
 	int ret = 0;
 
-	if (is_mark(ino, name)) {
+	if (is_root(ino) && !strcmp(name, IOTAP_FS_XATTR_CTL)) {
+		/* start, stop, rotate (control.c): root or CAP_SYS_ADMIN only */
+		if (!fs_caller_admin(req))
+			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
+		else
+			ret = fs_ctl_request(fs, req, value, size);
+	} else if (is_mark(ino, name)) {
 		if (!fs_caller_may_mark(fs, req))
 			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
 		else
@@ -126,8 +135,10 @@ static const char *control_value(struct fs_ctx *fs, fuse_ino_t ino, const char *
 		snprintf(buf, size, "%d", (int)getpid());
 		return buf;
 	}
-	if (!strcmp(name, IOTAP_FS_XATTR_TRACE))
-		return fs->trace_path ? fs->trace_path : "";
+	if (!strcmp(name, IOTAP_FS_XATTR_TRACE)) {
+		fs_ctl_trace_path(fs, buf, size);
+		return buf;
+	}
 	return NULL;
 }
 
@@ -135,7 +146,7 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 {
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
-	char proc[FS_PROCNAME_MAX], pidbuf[24];
+	char proc[FS_PROCNAME_MAX], pidbuf[PATH_MAX];
 	const char *value;
 	struct fs_fdref ref;
 	struct fs_op op;

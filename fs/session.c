@@ -441,11 +441,13 @@ static int open_trace(struct fs_daemon *d, char *msg)
 {
 	struct fs_ctx *fs = &d->fs;
 	const struct iotap_fs_opts *o = &fs->o;
-	struct iotap_trace_recorder_opts ro = { 0 };
+	struct iotap_trace_recorder_opts ro;
 	struct iotap_trace_header hdr;
 	char *layout;
 	int ret;
 
+	pthread_mutex_init(&fs->ctl_lock, NULL);
+	fs->mount_opts = d->mount_opts;
 	if (!o->trace_path)
 		return 0;
 	fs->trace_path = abs_path(o->trace_path);
@@ -454,18 +456,8 @@ static int open_trace(struct fs_daemon *d, char *msg)
 			 strerror(errno));
 		return -errno;
 	}
-	iotap_trace_header_init(&hdr, IOTAP_SOURCE_CAPTURE);
-	hdr.capture_mode = fs->cache_mode ? IOTAP_MODE_CACHE : IOTAP_MODE_DIRECT;
-	hdr.mount_opts = d->mount_opts;
-	hdr.cmdline = o->cmdline;
-	hdr.backing = fs->backing;
-	hdr.mountpoint = fs->mountpoint;
-	if (iotap_trace_layout(fs->backing, &layout))
-		layout = NULL;		/* not known: the header goes without it */
-	hdr.layout = layout;
-	ro.sample_path = fs->backing;
-	ro.sample_ms = o->sample_ms;
-	ro.perm = fs->perm;
+	fs_trace_header(fs, &hdr, &layout);
+	fs_recorder_opts(fs, &ro);
 	if (o->force && !access(fs->trace_path, F_OK)) {
 		ret = open_trace_tmp(d, msg);
 		if (ret) {
@@ -486,6 +478,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 			 strerror(-ret));
 	if (!ret && !d->trace_tmp)
 		d->trace_created = true;
+	fs->recorder = fs->rec;
 	return ret;
 }
 
@@ -750,13 +743,16 @@ static void teardown(struct fs_daemon *d)
 	}
 	if (d->thread_registered)
 		fs_thread_release();
-	if (fs->rec) {
-		uint64_t count = iotap_trace_recorder_count(fs->rec);
-		uint64_t lost = iotap_trace_recorder_lost(fs->rec);
+	if (fs->recorder) {
+		uint64_t count = iotap_trace_recorder_count(fs->recorder);
+		uint64_t lost = iotap_trace_recorder_lost(fs->recorder);
 
-		ret = iotap_trace_recorder_close(fs->rec);
-		fs->rec = NULL;
-		if (ret)
+		ret = iotap_trace_recorder_close(fs->recorder);
+		fs->rec = fs->recorder = NULL;
+		if (!fs->trace_path)
+			fs_log(FS_LOG_INFO, "no trace open at exit: %llu records in all, %llu lost",
+			       (unsigned long long)count, (unsigned long long)lost);
+		else if (ret)
 			fs_log(FS_LOG_WARN, "trace '%s' closed with error: %s (%llu records, "
 			       "%llu lost)", fs->trace_path, strerror(-ret),
 			       (unsigned long long)count, (unsigned long long)lost);
@@ -771,6 +767,7 @@ static void teardown(struct fs_daemon *d)
 	free(fs->backing);
 	free(fs->mountpoint);
 	free(fs->trace_path);
+	free(fs->trace_base);
 	free(fs->log_path);
 }
 

@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	  "pass-through mount that records every operation" },
 	{ "umount", cmd_umount, "MOUNTPOINT", "unmount and wait until the trace is closed" },
 	{ "mark", cmd_mark, "MOUNTPOINT NAME", "start a named phase in a live capture" },
+	{ "trace", cmd_trace, "MOUNTPOINT start FILE|stop|rotate [FILE]",
+	  "start, stop or rotate the trace of a live mount" },
 	{ "run", cmd_run, "WORKLOAD DIR... [options]",
 	  "bonnie++, iozone, dd, hdparm, dedup and pgsql workloads, traced" },
 	{ "replay", cmd_replay, "TRACE DIR [options]", "re-issue a captured trace against DIR" },

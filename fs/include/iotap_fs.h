@@ -17,6 +17,8 @@
 #define IOTAP_FS_XATTR_MARK_END	"user.iotap.mark_end"	/* setxattr: end it */
 #define IOTAP_FS_XATTR_PID	"user.iotap.pid"	/* getxattr: daemon pid, decimal */
 #define IOTAP_FS_XATTR_TRACE	"user.iotap.trace"	/* getxattr: trace path or "" */
+/* setxattr: "start FLAGS PATH", "rotate FLAGS [PATH]", "stop"; FLAGS "-" or "force" */
+#define IOTAP_FS_XATTR_CTL	"user.iotap.ctl"
 
 struct iotap_fs_opts {
 	const char *backing;		/* directory whose tree is served */
