@@ -36,6 +36,7 @@
  * path says (symlinks, bind mounts).
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs_i.h"
@@ -230,23 +232,93 @@ static int check_path(struct fs_ctx *fs, char *path)
 	return ret;
 }
 
-/* "DIR/NAME.iotap" -> "DIR/NAME.N.iotap" (else PATH.N), the first N not there. */
+/* @pat with strftime(3) conversions of now, or a copy when it has no %. */
+static char *expand_time(const char *pat)
+{
+	char out[PATH_MAX];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (!strchr(pat, '%'))
+		return strdup(pat);
+	localtime_r(&now, &tm);
+	if (!strftime(out, sizeof(out), pat, &tm))
+		return NULL;
+	return strdup(out);
+}
+
+char *fs_ctl_expand(struct fs_ctx *fs, const char *path)
+{
+	(void)fs;
+	return expand_time(path);
+}
+
+/* Remember @path among the files written; delete the oldest beyond rotate_keep. */
+static void note_file(struct fs_ctx *fs, const char *path)
+{
+	unsigned int keep = fs->o.rotate_keep;
+	char **v, *c;
+
+	if (!keep)
+		return;
+	c = strdup(path);
+	v = c ? realloc(fs->kept, (fs->nkept + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(c);
+		return;
+	}
+	fs->kept = v;
+	fs->kept[fs->nkept++] = c;
+	while (fs->nkept > keep) {
+		if (unlink(fs->kept[0]) && errno != ENOENT)
+			fs_log(FS_LOG_WARN, "cannot remove old trace '%s': %s", fs->kept[0],
+			       strerror(errno));
+		else
+			fs_log(FS_LOG_INFO, "removed old trace '%s' (--rotate-keep %u)",
+			       fs->kept[0], keep);
+		free(fs->kept[0]);
+		memmove(fs->kept, fs->kept + 1, --fs->nkept * sizeof(*fs->kept));
+	}
+}
+
+void fs_ctl_note_file(struct fs_ctx *fs, const char *path)
+{
+	pthread_mutex_lock(&fs->ctl_lock);
+	fs->file_start_ns = iotap_trace_now_ns();
+	note_file(fs, path);
+	pthread_mutex_unlock(&fs->ctl_lock);
+}
+
+/*
+ * The next file of a rotation: a strftime pattern expanded now, else
+ * "DIR/NAME.iotap" -> "DIR/NAME.N.iotap" (else PATH.N); the first of
+ * those not there yet (a pattern's name gets .N too if it exists).
+ */
 static char *next_name(struct fs_ctx *fs)
 {
-	const char *base = fs->trace_base, *dot = strrchr(base, '.');
-	char *p;
+	char *base = expand_time(fs->trace_base), *p;
+	const char *dot;
 	int i;
+
+	if (!base)
+		return NULL;
+	if (strchr(fs->trace_base, '%') && access(base, F_OK) && errno == ENOENT)
+		return base;
+	dot = strrchr(base, '.');
 
 	if (!dot || strcmp(dot, ".iotap") || strchr(dot, '/'))
 		dot = base + strlen(base);
 	for (i = 0; i < AUTO_NAME_TRIES; i++) {
 		if (asprintf(&p, "%.*s.%llu%s", (int)(dot - base), base,
 			     (unsigned long long)++fs->rot_seq, dot) < 0)
-			return NULL;
-		if (access(p, F_OK) && errno == ENOENT)
+			break;
+		if (access(p, F_OK) && errno == ENOENT) {
+			free(base);
 			return p;
+		}
 		free(p);
 	}
+	free(base);
 	return NULL;
 }
 
@@ -277,7 +349,7 @@ static int ctl_start(struct fs_ctx *fs, char *path, bool force)
 	ret = check_path(fs, path);
 	if (ret)
 		return ret;
-	copy = strdup(path);
+	copy = expand_time(path);	/* a strftime pattern: rotations expand it again */
 	if (!copy)
 		return -ENOMEM;
 	if (!fs->recorder) {
@@ -288,16 +360,18 @@ static int ctl_start(struct fs_ctx *fs, char *path, bool force)
 			return ret;
 		}
 	}
-	ret = do_switch(fs, path, force);
+	ret = do_switch(fs, copy, force);
 	if (ret) {
 		free(copy);
 		return ret;
 	}
+	free(fs->trace_base);
+	fs->trace_base = strdup(path);
 	free(fs->trace_path);
 	fs->trace_path = copy;
-	free(fs->trace_base);
-	fs->trace_base = strdup(copy);
 	fs->rot_seq = 0;
+	fs->file_start_ns = iotap_trace_now_ns();
+	note_file(fs, copy);
 	CMM_STORE_SHARED(fs->rec, fs->recorder);
 	return 0;
 }
@@ -325,7 +399,7 @@ static int ctl_rotate(struct fs_ctx *fs, char *path, bool force)
 		ret = check_path(fs, path);
 		if (ret)
 			return ret;
-		next = strdup(path);
+		next = expand_time(path);
 	} else {
 		if (!fs->trace_base)
 			fs->trace_base = strdup(fs->trace_path);
@@ -342,9 +416,11 @@ static int ctl_rotate(struct fs_ctx *fs, char *path, bool force)
 	fs->trace_path = next;
 	if (*path) {
 		free(fs->trace_base);
-		fs->trace_base = strdup(next);
+		fs->trace_base = strdup(path);
 		fs->rot_seq = 0;
 	}
+	fs->file_start_ns = iotap_trace_now_ns();
+	note_file(fs, next);
 	return 0;
 }
 
@@ -401,6 +477,98 @@ int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t 
 	pthread_mutex_unlock(&fs->ctl_lock);
 	free(old);
 	return ret;
+}
+
+/* --- rotation by size and time ----------------------------------------- */
+
+/*
+ * The policy thread looks every 100 ms (or a tenth of --rotate-time, if
+ * shorter): the size is the current file's bytes on disk, which grow a
+ * chunk at a time (at least every second), so a file ends within about
+ * one chunk of --rotate-size.
+ */
+static void *policy_main(void *arg)
+{
+	struct fs_ctx *fs = arg;
+	uint64_t tick_ns = 100000000ull;
+	struct timespec ts;
+
+	if (fs->o.rotate_ns && fs->o.rotate_ns / 10 < tick_ns)
+		tick_ns = fs->o.rotate_ns / 10 ? fs->o.rotate_ns / 10 : 1000000;
+	pthread_mutex_lock(&fs->ctl_lock);
+	while (!fs->policy_stop) {
+		struct iotap_trace_recorder_stats st;
+		uint64_t now;
+		char *old;
+		int ret;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)(tick_ns % 1000000000ull);
+		ts.tv_sec += (time_t)(tick_ns / 1000000000ull) + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&fs->policy_wake, &fs->ctl_lock, &ts);
+		if (fs->policy_stop || !fs->rec)
+			continue;
+		iotap_trace_recorder_stats(fs->recorder, &st);
+		now = iotap_trace_now_ns();
+		if (!(fs->o.rotate_bytes && st.file_bytes >= fs->o.rotate_bytes) &&
+		    !(fs->o.rotate_ns && now - fs->file_start_ns >= fs->o.rotate_ns))
+			continue;
+		old = fs->trace_path ? strdup(fs->trace_path) : NULL;
+		ret = ctl_rotate(fs, (char *)"", false);
+		if (ret)
+			fs_log(FS_LOG_WARN, "cannot rotate trace '%s': %s", old ? old : "?",
+			       strerror(-ret));
+		else
+			fs_log(FS_LOG_INFO, "trace '%s' closed (%s), now '%s'", old ? old : "?",
+			       st.file_bytes >= fs->o.rotate_bytes && fs->o.rotate_bytes ?
+			       "--rotate-size" : "--rotate-time", fs->trace_path);
+		free(old);
+	}
+	pthread_mutex_unlock(&fs->ctl_lock);
+	return NULL;
+}
+
+void fs_ctl_policy_start(struct fs_ctx *fs)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
+	if (!fs->o.rotate_bytes && !fs->o.rotate_ns)
+		return;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&fs->policy_wake, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fs->policy_on = pthread_create(&fs->policy, NULL, policy_main, fs) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (fs->policy_on)
+		pthread_setname_np(fs->policy, "iotap-rotate");
+	else
+		fs_log(FS_LOG_WARN, "cannot start the rotation thread: traces will not rotate "
+		       "by size or time");
+}
+
+void fs_ctl_policy_stop(struct fs_ctx *fs)
+{
+	unsigned int i;
+
+	if (fs->policy_on) {
+		pthread_mutex_lock(&fs->ctl_lock);
+		fs->policy_stop = 1;
+		pthread_cond_signal(&fs->policy_wake);
+		pthread_mutex_unlock(&fs->ctl_lock);
+		pthread_join(fs->policy, NULL);
+		pthread_cond_destroy(&fs->policy_wake);
+		fs->policy_on = 0;
+	}
+	for (i = 0; i < fs->nkept; i++)
+		free(fs->kept[i]);
+	free(fs->kept);
+	fs->kept = NULL;
+	fs->nkept = 0;
 }
 
 /* The current trace path into @buf ("" when not tracing). */

@@ -245,6 +245,12 @@ struct fs_ctx {
 	pthread_mutex_t ctl_lock;		/* control requests; trace_path, trace_base */
 	char *trace_base;			/* name numbered rotations derive from */
 	uint64_t rot_seq;			/* last number used */
+	uint64_t file_start_ns;			/* when the current trace file began */
+	char **kept;				/* files written, oldest first (rotate_keep) */
+	unsigned int nkept;
+	pthread_t policy;			/* rotation by size and time */
+	pthread_cond_t policy_wake;		/* with ctl_lock */
+	int policy_on, policy_stop;
 	const char *mount_opts;			/* for trace headers */
 	struct fuse_session *se;
 	char *backing;				/* realpath of the backing dir */
@@ -404,6 +410,13 @@ bool fs_proc_in_group(uint32_t tid, uint32_t gid);
 
 /* A control request's value (setxattr IOTAP_FS_XATTR_CTL); 0 or -errno. */
 int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t size);
+/* Start and stop the thread that rotates by size and time (if asked). */
+void fs_ctl_policy_start(struct fs_ctx *fs);
+void fs_ctl_policy_stop(struct fs_ctx *fs);
+/* The first trace path of the mount: a strftime pattern expanded; malloc'ed. */
+char *fs_ctl_expand(struct fs_ctx *fs, const char *path);
+/* The mount opened its first trace at @path (for --rotate-keep). */
+void fs_ctl_note_file(struct fs_ctx *fs, const char *path);
 /* The trace being written into @buf, "" when none. */
 void fs_ctl_trace_path(struct fs_ctx *fs, char *buf, size_t size);
 /* The recorder's rebind callback (every file id in use, at each new file). */

@@ -450,7 +450,9 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	fs->mount_opts = d->mount_opts;
 	if (!o->trace_path)
 		return 0;
-	fs->trace_path = abs_path(o->trace_path);
+	fs->trace_base = abs_path(o->trace_path);
+	/* a strftime(3) pattern names each file when it opens (control.c) */
+	fs->trace_path = fs->trace_base ? fs_ctl_expand(fs, fs->trace_base) : NULL;
 	if (!fs->trace_path) {
 		snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", o->trace_path,
 			 strerror(errno));
@@ -479,6 +481,8 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	if (!ret && !d->trace_tmp)
 		d->trace_created = true;
 	fs->recorder = fs->rec;
+	if (!ret)
+		fs_ctl_note_file(fs, fs->trace_path);
 	return ret;
 }
 
@@ -702,6 +706,7 @@ static int setup(struct fs_daemon *d, char *msg)
 		return ret;
 	if (d->log_fd < 0)
 		fs_log_set_fd(fs->o.foreground ? STDERR_FILENO : -1);
+	fs_ctl_policy_start(fs);
 	fs_log(FS_LOG_INFO, "mounted '%s' on '%s' (%s), trace %s%s%s", fs->backing,
 	       fs->mountpoint, fs->cache_mode ? "cache mode" : "direct_io mode",
 	       fs->trace_path ? "'" : "", fs->trace_path ? fs->trace_path : "none",
@@ -743,6 +748,7 @@ static void teardown(struct fs_daemon *d)
 	}
 	if (d->thread_registered)
 		fs_thread_release();
+	fs_ctl_policy_stop(fs);
 	if (fs->recorder) {
 		uint64_t count = iotap_trace_recorder_count(fs->recorder);
 		uint64_t lost = iotap_trace_recorder_lost(fs->recorder);

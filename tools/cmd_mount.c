@@ -24,7 +24,7 @@
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
        O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
-       O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -49,6 +49,13 @@ static const struct opt_desc mount_opts[] = {
 			    "to let it read them)" },
 	[O_MARK_OWNER] = { "allow-mark-owner", 0, NULL, "let the owner of BACKING's root mark phases too\n"
 			   "(iotap mark); otherwise only root or CAP_SYS_ADMIN may" },
+	[O_ROT_SIZE] = { "rotate-size", 0, "SIZE", "close the trace when it reaches about SIZE bytes\n"
+			 "(k, M, G suffixes) and go on in the next file: NAME.iotap,\n"
+			 "NAME.1.iotap, NAME.2.iotap... or, if FILE has % conversions,\n"
+			 "the strftime(3) name of the moment it opens" },
+	[O_ROT_TIME] = { "rotate-time", 0, "DURATION", "rotate every DURATION too (30s, 10m, 24h)" },
+	[O_ROT_KEEP] = { "rotate-keep", 0, "N", "keep the N newest trace files, delete older ones\n"
+			 "(only files this mount wrote; default: keep all)" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -68,7 +75,8 @@ static const struct opt_cmd mount_cmd = {
 		"examples:\n"
 		"  iotap mount /srv/pgdata /srv/pgdata --trace /var/tmp/pg.iotap\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap -f\n"
-		"  iotap mount /data /mnt/data --trace cap.iotap --cache",
+		"  iotap mount /data /mnt/data --trace cap.iotap --cache\n"
+		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg-%F.iotap --rotate-time 24h --rotate-keep 7",
 };
 
 int cmd_mount(int argc, char **argv)
@@ -133,6 +141,23 @@ int cmd_mount(int argc, char **argv)
 			o.trace_gid_set = 1;
 			break;
 		case O_MARK_OWNER: o.allow_mark_owner = 1; break;
+		case O_ROT_SIZE:
+			if (iotap_size_parse(arg, 1, &v) || v < 4096)
+				return opt_error(&mount_cmd, "--rotate-size wants a size of at least 4k, "
+						 "not '%s'", arg);
+			o.rotate_bytes = v;
+			break;
+		case O_ROT_TIME:
+			if (parse_duration_ns(arg, &v) || v < 10000000ull)
+				return opt_error(&mount_cmd, "--rotate-time wants a duration of at least "
+						 "10ms (30s, 10m, 24h), not '%s'", arg);
+			o.rotate_ns = v;
+			break;
+		case O_ROT_KEEP:
+			if (parse_u64(arg, &v) || v == 0 || v > 1000000)
+				return opt_error(&mount_cmd, "--rotate-keep wants 1..1000000, not '%s'", arg);
+			o.rotate_keep = (unsigned int)v;
+			break;
 		case O_FAIL_OP:
 			o.fail_op = iotap_trace_op_from_name(arg);
 			if (o.fail_op <= 0)
@@ -157,6 +182,8 @@ int cmd_mount(int argc, char **argv)
 	if (argc - optind != 2)
 		return opt_error(&mount_cmd, argc - optind < 2 ? "BACKING and MOUNTPOINT are required"
 							       : "too many arguments");
+	if (o.rotate_keep && !o.rotate_bytes && !o.rotate_ns)
+		return opt_error(&mount_cmd, "--rotate-keep needs --rotate-size or --rotate-time");
 	if (o.fail_op && (!o.fail_nth || !o.fail_errno))
 		return opt_error(&mount_cmd, "--fail-op needs --fail-nth and --fail-errno");
 	if (o.trace_path) {

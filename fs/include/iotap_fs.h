@@ -47,6 +47,15 @@ struct iotap_fs_opts {
 	uint32_t trace_gid;
 	/* who may mark: root/CAP_SYS_ADMIN, and the backing root's owner if set */
 	int allow_mark_owner;
+	/*
+	 * Bounded traces: rotate when the file reaches rotate_bytes or is
+	 * rotate_ns old (0: never), into the next name (a trace path with %
+	 * is a strftime(3) pattern, else NAME.iotap -> NAME.1.iotap ...),
+	 * and delete the oldest beyond rotate_keep files (0: keep all).
+	 */
+	uint64_t rotate_bytes;
+	uint64_t rotate_ns;
+	unsigned int rotate_keep;
 };
 
 /*
