@@ -205,6 +205,11 @@ static uint32_t fs_tgid(uint32_t tid)
 	return tgid;
 }
 
+uint32_t fs_caller_tgid(uint32_t tid)
+{
+	return fs_tgid(tid);
+}
+
 bool fs_proc_in_group(uint32_t tid, uint32_t gid)
 {
 	char buf[4096];
@@ -316,9 +321,12 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->rec.type = IOTAP_REC_OP;
 	op->rec.op = (uint16_t)opcode;
 	op->rec.file = inode ? inode->ino : 0;
+	op->dev = inode ? inode->dev : 0;
+	ctx = fuse_req_ctx(req);
+	/* the live counters count per thread, processes found on request (stats.c) */
+	op->pid = ctx->pid;
 	if (!op->r)
 		return;
-	ctx = fuse_req_ctx(req);
 	op->rec.tid = ctx->pid;
 	op->rec.pid = fs_tgid(ctx->pid);
 	op->rec.uid = ctx->uid;
@@ -438,6 +446,7 @@ void fs_op_end(struct fs_op *op, int64_t result)
 	struct iotap_trace_rec nr;
 	unsigned int i;
 
+	fs_stats_op(op->t, op, result);
 	if (!r)
 		return;
 	if (!op->begun)

@@ -53,6 +53,7 @@
 #include <urcu/uatomic.h>
 
 #include "config.h"
+#include "iotap_base.h"
 #include "iotap_fs.h"
 #include "iotap_trace.h"
 
@@ -99,6 +100,41 @@ void fs_log_install_fuse(void);
 /* The last ERR line logged, "" if none (start-up error reports). */
 const char *fs_log_last_error(void);
 
+/* --- stats.c: live counters (per thread, summed on request) ----------- */
+
+/* Latency classes of `iotap top`, and their flat log-linear histograms. */
+enum { FS_LAT_READ, FS_LAT_WRITE, FS_LAT_FSYNC, FS_LAT_OPEN, FS_LAT_LOOKUP, FS_LAT_GETATTR,
+       FS_LAT_META, FS_LAT_N };
+#define FS_LAT_BITS		3	/* 8 sub-buckets per octave: p99 within 1/16 */
+#define FS_LAT_BUCKETS		IOTAP_HIST_BUCKETS_OF(FS_LAT_BITS)
+#define FS_TOP_SLOTS		256	/* per thread, direct-mapped, power of two */
+#define FS_TOP_SHOW		64	/* processes and files in an answer */
+
+struct fs_top_ent {
+	uint64_t key;			/* pid, or a hash of (dev, ino) | 1; 0: empty */
+	uint64_t ops, bytes;
+	uint64_t dev, ino;		/* files */
+};
+
+struct fs_stats {
+	uint64_t ops[IOTAP_OP_MAX];
+	uint64_t errors;		/* requests answered with an error */
+	uint64_t rd_bytes, wr_bytes;	/* READ/WRITE results */
+	uint64_t lat[FS_LAT_N][FS_LAT_BUCKETS];	/* backing-call ns, iotap_hist_index() */
+	struct fs_top_ent procs[FS_TOP_SLOTS];
+	struct fs_top_ent files[FS_TOP_SLOTS];
+};
+
+struct fs_thread;
+struct fs_op;
+/* Count one request in the calling thread's stats (fs_op_end). */
+void fs_stats_op(struct fs_thread *t, const struct fs_op *op, int64_t result);
+/* A thread's first request / its exit (thread.c). */
+void fs_stats_register(struct fs_thread *t);
+void fs_stats_unregister(struct fs_thread *t);
+/* The answer to a stats request, NUL-terminated text; its length or -errno. */
+ssize_t fs_stats_text(struct fs_ctx *fs, char *buf, size_t size);
+
 /* --- thread.c --------------------------------------------------------- */
 
 struct fs_pending_name;
@@ -117,6 +153,8 @@ struct fs_thread {
 	struct fs_inode **refs;
 	unsigned int refs_cap;
 	unsigned int nr_refs;
+	struct fs_stats stats;		/* written by this thread only (stats.c) */
+	struct fs_thread *stats_next;	/* stats.c's list of live threads */
 };
 
 /*
@@ -197,6 +235,8 @@ void fs_inode_forget(struct fs_ctx *fs, struct fs_inode *inode, uint64_t n);
  * Return: the count, or -ENOMEM.
  */
 long fs_inode_collect(struct fs_ctx *fs, struct fs_inode ***out);
+/* The path below the backing dir of live inode (@dev, @ino) into @buf; 0 or -errno. */
+int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size_t size);
 /* Borrow an O_PATH fd of @inode; 0 or -errno (-ESTALE: gone from the backing fs). */
 int fs_inode_fd(struct fs_ctx *fs, struct fs_inode *inode, struct fs_fdref *ref);
 void fs_fdref_put(struct fs_fdref *ref);
@@ -285,6 +325,7 @@ struct fs_ctx {
 	int warned_trace;
 	int warned_lost;
 	uint64_t clk_tck;			/* sysconf(_SC_CLK_TCK) */
+	uint64_t start_ns;			/* CLOCK_MONOTONIC at start-up (uptime) */
 };
 
 static inline struct fs_ctx *fs_req(fuse_req_t req)
@@ -345,6 +386,8 @@ struct fs_pending_name {
 struct fs_op {
 	struct fs_ctx *fs;
 	struct iotap_trace_recorder *r;	/* fs->rec when the request began */
+	uint32_t pid;			/* the caller's thread id (stats) */
+	uint64_t dev;			/* the inode's st_dev (stats) */
 	struct fs_thread *t;
 	struct iotap_trace_rec rec;
 	bool begun;			/* rec.time_ns taken */
@@ -360,15 +403,14 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 /* Start of the backing call: takes rec.time_ns. */
 static inline void fs_op_io_begin(struct fs_op *op)
 {
-	if (op->r)
-		op->rec.time_ns = iotap_trace_op_begin(op->r);
+	/* timed untraced too: the live counters' latencies (stats.c) */
+	op->rec.time_ns = op->r ? iotap_trace_op_begin(op->r) : iotap_trace_now_ns();
 	op->begun = true;
 }
 /* End of the backing call: sets rec.dur_ns. */
 static inline void fs_op_io_end(struct fs_op *op)
 {
-	if (op->r)
-		op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
+	op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
 }
 /* Fault injection: -errno if this request must fail untried, else 0. */
 int fs_op_fault(struct fs_op *op);
@@ -403,6 +445,8 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 bool fs_caller_admin(fuse_req_t req);
 bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
 void fs_log_refused(fuse_req_t req, const char *what);
+/* The process (thread group) of thread @tid, cached as for OP records. */
+uint32_t fs_caller_tgid(uint32_t tid);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
 

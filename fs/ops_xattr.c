@@ -13,6 +13,8 @@
  *            name = the value); this is the request's only record
  *   getxattr IOTAP_FS_XATTR_PID / _TRACE      -> the daemon's pid / the
  *            trace path; recorded as GETXATTR with IOTAP_OPF_REJECTED
+ *   getxattr IOTAP_FS_XATTR_STATS             -> the live counters (stats.c),
+ *            root or CAP_SYS_ADMIN only
  *   setxattr IOTAP_FS_XATTR_CTL               -> start, stop or rotate the
  *            trace (control.c); recorded as REJECTED SETXATTR when refused
  * Who may use them is the daemon's decision, from the request's caller
@@ -139,7 +141,28 @@ static const char *control_value(struct fs_ctx *fs, fuse_ino_t ino, const char *
 		fs_ctl_trace_path(fs, buf, size);
 		return buf;
 	}
+	if (!strcmp(name, IOTAP_FS_XATTR_STATS))
+		return "";	/* answered by answer_stats() */
 	return NULL;
+}
+
+/* getxattr of the live counters: built in the worker's I/O buffer. */
+static void answer_stats(struct fs_ctx *fs, fuse_req_t req, struct fs_op *op, size_t size)
+{
+	char *buf = fs_thread_iobuf(op->t, IOTAP_FS_STATS_MAX);
+	ssize_t ret;
+
+	op->rec.flags = IOTAP_OPF_REJECTED;
+	ret = buf ? fs_stats_text(fs, buf, IOTAP_FS_STATS_MAX) : -ENOMEM;
+	if (ret >= 0 && size && (size_t)ret > size)
+		ret = -ERANGE;
+	fs_op_end(op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else if (size)
+		fuse_reply_buf(req, buf, (size_t)ret);
+	else
+		fuse_reply_xattr(req, (size_t)ret);
 }
 
 static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -159,6 +182,10 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 	value = control_value(fs, ino, name, pidbuf, sizeof(pidbuf));
 	if (value && !may_read(fs, req, name)) {
 		fuse_reply_err(req, -refuse(req, IOTAP_OP_GETXATTR, name, size));
+		return;
+	}
+	if (value && !strcmp(name, IOTAP_FS_XATTR_STATS)) {
+		answer_stats(fs, req, &op, size);
 		return;
 	}
 	if (value) {

@@ -448,6 +448,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 
 	pthread_mutex_init(&fs->ctl_lock, NULL);
 	fs->mount_opts = d->mount_opts;
+	fs->start_ns = iotap_trace_now_ns();
 	if (!o->trace_path)
 		return 0;
 	fs->trace_base = abs_path(o->trace_path);

@@ -27,6 +27,8 @@ static const struct command commands[] = {
 	{ "mark", cmd_mark, "MOUNTPOINT NAME", "start a named phase in a live capture" },
 	{ "trace", cmd_trace, "MOUNTPOINT start FILE|stop|rotate [FILE]",
 	  "start, stop or rotate the trace of a live mount" },
+	{ "status", cmd_status, "MOUNTPOINT [--json]", "what a live capture is doing, one shot" },
+	{ "top", cmd_top, "MOUNTPOINT [-n COUNT]", "a live capture's rates, refreshed every second" },
 	{ "run", cmd_run, "WORKLOAD DIR... [options]",
 	  "bonnie++, iozone, dd, hdparm, dedup and pgsql workloads, traced" },
 	{ "replay", cmd_replay, "TRACE DIR [options]", "re-issue a captured trace against DIR" },

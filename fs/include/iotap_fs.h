@@ -19,6 +19,9 @@
 #define IOTAP_FS_XATTR_TRACE	"user.iotap.trace"	/* getxattr: trace path or "" */
 /* setxattr: "start FLAGS PATH", "rotate FLAGS [PATH]", "stop"; FLAGS "-" or "force" */
 #define IOTAP_FS_XATTR_CTL	"user.iotap.ctl"
+/* getxattr: live counters, "key value" lines (fs/stats.c), at most 64 KiB */
+#define IOTAP_FS_XATTR_STATS	"user.iotap.stats"
+#define IOTAP_FS_STATS_MAX	65536
 
 struct iotap_fs_opts {
 	const char *backing;		/* directory whose tree is served */
