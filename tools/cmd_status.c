@@ -48,6 +48,7 @@ struct stats {
 	uint64_t pid, mono_ns, uptime_ns, tracing, records, lost, discarded, trace_bytes;
 	uint64_t trace_files, cpu_user_ns, cpu_sys_ns, rss_kb, threads, inodes;
 	uint64_t rd_bytes, wr_bytes, errors, lat_bits;
+	double real_s;			/* CLOCK_REALTIME when fetched, s */
 	int64_t trace_error;
 	uint64_t ops[IOTAP_OP_MAX];
 	uint64_t lat[LAT_CLASSES][LAT_MAX_BUCKETS];
@@ -83,6 +84,12 @@ static int fetch(const char *mnt, struct stats *s, char *buf)
 	}
 	buf[n] = '\0';
 	memset(s, 0, sizeof(*s));
+	{
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		s->real_s = rt.tv_sec + rt.tv_nsec / 1e9;
+	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *sp = strchr(line, ' '), *v;
 		unsigned long long a, b, c;
@@ -439,9 +446,12 @@ static void top_frame(const char *mnt, const struct stats *c, const struct stats
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 	if (!batch)
 		printf("\033[H\033[2J");
-	printf("iotap top %s  %s  %s mode, %s%s  (over %.2f s)\n", mnt, tbuf,
+	printf("iotap top %s  %s  %s mode, %s%s  (over %.2f s", mnt, tbuf,
 	       !strcmp(c->mode, "cache") ? "cache" : "direct_io",
 	       c->tracing ? "tracing into " : "not tracing", c->tracing ? c->trace : "", secs);
+	if (batch)
+		printf(" to %.3f", c->real_s);	/* the window's end, s since the epoch */
+	printf(")\n");
 	printf("ops/s %10.1f   read %8.2f MB/s   write %8.2f MB/s   fsyncs/s %8.1f   "
 	       "errors/s %.1f\n", (double)(sum_ops(c) - sum_ops(p)) / secs,
 	       (double)(c->rd_bytes - p->rd_bytes) / secs / 1e6,
