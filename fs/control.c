@@ -8,8 +8,10 @@
  * (fuse_req_ctx), nothing else has to be created, secured and cleaned up
  * beside the mount, it works wherever the mount is visible (containers,
  * bind mounts), and a path that is not an iotap mount cannot answer it.
- * The value is one line: "start|rotate FLAGS PATH" or "stop", FLAGS "-"
- * or "force"; rotate's PATH may be empty (the next numbered name).
+ * The value is one line: "start|rotate|save FLAGS PATH" or "stop", FLAGS
+ * "-" or "force"; rotate's PATH may be empty (the next numbered name).
+ * save writes a flight recorder's window (mount --ring) to PATH; a flight
+ * recorder has no file to start, stop or rotate.
  *
  * The mount has one recorder for its life once it has traced at all
  * (fs->recorder); fs->rec is the recorder while a trace is being written
@@ -338,12 +340,38 @@ static int do_switch(struct fs_ctx *fs, const char *path, bool force)
 	return ret;
 }
 
+/* Write the flight recorder's window to @path. */
+static int ctl_save(struct fs_ctx *fs, char *path, bool force)
+{
+	struct iotap_trace_header hdr;
+	char *layout = NULL, *copy;
+	int ret;
+
+	if (!fs->ring)
+		return -EOPNOTSUPP;
+	ret = check_path(fs, path);
+	if (ret)
+		return ret;
+	copy = expand_time(path);
+	if (!copy)
+		return -ENOMEM;
+	fs_trace_header(fs, &hdr, &layout);
+	ret = iotap_trace_recorder_save(fs->recorder, copy, &hdr, force ? IOTAP_TRACE_FORCE : 0);
+	free(layout);
+	if (!ret)
+		fs_log(FS_LOG_INFO, "flight recorder saved to '%s'", copy);
+	free(copy);
+	return ret;
+}
+
 static int ctl_start(struct fs_ctx *fs, char *path, bool force)
 {
 	struct iotap_trace_recorder_opts ro;
 	char *copy;
 	int ret;
 
+	if (fs->ring)
+		return -EALREADY;
 	if (fs->rec)
 		return -EBUSY;
 	ret = check_path(fs, path);
@@ -378,6 +406,8 @@ static int ctl_start(struct fs_ctx *fs, char *path, bool force)
 
 static int ctl_stop(struct fs_ctx *fs)
 {
+	if (fs->ring)
+		return -EALREADY;
 	if (!fs->rec)
 		return -ENODATA;
 	CMM_STORE_SHARED(fs->rec, NULL);
@@ -393,6 +423,8 @@ static int ctl_rotate(struct fs_ctx *fs, char *path, bool force)
 	char *next;
 	int ret;
 
+	if (fs->ring)
+		return -EALREADY;
 	if (!fs->rec)
 		return -ENODATA;
 	if (*path) {
@@ -461,11 +493,15 @@ int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t 
 		ret = ctl_stop(fs);
 	else if (!strcmp(cmd, "rotate"))
 		ret = ctl_rotate(fs, path, force);
+	else if (!strcmp(cmd, "save") && *path)
+		ret = ctl_save(fs, path, force);
 	else
 		ret = -EINVAL;
 	if (ret)
 		fs_log(FS_LOG_WARN, "trace %s '%s' for uid %u pid %u failed: %s", cmd, path,
 		       (unsigned int)ctx->uid, (unsigned int)ctx->pid, strerror(-ret));
+	else if (!strcmp(cmd, "save"))
+		;	/* logged by ctl_save() */
 	else if (!strcmp(cmd, "start"))
 		fs_log(FS_LOG_INFO, "trace started: '%s' (uid %u pid %u)", fs->trace_path,
 		       (unsigned int)ctx->uid, (unsigned int)ctx->pid);

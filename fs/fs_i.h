@@ -292,6 +292,7 @@ struct fs_ctx {
 	pthread_cond_t policy_wake;		/* with ctl_lock */
 	int policy_on, policy_stop;
 	const char *mount_opts;			/* for trace headers */
+	int ring;				/* the recorder is a flight recorder */
 	struct fuse_session *se;
 	char *backing;				/* realpath of the backing dir */
 	char *mountpoint;			/* realpath of the mount point */

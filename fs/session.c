@@ -446,6 +446,19 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	pthread_mutex_init(&fs->ctl_lock, NULL);
 	fs->mount_opts = d->mount_opts;
 	fs->start_ns = iotap_trace_now_ns();
+	if (o->ring_bytes) {
+		/* flight recorder: recording from the start, into memory */
+		fs_recorder_opts(fs, &ro);
+		ro.ring_bytes = o->ring_bytes;
+		ret = iotap_trace_recorder_open(&fs->recorder, NULL, NULL, &ro);
+		if (ret) {
+			snprintf(msg, MSG_MAX, "cannot start the flight recorder: %s", strerror(-ret));
+			return ret;
+		}
+		fs->ring = 1;
+		fs->rec = fs->recorder;
+		return 0;
+	}
 	if (!o->trace_path)
 		return 0;
 	fs->trace_base = abs_path(o->trace_path);

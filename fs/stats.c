@@ -284,6 +284,8 @@ ssize_t fs_stats_text(struct fs_ctx *fs, char *buf, size_t size)
 	put(&o, "trace %s\n", path);
 	if (fs->recorder) {
 		iotap_trace_recorder_stats(fs->recorder, &rs);
+		put(&o, "ring %d\nring_cap %llu\n", rs.ring,
+		    (unsigned long long)fs->o.ring_bytes);
 		put(&o, "records %llu\nlost %llu\ndiscarded %llu\ntrace_bytes %llu\n"
 		    "trace_files %llu\ntrace_error %d\n", (unsigned long long)rs.written,
 		    (unsigned long long)rs.lost, (unsigned long long)rs.discarded,

@@ -24,7 +24,7 @@
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
        O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
-       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -56,6 +56,9 @@ static const struct opt_desc mount_opts[] = {
 	[O_ROT_TIME] = { "rotate-time", 0, "DURATION", "rotate every DURATION too (30s, 10m, 24h)" },
 	[O_ROT_KEEP] = { "rotate-keep", 0, "N", "keep the N newest trace files, delete older ones\n"
 			 "(only files this mount wrote; default: keep all)" },
+	[O_RING] = { "ring", 0, "SIZE", "flight recorder: keep only the last SIZE of compressed\n"
+		     "trace in memory, no file; `iotap trace MOUNTPOINT save FILE`\n"
+		     "writes it out (not with --trace or the rotation options)" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -153,6 +156,12 @@ int cmd_mount(int argc, char **argv)
 						 "10ms (30s, 10m, 24h), not '%s'", arg);
 			o.rotate_ns = v;
 			break;
+		case O_RING:
+			if (iotap_size_parse(arg, 1, &v) || v < (64u << 10) || v > (64ull << 30))
+				return opt_error(&mount_cmd, "--ring wants a size from 64k to 64G, not '%s'",
+						 arg);
+			o.ring_bytes = v;
+			break;
 		case O_ROT_KEEP:
 			if (parse_u64(arg, &v) || v == 0 || v > 1000000)
 				return opt_error(&mount_cmd, "--rotate-keep wants 1..1000000, not '%s'", arg);
@@ -182,6 +191,9 @@ int cmd_mount(int argc, char **argv)
 	if (argc - optind != 2)
 		return opt_error(&mount_cmd, argc - optind < 2 ? "BACKING and MOUNTPOINT are required"
 							       : "too many arguments");
+	if (o.ring_bytes && (o.trace_path || o.rotate_bytes || o.rotate_ns))
+		return opt_error(&mount_cmd, "--ring keeps the trace in memory: not with --trace "
+				 "or --rotate-size/--rotate-time");
 	if (o.rotate_keep && !o.rotate_bytes && !o.rotate_ns)
 		return opt_error(&mount_cmd, "--rotate-keep needs --rotate-size or --rotate-time");
 	if (o.fail_op && (!o.fail_nth || !o.fail_errno))

@@ -47,7 +47,7 @@ struct stats {
 	char mode[16], mountpoint[4096], trace[4096];
 	uint64_t pid, mono_ns, uptime_ns, tracing, records, lost, discarded, trace_bytes;
 	uint64_t trace_files, cpu_user_ns, cpu_sys_ns, rss_kb, threads, inodes;
-	uint64_t rd_bytes, wr_bytes, errors, lat_bits;
+	uint64_t rd_bytes, wr_bytes, errors, lat_bits, ring, ring_cap;
 	double real_s;			/* CLOCK_REALTIME when fetched, s */
 	int64_t trace_error;
 	uint64_t ops[IOTAP_OP_MAX];
@@ -102,7 +102,7 @@ static int fetch(const char *mnt, struct stats *s, char *buf)
 #define U(name) if (!strcmp(line, #name)) { s->name = strtoull(v, NULL, 10); continue; }
 		U(pid) U(mono_ns) U(uptime_ns) U(tracing) U(records) U(lost) U(discarded)
 		U(trace_bytes) U(trace_files) U(cpu_user_ns) U(cpu_sys_ns) U(rss_kb) U(threads)
-		U(inodes) U(rd_bytes) U(wr_bytes) U(errors) U(lat_bits)
+		U(inodes) U(rd_bytes) U(wr_bytes) U(errors) U(lat_bits) U(ring) U(ring_cap)
 #undef U
 		if (!strcmp(line, "trace_error")) {
 			s->trace_error = strtoll(v, NULL, 10);
@@ -279,8 +279,9 @@ int cmd_status(int argc, char **argv)
 		printf("{\"mountpoint\": ");
 		json_str(stdout, s.mountpoint);
 		printf(", \"pid\": %llu, \"mode\": \"%s\", \"uptime_s\": %.3f, \"tracing\": %s, "
-		       "\"trace\": ", (unsigned long long)s.pid, s.mode, up_s,
-		       s.tracing ? "true" : "false");
+		       "\"ring\": %s, \"ring_cap\": %llu, \"trace\": ", (unsigned long long)s.pid,
+		       s.mode, up_s, s.tracing ? "true" : "false", s.ring ? "true" : "false",
+		       (unsigned long long)s.ring_cap);
 		if (s.tracing)
 			json_str(stdout, s.trace);
 		else
@@ -307,7 +308,12 @@ int cmd_status(int argc, char **argv)
 	fmt_dur(up, sizeof(up), s.uptime_ns);
 	printf("mount      %s (%s mode), daemon pid %llu, up %s\n", s.mountpoint,
 	       !strcmp(s.mode, "cache") ? "cache" : "direct_io", (unsigned long long)s.pid, up);
-	if (s.tracing) {
+	if (s.ring) {
+		fmt_bytes(b1, sizeof(b1), (double)s.trace_bytes);
+		fmt_bytes(b2, sizeof(b2), (double)s.ring_cap);
+		printf("trace      flight recorder: the last %s of %s kept in memory "
+		       "(iotap trace MNT save FILE)\n", b1, b2);
+	} else if (s.tracing) {
 		fmt_bytes(b1, sizeof(b1), (double)s.trace_bytes);
 		printf("trace      %s, %s so far (file %llu of this mount)\n", s.trace, b1,
 		       (unsigned long long)s.trace_files);

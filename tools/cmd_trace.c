@@ -43,7 +43,7 @@ static const struct opt_desc trace_opts[] = {
 
 static const struct opt_cmd trace_cmd = {
 	.name = "trace",
-	.usage = "MOUNTPOINT start FILE | stop | rotate [FILE] [--force]",
+	.usage = "MOUNTPOINT start FILE | stop | rotate [FILE] | save FILE [--force]",
 	.summary =
 		"Control the trace of a live iotap mount without unmounting it.\n"
 		"  start FILE    write a trace of every operation into FILE from now on\n"
@@ -53,6 +53,8 @@ static const struct opt_cmd trace_cmd = {
 		"                numbered name, pg.iotap -> pg.1.iotap, pg.2.iotap...);\n"
 		"                nothing is lost or doubled between the two, and the new\n"
 		"                file names every file still in use, so it stands alone\n"
+		"  save FILE     a mount made with --ring SIZE (flight recorder): write the\n"
+		"                last SIZE of trace it keeps in memory to FILE, complete\n"
 		"Root (or CAP_SYS_ADMIN) only. FILE must lie outside the mounted tree.",
 	.opts = trace_opts,
 	.footer =
@@ -60,7 +62,8 @@ static const struct opt_cmd trace_cmd = {
 		"  iotap mount /srv/pgdata /srv/pgdata\n"
 		"  iotap trace /srv/pgdata start /var/tmp/pg.iotap\n"
 		"  iotap trace /srv/pgdata rotate\n"
-		"  iotap trace /srv/pgdata stop",
+		"  iotap trace /srv/pgdata stop\n"
+		"  iotap mount /srv/pgdata /srv/pgdata --ring 256M; iotap trace /srv/pgdata save /var/tmp/3am.iotap",
 };
 
 /* Is @mnt the root of a live iotap mount that lets us control it? Says why not. */
@@ -162,6 +165,14 @@ static void say_errno(const char *what, const char *mnt, const char *file, int e
 	case EEXIST:
 		die_msg("trace '%s' exists; use --force to overwrite", file);
 		break;
+	case EALREADY:
+		die_msg("'%s' keeps a flight recorder (--ring): 'iotap trace %s save FILE' writes "
+			"it out; start, stop and rotate do not apply", mnt, mnt);
+		break;
+	case EOPNOTSUPP:
+		die_msg("'%s' keeps no flight recorder; mount it with --ring SIZE to save one",
+			mnt);
+		break;
 	case EXDEV:
 		die_msg("the daemon refused '%s': it lies in the mounted tree or on a FUSE file "
 			"system", file);
@@ -204,12 +215,16 @@ int cmd_trace(int argc, char **argv)
 			return opt_error(&trace_cmd, "stop takes no argument");
 		if (force)
 			return opt_error(&trace_cmd, "stop takes no --force");
+	} else if (!strcmp(what, "save")) {
+		if (nargs != 3)
+			return opt_error(&trace_cmd, "save wants one FILE");
+		file = argv[optind + 2];
 	} else if (!strcmp(what, "rotate")) {
 		if (nargs > 3)
 			return opt_error(&trace_cmd, "rotate wants at most one FILE");
 		file = nargs == 3 ? argv[optind + 2] : NULL;
 	} else {
-		return opt_error(&trace_cmd, "unknown command '%s' (start, stop, rotate)", what);
+		return opt_error(&trace_cmd, "unknown command '%s' (start, stop, rotate, save)", what);
 	}
 	if (check_mount(mnt, &mst))
 		return 1;
@@ -231,6 +246,11 @@ int cmd_trace(int argc, char **argv)
 		say_errno(what, mnt, file ? file : "(next numbered name)", errno);
 		free(abs);
 		return 1;
+	}
+	if (!strcmp(what, "save")) {
+		printf("%s: flight recorder saved to %s\n", mnt, abs);
+		free(abs);
+		return 0;
 	}
 	free(abs);
 	n = getxattr(mnt, IOTAP_FS_XATTR_TRACE, now, sizeof(now) - 1);

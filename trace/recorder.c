@@ -158,6 +158,8 @@ struct iotap_trace_recorder {
 	iotap_trace_rebind_fn rebind;
 	void *rebind_arg;
 	uint64_t emit_time;		/* time_ns of rebinding records, 0: not rebinding */
+	struct iotap_trace_writer *emit_w;	/* where they go (the new file) */
+	int ring;			/* r->w is a ring writer (flight recorder) */
 
 	struct rcd_buf **batch;		/* nbufs_max entries, writer thread */
 	struct {
@@ -171,6 +173,7 @@ struct iotap_trace_recorder {
 
 /* A request to close the current file and open @path (NULL: none). */
 struct rcd_switch {
+	int save;			/* write the ring out to @path instead */
 	const char *path;
 	const struct iotap_trace_header *hdr;
 	unsigned int flags;
@@ -796,15 +799,61 @@ static void rcd_do_switch(struct iotap_trace_recorder *r, struct rcd_switch *sw)
 		r->floor = from_file ? 0 : base;
 		rcd_file_start(r);
 		if (r->rebind) {
+			r->emit_w = r->w;
 			r->emit_time = base;
 			r->rebind(r->rebind_arg, r);
 			r->emit_time = 0;
+			r->emit_w = NULL;
 		}
 		rcd_publish(r);
 	} else {
 		rcd_close_file(r);
 		sw->result = 0;
 	}
+}
+
+/*
+ * Write the flight recorder's window out (writer thread): everything
+ * recorded so far goes into the ring, then @sw->path gets a header whose
+ * base is the window's earliest record, the rebind callback's NAME
+ * records at that base, the ring's chunks as they are, and an END. The
+ * ring goes on untouched.
+ */
+static void rcd_do_save(struct iotap_trace_recorder *r, struct rcd_switch *sw)
+{
+	struct iotap_trace_writer *fw = NULL;
+	struct iotap_trace_header hdr;
+	uint64_t base, real, end;
+
+	rcd_batch(r, 1);
+	base = wr_ring_start(r->w);
+	if (!base)
+		base = iotap_trace_now_ns();
+	hdr = *sw->hdr;
+	real = hdr.real_base_ns;
+	if (hdr.mono_base_ns > base)
+		real -= hdr.mono_base_ns - base;
+	hdr.mono_base_ns = base;
+	hdr.real_base_ns = real;
+	sw->result = wr_open_level(&fw, sw->path, &hdr, sw->flags, r->zstd_level, &r->perm);
+	if (sw->result)
+		return;
+	wr_promise(fw, base);
+	if (r->rebind) {
+		r->emit_w = fw;
+		r->emit_time = base;
+		r->rebind(r->rebind_arg, r);
+		r->emit_time = 0;
+		r->emit_w = NULL;
+	}
+	sw->result = wr_save_ring(fw, r->w);
+	end = iotap_trace_now_ns();
+	if (wr_max_time(fw) > end)
+		end = wr_max_time(fw);
+	if (!sw->result)
+		sw->result = wr_close_at(fw, end);
+	else
+		wr_close_at(fw, end);
 }
 
 /**
@@ -817,11 +866,11 @@ void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iota
 {
 	struct iotap_trace_rec c;
 
-	if (!r->w || !r->emit_time)
+	if (!r->emit_w || !r->emit_time)
 		return;
 	c = *rec;
 	c.time_ns = r->emit_time;
-	wr_append(r->w, &c, 1);
+	wr_append(r->emit_w, &c, 1);
 }
 
 static void ms_from_now(struct timespec *ts, unsigned int ms)
@@ -868,7 +917,10 @@ static void *rcd_writer_main(void *arg)
 		sw = r->sw;
 		if (sw) {
 			pthread_mutex_unlock(&r->wake_lock);
-			rcd_do_switch(r, sw);
+			if (sw->save)
+				rcd_do_save(r, sw);
+			else
+				rcd_do_switch(r, sw);
 			pthread_mutex_lock(&r->wake_lock);
 			sw->done = 1;
 			r->sw = NULL;
@@ -968,7 +1020,13 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 	r->perm = opts->perm;
 	r->rebind = opts->rebind;
 	r->rebind_arg = opts->rebind_arg;
-	if (path) {
+	if (opts->ring_bytes) {
+		ret = path ? -EINVAL : wr_open_ring(&r->w, opts->zstd_level, opts->ring_bytes);
+		if (ret)
+			goto err_free_batch;
+		r->ring = 1;
+		wr_promise(r->w, 0);
+	} else if (path) {
 		ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level, &opts->perm);
 		if (ret)
 			goto err_free_batch;
@@ -1018,7 +1076,7 @@ err_destroy_sync:
 		smp_close(&r->smp);
 	if (r->w) {
 		wr_close_at(r->w, 0);
-		if (!(opts->flags & IOTAP_TRACE_FORCE))
+		if (path && !(opts->flags & IOTAP_TRACE_FORCE))
 			unlink(path);
 	}
 err_free_batch:
@@ -1195,10 +1253,10 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
  * Return: 0, or -errno of creating @path (-EEXIST without
  * IOTAP_TRACE_FORCE): the current file then goes on untouched.
  */
-int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
-				const struct iotap_trace_header *hdr, unsigned int flags)
+static int rcd_request(struct iotap_trace_recorder *r, int save, const char *path,
+		       const struct iotap_trace_header *hdr, unsigned int flags)
 {
-	struct rcd_switch sw = { .path = path, .hdr = hdr, .flags = flags };
+	struct rcd_switch sw = { .save = save, .path = path, .hdr = hdr, .flags = flags };
 	struct iotap_trace_header def;
 
 	if (!r)
@@ -1216,6 +1274,33 @@ int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path
 	pthread_mutex_unlock(&r->wake_lock);
 	pthread_mutex_unlock(&r->ctl_lock);
 	return sw.result;
+}
+
+int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
+				const struct iotap_trace_header *hdr, unsigned int flags)
+{
+	if (r && r->ring)
+		return -EALREADY;	/* a flight recorder has no file to switch */
+	return rcd_request(r, 0, path, hdr, flags);
+}
+
+/**
+ * iotap_trace_recorder_save - write a flight recorder's window to @path
+ * @r:     a recorder opened with opts.ring_bytes
+ * @path:  the file, created as a switch's (IOTAP_TRACE_FORCE in @flags)
+ * @hdr:   its header; the clock bases are moved to the window's start
+ *
+ * The file is a complete trace: header, the rebind callback's NAME
+ * records, the ring's chunks (the last opts.ring_bytes of compressed
+ * trace, the newest included), END. The ring goes on.
+ * Return: 0, -EINVAL (not a flight recorder), or -errno of the file.
+ */
+int iotap_trace_recorder_save(struct iotap_trace_recorder *r, const char *path,
+			      const struct iotap_trace_header *hdr, unsigned int flags)
+{
+	if (!r || !r->ring || !path)
+		return -EINVAL;
+	return rcd_request(r, 1, path, hdr, flags);
 }
 
 /**
@@ -1236,5 +1321,6 @@ void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
 	st->discarded = CMM_LOAD_SHARED(r->discarded);
 	st->file_bytes = CMM_LOAD_SHARED(r->file_bytes);
 	st->files = CMM_LOAD_SHARED(r->files);
+	st->ring = r->ring;
 	st->error = CMM_LOAD_SHARED(r->err);
 }

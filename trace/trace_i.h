@@ -187,6 +187,9 @@ int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time);
 int wr_error(const struct iotap_trace_writer *w);
 uint64_t wr_dropped(const struct iotap_trace_writer *w);
 uint64_t wr_max_time(const struct iotap_trace_writer *w);
+int wr_open_ring(struct iotap_trace_writer **out, int level, size_t cap);
+uint64_t wr_ring_start(const struct iotap_trace_writer *ring);
+int wr_save_ring(struct iotap_trace_writer *w, const struct iotap_trace_writer *ring);
 
 /* --- resource sampling (sample.c) -------------------------------------- */
 

@@ -17,7 +17,8 @@
 #define IOTAP_FS_XATTR_MARK_END	"user.iotap.mark_end"	/* setxattr: end it */
 #define IOTAP_FS_XATTR_PID	"user.iotap.pid"	/* getxattr: daemon pid, decimal */
 #define IOTAP_FS_XATTR_TRACE	"user.iotap.trace"	/* getxattr: trace path or "" */
-/* setxattr: "start FLAGS PATH", "rotate FLAGS [PATH]", "stop"; FLAGS "-" or "force" */
+/* setxattr: "start FLAGS PATH", "rotate FLAGS [PATH]", "save FLAGS PATH", "stop";
+ * FLAGS "-" or "force" */
 #define IOTAP_FS_XATTR_CTL	"user.iotap.ctl"
 /* getxattr: live counters, "key value" lines (fs/stats.c), at most 64 KiB */
 #define IOTAP_FS_XATTR_STATS	"user.iotap.stats"
@@ -59,6 +60,8 @@ struct iotap_fs_opts {
 	uint64_t rotate_bytes;
 	uint64_t rotate_ns;
 	unsigned int rotate_keep;
+	/* flight recorder: keep the last ring_bytes of trace in memory (no file) */
+	uint64_t ring_bytes;
 };
 
 /*

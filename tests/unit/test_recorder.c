@@ -784,8 +784,72 @@ static void test_rotate(void)
 		unlink(path[f]);
 }
 
+/* Flight recorder: only the last window is kept; save writes it whole. */
+static void test_ring(void)
+{
+	enum { N = 400000 };
+	const char *path = test_path("ring.iotap");
+	struct iotap_trace_recorder_opts o;
+	struct iotap_trace_recorder *r;
+	struct iotap_trace_read_stats st;
+	struct iotap_trace_reader *rd;
+	struct iotap_trace_rec rec;
+	static struct worker wk;
+	uint64_t first = UINT64_MAX, last = 0, n = 0, gaps = 0, prev = 0, name_t = 0, min_t = UINT64_MAX;
+	int rebinds = 0, ret, ret2;
+
+	unlink(path);
+	memset(&o, 0, sizeof(o));
+	o.ring_bytes = 256u << 10;
+	o.rebind = rebind_cb;
+	o.rebind_arg = &rebinds;
+	ret = iotap_trace_recorder_open(&r, NULL, NULL, &o);
+	ok(ret == 0, "flight recorder open: %d", ret);
+	if (ret)
+		return;
+	memset(&wk, 0, sizeof(wk));
+	wk.r = r;
+	wk.n = N;
+	work(&wk);
+	ret = iotap_trace_recorder_save(r, path, NULL, 0);
+	ret2 = iotap_trace_recorder_switch(r, path, NULL, 0);
+	ok(ret == 0 && ret2 == -EALREADY && rebinds == 1,
+	   "save: %d, a switch refused: %d, rebinds %d", ret, ret2, rebinds);
+	iotap_trace_recorder_close(r);
+	if (iotap_trace_reader_open(&rd, path, 0)) {
+		ok(0, "saved window readable");
+		return;
+	}
+	while (iotap_trace_reader_next(rd, &rec) == 1) {
+		if (rec.type == IOTAP_REC_NAME && rec.file == 777)
+			name_t = rec.time_ns;
+		if (rec.type != IOTAP_REC_OP)
+			continue;
+		if (rec.time_ns < min_t)
+			min_t = rec.time_ns;
+		if (n && rec.offset != prev + 1)
+			gaps++;
+		if (rec.offset < first)
+			first = rec.offset;
+		if (rec.offset > last)
+			last = rec.offset;
+		prev = rec.offset;
+		n++;
+	}
+	iotap_trace_reader_stats(rd, &st);
+	iotap_trace_reader_close(rd);
+	ok(st.has_end && !st.chunks_bad && !st.bytes_skipped && !st.late_records &&
+	   !st.lost_records, "saved window is a complete, clean trace");
+	ok(n > 1000 && first > 0 && last == N - 1 && !gaps && n == last - first + 1,
+	   "it holds the last %" PRIu64 " ops (%" PRIu64 "..%" PRIu64 " of 0..%d), none older, "
+	   "no gap (%" PRIu64 ")", n, first, last, N - 1, gaps);
+	ok(name_t && name_t <= min_t, "the rebind records come first");
+	unlink(path);
+}
+
 int main(void)
 {
+	test_ring();
 	test_rotate();
 	test_many_threads();
 	test_in_flight();

@@ -364,6 +364,8 @@ struct iotap_trace_recorder_opts {
 	struct iotap_trace_perm perm;	/* of every file it creates (0: 0600) */
 	iotap_trace_rebind_fn rebind;	/* NULL: none */
 	void *rebind_arg;
+	size_t ring_bytes;		/* flight recorder: keep the last N bytes of
+					 * chunks in memory, no file (path NULL) */
 };
 
 /*
@@ -393,6 +395,13 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
  */
 int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
 				const struct iotap_trace_header *hdr, unsigned int flags);
+/*
+ * iotap_trace_recorder_save - a flight recorder (opts.ring_bytes) writes
+ * its window to @path as a complete trace: header, the rebind callback's
+ * records, the kept chunks, END. Return: 0 or -errno.
+ */
+int iotap_trace_recorder_save(struct iotap_trace_recorder *r, const char *path,
+			      const struct iotap_trace_header *hdr, unsigned int flags);
 /* From the rebind callback only: a record for the head of the new file. */
 void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec);
 
@@ -402,9 +411,10 @@ struct iotap_trace_recorder_stats {
 	uint64_t lost;			/* records dropped */
 	uint64_t written;		/* records encoded into files */
 	uint64_t discarded;		/* records that found no file (stopped) */
-	uint64_t file_bytes;		/* bytes in the current file (0: none) */
+	uint64_t file_bytes;		/* bytes in the current file, or in the ring */
 	uint64_t files;			/* files opened */
 	int error;			/* first write error, -errno */
+	int ring;			/* a flight recorder */
 };
 void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
 				struct iotap_trace_recorder_stats *st);
