@@ -449,6 +449,11 @@ void fs_op_end(struct fs_op *op, int64_t result)
 	fs_stats_op(op->t, op, result);
 	if (!r)
 		return;
+	if (caa_unlikely(op->fs->o.save_lat_ns) && op->rec.op == op->fs->o.save_lat_op &&
+	    op->rec.dur_ns > op->fs->o.save_lat_ns)
+		fs_ctl_trigger(op->fs, "%s took %.3f ms (more than %.3f ms)",
+			       iotap_trace_op_name(op->rec.op), op->rec.dur_ns / 1e6,
+			       op->fs->o.save_lat_ns / 1e6);
 	if (!op->begun)
 		op->rec.time_ns = iotap_trace_op_begin(r);
 	op->rec.result = result;
@@ -514,6 +519,8 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 		return;
 	rec.time_ns = iotap_trace_op_begin(r);
 	iotap_trace_record(r, &rec);
+	if (fs->o.save_mark && kind == IOTAP_PHASE_BEGIN && !strcmp(buf, fs->o.save_mark))
+		fs_ctl_trigger(fs, "mark '%s' by pid %u", buf, rec.pid);
 }
 
 void fs_record_root(struct fs_ctx *fs, const struct stat *st)

@@ -39,6 +39,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -515,7 +516,67 @@ int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t 
 	return ret;
 }
 
-/* --- rotation by size and time ----------------------------------------- */
+/* --- rotation by size and time, flight recorder triggers --------------- */
+
+void fs_ctl_trigger(struct fs_ctx *fs, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fs->ring || !fs->o.save_to || uatomic_cmpxchg(&fs->trig_state, 0, 1) != 0)
+		return;		/* a save is pending already */
+	va_start(ap, fmt);
+	vsnprintf(fs->trig_why, sizeof(fs->trig_why), fmt, ap);
+	va_end(ap);
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(fs->trig_state, 2);
+}
+
+/* Policy thread, ctl_lock held: carry out a pending trigger. */
+static void policy_save(struct fs_ctx *fs)
+{
+	char *path = NULL, *p;
+	uint64_t now = iotap_trace_now_ns();
+	int ret, i;
+
+	if (CMM_LOAD_SHARED(fs->trig_state) != 2)
+		return;
+	cmm_smp_rmb();
+	if (fs->trig_last_ns && now - fs->trig_last_ns < 1000000000ull) {
+		/* at most one save a second: this one is dropped */
+		CMM_STORE_SHARED(fs->trig_state, 0);
+		return;
+	}
+	p = expand_time(fs->o.save_to);
+	if (p && !access(p, F_OK)) {
+		const char *dot = strrchr(p, '.');
+
+		if (!dot || strcmp(dot, ".iotap"))
+			dot = p + strlen(p);
+		for (i = 0; i < AUTO_NAME_TRIES && !path; i++) {
+			if (asprintf(&path, "%.*s.%llu%s", (int)(dot - p), p,
+				     (unsigned long long)++fs->save_seq, dot) < 0) {
+				path = NULL;
+				break;
+			}
+			if (!access(path, F_OK)) {
+				free(path);
+				path = NULL;
+			}
+		}
+		free(p);
+	} else {
+		path = p;
+	}
+	ret = path ? ctl_save(fs, path, false) : -ENOMEM;
+	if (ret)
+		fs_log(FS_LOG_WARN, "flight recorder: %s, but saving '%s' failed: %s", fs->trig_why,
+		       path ? path : fs->o.save_to, strerror(-ret));
+	else
+		fs_log(FS_LOG_INFO, "flight recorder saved to '%s': %s", path, fs->trig_why);
+	free(path);
+	fs->trig_last_ns = iotap_trace_now_ns();
+	CMM_STORE_SHARED(fs->trig_state, 0);
+}
 
 /*
  * The policy thread looks every 100 ms (or a tenth of --rotate-time, if
@@ -529,6 +590,8 @@ static void *policy_main(void *arg)
 	uint64_t tick_ns = 100000000ull;
 	struct timespec ts;
 
+	if (fs->ring)
+		tick_ns = 20000000ull;	/* triggers: save within about 20 ms */
 	if (fs->o.rotate_ns && fs->o.rotate_ns / 10 < tick_ns)
 		tick_ns = fs->o.rotate_ns / 10 ? fs->o.rotate_ns / 10 : 1000000;
 	pthread_mutex_lock(&fs->ctl_lock);
@@ -543,7 +606,13 @@ static void *policy_main(void *arg)
 		ts.tv_sec += (time_t)(tick_ns / 1000000000ull) + ts.tv_nsec / 1000000000L;
 		ts.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&fs->policy_wake, &fs->ctl_lock, &ts);
-		if (fs->policy_stop || !fs->rec)
+		if (fs->policy_stop)
+			continue;
+		if (fs->ring) {
+			policy_save(fs);
+			continue;
+		}
+		if (!fs->rec)
 			continue;
 		iotap_trace_recorder_stats(fs->recorder, &st);
 		now = iotap_trace_now_ns();
@@ -570,7 +639,7 @@ void fs_ctl_policy_start(struct fs_ctx *fs)
 	pthread_condattr_t ca;
 	sigset_t all, old;
 
-	if (!fs->o.rotate_bytes && !fs->o.rotate_ns)
+	if (!fs->o.rotate_bytes && !fs->o.rotate_ns && !(fs->ring && fs->o.save_to))
 		return;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

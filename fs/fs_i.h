@@ -293,6 +293,11 @@ struct fs_ctx {
 	int policy_on, policy_stop;
 	const char *mount_opts;			/* for trace headers */
 	int ring;				/* the recorder is a flight recorder */
+	/* a save trigger: 0 idle, 1 being set, 2 set (policy thread saves) */
+	int trig_state;
+	char trig_why[128];			/* written by the one that set state 1 */
+	uint64_t trig_last_ns;			/* the last triggered save (policy thread) */
+	uint64_t save_seq;			/* numbered names of triggered saves */
 	struct fuse_session *se;
 	char *backing;				/* realpath of the backing dir */
 	char *mountpoint;			/* realpath of the mount point */
@@ -455,6 +460,11 @@ bool fs_proc_in_group(uint32_t tid, uint32_t gid);
 
 /* A control request's value (setxattr IOTAP_FS_XATTR_CTL); 0 or -errno. */
 int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t size);
+/*
+ * A flight recorder trigger fired (a mark, a slow op): the policy thread
+ * saves the window soon. Never blocks, takes no lock; any thread.
+ */
+void fs_ctl_trigger(struct fs_ctx *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Start and stop the thread that rotates by size and time (if asked). */
 void fs_ctl_policy_start(struct fs_ctx *fs);
 void fs_ctl_policy_stop(struct fs_ctx *fs);

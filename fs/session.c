@@ -457,6 +457,11 @@ static int open_trace(struct fs_daemon *d, char *msg)
 		}
 		fs->ring = 1;
 		fs->rec = fs->recorder;
+		/* triggered saves happen in the daemon, whose cwd is / */
+		if (o->save_to && !(fs->o.save_to = abs_path(o->save_to))) {
+			snprintf(msg, MSG_MAX, "--save-to '%s': %s", o->save_to, strerror(ENOMEM));
+			return -ENOMEM;
+		}
 		return 0;
 	}
 	if (!o->trace_path)

@@ -11,10 +11,12 @@
  * A thin wrapper: options become struct iotap_fs_opts for iotap_fs_main().
  */
 #include <errno.h>
+#include <libgen.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "iotap_base.h"
@@ -24,7 +26,8 @@
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
        O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
-       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO, O_SAVE_MARK, O_SAVE_LAT,
+       O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -59,6 +62,11 @@ static const struct opt_desc mount_opts[] = {
 	[O_RING] = { "ring", 0, "SIZE", "flight recorder: keep only the last SIZE of compressed\n"
 		     "trace in memory, no file; `iotap trace MOUNTPOINT save FILE`\n"
 		     "writes it out (not with --trace or the rotation options)" },
+	[O_SAVE_TO] = { "save-to", 0, "FILE", "with --ring: where a trigger saves the window (a\n"
+			"strftime(3) name, or FILE, FILE.1, ... as rotations)" },
+	[O_SAVE_MARK] = { "save-on-mark", 0, "NAME", "save when a phase NAME begins (iotap mark)" },
+	[O_SAVE_LAT] = { "save-on-latency", 0, "OP:MS", "save when an OP takes longer than MS\n"
+			 "milliseconds (fsync:200); at most one save a second" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -162,6 +170,33 @@ int cmd_mount(int argc, char **argv)
 						 arg);
 			o.ring_bytes = v;
 			break;
+		case O_SAVE_TO: o.save_to = arg; break;
+		case O_SAVE_MARK:
+			if (!*arg)
+				return opt_error(&mount_cmd, "--save-on-mark wants a phase name");
+			o.save_mark = arg;
+			break;
+		case O_SAVE_LAT: {
+			char opname[32], *end;
+			const char *colon = strchr(arg, ':');
+			double ms;
+
+			if (!colon || (size_t)(colon - arg) >= sizeof(opname))
+				return opt_error(&mount_cmd, "--save-on-latency wants OP:MS, not '%s'", arg);
+			memcpy(opname, arg, (size_t)(colon - arg));
+			opname[colon - arg] = '\0';
+			o.save_lat_op = iotap_trace_op_from_name(opname);
+			errno = 0;
+			ms = strtod(colon + 1, &end);
+			if (o.save_lat_op <= 0 || errno || end == colon + 1 || *end || !(ms > 0) ||
+			    ms > 3600e3)
+				return opt_error(&mount_cmd, "--save-on-latency wants OP:MS (an op name "
+						 "such as fsync, and milliseconds above 0), not '%s'", arg);
+			o.save_lat_ns = (uint64_t)(ms * 1e6);
+			if (!o.save_lat_ns)
+				o.save_lat_ns = 1;
+			break;
+		}
 		case O_ROT_KEEP:
 			if (parse_u64(arg, &v) || v == 0 || v > 1000000)
 				return opt_error(&mount_cmd, "--rotate-keep wants 1..1000000, not '%s'", arg);
@@ -194,6 +229,25 @@ int cmd_mount(int argc, char **argv)
 	if (o.ring_bytes && (o.trace_path || o.rotate_bytes || o.rotate_ns))
 		return opt_error(&mount_cmd, "--ring keeps the trace in memory: not with --trace "
 				 "or --rotate-size/--rotate-time");
+	if ((o.save_mark || o.save_lat_op) && !o.save_to)
+		return opt_error(&mount_cmd, "--save-on-mark and --save-on-latency need --save-to FILE");
+	if (o.save_to && !o.ring_bytes)
+		return opt_error(&mount_cmd, "--save-to saves a flight recorder: it needs --ring SIZE");
+	if (o.save_to && !o.save_mark && !o.save_lat_op)
+		return opt_error(&mount_cmd, "--save-to needs a trigger: --save-on-mark or "
+				 "--save-on-latency");
+	if (o.save_to) {
+		/* an existing FILE is kept: saves go to FILE.1, FILE.2, ... */
+		char *d = strdup(o.save_to);
+
+		if (!d || access(dirname(d), W_OK)) {
+			die_msg("--save-to '%s': cannot write in its directory: %s", o.save_to,
+				strerror(d ? errno : ENOMEM));
+			free(d);
+			return 1;
+		}
+		free(d);
+	}
 	if (o.rotate_keep && !o.rotate_bytes && !o.rotate_ns)
 		return opt_error(&mount_cmd, "--rotate-keep needs --rotate-size or --rotate-time");
 	if (o.fail_op && (!o.fail_nth || !o.fail_errno))

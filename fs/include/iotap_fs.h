@@ -62,6 +62,16 @@ struct iotap_fs_opts {
 	unsigned int rotate_keep;
 	/* flight recorder: keep the last ring_bytes of trace in memory (no file) */
 	uint64_t ring_bytes;
+	/*
+	 * Flight recorder triggers: save the window to save_to (a strftime
+	 * pattern or a name numbered like rotations) when a mark named
+	 * save_mark begins, or when an op of type save_lat_op takes longer
+	 * than save_lat_ns; at most one save a second.
+	 */
+	const char *save_to;
+	const char *save_mark;
+	int save_lat_op;		/* enum iotap_op, 0: none */
+	uint64_t save_lat_ns;
 };
 
 /*

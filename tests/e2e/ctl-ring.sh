@@ -8,7 +8,10 @@
 # saved after the run ends at fio's last write and lacks the first ones:
 # nothing lost inside the window and nothing from before it. start, stop and
 # rotate are refused on a flight recorder, save on a mount without one,
-# and an existing FILE without --force.
+# and an existing FILE without --force. Triggers: --save-on-mark saves the
+# window when that phase begins (the file holds the mark), and
+# --save-on-latency write:MS when a write takes longer, once a second at
+# most, into FILE, FILE.1, ...
 # TIMEOUT: 60
 . "$(dirname "$0")/lib.sh"
 need_fuse
@@ -62,5 +65,27 @@ note "during: $n2 writes, blocks $first2..$last2, $gaps2 gaps"
 
 iotap_mount "$BACKING" "$MNT"
 expect 1 "no flight recorder" "$IOTAP" trace "$MNT" save $D/none.iotap
+iotap_umount "$MNT"
+
+expect 2 "need --save-to" "$IOTAP" mount "$BACKING" "$MNT" --ring 1M --save-on-mark x
+expect 2 "needs --ring" "$IOTAP" mount "$BACKING" "$MNT" --save-to $D/t.iotap --save-on-mark x
+expect 2 "OP:MS" "$IOTAP" mount "$BACKING" "$MNT" --ring 1M --save-to $D/t.iotap --save-on-latency nosuchop:3
+wait_file() { local i; for ((i = 0; i < 50; i++)); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+iotap_mount "$BACKING" "$MNT" --ring 1M --save-to $D/trig.iotap --save-on-mark boom --log $T/trig.log
+echo x > "$MNT/before"
+check "mark" "$IOTAP" mark "$MNT" boom
+wait_file $D/trig.iotap || { cat $T/trig.log; fail "the mark did not save the window"; }
+sleep 0.3
+"$IOTAP" info --strict $D/trig.iotap >$T/info 2>&1 || { cat $T/info; fail "triggered save is not clean"; }
+"$IOTAP" dump $D/trig.iotap | grep -q 'PHASE.*boom\|boom' || fail "the triggered save lacks the mark"
+grep -q "saved to '$D/trig.iotap': mark 'boom'" $T/trig.log || { cat $T/trig.log; fail "the log does not say why it saved"; }
+iotap_umount "$MNT"
+iotap_mount "$BACKING" "$MNT" --ring 1M --save-to $D/trig.iotap --save-on-latency write:0.001 --log $T/lat.log
+dd if=/dev/zero of="$MNT/slow" bs=4k count=200 2>/dev/null
+wait_file $D/trig.1.iotap || { cat $T/lat.log; fail "a write over 1 us did not save the window"; }
+sleep 0.3
+[ -e $D/trig.2.iotap ] && fail "200 slow writes within 0.5 s saved more than once"
+"$IOTAP" info --strict $D/trig.1.iotap >$T/info 2>&1 || { cat $T/info; fail "latency save is not clean"; }
+grep -q "write took .* ms (more than 0.001 ms)" $T/lat.log || { cat $T/lat.log; fail "the log does not say which op"; }
 iotap_umount "$MNT"
 exit 0
