@@ -423,6 +423,18 @@ static uint32_t name_len(const char *name)
 	return n < IOTAP_TRACE_NAME_MAX ? (uint32_t)n : IOTAP_TRACE_NAME_MAX - 1;
 }
 
+/* Does OP record @rec pass the mount's capture filters? */
+static bool filter_pass(const struct fs_ctx *fs, const struct iotap_trace_rec *rec)
+{
+	const struct iotap_fs_opts *o = &fs->o;
+
+	if (o->only_ops && (rec->op >= 64 || !(o->only_ops >> rec->op & 1)))
+		return false;
+	if (o->only_uid_set && rec->uid != o->only_uid)
+		return false;
+	return !o->only_pid || rec->pid == o->only_pid;
+}
+
 static void check_health(struct fs_ctx *fs, struct iotap_trace_recorder *r)
 {
 	int err = iotap_trace_recorder_error(r);
@@ -454,12 +466,16 @@ void fs_op_end(struct fs_op *op, int64_t result)
 		fs_ctl_trigger(op->fs, "%s took %.3f ms (more than %.3f ms)",
 			       iotap_trace_op_name(op->rec.op), op->rec.dur_ns / 1e6,
 			       op->fs->o.save_lat_ns / 1e6);
-	if (!op->begun)
-		op->rec.time_ns = iotap_trace_op_begin(r);
 	op->rec.result = result;
-	if (op->rec.name)
-		op->rec.name_len = name_len(op->rec.name);
-	iotap_trace_record(r, &op->rec);
+	if (caa_likely(!op->fs->filter) || filter_pass(op->fs, &op->rec)) {
+		if (!op->begun)
+			op->rec.time_ns = iotap_trace_op_begin(r);
+		if (op->rec.name)
+			op->rec.name_len = name_len(op->rec.name);
+		iotap_trace_record(r, &op->rec);
+	} else if (op->begun) {
+		iotap_trace_op_cancel(r);	/* filtered out: no record follows the begin */
+	}
 
 	for (i = 0; i < op->nr_names; i++) {
 		const struct fs_pending_name *pn = &op->t->pend[i];
@@ -582,6 +598,8 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 	if (nodeid)
 		rec.file = fs_ino(fs, nodeid)->ino;
 	rec.result = -ENOSYS;
+	if (fs->filter && !filter_pass(fs, &rec))
+		return;
 	rec.time_ns = iotap_trace_op_begin(r);
 	iotap_trace_record(r, &rec);
 }

@@ -293,6 +293,7 @@ struct fs_ctx {
 	int policy_on, policy_stop;
 	const char *mount_opts;			/* for trace headers */
 	int ring;				/* the recorder is a flight recorder */
+	int filter;				/* o.only_* restrict the OP records */
 	/* a save trigger: 0 idle, 1 being set, 2 set (policy thread saves) */
 	int trig_state;
 	char trig_why[128];			/* written by the one that set state 1 */

@@ -446,6 +446,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	pthread_mutex_init(&fs->ctl_lock, NULL);
 	fs->mount_opts = d->mount_opts;
 	fs->start_ns = iotap_trace_now_ns();
+	fs->filter = o->only_ops || o->only_uid_set || o->only_pid;
 	if (o->ring_bytes) {
 		/* flight recorder: recording from the start, into memory */
 		fs_recorder_opts(fs, &ro);
@@ -548,6 +549,23 @@ static void describe_opts(struct fs_daemon *d)
 		     fs->cache_mode ? "cache_mode=1,writeback_cache,keep_cache" : "direct_io",
 		     fs->attr_timeout, fs->entry_timeout, FS_MAX_IO, fs->max_read, fs->o.fd_cache,
 		     fs->privileged ? ",allow_other,default_permissions" : "");
+	/* capture filters: the trace holds only what passed them */
+	if (fs->o.only_ops && n > 0 && (size_t)n < sizeof(d->mount_opts)) {
+		const char *sep = ",only_ops=";
+
+		for (i = 0; i < 64 && n > 0 && (size_t)n < sizeof(d->mount_opts); i++)
+			if (fs->o.only_ops >> i & 1) {
+				n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, "%s%s",
+					      sep, iotap_trace_op_name((unsigned int)i));
+				sep = "+";
+			}
+	}
+	if (fs->o.only_uid_set && n > 0 && (size_t)n < sizeof(d->mount_opts))
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_uid=%u",
+			      fs->o.only_uid);
+	if (fs->o.only_pid && n > 0 && (size_t)n < sizeof(d->mount_opts))
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_pid=%u",
+			      fs->o.only_pid);
 	/* what is left of -o after our own options went to libfuse */
 	for (i = 1; i < d->args.argc && n > 0 && (size_t)n < sizeof(d->mount_opts); i++) {
 		const char *a = d->args.argv[i];

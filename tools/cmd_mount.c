@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
        O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
        O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO, O_SAVE_MARK, O_SAVE_LAT,
-       O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -67,6 +68,10 @@ static const struct opt_desc mount_opts[] = {
 	[O_SAVE_MARK] = { "save-on-mark", 0, "NAME", "save when a phase NAME begins (iotap mark)" },
 	[O_SAVE_LAT] = { "save-on-latency", 0, "OP:MS", "save when an OP takes longer than MS\n"
 			 "milliseconds (fsync:200); at most one save a second" },
+	[O_ONLY_OPS] = { "only-ops", 0, "LIST", "record only these op types (read,write,fsync,...;\n"
+			 "names as iotap dump prints them); file names are kept" },
+	[O_ONLY_UID] = { "only-uid", 0, "USER", "record only the ops of callers with this fsuid" },
+	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -171,6 +176,44 @@ int cmd_mount(int argc, char **argv)
 			o.ring_bytes = v;
 			break;
 		case O_SAVE_TO: o.save_to = arg; break;
+		case O_ONLY_OPS: {
+			char *list = strdup(arg), *tok, *save = NULL;
+
+			if (!list)
+				return opt_error(&mount_cmd, "out of memory");
+			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				int op = iotap_trace_op_from_name(tok);
+
+				if (op < 0 || op >= 64) {
+					rc = opt_error(&mount_cmd, "--only-ops: unknown op '%s'", tok);
+					free(list);
+					return rc;
+				}
+				o.only_ops |= 1ull << op;
+			}
+			free(list);
+			if (!o.only_ops)
+				return opt_error(&mount_cmd, "--only-ops wants op names (read,write,...)");
+			break;
+		}
+		case O_ONLY_UID: {
+			struct passwd *pw = getpwnam(arg);
+
+			if (pw) {
+				o.only_uid = (uint32_t)pw->pw_uid;
+			} else if (parse_u64(arg, &v) || v >= UINT32_MAX) {
+				return opt_error(&mount_cmd, "--only-uid: no user '%s'", arg);
+			} else {
+				o.only_uid = (uint32_t)v;
+			}
+			o.only_uid_set = 1;
+			break;
+		}
+		case O_ONLY_PID:
+			if (parse_u64(arg, &v) || !v || v >= UINT32_MAX)
+				return opt_error(&mount_cmd, "--only-pid wants a process id, not '%s'", arg);
+			o.only_pid = (uint32_t)v;
+			break;
 		case O_SAVE_MARK:
 			if (!*arg)
 				return opt_error(&mount_cmd, "--save-on-mark wants a phase name");

@@ -358,6 +358,22 @@ uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r)
 	return iotap_trace_now_ns();
 }
 
+/**
+ * iotap_trace_op_cancel - the operation begun will not be recorded
+ * @r: recorder
+ *
+ * Ends the calling thread's in-flight state without a record (a capture
+ * filter dropped the op), so the watermark does not wait for it.
+ * Context: the thread that called iotap_trace_op_begin().
+ */
+void iotap_trace_op_cancel(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s = slot_get(r);
+
+	if (caa_likely(s))
+		CMM_STORE_SHARED(s->inflight, 0);
+}
+
 static inline size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;

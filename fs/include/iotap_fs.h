@@ -68,6 +68,16 @@ struct iotap_fs_opts {
 	 * save_mark begins, or when an op of type save_lat_op takes longer
 	 * than save_lat_ns; at most one save a second.
 	 */
+	/*
+	 * Capture filters: record only the OPs whose type is in only_ops
+	 * (bit per enum iotap_op; 0: every type), whose caller's fsuid is
+	 * only_uid (if only_uid_set) and whose process is only_pid (0: any).
+	 * NAME, PHASE and the writer's own records are always kept.
+	 */
+	uint64_t only_ops;
+	int only_uid_set;
+	uint32_t only_uid;
+	uint32_t only_pid;
 	const char *save_to;
 	const char *save_mark;
 	int save_lat_op;		/* enum iotap_op, 0: none */

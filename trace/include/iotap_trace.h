@@ -433,6 +433,9 @@ void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
  */
 uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r);
 
+/* End the calling thread's in-flight state without a record (a filtered op). */
+void iotap_trace_op_cancel(struct iotap_trace_recorder *r);
+
 /*
  * iotap_trace_record - queue one record from the calling thread
  * @rec: copied, including rec->name (up to IOTAP_TRACE_NAME_MAX bytes)
