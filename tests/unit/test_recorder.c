@@ -18,6 +18,9 @@
  *   samples of device 0:0;
  * - a write error (RLIMIT_FSIZE for a full disk): recording goes on, the
  *   error and the losses are reported, the file stays whole;
+ * - trace files: 0600 whatever the umask, the mode asked for, bits
+ *   beyond 0666 refused without leaving a file;
+ * - the flight recorder: only the last window is kept, saved whole;
  * - rotation: 4 threads record while the main thread switches files 12
  *   times, then stops and starts again: every file is complete (END,
  *   strict), 0600, starts with the rebind callback's records ahead of
@@ -847,8 +850,43 @@ static void test_ring(void)
 	unlink(path);
 }
 
+/* Trace files are 0600 whatever the umask, unless shared deliberately. */
+static void test_perm(void)
+{
+	const char *path = test_path("perm.iotap");
+	struct iotap_trace_perm p = { .mode = 0640 };
+	struct iotap_trace_writer *w;
+	struct stat st;
+	mode_t old = umask(0);
+	int ret, m1 = -1, m2 = -1, ret3, gone;
+
+	unlink(path);
+	ret = iotap_trace_writer_open(&w, path, NULL, 0);
+	if (!ret) {
+		iotap_trace_writer_close(w);
+		if (!stat(path, &st))
+			m1 = (int)(st.st_mode & 07777);
+	}
+	unlink(path);
+	ret = ret ? ret : iotap_trace_writer_open_perm(&w, path, NULL, 0, &p);
+	if (!ret) {
+		iotap_trace_writer_close(w);
+		if (!stat(path, &st))
+			m2 = (int)(st.st_mode & 07777);
+	}
+	unlink(path);
+	p.mode = 0755;
+	ret3 = iotap_trace_writer_open_perm(&w, path, NULL, 0, &p);
+	gone = stat(path, &st) != 0;
+	umask(old);
+	ok(!ret && m1 == 0600 && m2 == 0640 && ret3 == -EINVAL && gone,
+	   "modes: default %o (umask 0), --trace-mode 0640 %o, 0755 refused (%d) and no file left",
+	   m1, m2, ret3);
+}
+
 int main(void)
 {
+	test_perm();
 	test_ring();
 	test_rotate();
 	test_many_threads();
