@@ -194,6 +194,7 @@ void fs_trace_header(struct fs_ctx *fs, struct iotap_trace_header *hdr, char **l
 	hdr->cmdline = fs->o.cmdline;
 	hdr->backing = fs->backing;
 	hdr->mountpoint = fs->mountpoint;
+	hdr->fuse = fs->fuse_desc;
 	if (iotap_trace_layout(fs->backing, layout))
 		*layout = NULL;		/* not known: the header goes without it */
 	hdr->layout = *layout;

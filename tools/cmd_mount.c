@@ -26,7 +26,7 @@
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_MAX_WRITE, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
        O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO, O_SAVE_MARK, O_SAVE_LAT,
        O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
@@ -47,6 +47,8 @@ static const struct opt_desc mount_opts[] = {
 			     "attribute cache (default 1; 0: every getattr reaches the trace)" },
 	[O_ENTRY_TIMEOUT] = { "entry-timeout", 0, "S", "seconds it may keep a name, or a miss, without a\n"
 			      "lookup (default 1; 0: every lookup reaches the trace)" },
+	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
+			  "3.14's most): a write() above it is several records" },
 	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
 			   "daemon creates (default 0600: a trace names every file and caller)" },
 	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
@@ -145,6 +147,12 @@ int cmd_mount(int argc, char **argv)
 			if (parse_u64(arg, &v) || v < 16 || v > 1000000)
 				return opt_error(&mount_cmd, "--fd-cache wants 16..1000000, not '%s'", arg);
 			o.fd_cache = (unsigned int)v;
+			break;
+		case O_MAX_WRITE:
+			if (iotap_size_parse(arg, 1, &v) || v < 4096 || v > 1024 * 1024)
+				return opt_error(&mount_cmd, "--max-write wants 4k..1M (libfuse 3.14 "
+						 "reads requests into 1 MiB + 4 KiB), not '%s'", arg);
+			o.max_write = (unsigned int)v;
 			break;
 		case O_TRACE_MODE:
 			if (parse_trace_mode(arg, &o.trace_mode))
