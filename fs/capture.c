@@ -108,6 +108,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,11 @@ static uint32_t fs_tgid(uint32_t tid)
 	return tgid;
 }
 
+uint32_t fs_caller_tgid(uint32_t tid)
+{
+	return fs_tgid(tid);
+}
+
 bool fs_proc_in_group(uint32_t tid, uint32_t gid)
 {
 	char buf[4096];
@@ -222,6 +228,51 @@ bool fs_proc_in_group(uint32_t tid, uint32_t gid)
 			return true;
 		p = end;
 	}
+}
+
+/*
+ * Control requests. The kernel tells who sent a request (fuse_req_ctx: the
+ * caller's fsuid, fsgid and thread id); nobody can forge that through the
+ * xattr channel, so the daemon decides here rather than trusting the
+ * mount root's permission bits (a 0777 root lets anyone setxattr).
+ */
+#define CAP_SYS_ADMIN_BIT	21
+
+bool fs_caller_admin(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char buf[2048];
+	const char *p;
+
+	if (ctx->uid == 0)
+		return true;
+	p = proc_status_field((uint32_t)ctx->pid, "\nCapEff:", buf, sizeof(buf));
+	return p && (strtoull(p, NULL, 16) >> CAP_SYS_ADMIN_BIT & 1);
+}
+
+bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req)
+{
+	struct stat st;
+
+	if (fs_caller_admin(req))
+		return true;
+	return fs->o.allow_mark_owner && fstat(fs->root_fd, &st) == 0 &&
+	       fuse_req_ctx(req)->uid == st.st_uid;
+}
+
+void fs_log_refused(fuse_req_t req, const char *what)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char path[48], comm[64] = "?";
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", (unsigned int)ctx->pid);
+	n = read_proc(path, comm, sizeof(comm));
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+	fs_log(FS_LOG_WARN, "refused %s from uid %u pid %u (%s): not root or CAP_SYS_ADMIN%s",
+	       what, (unsigned int)ctx->uid, fs_tgid((uint32_t)ctx->pid), comm,
+	       strstr(what, "mark") ? ", nor the owner allowed by --allow-mark-owner" : "");
 }
 
 /* CPU time of process @pid, ns; 0 or -errno. */
@@ -262,6 +313,7 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	const struct fuse_ctx *ctx;
 
 	op->fs = fs;
+	op->r = CMM_LOAD_SHARED(fs->rec);
 	op->t = fs_thread_get();
 	op->begun = false;
 	op->nr_names = 0;
@@ -270,9 +322,12 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->rec.type = IOTAP_REC_OP;
 	op->rec.op = (uint16_t)opcode;
 	op->rec.file = inode ? inode->ino : 0;
-	if (!fs->rec)
-		return;
+	op->dev = inode ? inode->dev : 0;
 	ctx = fuse_req_ctx(req);
+	/* the live counters count per thread, processes found on request (stats.c) */
+	op->pid = ctx->pid;
+	if (!op->r)
+		return;
 	op->rec.tid = ctx->pid;
 	op->rec.pid = fs_tgid(ctx->pid);
 	op->rec.uid = ctx->uid;
@@ -344,7 +399,7 @@ void fs_op_name(struct fs_op *op, struct fs_inode *inode, uint64_t parent,
 	} else {
 		fs_inode_note_binding(op->fs, st->st_dev, st->st_ino, b, flags);
 	}
-	if (!op->fs->rec)
+	if (!op->r)
 		return;
 	len = strlen(name);
 	if (!pend_reserve(t, op->nr_names, len))
@@ -369,14 +424,30 @@ static uint32_t name_len(const char *name)
 	return n < IOTAP_TRACE_NAME_MAX ? (uint32_t)n : IOTAP_TRACE_NAME_MAX - 1;
 }
 
-static void check_health(struct fs_ctx *fs)
+/* Does OP record @rec pass the mount's capture filters? */
+static bool filter_pass(const struct fs_ctx *fs, const struct iotap_trace_rec *rec)
 {
-	int err = iotap_trace_recorder_error(fs->rec);
+	const struct iotap_fs_opts *o = &fs->o;
 
-	if (err && !uatomic_xchg(&fs->warned_trace, 1))
+	if (o->only_ops && (rec->op >= 64 || !(o->only_ops >> rec->op & 1)))
+		return false;
+	if (o->only_uid_set && rec->uid != o->only_uid)
+		return false;
+	return !o->only_pid || rec->pid == o->only_pid;
+}
+
+static void check_health(struct fs_ctx *fs, struct iotap_trace_recorder *r)
+{
+	int err = iotap_trace_recorder_error(r);
+
+	if (err && !uatomic_xchg(&fs->warned_trace, 1)) {
+		char path[PATH_MAX];
+
+		fs_ctl_trace_path(fs, path, sizeof(path));
 		fs_log(FS_LOG_WARN, "cannot write trace '%s': %s; the mount keeps serving and "
-		       "further records are counted as lost", fs->trace_path, strerror(-err));
-	if (!CMM_LOAD_SHARED(fs->warned_lost) && iotap_trace_recorder_lost(fs->rec) &&
+		       "further records are counted as lost", path, strerror(-err));
+	}
+	if (!CMM_LOAD_SHARED(fs->warned_lost) && iotap_trace_recorder_lost(r) &&
 	    !uatomic_xchg(&fs->warned_lost, 1))
 		fs_log(FS_LOG_WARN, "trace records are being dropped (writer behind or trace "
 		       "not writable); the trace counts them in LOST records");
@@ -384,18 +455,28 @@ static void check_health(struct fs_ctx *fs)
 
 void fs_op_end(struct fs_op *op, int64_t result)
 {
-	struct fs_ctx *fs = op->fs;
+	struct iotap_trace_recorder *r = op->r;
 	struct iotap_trace_rec nr;
 	unsigned int i;
 
-	if (!fs->rec)
+	fs_stats_op(op->t, op, result);
+	if (!r)
 		return;
-	if (!op->begun)
-		op->rec.time_ns = iotap_trace_op_begin(fs->rec);
+	if (caa_unlikely(op->fs->o.save_lat_ns) && op->rec.op == op->fs->o.save_lat_op &&
+	    op->rec.dur_ns > op->fs->o.save_lat_ns)
+		fs_ctl_trigger(op->fs, "%s took %.3f ms (more than %.3f ms)",
+			       iotap_trace_op_name(op->rec.op), op->rec.dur_ns / 1e6,
+			       op->fs->o.save_lat_ns / 1e6);
 	op->rec.result = result;
-	if (op->rec.name)
-		op->rec.name_len = name_len(op->rec.name);
-	iotap_trace_record(fs->rec, &op->rec);
+	if (caa_likely(!op->fs->filter) || filter_pass(op->fs, &op->rec)) {
+		if (!op->begun)
+			op->rec.time_ns = iotap_trace_op_begin(r);
+		if (op->rec.name)
+			op->rec.name_len = name_len(op->rec.name);
+		iotap_trace_record(r, &op->rec);
+	} else if (op->begun) {
+		iotap_trace_op_cancel(r);	/* filtered out: no record follows the begin */
+	}
 
 	for (i = 0; i < op->nr_names; i++) {
 		const struct fs_pending_name *pn = &op->t->pend[i];
@@ -414,18 +495,19 @@ void fs_op_end(struct fs_op *op, int64_t result)
 		nr.flags = pn->flags;
 		nr.name = name;
 		nr.name_len = name_len(name);
-		nr.time_ns = iotap_trace_op_begin(fs->rec);
-		iotap_trace_record(fs->rec, &nr);
+		nr.time_ns = iotap_trace_op_begin(r);
+		iotap_trace_record(r, &nr);
 	}
 	op->t->arena_used = 0;
 	if (caa_unlikely(++op->t->nr_records % HEALTH_EVERY == 0))
-		check_health(fs);
+		check_health(op->fs, r);
 }
 
 void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 		     size_t len, uint32_t kind)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct iotap_trace_recorder *r;
 	char buf[256];
 	struct iotap_trace_rec rec;
 	uint64_t user_ns = 0, sys_ns = 0;
@@ -449,10 +531,13 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 	rec.name_len = (uint32_t)len;
 	fs_log(FS_LOG_INFO, "phase %s '%s' (pid %u)", kind == IOTAP_PHASE_BEGIN ? "begin" : "end",
 	       buf, rec.pid);
-	if (!fs->rec)
+	r = CMM_LOAD_SHARED(fs->rec);
+	if (!r)
 		return;
-	rec.time_ns = iotap_trace_op_begin(fs->rec);
-	iotap_trace_record(fs->rec, &rec);
+	rec.time_ns = iotap_trace_op_begin(r);
+	iotap_trace_record(r, &rec);
+	if (fs->o.save_mark && kind == IOTAP_PHASE_BEGIN && !strcmp(buf, fs->o.save_mark))
+		fs_ctl_trigger(fs, "mark '%s' by pid %u", buf, rec.pid);
 }
 
 void fs_record_root(struct fs_ctx *fs, const struct stat *st)
@@ -475,17 +560,18 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st)
 	rec.name = fs->backing;
 	rec.name_len = name_len(fs->backing);
 	rec.time_ns = iotap_trace_op_begin(fs->rec);
-	iotap_trace_record(fs->rec, &rec);
+	iotap_trace_record(fs->rec, &rec);	/* before the mount: fs->rec is settled */
 }
 
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid)
 {
+	struct iotap_trace_recorder *r = CMM_LOAD_SHARED(fs->rec);
 	struct iotap_trace_rec rec;
 
 	if (fs_log_on(FS_LOG_DEBUG))
 		fs_log(FS_LOG_DEBUG, "FUSE opcode %u answered ENOSYS by libfuse", opcode);
-	if (!fs->rec)
+	if (!r)
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.type = IOTAP_REC_OP;
@@ -513,6 +599,8 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 	if (nodeid)
 		rec.file = fs_ino(fs, nodeid)->ino;
 	rec.result = -ENOSYS;
-	rec.time_ns = iotap_trace_op_begin(fs->rec);
-	iotap_trace_record(fs->rec, &rec);
+	if (fs->filter && !filter_pass(fs, &rec))
+		return;
+	rec.time_ns = iotap_trace_op_begin(r);
+	iotap_trace_record(r, &rec);
 }

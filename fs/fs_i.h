@@ -53,6 +53,7 @@
 #include <urcu/uatomic.h>
 
 #include "config.h"
+#include "iotap_base.h"
 #include "iotap_fs.h"
 #include "iotap_trace.h"
 
@@ -105,6 +106,41 @@ void fs_log_install_fuse(void);
 /* The last ERR line logged, "" if none (start-up error reports). */
 const char *fs_log_last_error(void);
 
+/* --- stats.c: live counters (per thread, summed on request) ----------- */
+
+/* Latency classes of `iotap top`, and their flat log-linear histograms. */
+enum { FS_LAT_READ, FS_LAT_WRITE, FS_LAT_FSYNC, FS_LAT_OPEN, FS_LAT_LOOKUP, FS_LAT_GETATTR,
+       FS_LAT_META, FS_LAT_N };
+#define FS_LAT_BITS		3	/* 8 sub-buckets per octave: p99 within 1/16 */
+#define FS_LAT_BUCKETS		IOTAP_HIST_BUCKETS_OF(FS_LAT_BITS)
+#define FS_TOP_SLOTS		256	/* per thread, direct-mapped, power of two */
+#define FS_TOP_SHOW		64	/* processes and files in an answer */
+
+struct fs_top_ent {
+	uint64_t key;			/* pid, or a hash of (dev, ino) | 1; 0: empty */
+	uint64_t ops, bytes;
+	uint64_t dev, ino;		/* files */
+};
+
+struct fs_stats {
+	uint64_t ops[IOTAP_OP_MAX];
+	uint64_t errors;		/* requests answered with an error */
+	uint64_t rd_bytes, wr_bytes;	/* READ/WRITE results */
+	uint64_t lat[FS_LAT_N][FS_LAT_BUCKETS];	/* backing-call ns, iotap_hist_index() */
+	struct fs_top_ent procs[FS_TOP_SLOTS];
+	struct fs_top_ent files[FS_TOP_SLOTS];
+};
+
+struct fs_thread;
+struct fs_op;
+/* Count one request in the calling thread's stats (fs_op_end). */
+void fs_stats_op(struct fs_thread *t, const struct fs_op *op, int64_t result);
+/* A thread's first request / its exit (thread.c). */
+void fs_stats_register(struct fs_thread *t);
+void fs_stats_unregister(struct fs_thread *t);
+/* The answer to a stats request, NUL-terminated text; its length or -errno. */
+ssize_t fs_stats_text(struct fs_ctx *fs, char *buf, size_t size);
+
 /* --- thread.c --------------------------------------------------------- */
 
 struct fs_pending_name;
@@ -123,6 +159,8 @@ struct fs_thread {
 	struct fs_inode **refs;
 	unsigned int refs_cap;
 	unsigned int nr_refs;
+	struct fs_stats stats;		/* written by this thread only (stats.c) */
+	struct fs_thread *stats_next;	/* stats.c's list of live threads */
 };
 
 /*
@@ -197,6 +235,15 @@ int fs_inode_get(struct fs_ctx *fs, const struct stat *st, int opath, int anyfd,
 void fs_inode_ref(struct fs_inode *inode);
 /* Drop @n kernel references; the inode may be freed after this returns. */
 void fs_inode_forget(struct fs_ctx *fs, struct fs_inode *inode, uint64_t n);
+/*
+ * fs_inode_collect - a reference on every live inode, the root included,
+ * in a malloc'ed array (give each back with fs_inode_forget(fs, i, 1)).
+ * Caller registered as an RCU reader, outside a read-side section.
+ * Return: the count, or -ENOMEM.
+ */
+long fs_inode_collect(struct fs_ctx *fs, struct fs_inode ***out);
+/* The path below the backing dir of live inode (@dev, @ino) into @buf; 0 or -errno. */
+int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size_t size);
 /* Borrow an O_PATH fd of @inode; 0 or -errno (-ESTALE: gone from the backing fs). */
 int fs_inode_fd(struct fs_ctx *fs, struct fs_inode *inode, struct fs_fdref *ref);
 void fs_fdref_put(struct fs_fdref *ref);
@@ -236,11 +283,34 @@ struct fs_dir {
 
 struct fs_ctx {
 	struct iotap_fs_opts o;			/* copy of the caller's options */
-	struct iotap_trace_recorder *rec;	/* NULL: pass through only */
+	/*
+	 * The recorder while a trace is being written, else NULL: read once
+	 * per request (fs_op_start) with CMM_LOAD_SHARED; control.c sets it.
+	 */
+	struct iotap_trace_recorder *rec;
+	struct iotap_trace_recorder *recorder;	/* the mount's, once it traced; freed at exit */
+	pthread_mutex_t ctl_lock;		/* control requests; trace_path, trace_base */
+	char *trace_base;			/* name numbered rotations derive from */
+	uint64_t rot_seq;			/* last number used */
+	uint64_t file_start_ns;			/* when the current trace file began */
+	char **kept;				/* files written, oldest first (rotate_keep) */
+	unsigned int nkept;
+	pthread_t policy;			/* rotation by size and time */
+	pthread_cond_t policy_wake;		/* with ctl_lock */
+	int policy_on, policy_stop;
+	const char *mount_opts;			/* for trace headers */
+	int ring;				/* the recorder is a flight recorder */
+	int filter;				/* o.only_* restrict the OP records */
+	/* a save trigger: 0 idle, 1 being set, 2 set (policy thread saves) */
+	int trig_state;
+	char trig_why[128];			/* written by the one that set state 1 */
+	uint64_t trig_last_ns;			/* the last triggered save (policy thread) */
+	uint64_t save_seq;			/* numbered names of triggered saves */
 	struct fuse_session *se;
 	char *backing;				/* realpath of the backing dir */
 	char *mountpoint;			/* realpath of the mount point */
-	char *trace_path;			/* absolute trace path, or NULL */
+	char *trace_path;			/* trace being written, or NULL (ctl_lock) */
+	struct iotap_trace_perm perm;		/* of traces and the log we create */
 	char *log_path;
 	int root_fd;				/* backing dir, opened before mounting; also
 						 * the mount fd of open_by_handle_at() */
@@ -278,6 +348,7 @@ struct fs_ctx {
 	int warned_trace;
 	int warned_lost;
 	uint64_t clk_tck;			/* sysconf(_SC_CLK_TCK) */
+	uint64_t start_ns;			/* CLOCK_MONOTONIC at start-up (uptime) */
 };
 
 static inline struct fs_ctx *fs_req(fuse_req_t req)
@@ -337,6 +408,9 @@ struct fs_pending_name {
 
 struct fs_op {
 	struct fs_ctx *fs;
+	struct iotap_trace_recorder *r;	/* fs->rec when the request began */
+	uint32_t pid;			/* the caller's thread id (stats) */
+	uint64_t dev;			/* the inode's st_dev (stats) */
 	struct fs_thread *t;
 	struct iotap_trace_rec rec;
 	bool begun;			/* rec.time_ns taken */
@@ -352,15 +426,14 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 /* Start of the backing call: takes rec.time_ns. */
 static inline void fs_op_io_begin(struct fs_op *op)
 {
-	if (op->fs->rec)
-		op->rec.time_ns = iotap_trace_op_begin(op->fs->rec);
+	/* timed untraced too: the live counters' latencies (stats.c) */
+	op->rec.time_ns = op->r ? iotap_trace_op_begin(op->r) : iotap_trace_now_ns();
 	op->begun = true;
 }
 /* End of the backing call: sets rec.dur_ns. */
 static inline void fs_op_io_end(struct fs_op *op)
 {
-	if (op->fs->rec)
-		op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
+	op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
 }
 /* Fault injection: -errno if this request must fail untried, else 0. */
 int fs_op_fault(struct fs_op *op);
@@ -386,8 +459,44 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid);
+/*
+ * Control requests: the caller of @req is root or has CAP_SYS_ADMIN
+ * (/proc/TID/status CapEff); may mark (that, or the backing root's owner
+ * when the mount has allow_mark_owner). fs_log_refused() logs who was
+ * refused @what (uid, pid, comm).
+ */
+bool fs_caller_admin(fuse_req_t req);
+bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
+void fs_log_refused(fuse_req_t req, const char *what);
+/* The process (thread group) of thread @tid, cached as for OP records. */
+uint32_t fs_caller_tgid(uint32_t tid);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
+
+/* --- control.c: start, stop, rotate ------------------------------------ */
+
+/* A control request's value (setxattr IOTAP_FS_XATTR_CTL); 0 or -errno. */
+int fs_ctl_request(struct fs_ctx *fs, fuse_req_t req, const char *value, size_t size);
+/*
+ * A flight recorder trigger fired (a mark, a slow op): the policy thread
+ * saves the window soon. Never blocks, takes no lock; any thread.
+ */
+void fs_ctl_trigger(struct fs_ctx *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Start and stop the thread that rotates by size and time (if asked). */
+void fs_ctl_policy_start(struct fs_ctx *fs);
+void fs_ctl_policy_stop(struct fs_ctx *fs);
+/* The first trace path of the mount: a strftime pattern expanded; malloc'ed. */
+char *fs_ctl_expand(struct fs_ctx *fs, const char *path);
+/* The mount opened its first trace at @path (for --rotate-keep). */
+void fs_ctl_note_file(struct fs_ctx *fs, const char *path);
+/* The trace being written into @buf, "" when none. */
+void fs_ctl_trace_path(struct fs_ctx *fs, char *buf, size_t size);
+/* The recorder's rebind callback (every file id in use, at each new file). */
+void fs_ctl_rebind(void *arg, struct iotap_trace_recorder *r);
+/* A capture header for the mount (@layout: free it after use). */
+void fs_trace_header(struct fs_ctx *fs, struct iotap_trace_header *hdr, char **layout);
+/* The mount's recorder options. */
+void fs_recorder_opts(struct fs_ctx *fs, struct iotap_trace_recorder_opts *ro);
 
 /* --- shared by the ops (ops_file.c) ----------------------------------- */
 

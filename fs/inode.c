@@ -606,6 +606,82 @@ int fs_inode_root_init(struct fs_ctx *fs)
 	return 0;
 }
 
+int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size_t size)
+{
+	struct inode_key key = { .dev = dev, .ino = ino, .fh = NULL };
+	struct fs_inode *inode = NULL;
+	char proc[FS_PROCNAME_MAX], path[PATH_MAX];
+	size_t blen = strlen(fs->backing);
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	struct fs_fdref ref;
+	ssize_t n;
+	int ret;
+
+	urcu_memb_read_lock();
+	cds_lfht_lookup(fs->itable, inode_hash(dev, ino), inode_match, &key, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node && inode_tryget(caa_container_of(node, struct fs_inode, node)))
+		inode = caa_container_of(node, struct fs_inode, node);
+	urcu_memb_read_unlock();
+	if (!inode)
+		return -ENOENT;
+	ret = fs_inode_fd(fs, inode, &ref);
+	if (!ret) {
+		fs_procname(proc, ref.fd);
+		n = readlink(proc, path, sizeof(path) - 1);
+		fs_fdref_put(&ref);
+		if (n < 0) {
+			ret = -errno;
+		} else {
+			path[n] = '\0';
+			if (blen == 1)
+				blen = 0;
+			if (!strncmp(path, fs->backing, blen) && path[blen] == '/')
+				snprintf(buf, size, "%s", path + blen + 1);
+			else if (!strcmp(path, fs->backing))
+				snprintf(buf, size, ".");
+			else
+				snprintf(buf, size, "%s", path);
+		}
+	}
+	fs_inode_forget(fs, inode, 1);
+	return ret;
+}
+
+long fs_inode_collect(struct fs_ctx *fs, struct fs_inode ***out)
+{
+	struct cds_lfht_iter iter;
+	struct fs_inode *inode, **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	bool oom = false;
+
+	urcu_memb_read_lock();
+	cds_lfht_for_each_entry(fs->itable, &iter, inode, node) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				oom = true;
+				break;
+			}
+			v = nv;
+		}
+		if (inode_tryget(inode))
+			v[n++] = inode;
+	}
+	urcu_memb_read_unlock();
+	if (!oom) {
+		*out = v;
+		return (long)n;
+	}
+	/* out of memory half-way: give the references back */
+	while (n)
+		fs_inode_forget(fs, v[--n], 1);
+	free(v);
+	return -ENOMEM;
+}
+
 void fs_itable_destroy(struct fs_ctx *fs)
 {
 	struct cds_lfht_iter iter;

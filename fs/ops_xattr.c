@@ -13,10 +13,20 @@
  *            name = the value); this is the request's only record
  *   getxattr IOTAP_FS_XATTR_PID / _TRACE      -> the daemon's pid / the
  *            trace path; recorded as GETXATTR with IOTAP_OPF_REJECTED
- * Note that the kernel checks write permission on the root for setxattr
- * (default_permissions), so a user who may not write there cannot mark.
+ *   getxattr IOTAP_FS_XATTR_STATS             -> the live counters (stats.c),
+ *            root or CAP_SYS_ADMIN only
+ *   setxattr IOTAP_FS_XATTR_CTL               -> start, stop or rotate the
+ *            trace (control.c); recorded as REJECTED SETXATTR when refused
+ * Who may use them is the daemon's decision, from the request's caller
+ * (fs_caller_admin(), fs_caller_may_mark()): the kernel's write check on
+ * the root lets anyone through on a 0777 root. Marks and the pid are for
+ * root (or CAP_SYS_ADMIN) and, with allow_mark_owner, the backing root's
+ * owner; the trace path for root only. A refused caller gets EPERM, the
+ * log says who tried, and the trace has the request as a REJECTED
+ * SETXATTR/GETXATTR with result -EPERM.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -66,18 +76,55 @@ out:
 	return ret;
 }
 
+/* A control request refused: logged, recorded as REJECTED with -EPERM. */
+static int refuse(fuse_req_t req, unsigned int opcode, const char *name, size_t size)
+{
+	struct fs_ctx *fs = fs_req(req);
+	char what[96];
+	struct fs_op op;
+
+	snprintf(what, sizeof(what), "%s %s", opcode == IOTAP_OP_SETXATTR ? "setxattr" : "getxattr",
+		 name);
+	fs_log_refused(req, what);
+	fs_op_start(&op, req, opcode, fs->root);
+	op.rec.name = name;
+	op.rec.length = size;
+	op.rec.flags = IOTAP_OPF_REJECTED;
+	fs_op_end(&op, -EPERM);
+	return -EPERM;
+}
+
 static void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			   const char *value, size_t size, int flags)
 {
+	struct fs_ctx *fs = fs_req(req);
 	int ret = 0;
 
-	if (is_mark(ino, name))
-		fs_record_phase(fs_req(req), req, value, size,
-				strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
-								  : IOTAP_PHASE_BEGIN);
-	else
+	if (is_root(ino) && !strcmp(name, IOTAP_FS_XATTR_CTL)) {
+		/* start, stop, rotate (control.c): root or CAP_SYS_ADMIN only */
+		if (!fs_caller_admin(req))
+			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
+		else
+			ret = fs_ctl_request(fs, req, value, size);
+	} else if (is_mark(ino, name)) {
+		if (!fs_caller_may_mark(fs, req))
+			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
+		else
+			fs_record_phase(fs, req, value, size,
+					strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
+									  : IOTAP_PHASE_BEGIN);
+	} else {
 		ret = do_setxattr(req, ino, name, value, size, flags);
+	}
 	fuse_reply_err(req, -ret);
+}
+
+/* May the caller of @req read control name @name? */
+static bool may_read(struct fs_ctx *fs, fuse_req_t req, const char *name)
+{
+	if (!strcmp(name, IOTAP_FS_XATTR_PID))
+		return fs_caller_may_mark(fs, req);	/* `iotap mark` checks the mount with it */
+	return fs_caller_admin(req);
 }
 
 /* The value of a control name, or NULL if @name is none. */
@@ -90,16 +137,39 @@ static const char *control_value(struct fs_ctx *fs, fuse_ino_t ino, const char *
 		snprintf(buf, size, "%d", (int)getpid());
 		return buf;
 	}
-	if (!strcmp(name, IOTAP_FS_XATTR_TRACE))
-		return fs->trace_path ? fs->trace_path : "";
+	if (!strcmp(name, IOTAP_FS_XATTR_TRACE)) {
+		fs_ctl_trace_path(fs, buf, size);
+		return buf;
+	}
+	if (!strcmp(name, IOTAP_FS_XATTR_STATS))
+		return "";	/* answered by answer_stats() */
 	return NULL;
+}
+
+/* getxattr of the live counters: built in the worker's I/O buffer. */
+static void answer_stats(struct fs_ctx *fs, fuse_req_t req, struct fs_op *op, size_t size)
+{
+	char *buf = fs_thread_iobuf(op->t, IOTAP_FS_STATS_MAX);
+	ssize_t ret;
+
+	op->rec.flags = IOTAP_OPF_REJECTED;
+	ret = buf ? fs_stats_text(fs, buf, IOTAP_FS_STATS_MAX) : -ENOMEM;
+	if (ret >= 0 && size && (size_t)ret > size)
+		ret = -ERANGE;
+	fs_op_end(op, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else if (size)
+		fuse_reply_buf(req, buf, (size_t)ret);
+	else
+		fuse_reply_xattr(req, (size_t)ret);
 }
 
 static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
-	char proc[FS_PROCNAME_MAX], pidbuf[24];
+	char proc[FS_PROCNAME_MAX], pidbuf[PATH_MAX];
 	const char *value;
 	struct fs_fdref ref;
 	struct fs_op op;
@@ -110,6 +180,14 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 	op.rec.name = name;
 	op.rec.length = size;
 	value = control_value(fs, ino, name, pidbuf, sizeof(pidbuf));
+	if (value && !may_read(fs, req, name)) {
+		fuse_reply_err(req, -refuse(req, IOTAP_OP_GETXATTR, name, size));
+		return;
+	}
+	if (value && !strcmp(name, IOTAP_FS_XATTR_STATS)) {
+		answer_stats(fs, req, &op, size);
+		return;
+	}
 	if (value) {
 		op.rec.flags = IOTAP_OPF_REJECTED;
 		ret = strlen(value);

@@ -311,6 +311,9 @@ static int check_input(struct fs_daemon *d, char *msg)
 		}
 	}
 	fs->cache_mode = own.cache_mode ? 1 : 0;
+	fs->perm.mode = o->trace_mode;
+	fs->perm.has_gid = o->trace_gid_set;
+	fs->perm.gid = o->trace_gid;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
 	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_IO) {
@@ -433,6 +436,7 @@ static int open_trace_tmp(struct fs_daemon *d, char *msg)
 	ret = iotap_replace_tmp(path, &d->trace_tmp);
 	if (ret)
 		goto err;
+	/* the recorder gives it the trace's permissions when it opens it */
 	free(dir);
 	return 0;
 
@@ -479,31 +483,45 @@ static int open_trace(struct fs_daemon *d, char *msg)
 {
 	struct fs_ctx *fs = &d->fs;
 	const struct iotap_fs_opts *o = &fs->o;
-	struct iotap_trace_recorder_opts ro = { 0 };
+	struct iotap_trace_recorder_opts ro;
 	struct iotap_trace_header hdr;
 	char *layout;
 	int ret;
 
+	pthread_mutex_init(&fs->ctl_lock, NULL);
+	fs->mount_opts = d->mount_opts;
+	fs->start_ns = iotap_trace_now_ns();
+	fs->filter = o->only_ops || o->only_uid_set || o->only_pid;
+	if (o->ring_bytes) {
+		/* flight recorder: recording from the start, into memory */
+		fs_recorder_opts(fs, &ro);
+		ro.ring_bytes = o->ring_bytes;
+		ret = iotap_trace_recorder_open(&fs->recorder, NULL, NULL, &ro);
+		if (ret) {
+			snprintf(msg, MSG_MAX, "cannot start the flight recorder: %s", strerror(-ret));
+			return ret;
+		}
+		fs->ring = 1;
+		fs->rec = fs->recorder;
+		/* triggered saves happen in the daemon, whose cwd is / */
+		if (o->save_to && !(fs->o.save_to = abs_path(o->save_to))) {
+			snprintf(msg, MSG_MAX, "--save-to '%s': %s", o->save_to, strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	if (!o->trace_path)
 		return 0;
-	fs->trace_path = abs_path(o->trace_path);
+	fs->trace_base = abs_path(o->trace_path);
+	/* a strftime(3) pattern names each file when it opens (control.c) */
+	fs->trace_path = fs->trace_base ? fs_ctl_expand(fs, fs->trace_base) : NULL;
 	if (!fs->trace_path) {
 		snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", o->trace_path,
 			 strerror(errno));
 		return -errno;
 	}
-	iotap_trace_header_init(&hdr, IOTAP_SOURCE_CAPTURE);
-	hdr.capture_mode = fs->cache_mode ? IOTAP_MODE_CACHE : IOTAP_MODE_DIRECT;
-	hdr.mount_opts = d->mount_opts;
-	hdr.cmdline = o->cmdline;
-	hdr.backing = fs->backing;
-	hdr.mountpoint = fs->mountpoint;
-	if (iotap_trace_layout(fs->backing, &layout))
-		layout = NULL;		/* not known: the header goes without it */
-	hdr.layout = layout;
-	hdr.fuse = fs->fuse_desc;
-	ro.sample_path = fs->backing;
-	ro.sample_ms = o->sample_ms;
+	fs_trace_header(fs, &hdr, &layout);
+	fs_recorder_opts(fs, &ro);
 	if (o->force && !access(fs->trace_path, F_OK)) {
 		ret = open_trace_tmp(d, msg);
 		if (ret) {
@@ -522,6 +540,9 @@ static int open_trace(struct fs_daemon *d, char *msg)
 			 strerror(-ret));
 	if (!ret && !d->trace_tmp)
 		d->trace_created = true;
+	fs->recorder = fs->rec;
+	if (!ret)
+		fs_ctl_note_file(fs, fs->trace_path);
 	return ret;
 }
 
@@ -537,8 +558,23 @@ static int open_log(struct fs_daemon *d, char *msg)
 		fs->log_path = NULL;
 	if (!fs->log_path)
 		return 0;
-	d->log_fd = open(fs->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY,
-			 0644);
+	/* a new log gets the trace's permissions (it names files and callers too) */
+	d->log_fd = open(fs->log_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
+			 O_NOCTTY, 0600);
+	if (d->log_fd >= 0) {
+		int ret = iotap_trace_perm_apply(d->log_fd, &fs->perm);
+
+		if (ret) {
+			snprintf(msg, MSG_MAX, "cannot set the mode of log '%s': %s",
+				 fs->log_path, strerror(-ret));
+			close(d->log_fd);
+			d->log_fd = -1;
+			unlink(fs->log_path);
+			return ret;
+		}
+	} else if (errno == EEXIST) {
+		d->log_fd = open(fs->log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	}
 	if (d->log_fd < 0) {
 		snprintf(msg, MSG_MAX, "cannot open log '%s': %s", fs->log_path,
 			 strerror(errno));
@@ -558,6 +594,23 @@ static void describe_opts(struct fs_daemon *d)
 		     fs->cache_mode ? "cache_mode=1,writeback_cache,keep_cache" : "direct_io",
 		     fs->attr_timeout, fs->entry_timeout, fs->max_write, fs->max_read, fs->o.fd_cache,
 		     fs->privileged ? ",allow_other,default_permissions" : "");
+	/* capture filters: the trace holds only what passed them */
+	if (fs->o.only_ops && n > 0 && (size_t)n < sizeof(d->mount_opts)) {
+		const char *sep = ",only_ops=";
+
+		for (i = 0; i < 64 && n > 0 && (size_t)n < sizeof(d->mount_opts); i++)
+			if (fs->o.only_ops >> i & 1) {
+				n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, "%s%s",
+					      sep, iotap_trace_op_name((unsigned int)i));
+				sep = "+";
+			}
+	}
+	if (fs->o.only_uid_set && n > 0 && (size_t)n < sizeof(d->mount_opts))
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_uid=%u",
+			      fs->o.only_uid);
+	if (fs->o.only_pid && n > 0 && (size_t)n < sizeof(d->mount_opts))
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_pid=%u",
+			      fs->o.only_pid);
 	/* what is left of -o after our own options went to libfuse */
 	for (i = 1; i < d->args.argc && n > 0 && (size_t)n < sizeof(d->mount_opts); i++) {
 		const char *a = d->args.argv[i];
@@ -733,6 +786,7 @@ static int setup(struct fs_daemon *d, char *msg)
 		return ret;
 	if (d->log_fd < 0)
 		fs_log_set_fd(fs->o.foreground ? STDERR_FILENO : -1);
+	fs_ctl_policy_start(fs);
 	fs_log(FS_LOG_INFO, "mounted '%s' on '%s' (%s), trace %s%s%s", fs->backing,
 	       fs->mountpoint, fs->cache_mode ? "cache mode" : "direct_io mode",
 	       fs->trace_path ? "'" : "", fs->trace_path ? fs->trace_path : "none",
@@ -774,13 +828,17 @@ static void teardown(struct fs_daemon *d)
 	}
 	if (d->thread_registered)
 		fs_thread_release();
-	if (fs->rec) {
-		uint64_t count = iotap_trace_recorder_count(fs->rec);
-		uint64_t lost = iotap_trace_recorder_lost(fs->rec);
+	fs_ctl_policy_stop(fs);
+	if (fs->recorder) {
+		uint64_t count = iotap_trace_recorder_count(fs->recorder);
+		uint64_t lost = iotap_trace_recorder_lost(fs->recorder);
 
-		ret = iotap_trace_recorder_close(fs->rec);
-		fs->rec = NULL;
-		if (ret)
+		ret = iotap_trace_recorder_close(fs->recorder);
+		fs->rec = fs->recorder = NULL;
+		if (!fs->trace_path)
+			fs_log(FS_LOG_INFO, "no trace open at exit: %llu records in all, %llu lost",
+			       (unsigned long long)count, (unsigned long long)lost);
+		else if (ret)
 			fs_log(FS_LOG_WARN, "trace '%s' closed with error: %s (%llu records, "
 			       "%llu lost)", fs->trace_path, strerror(-ret),
 			       (unsigned long long)count, (unsigned long long)lost);
@@ -795,6 +853,7 @@ static void teardown(struct fs_daemon *d)
 	free(fs->backing);
 	free(fs->mountpoint);
 	free(fs->trace_path);
+	free(fs->trace_base);
 	free(fs->log_path);
 }
 

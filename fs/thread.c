@@ -35,6 +35,7 @@ static void thread_destructor(void *arg)
 	struct fs_thread_tls *s = arg;
 
 	if (s->registered) {
+		fs_stats_unregister(&s->t);
 		urcu_memb_unregister_thread();
 		s->registered = false;
 	}
@@ -59,6 +60,7 @@ struct fs_thread *fs_thread_get(void)
 		urcu_memb_register_thread();
 		tls.registered = true;
 		pthread_setspecific(thread_key, &tls);
+		fs_stats_register(&tls.t);
 	}
 	return &tls.t;
 }

@@ -55,6 +55,12 @@ static int is_iotap_root(const char *mnt)
 			die_msg("cannot mark '%s': %s", mnt, strerror(errno));
 		return 0;
 	}
+	if (sf.f_type == FUSE_SUPER_MAGIC &&
+	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) < 0 && errno == EPERM) {
+		die_msg("cannot mark '%s': only root (or CAP_SYS_ADMIN) may, or the owner of "
+			"the mount's root when it was mounted with --allow-mark-owner", mnt);
+		return 0;
+	}
 	if (sf.f_type != FUSE_SUPER_MAGIC ||
 	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) <= 0) {
 		die_msg("'%s' is not the root of an iotap mount; nothing was marked", mnt);

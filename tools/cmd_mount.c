@@ -11,10 +11,13 @@
  * A thin wrapper: options become struct iotap_fs_opts for iotap_fs_main().
  */
 #include <errno.h>
+#include <libgen.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "iotap_base.h"
@@ -23,7 +26,9 @@
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_MAX_WRITE, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_MAX_WRITE, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
+       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO, O_SAVE_MARK, O_SAVE_LAT,
+       O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -44,6 +49,31 @@ static const struct opt_desc mount_opts[] = {
 			      "lookup (default 1; 0: every lookup reaches the trace)" },
 	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
 			  "3.14's most): a write() above it is several records" },
+	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
+			   "daemon creates (default 0600: a trace names every file and caller)" },
+	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
+			    "to let it read them)" },
+	[O_MARK_OWNER] = { "allow-mark-owner", 0, NULL, "let the owner of BACKING's root mark phases too\n"
+			   "(iotap mark); otherwise only root or CAP_SYS_ADMIN may" },
+	[O_ROT_SIZE] = { "rotate-size", 0, "SIZE", "close the trace when it reaches about SIZE bytes\n"
+			 "(k, M, G suffixes) and go on in the next file: NAME.iotap,\n"
+			 "NAME.1.iotap, NAME.2.iotap... or, if FILE has % conversions,\n"
+			 "the strftime(3) name of the moment it opens" },
+	[O_ROT_TIME] = { "rotate-time", 0, "DURATION", "rotate every DURATION too (30s, 10m, 24h)" },
+	[O_ROT_KEEP] = { "rotate-keep", 0, "N", "keep the N newest trace files, delete older ones\n"
+			 "(only files this mount wrote; default: keep all)" },
+	[O_RING] = { "ring", 0, "SIZE", "flight recorder: keep only the last SIZE of compressed\n"
+		     "trace in memory, no file; `iotap trace MOUNTPOINT save FILE`\n"
+		     "writes it out (not with --trace or the rotation options)" },
+	[O_SAVE_TO] = { "save-to", 0, "FILE", "with --ring: where a trigger saves the window (a\n"
+			"strftime(3) name, or FILE, FILE.1, ... as rotations)" },
+	[O_SAVE_MARK] = { "save-on-mark", 0, "NAME", "save when a phase NAME begins (iotap mark)" },
+	[O_SAVE_LAT] = { "save-on-latency", 0, "OP:MS", "save when an OP takes longer than MS\n"
+			 "milliseconds (fsync:200); at most one save a second" },
+	[O_ONLY_OPS] = { "only-ops", 0, "LIST", "record only these op types (read,write,fsync,...;\n"
+			 "names as iotap dump prints them); file names are kept" },
+	[O_ONLY_UID] = { "only-uid", 0, "USER", "record only the ops of callers with this fsuid" },
+	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -63,7 +93,8 @@ static const struct opt_cmd mount_cmd = {
 		"examples:\n"
 		"  iotap mount /srv/pgdata /srv/pgdata --trace /var/tmp/pg.iotap\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap -f\n"
-		"  iotap mount /data /mnt/data --trace cap.iotap --cache",
+		"  iotap mount /data /mnt/data --trace cap.iotap --cache\n"
+		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg-%F.iotap --rotate-time 24h --rotate-keep 7",
 };
 
 int cmd_mount(int argc, char **argv)
@@ -123,6 +154,105 @@ int cmd_mount(int argc, char **argv)
 						 "reads requests into 1 MiB + 4 KiB), not '%s'", arg);
 			o.max_write = (unsigned int)v;
 			break;
+		case O_TRACE_MODE:
+			if (parse_trace_mode(arg, &o.trace_mode))
+				return opt_error(&mount_cmd, "--trace-mode wants octal bits within 0666 "
+						 "including 0600, not '%s'", arg);
+			break;
+		case O_TRACE_GROUP:
+			if (parse_group(arg, &o.trace_gid))
+				return opt_error(&mount_cmd, "--trace-group: no group '%s'", arg);
+			o.trace_gid_set = 1;
+			break;
+		case O_MARK_OWNER: o.allow_mark_owner = 1; break;
+		case O_ROT_SIZE:
+			if (iotap_size_parse(arg, 1, &v) || v < 4096)
+				return opt_error(&mount_cmd, "--rotate-size wants a size of at least 4k, "
+						 "not '%s'", arg);
+			o.rotate_bytes = v;
+			break;
+		case O_ROT_TIME:
+			if (parse_duration_ns(arg, &v) || v < 10000000ull)
+				return opt_error(&mount_cmd, "--rotate-time wants a duration of at least "
+						 "10ms (30s, 10m, 24h), not '%s'", arg);
+			o.rotate_ns = v;
+			break;
+		case O_RING:
+			if (iotap_size_parse(arg, 1, &v) || v < (64u << 10) || v > (64ull << 30))
+				return opt_error(&mount_cmd, "--ring wants a size from 64k to 64G, not '%s'",
+						 arg);
+			o.ring_bytes = v;
+			break;
+		case O_SAVE_TO: o.save_to = arg; break;
+		case O_ONLY_OPS: {
+			char *list = strdup(arg), *tok, *save = NULL;
+
+			if (!list)
+				return opt_error(&mount_cmd, "out of memory");
+			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				int op = iotap_trace_op_from_name(tok);
+
+				if (op < 0 || op >= 64) {
+					rc = opt_error(&mount_cmd, "--only-ops: unknown op '%s'", tok);
+					free(list);
+					return rc;
+				}
+				o.only_ops |= 1ull << op;
+			}
+			free(list);
+			if (!o.only_ops)
+				return opt_error(&mount_cmd, "--only-ops wants op names (read,write,...)");
+			break;
+		}
+		case O_ONLY_UID: {
+			struct passwd *pw = getpwnam(arg);
+
+			if (pw) {
+				o.only_uid = (uint32_t)pw->pw_uid;
+			} else if (parse_u64(arg, &v) || v >= UINT32_MAX) {
+				return opt_error(&mount_cmd, "--only-uid: no user '%s'", arg);
+			} else {
+				o.only_uid = (uint32_t)v;
+			}
+			o.only_uid_set = 1;
+			break;
+		}
+		case O_ONLY_PID:
+			if (parse_u64(arg, &v) || !v || v >= UINT32_MAX)
+				return opt_error(&mount_cmd, "--only-pid wants a process id, not '%s'", arg);
+			o.only_pid = (uint32_t)v;
+			break;
+		case O_SAVE_MARK:
+			if (!*arg)
+				return opt_error(&mount_cmd, "--save-on-mark wants a phase name");
+			o.save_mark = arg;
+			break;
+		case O_SAVE_LAT: {
+			char opname[32], *end;
+			const char *colon = strchr(arg, ':');
+			double ms;
+
+			if (!colon || (size_t)(colon - arg) >= sizeof(opname))
+				return opt_error(&mount_cmd, "--save-on-latency wants OP:MS, not '%s'", arg);
+			memcpy(opname, arg, (size_t)(colon - arg));
+			opname[colon - arg] = '\0';
+			o.save_lat_op = iotap_trace_op_from_name(opname);
+			errno = 0;
+			ms = strtod(colon + 1, &end);
+			if (o.save_lat_op <= 0 || errno || end == colon + 1 || *end || !(ms > 0) ||
+			    ms > 3600e3)
+				return opt_error(&mount_cmd, "--save-on-latency wants OP:MS (an op name "
+						 "such as fsync, and milliseconds above 0), not '%s'", arg);
+			o.save_lat_ns = (uint64_t)(ms * 1e6);
+			if (!o.save_lat_ns)
+				o.save_lat_ns = 1;
+			break;
+		}
+		case O_ROT_KEEP:
+			if (parse_u64(arg, &v) || v == 0 || v > 1000000)
+				return opt_error(&mount_cmd, "--rotate-keep wants 1..1000000, not '%s'", arg);
+			o.rotate_keep = (unsigned int)v;
+			break;
 		case O_FAIL_OP:
 			o.fail_op = iotap_trace_op_from_name(arg);
 			if (o.fail_op <= 0)
@@ -147,6 +277,30 @@ int cmd_mount(int argc, char **argv)
 	if (argc - optind != 2)
 		return opt_error(&mount_cmd, argc - optind < 2 ? "BACKING and MOUNTPOINT are required"
 							       : "too many arguments");
+	if (o.ring_bytes && (o.trace_path || o.rotate_bytes || o.rotate_ns))
+		return opt_error(&mount_cmd, "--ring keeps the trace in memory: not with --trace "
+				 "or --rotate-size/--rotate-time");
+	if ((o.save_mark || o.save_lat_op) && !o.save_to)
+		return opt_error(&mount_cmd, "--save-on-mark and --save-on-latency need --save-to FILE");
+	if (o.save_to && !o.ring_bytes)
+		return opt_error(&mount_cmd, "--save-to saves a flight recorder: it needs --ring SIZE");
+	if (o.save_to && !o.save_mark && !o.save_lat_op)
+		return opt_error(&mount_cmd, "--save-to needs a trigger: --save-on-mark or "
+				 "--save-on-latency");
+	if (o.save_to) {
+		/* an existing FILE is kept: saves go to FILE.1, FILE.2, ... */
+		char *d = strdup(o.save_to);
+
+		if (!d || access(dirname(d), W_OK)) {
+			die_msg("--save-to '%s': cannot write in its directory: %s", o.save_to,
+				strerror(d ? errno : ENOMEM));
+			free(d);
+			return 1;
+		}
+		free(d);
+	}
+	if (o.rotate_keep && !o.rotate_bytes && !o.rotate_ns)
+		return opt_error(&mount_cmd, "--rotate-keep needs --rotate-size or --rotate-time");
 	if (o.fail_op && (!o.fail_nth || !o.fail_errno))
 		return opt_error(&mount_cmd, "--fail-op needs --fail-nth and --fail-errno");
 	if (o.trace_path) {

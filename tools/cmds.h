@@ -21,6 +21,9 @@
 int cmd_mount(int argc, char **argv);
 int cmd_umount(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 /* iotap run pgsql (tools/run_pgsql.c), dispatched by cmd_run; argv[0] = "pgsql" */
 int cmd_run_pgsql(int argc, char **argv);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
@@ -186,6 +187,39 @@ int parse_u64(const char *s, uint64_t *out)
 	if (errno || *end)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int parse_trace_mode(const char *s, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (errno || *end || v == 0 || (v & ~0666ul) || !(v & 0600))
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int parse_group(const char *s, uint32_t *out)
+{
+	struct group *g;
+	uint64_t v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	g = getgrnam(s);
+	if (g) {
+		*out = (uint32_t)g->gr_gid;
+		return 0;
+	}
+	if (parse_u64(s, &v) || v >= UINT32_MAX)
+		return -ENOENT;
+	*out = (uint32_t)v;
 	return 0;
 }
 

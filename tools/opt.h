@@ -46,6 +46,14 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f);
 int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * parse_trace_mode - octal permission bits for a trace (--trace-mode):
+ * within 0666 and readable and writable by the owner. 0 or -EINVAL.
+ */
+int parse_trace_mode(const char *s, unsigned int *out);
+/* parse_group - a group name or number (--trace-group). 0, -EINVAL or -ENOENT. */
+int parse_group(const char *s, uint32_t *out);
+
 /* parse_u64 - a plain non-negative integer. 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);
 

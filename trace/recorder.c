@@ -141,6 +141,25 @@ struct iotap_trace_recorder {
 	/* writer thread state, published with CMM_STORE_SHARED */
 	int err;			/* first write error */
 	uint64_t lost_write;		/* records handed over but not written */
+	uint64_t lost_write_base;	/* of those, in files closed by a switch */
+	uint64_t written;		/* records encoded into files (all of them) */
+	uint64_t discarded;		/* records that found no file (stopped) */
+	uint64_t file_bytes;		/* bytes in the current file */
+	uint64_t files;			/* files opened so far */
+	uint64_t floor;			/* records starting before it are discarded */
+	uint64_t last_lw;		/* the last promise, also while without a file */
+
+	/* switching files (iotap_trace_recorder_switch), under wake_lock */
+	pthread_mutex_t ctl_lock;	/* one switch at a time */
+	pthread_cond_t sw_done;
+	struct rcd_switch *sw;		/* pending request, NULL: none */
+	int zstd_level;
+	struct iotap_trace_perm perm;
+	iotap_trace_rebind_fn rebind;
+	void *rebind_arg;
+	uint64_t emit_time;		/* time_ns of rebinding records, 0: not rebinding */
+	struct iotap_trace_writer *emit_w;	/* where they go (the new file) */
+	int ring;			/* r->w is a ring writer (flight recorder) */
 
 	struct rcd_buf **batch;		/* nbufs_max entries, writer thread */
 	struct {
@@ -150,6 +169,16 @@ struct iotap_trace_recorder {
 	struct smp_state smp;
 	int sampling;
 	char note[512];			/* NOTE to write first, or "" */
+};
+
+/* A request to close the current file and open @path (NULL: none). */
+struct rcd_switch {
+	int save;			/* write the ring out to @path instead */
+	const char *path;
+	const struct iotap_trace_header *hdr;
+	unsigned int flags;
+	int result;			/* -errno of opening @path */
+	int done;
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -329,6 +358,22 @@ uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r)
 	return iotap_trace_now_ns();
 }
 
+/**
+ * iotap_trace_op_cancel - the operation begun will not be recorded
+ * @r: recorder
+ *
+ * Ends the calling thread's in-flight state without a record (a capture
+ * filter dropped the op), so the watermark does not wait for it.
+ * Context: the thread that called iotap_trace_op_begin().
+ */
+void iotap_trace_op_cancel(struct iotap_trace_recorder *r)
+{
+	struct rcd_slot *s = slot_get(r);
+
+	if (caa_likely(s))
+		CMM_STORE_SHARED(s->inflight, 0);
+}
+
 static inline size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -453,10 +498,18 @@ out:
 /* Make the writer's error and losses visible to other threads. */
 static void rcd_publish(struct iotap_trace_recorder *r)
 {
+	uint64_t v;
+
+	if (!r->w)
+		return;
 	if (!r->err && wr_error(r->w))
 		CMM_STORE_SHARED(r->err, wr_error(r->w));
-	if (r->lost_write != wr_dropped(r->w))
-		CMM_STORE_SHARED(r->lost_write, wr_dropped(r->w));
+	v = r->lost_write_base + wr_dropped(r->w);
+	if (r->lost_write != v)
+		CMM_STORE_SHARED(r->lost_write, v);
+	v = iotap_trace_writer_bytes(r->w);
+	if (r->file_bytes != v)
+		CMM_STORE_SHARED(r->file_bytes, v);
 }
 
 /*
@@ -466,7 +519,8 @@ static void rcd_publish(struct iotap_trace_recorder *r)
  */
 static void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
 {
-	wr_append(r->w, rec, 1);
+	if (r->w)
+		wr_append(r->w, rec, 1);
 }
 
 static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf *b)
@@ -477,6 +531,14 @@ static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf 
 	memset(&rec, 0, sizeof(rec));
 	while (p < end) {
 		const struct rec_slim *e = (const struct rec_slim *)p;
+
+		if (!r->w || e->time_ns < r->floor) {
+			/* stopped, or begun before a start: not this file's */
+			r->discarded++;
+			p += e->pad;
+			continue;
+		}
+		r->written++;
 
 		rec.type = e->type;
 		rec.op = e->op;
@@ -511,6 +573,9 @@ static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf 
 static void rcd_sample(struct iotap_trace_recorder *r)
 {
 	struct iotap_trace_rec rec;
+
+	if (!r->w)
+		return;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.type = IOTAP_REC_SAMPLE;
@@ -669,10 +734,159 @@ static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 	 * written from now on carry it. Chunks that closed while encoding
 	 * this batch kept the previous promise.
 	 */
-	wr_promise(r->w, lw);
-	if (write_chunk)
-		iotap_trace_writer_flush(r->w, 0);
+	r->last_lw = lw;
+	if (r->w) {
+		wr_promise(r->w, lw);
+		if (write_chunk)
+			iotap_trace_writer_flush(r->w, 0);
+	}
 	rcd_publish(r);
+}
+
+/* The file's first records: the NOTE about sampling, a baseline SAMPLE. */
+static void rcd_file_start(struct iotap_trace_recorder *r)
+{
+	if (r->note[0]) {
+		struct iotap_trace_rec rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = IOTAP_REC_NOTE;
+		rec.time_ns = iotap_trace_now_ns();
+		rec.name = r->note;
+		rec.name_len = (uint32_t)strlen(r->note);
+		rcd_append_own(r, &rec);
+	}
+	if (r->sampling)
+		rcd_sample(r);		/* the baseline: counters are cumulative */
+}
+
+/* Close the current file with its END record; its losses stay counted. */
+static void rcd_close_file(struct iotap_trace_recorder *r)
+{
+	uint64_t end = iotap_trace_now_ns();
+	int ret;
+
+	if (!r->w)
+		return;
+	if (wr_max_time(r->w) > end)
+		end = wr_max_time(r->w);
+	rcd_publish(r);
+	r->lost_write_base += wr_dropped(r->w);
+	ret = wr_close_at(r->w, end);
+	r->w = NULL;
+	if (ret && !r->err)
+		CMM_STORE_SHARED(r->err, ret);
+	CMM_STORE_SHARED(r->file_bytes, 0);
+}
+
+/*
+ * Carry out a switch (writer thread): everything recorded so far goes to
+ * the current file, then the new file opens with a header whose base is
+ * the promise just made, so every record it will get starts at or after
+ * its base. A rotation (from a file) loses nothing: the records still in
+ * flight go to the new file. A start (from no file) discards records that
+ * began before it (ops in flight across a stop). If the new file cannot be
+ * opened, nothing changes.
+ */
+static void rcd_do_switch(struct iotap_trace_recorder *r, struct rcd_switch *sw)
+{
+	struct iotap_trace_writer *nw = NULL;
+	struct iotap_trace_header hdr;
+	uint64_t base, real;
+	int from_file = r->w != NULL;
+
+	rcd_batch(r, 1);
+	if (sw->path) {
+		base = from_file ? r->last_lw : iotap_trace_now_ns();
+		hdr = *sw->hdr;
+		real = hdr.real_base_ns;
+		if (hdr.mono_base_ns > base)
+			real -= hdr.mono_base_ns - base;
+		hdr.mono_base_ns = base;
+		hdr.real_base_ns = real;
+		sw->result = wr_open_level(&nw, sw->path, &hdr, sw->flags, r->zstd_level,
+					   &r->perm);
+		if (sw->result)
+			return;
+		rcd_close_file(r);
+		r->w = nw;
+		r->files++;
+		wr_promise(r->w, base);
+		r->floor = from_file ? 0 : base;
+		rcd_file_start(r);
+		if (r->rebind) {
+			r->emit_w = r->w;
+			r->emit_time = base;
+			r->rebind(r->rebind_arg, r);
+			r->emit_time = 0;
+			r->emit_w = NULL;
+		}
+		rcd_publish(r);
+	} else {
+		rcd_close_file(r);
+		sw->result = 0;
+	}
+}
+
+/*
+ * Write the flight recorder's window out (writer thread): everything
+ * recorded so far goes into the ring, then @sw->path gets a header whose
+ * base is the window's earliest record, the rebind callback's NAME
+ * records at that base, the ring's chunks as they are, and an END. The
+ * ring goes on untouched.
+ */
+static void rcd_do_save(struct iotap_trace_recorder *r, struct rcd_switch *sw)
+{
+	struct iotap_trace_writer *fw = NULL;
+	struct iotap_trace_header hdr;
+	uint64_t base, real, end;
+
+	rcd_batch(r, 1);
+	base = wr_ring_start(r->w);
+	if (!base)
+		base = iotap_trace_now_ns();
+	hdr = *sw->hdr;
+	real = hdr.real_base_ns;
+	if (hdr.mono_base_ns > base)
+		real -= hdr.mono_base_ns - base;
+	hdr.mono_base_ns = base;
+	hdr.real_base_ns = real;
+	sw->result = wr_open_level(&fw, sw->path, &hdr, sw->flags, r->zstd_level, &r->perm);
+	if (sw->result)
+		return;
+	wr_promise(fw, base);
+	if (r->rebind) {
+		r->emit_w = fw;
+		r->emit_time = base;
+		r->rebind(r->rebind_arg, r);
+		r->emit_time = 0;
+		r->emit_w = NULL;
+	}
+	sw->result = wr_save_ring(fw, r->w);
+	end = iotap_trace_now_ns();
+	if (wr_max_time(fw) > end)
+		end = wr_max_time(fw);
+	if (!sw->result)
+		sw->result = wr_close_at(fw, end);
+	else
+		wr_close_at(fw, end);
+}
+
+/**
+ * iotap_trace_recorder_emit - a record from the rebind callback
+ * @r:   recorder, in its rebind callback (writer thread)
+ * @rec: a NAME record (or any); its time_ns is replaced by the new file's
+ *       base, so it comes before every record the file will hold
+ */
+void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
+{
+	struct iotap_trace_rec c;
+
+	if (!r->emit_w || !r->emit_time)
+		return;
+	c = *rec;
+	c.time_ns = r->emit_time;
+	wr_append(r->emit_w, &c, 1);
 }
 
 static void ms_from_now(struct timespec *ts, unsigned int ms)
@@ -700,18 +914,7 @@ static void *rcd_writer_main(void *arg)
 	 * share. Best effort: the pool absorbs the delay.
 	 */
 	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-	if (r->note[0]) {
-		struct iotap_trace_rec rec;
-
-		memset(&rec, 0, sizeof(rec));
-		rec.type = IOTAP_REC_NOTE;
-		rec.time_ns = iotap_trace_now_ns();
-		rec.name = r->note;
-		rec.name_len = (uint32_t)strlen(r->note);
-		rcd_append_own(r, &rec);
-	}
-	if (r->sampling)
-		rcd_sample(r);		/* the baseline: counters are cumulative */
+	rcd_file_start(r);
 	now = iotap_trace_now_ns();
 	next_flush = now + r->flush_ms * 1000000ull;
 	next_chunk = now + r->chunk_ms * 1000000ull;
@@ -719,10 +922,28 @@ static void *rcd_writer_main(void *arg)
 
 	pthread_mutex_lock(&r->wake_lock);
 	while (!r->stop) {
-		ms_from_now(&ts, tick);
-		pthread_cond_timedwait(&r->wake, &r->wake_lock, &ts);
+		struct rcd_switch *sw;
+
+		if (!r->sw) {
+			ms_from_now(&ts, tick);
+			pthread_cond_timedwait(&r->wake, &r->wake_lock, &ts);
+		}
 		if (r->stop)
 			break;
+		sw = r->sw;
+		if (sw) {
+			pthread_mutex_unlock(&r->wake_lock);
+			if (sw->save)
+				rcd_do_save(r, sw);
+			else
+				rcd_do_switch(r, sw);
+			pthread_mutex_lock(&r->wake_lock);
+			sw->done = 1;
+			r->sw = NULL;
+			pthread_cond_broadcast(&r->sw_done);
+			next_sample = iotap_trace_now_ns() + r->sample_ms * 1000000ull;
+			continue;
+		}
 		if (CMM_LOAD_SHARED(r->hold))
 			continue;
 		pthread_mutex_unlock(&r->wake_lock);
@@ -777,7 +998,7 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 	size_t max_bytes;
 	int ret;
 
-	if (!out || !path)
+	if (!out)
 		return -EINVAL;
 	if (!opts) {
 		memset(&def, 0, sizeof(def));
@@ -811,14 +1032,28 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 		ret = -ENOMEM;
 		goto err_free_recorder;
 	}
-	ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level);
-	if (ret)
-		goto err_free_batch;
-	/*
-	 * Records arrive out of start order: chunks closed before the first
-	 * batch must not get the writer's default (largest start) watermark.
-	 */
-	wr_promise(r->w, 0);
+	r->zstd_level = opts->zstd_level;
+	r->perm = opts->perm;
+	r->rebind = opts->rebind;
+	r->rebind_arg = opts->rebind_arg;
+	if (opts->ring_bytes) {
+		ret = path ? -EINVAL : wr_open_ring(&r->w, opts->zstd_level, opts->ring_bytes);
+		if (ret)
+			goto err_free_batch;
+		r->ring = 1;
+		wr_promise(r->w, 0);
+	} else if (path) {
+		ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level, &opts->perm);
+		if (ret)
+			goto err_free_batch;
+		r->files = 1;
+		/*
+		 * Records arrive out of start order: chunks closed before the
+		 * first batch must not get the writer's default (largest
+		 * start) watermark.
+		 */
+		wr_promise(r->w, 0);
+	}
 	if (opts->sample_path) {
 		r->sampling = 1;
 		if (smp_open(&r->smp, opts->sample_path, r->note, sizeof(r->note)) == 0)
@@ -829,6 +1064,8 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 	pthread_mutex_init(&r->pool_lock, NULL);
 	pthread_mutex_init(&r->slots_lock, NULL);
 	pthread_mutex_init(&r->wake_lock, NULL);
+	pthread_mutex_init(&r->ctl_lock, NULL);
+	pthread_cond_init(&r->sw_done, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&r->wake, &ca);
@@ -846,14 +1083,18 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 
 err_destroy_sync:
 	pthread_cond_destroy(&r->wake);
+	pthread_cond_destroy(&r->sw_done);
+	pthread_mutex_destroy(&r->ctl_lock);
 	pthread_mutex_destroy(&r->wake_lock);
 	pthread_mutex_destroy(&r->slots_lock);
 	pthread_mutex_destroy(&r->pool_lock);
 	if (r->sampling)
 		smp_close(&r->smp);
-	wr_close_at(r->w, 0);
-	if (!(opts->flags & IOTAP_TRACE_FORCE))
-		unlink(path);
+	if (r->w) {
+		wr_close_at(r->w, 0);
+		if (path && !(opts->flags & IOTAP_TRACE_FORCE))
+			unlink(path);
+	}
 err_free_batch:
 	free(r->batch);
 err_free_recorder:
@@ -946,11 +1187,14 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 	pthread_mutex_unlock(&r->wake_lock);
 	pthread_join(r->thread, NULL);
 
-	end = iotap_trace_now_ns();
-	if (wr_max_time(r->w) > end)
-		end = wr_max_time(r->w);
-	ret = wr_close_at(r->w, end);
-	r->w = NULL;
+	ret = 0;
+	if (r->w) {
+		end = iotap_trace_now_ns();
+		if (wr_max_time(r->w) > end)
+			end = wr_max_time(r->w);
+		ret = wr_close_at(r->w, end);
+		r->w = NULL;
+	}
 	if (!ret)
 		ret = r->err;
 
@@ -995,10 +1239,104 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 	if (r->sampling)
 		smp_close(&r->smp);
 	pthread_cond_destroy(&r->wake);
+	pthread_cond_destroy(&r->sw_done);
+	pthread_mutex_destroy(&r->ctl_lock);
 	pthread_mutex_destroy(&r->wake_lock);
 	pthread_mutex_destroy(&r->slots_lock);
 	pthread_mutex_destroy(&r->pool_lock);
 	free(r->batch);
 	free(r);
 	return ret;
+}
+
+/**
+ * iotap_trace_recorder_switch - close the current file and go on in @path
+ * @r:     recorder
+ * @path:  the next file (created as iotap_trace_recorder_open does, with
+ *         the recorder's permissions), or NULL to stop: close the current
+ *         file and record nothing until the next switch
+ * @hdr:   the new file's header (copied; its clock bases are moved to the
+ *         instant of the switch)
+ * @flags: IOTAP_TRACE_FORCE
+ *
+ * The writer thread collects every record made so far into the current
+ * file, closes it with its END record, opens @path and calls the rebind
+ * callback (opts.rebind), whose iotap_trace_recorder_emit() records go
+ * first. A switch from one file to the next (a rotation) loses and
+ * doubles nothing; one from no file (a start) keeps only records that
+ * begin after it. Blocks until done (one writer-thread wake-up).
+ * Context: any thread but the writer's; switches are serialised.
+ * Return: 0, or -errno of creating @path (-EEXIST without
+ * IOTAP_TRACE_FORCE): the current file then goes on untouched.
+ */
+static int rcd_request(struct iotap_trace_recorder *r, int save, const char *path,
+		       const struct iotap_trace_header *hdr, unsigned int flags)
+{
+	struct rcd_switch sw = { .save = save, .path = path, .hdr = hdr, .flags = flags };
+	struct iotap_trace_header def;
+
+	if (!r)
+		return -EINVAL;
+	if (path && !hdr) {
+		iotap_trace_header_init(&def, IOTAP_SOURCE_UNKNOWN);
+		sw.hdr = &def;
+	}
+	pthread_mutex_lock(&r->ctl_lock);
+	pthread_mutex_lock(&r->wake_lock);
+	r->sw = &sw;
+	pthread_cond_signal(&r->wake);
+	while (!sw.done)
+		pthread_cond_wait(&r->sw_done, &r->wake_lock);
+	pthread_mutex_unlock(&r->wake_lock);
+	pthread_mutex_unlock(&r->ctl_lock);
+	return sw.result;
+}
+
+int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
+				const struct iotap_trace_header *hdr, unsigned int flags)
+{
+	if (r && r->ring)
+		return -EALREADY;	/* a flight recorder has no file to switch */
+	return rcd_request(r, 0, path, hdr, flags);
+}
+
+/**
+ * iotap_trace_recorder_save - write a flight recorder's window to @path
+ * @r:     a recorder opened with opts.ring_bytes
+ * @path:  the file, created as a switch's (IOTAP_TRACE_FORCE in @flags)
+ * @hdr:   its header; the clock bases are moved to the window's start
+ *
+ * The file is a complete trace: header, the rebind callback's NAME
+ * records, the ring's chunks (the last opts.ring_bytes of compressed
+ * trace, the newest included), END. The ring goes on.
+ * Return: 0, -EINVAL (not a flight recorder), or -errno of the file.
+ */
+int iotap_trace_recorder_save(struct iotap_trace_recorder *r, const char *path,
+			      const struct iotap_trace_header *hdr, unsigned int flags)
+{
+	if (!r || !r->ring || !path)
+		return -EINVAL;
+	return rcd_request(r, 1, path, hdr, flags);
+}
+
+/**
+ * iotap_trace_recorder_stats - live counters, for status and top
+ * @r:  recorder
+ * @st: filled
+ *
+ * Context: any thread; a walk of the slots under slots_lock (registration
+ * only, never taken by a recording thread after its first record).
+ */
+void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
+				struct iotap_trace_recorder_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->recorded = iotap_trace_recorder_count(r);
+	st->lost = iotap_trace_recorder_lost(r);
+	st->written = CMM_LOAD_SHARED(r->written);
+	st->discarded = CMM_LOAD_SHARED(r->discarded);
+	st->file_bytes = CMM_LOAD_SHARED(r->file_bytes);
+	st->files = CMM_LOAD_SHARED(r->files);
+	st->ring = r->ring;
+	st->error = CMM_LOAD_SHARED(r->err);
 }

@@ -180,13 +180,17 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 /* --- writer internals used by the recorder ----------------------------- */
 
 int wr_open_level(struct iotap_trace_writer **out, const char *path,
-		  const struct iotap_trace_header *hdr, unsigned int flags, int level);
+		  const struct iotap_trace_header *hdr, unsigned int flags, int level,
+		  const struct iotap_trace_perm *perm);
 int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, int own);
 void wr_promise(struct iotap_trace_writer *w, uint64_t watermark);
 int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time);
 int wr_error(const struct iotap_trace_writer *w);
 uint64_t wr_dropped(const struct iotap_trace_writer *w);
 uint64_t wr_max_time(const struct iotap_trace_writer *w);
+int wr_open_ring(struct iotap_trace_writer **out, int level, size_t cap);
+uint64_t wr_ring_start(const struct iotap_trace_writer *ring);
+int wr_save_ring(struct iotap_trace_writer *w, const struct iotap_trace_writer *ring);
 
 /* --- resource sampling (sample.c) -------------------------------------- */
 

@@ -27,12 +27,26 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_i.h"
 
+/* A whole chunk kept in memory by a ring writer (flight recorder). */
+struct ring_chunk {
+	struct ring_chunk *next;
+	size_t len;			/* header + payload */
+	uint32_t nrec;
+	uint64_t lost;			/* LOST lengths it holds */
+	uint64_t t_first;
+	uint8_t data[];
+};
+
 struct iotap_trace_writer {
-	int fd;
+	int fd;				/* -1: a ring writer (no file) */
+	size_t ring_cap;		/* ring: most bytes of chunks kept */
+	size_t ring_used;
+	struct ring_chunk *ring_head, *ring_tail;	/* oldest first */
 	int err;			/* first error, -errno; remembered */
 	uint64_t bytes;			/* header + whole chunks in the file */
 	struct chunk_enc ce;
@@ -94,6 +108,54 @@ static int wr_fail(struct iotap_trace_writer *w, int err)
 	return err;
 }
 
+/*
+ * Keep a built chunk in the ring, dropping the oldest beyond ring_cap (the
+ * newest always stays). The ring's records stay counted in w->records
+ * until dropped.
+ */
+static int ring_push(struct iotap_trace_writer *w, const uint8_t *p, size_t len)
+{
+	struct ring_chunk *c = malloc(sizeof(*c) + len);
+
+	if (!c)
+		return -ENOMEM;
+	c->next = NULL;
+	c->len = len;
+	c->nrec = w->nrec;
+	c->lost = w->chunk_lost;
+	c->t_first = w->t_first;
+	memcpy(c->data, p, len);
+	if (w->ring_tail)
+		w->ring_tail->next = c;
+	else
+		w->ring_head = c;
+	w->ring_tail = c;
+	w->ring_used += len;
+	while (w->ring_used > w->ring_cap && w->ring_head != w->ring_tail) {
+		struct ring_chunk *o = w->ring_head;
+
+		w->ring_head = o->next;
+		w->ring_used -= o->len;
+		w->records -= o->nrec;
+		w->lost -= o->lost;
+		free(o);
+	}
+	w->bytes = w->ring_used;
+	return 0;
+}
+
+static void ring_free(struct iotap_trace_writer *w)
+{
+	struct ring_chunk *c, *n;
+
+	for (c = w->ring_head; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	w->ring_head = w->ring_tail = NULL;
+	w->ring_used = 0;
+}
+
 /* Compress and write the open chunk, if it holds anything. */
 static int wr_write_chunk(struct iotap_trace_writer *w)
 {
@@ -115,6 +177,12 @@ static int wr_write_chunk(struct iotap_trace_writer *w)
 	ret = chunk_enc_build(&w->ce, &h, w->raw, w->raw_len, &out, &len);
 	if (ret)
 		return wr_fail(w, ret);
+	if (w->fd < 0) {
+		ret = ring_push(w, out, len);
+		if (ret)
+			return wr_fail(w, ret);
+		goto done;
+	}
 	ret = write_all(w->fd, out, len);
 	if (ret) {
 		/*
@@ -126,6 +194,7 @@ static int wr_write_chunk(struct iotap_trace_writer *w)
 		return wr_fail(w, ret);
 	}
 	w->bytes += len;
+done:
 	w->index++;
 	w->raw_len = 0;
 	w->nrec = 0;
@@ -140,7 +209,8 @@ static int wr_write_chunk(struct iotap_trace_writer *w)
  * (the recorder passes its zstd_level; 0 means 3)
  */
 static int wr_open(struct iotap_trace_writer **out, const char *path,
-		   const struct iotap_trace_header *hdr, unsigned int flags, int level)
+		   const struct iotap_trace_header *hdr, unsigned int flags, int level,
+		   const struct iotap_trace_perm *perm)
 {
 	struct iotap_trace_header def;
 	struct iotap_trace_writer *w;
@@ -148,7 +218,7 @@ static int wr_open(struct iotap_trace_writer **out, const char *path,
 	size_t hlen;
 	int ret, oflags;
 
-	if (!out || !path)
+	if (!out)
 		return -EINVAL;
 	if (!hdr) {
 		iotap_trace_header_init(&def, IOTAP_SOURCE_UNKNOWN);
@@ -172,13 +242,22 @@ static int wr_open(struct iotap_trace_writer **out, const char *path,
 	if (ret)
 		goto err_release_enc;
 
+	if (!path) {
+		/* a ring writer: chunks stay in memory (wr_open_ring) */
+		free(hbuf);
+		*out = w;
+		return 0;
+	}
 	oflags = O_WRONLY | O_CREAT | O_CLOEXEC;
 	oflags |= (flags & IOTAP_TRACE_FORCE) ? O_TRUNC : O_EXCL;
-	w->fd = open(path, oflags, 0644);
+	w->fd = open(path, oflags, 0600);
 	if (w->fd < 0) {
 		ret = -errno;
 		goto err_free_hbuf;
 	}
+	ret = iotap_trace_perm_apply(w->fd, perm);
+	if (ret)
+		goto err_close_fd;
 	ret = write_all(w->fd, hbuf, hlen);
 	if (ret)
 		goto err_close_fd;
@@ -216,7 +295,134 @@ err_free_writer:
 int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
 			    const struct iotap_trace_header *hdr, unsigned int flags)
 {
-	return wr_open(out, path, hdr, flags, 0);
+	if (!path)
+		return -EINVAL;
+	return wr_open(out, path, hdr, flags, 0, NULL);
+}
+
+/**
+ * wr_open_ring - a writer that keeps its last @cap bytes of chunks in
+ * memory instead of writing a file (the recorder's flight recorder)
+ * @out:   the new writer
+ * @level: zstd level, 0 for 3
+ * @cap:   bytes of whole chunks kept; the oldest go first (the newest
+ *         chunk always stays)
+ *
+ * wr_save_ring() writes the window out as a complete trace.
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int wr_open_ring(struct iotap_trace_writer **out, int level, size_t cap)
+{
+	struct iotap_trace_header hdr;
+	int ret;
+
+	if (!cap)
+		return -EINVAL;
+	iotap_trace_header_init(&hdr, IOTAP_SOURCE_CAPTURE);
+	ret = wr_open(out, NULL, &hdr, 0, level, NULL);
+	if (!ret) {
+		(*out)->fd = -1;
+		(*out)->ring_cap = cap;
+	}
+	return ret;
+}
+
+/**
+ * wr_ring_start - the earliest record start of the ring's window
+ * @ring: a ring writer
+ *
+ * Return: ns, or 0 when the ring holds no chunk.
+ */
+uint64_t wr_ring_start(const struct iotap_trace_writer *ring)
+{
+	const struct ring_chunk *c;
+	uint64_t t = 0;
+
+	for (c = ring->ring_head; c; c = c->next)
+		if (!t || c->t_first < t)
+			t = c->t_first;
+	return t;
+}
+
+/**
+ * wr_save_ring - write the chunks of @ring into file writer @w
+ * @w:    a file writer, its own records (the NAME bindings) flushed first
+ * @ring: a ring writer; unchanged
+ *
+ * Each chunk is written as it was built, its index renumbered to follow
+ * @w's (and its header checksum with it); its records and LOST counts
+ * join @w's, so @w's END counts them. Return: 0 or -errno (w's error).
+ */
+int wr_save_ring(struct iotap_trace_writer *w, const struct iotap_trace_writer *ring)
+{
+	const struct ring_chunk *c;
+	struct chunk_hdr h;
+	uint8_t hb[CHUNK_HDR_SIZE];
+	int ret;
+
+	ret = wr_write_chunk(w);
+	if (ret)
+		return ret;
+	for (c = ring->ring_head; c; c = c->next) {
+		if (chunk_hdr_parse(c->data, c->len, &h) || h.hdr_size != CHUNK_HDR_SIZE)
+			return -EINVAL;
+		h.index = w->index;
+		chunk_hdr_pack(hb, &h);
+		ret = write_all(w->fd, hb, sizeof(hb));
+		if (!ret)
+			ret = write_all(w->fd, c->data + CHUNK_HDR_SIZE, c->len - CHUNK_HDR_SIZE);
+		if (ret) {
+			if (!w->err)
+				w->err = ret;
+			return ret;
+		}
+		w->bytes += c->len;
+		w->index++;
+		w->records += c->nrec;
+		w->lost += c->lost;
+		if (h.watermark > w->watermark)
+			w->watermark = h.watermark;
+		if (h.t_last > w->max_time)
+			w->max_time = h.t_last;
+	}
+	w->explicit_wm = 1;
+	return 0;
+}
+
+/**
+ * iotap_trace_writer_open_perm - iotap_trace_writer_open() with the file's
+ * permissions
+ * @perm: mode and group (NULL: 0600, no chown); see struct iotap_trace_perm
+ *
+ * Return: as iotap_trace_writer_open(), or -errno of fchown/fchmod (the
+ * file is then removed again, as for a failed header).
+ */
+int iotap_trace_writer_open_perm(struct iotap_trace_writer **out, const char *path,
+				 const struct iotap_trace_header *hdr, unsigned int flags,
+				 const struct iotap_trace_perm *perm)
+{
+	return wr_open(out, path, hdr, flags, 0, perm);
+}
+
+/**
+ * iotap_trace_perm_apply - give the open file @fd the permissions @perm
+ * @fd:   a file the caller created
+ * @perm: NULL or zero mode: 0600; the group first when @perm->has_gid
+ *
+ * The bits are set exactly, whatever the umask: sharing is deliberate.
+ * Return: 0, -EINVAL for bits outside 0666, or -errno of fchown/fchmod.
+ */
+int iotap_trace_perm_apply(int fd, const struct iotap_trace_perm *perm)
+{
+	unsigned int mode = perm && perm->mode ? perm->mode : IOTAP_TRACE_MODE_DEFAULT;
+
+	if (mode & ~0666u)
+		return -EINVAL;
+	if (perm && perm->has_gid && fchown(fd, (uid_t)-1, (gid_t)perm->gid))
+		return -errno;
+	if (fchmod(fd, (mode_t)mode))
+		return -errno;
+	return 0;
 }
 
 /**
@@ -226,13 +432,15 @@ int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
  * @hdr:   header (copied)
  * @flags: IOTAP_TRACE_FORCE
  * @level: zstd level, 0 for 3
+ * @perm:  the file's permissions (NULL: 0600)
  *
  * Return: as iotap_trace_writer_open().
  */
 int wr_open_level(struct iotap_trace_writer **out, const char *path,
-		  const struct iotap_trace_header *hdr, unsigned int flags, int level)
+		  const struct iotap_trace_header *hdr, unsigned int flags, int level,
+		  const struct iotap_trace_perm *perm)
 {
-	return wr_open(out, path, hdr, flags, level);
+	return wr_open(out, path, hdr, flags, level, perm);
 }
 
 /**
@@ -368,8 +576,9 @@ int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time)
 	end.aux = w->lost + w->pending_lost;
 	if (!wr_append(w, &end, 1))
 		wr_write_chunk(w);
-	if (close(w->fd) && !w->err)
+	if (w->fd >= 0 && close(w->fd) && !w->err)
 		w->err = -errno;
+	ring_free(w);
 	ret = w->err;
 	chunk_enc_release(&w->ce);
 	free(w->raw);

@@ -17,6 +17,12 @@
 #define IOTAP_FS_XATTR_MARK_END	"user.iotap.mark_end"	/* setxattr: end it */
 #define IOTAP_FS_XATTR_PID	"user.iotap.pid"	/* getxattr: daemon pid, decimal */
 #define IOTAP_FS_XATTR_TRACE	"user.iotap.trace"	/* getxattr: trace path or "" */
+/* setxattr: "start FLAGS PATH", "rotate FLAGS [PATH]", "save FLAGS PATH", "stop";
+ * FLAGS "-" or "force" */
+#define IOTAP_FS_XATTR_CTL	"user.iotap.ctl"
+/* getxattr: live counters, "key value" lines (fs/stats.c), at most 64 KiB */
+#define IOTAP_FS_XATTR_STATS	"user.iotap.stats"
+#define IOTAP_FS_STATS_MAX	65536
 
 struct iotap_fs_opts {
 	const char *backing;		/* directory whose tree is served */
@@ -40,6 +46,43 @@ struct iotap_fs_opts {
 	int fail_op;			/* enum iotap_op, 0: off */
 	uint64_t fail_nth;		/* 1-based */
 	int fail_errno;			/* positive errno */
+	/* who may read the traces and the log the daemon creates (0: 0600) */
+	unsigned int trace_mode;	/* permission bits <= 0666, 0: 0600 */
+	int trace_gid_set;		/* chown them to trace_gid */
+	uint32_t trace_gid;
+	/* who may mark: root/CAP_SYS_ADMIN, and the backing root's owner if set */
+	int allow_mark_owner;
+	/*
+	 * Bounded traces: rotate when the file reaches rotate_bytes or is
+	 * rotate_ns old (0: never), into the next name (a trace path with %
+	 * is a strftime(3) pattern, else NAME.iotap -> NAME.1.iotap ...),
+	 * and delete the oldest beyond rotate_keep files (0: keep all).
+	 */
+	uint64_t rotate_bytes;
+	uint64_t rotate_ns;
+	unsigned int rotate_keep;
+	/* flight recorder: keep the last ring_bytes of trace in memory (no file) */
+	uint64_t ring_bytes;
+	/*
+	 * Flight recorder triggers: save the window to save_to (a strftime
+	 * pattern or a name numbered like rotations) when a mark named
+	 * save_mark begins, or when an op of type save_lat_op takes longer
+	 * than save_lat_ns; at most one save a second.
+	 */
+	/*
+	 * Capture filters: record only the OPs whose type is in only_ops
+	 * (bit per enum iotap_op; 0: every type), whose caller's fsuid is
+	 * only_uid (if only_uid_set) and whose process is only_pid (0: any).
+	 * NAME, PHASE and the writer's own records are always kept.
+	 */
+	uint64_t only_ops;
+	int only_uid_set;
+	uint32_t only_uid;
+	uint32_t only_pid;
+	const char *save_to;
+	const char *save_mark;
+	int save_lat_op;		/* enum iotap_op, 0: none */
+	uint64_t save_lat_ns;
 };
 
 /*

@@ -11,6 +11,10 @@
 #   direct mode: raw           the backing directory itself, no FUSE
 #                iotap         iotap mount B M -f                (no trace)
 #                iotap-trace   iotap mount B M -f --trace T
+#                iotap-stopped iotap mount B M -f --trace T, then
+#                              `iotap trace M stop` (traced, then stopped)
+#                iotap-started iotap mount B M -f, then
+#                              `iotap trace M start T` (traced from live)
 #                ptll          passthrough_ll -o source=B,cache=never
 #   cache mode:  iotap-cache        iotap mount B M -f --cache
 #                iotap-cache-trace  iotap mount B M -f --cache --trace T
@@ -76,7 +80,7 @@ REPORT_DIR=""
 IOTAP=${IOTAP:-}
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
-ALL_CONFIGS="raw iotap iotap-trace ptll iotap-cache iotap-cache-trace ptll-cache ptll-cache-same"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started ptll iotap-cache iotap-cache-trace ptll-cache ptll-cache-same"
 ALL_JOBS="seqwrite seqread randread randread4 randwrite meta"
 CONFIGS=""
 JOBS=""
@@ -301,6 +305,8 @@ mount_cfg() {
 	case $cfg in
 	iotap)              cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f) ;;
 	iotap-trace)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --trace "$trace") ;;
+	iotap-stopped)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --trace "$WORK/traces/stopped.iotap" --force) ;;
+	iotap-started)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f) ;;
 	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --cache) ;;
 	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --cache --trace "$trace") ;;
 	ptll)               cmd=("$PTLL" -f -o "source=$WORK/backing,cache=never" "$MNT") ;;
@@ -312,7 +318,14 @@ mount_cfg() {
 	"${cmd[@]}" >>"$log" 2>&1 &
 	DAEMON_PID=$!
 	for ((i = 0; i < 200; i++)); do
-		is_mounted "$MNT" && return 0
+		if is_mounted "$MNT"; then
+			case $cfg in
+			iotap-stopped) "$IOTAP" trace "$MNT" stop >>"$log" 2>&1 || return 1 ;;
+			iotap-started) "$IOTAP" trace "$MNT" start --force "$WORK/traces/started.iotap" \
+					>>"$log" 2>&1 || return 1 ;;
+			esac
+			return 0
+		fi
 		if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
 			wait "$DAEMON_PID"
 			echo "+ exit status $?" >>"$log"
@@ -613,14 +626,17 @@ CFG = {
     'raw': 'backing directory, no FUSE',
     'iotap': 'iotap mount B M -f',
     'iotap-trace': 'iotap mount B M -f --trace T',
+    'iotap-stopped': 'iotap mount B M -f --trace T; iotap trace M stop',
+    'iotap-started': 'iotap mount B M -f; iotap trace M start T',
     'ptll': 'passthrough_ll -o source=B,cache=never',
     'iotap-cache': 'iotap mount B M -f --cache',
     'iotap-cache-trace': 'iotap mount B M -f --cache --trace T',
     'ptll-cache': 'passthrough_ll -o source=B,cache=always,writeback',
     'ptll-cache-same': 'passthrough_ll -o source=B,cache=always,writeback,xattr,allow_other,default_permissions',
 }
-MODES = [('Direct mode', ['iotap', 'iotap-trace', 'ptll'],
-          [('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97)]),
+MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'ptll'],
+          [('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
+           ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'ptll-cache', 'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
            ('iotap-cache-trace', 'ptll-cache-same', 0.97)])]

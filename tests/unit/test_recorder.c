@@ -18,6 +18,14 @@
  *   samples of device 0:0;
  * - a write error (RLIMIT_FSIZE for a full disk): recording goes on, the
  *   error and the losses are reported, the file stays whole;
+ * - trace files: 0600 whatever the umask, the mode asked for, bits
+ *   beyond 0666 refused without leaving a file;
+ * - the flight recorder: only the last window is kept, saved whole;
+ * - rotation: 4 threads record while the main thread switches files 12
+ *   times, then stops and starts again: every file is complete (END,
+ *   strict), 0600, starts with the rebind callback's records ahead of
+ *   every op, and the files of the rotations together hold each thread's
+ *   ops exactly once, in order; after a stop nothing goes anywhere;
  * - the writer collecting every 1 ms while 4 threads append (so it often
  *   meets a buffer mid-append, RCD_BUSY) and a fifth asks
  *   iotap_trace_recorder_lost() nonstop, as FUSE workers do: every record
@@ -653,8 +661,234 @@ static void test_collect_busy(void)
 	unlink(path);
 }
 
+static void rebind_cb(void *arg, struct iotap_trace_recorder *r)
+{
+	struct iotap_trace_rec rec;
+
+	(*(int *)arg)++;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_NAME;
+	rec.file = 777;
+	rec.name = "rebound";
+	rec.name_len = 7;
+	iotap_trace_recorder_emit(r, &rec);
+}
+
+static void test_rotate(void)
+{
+	enum { T = 4, N = 60000, FILES = 13 };
+	struct iotap_trace_recorder_opts o;
+	struct iotap_trace_recorder *r;
+	static struct worker wk[T];
+	pthread_t th[T];
+	uint64_t next[T], ops = 0, first_name_bad = 0, seq_bad = 0, not_strict = 0;
+	uint64_t mode_bad = 0;
+	char path[FILES + 2][256];
+	int rebinds = 0, ret, ret2, ret3;
+	unsigned int k, f;
+
+	memset(&o, 0, sizeof(o));
+	o.max_bytes = 256u << 20;
+	o.flush_ms = 10;
+	o.rebind = rebind_cb;
+	o.rebind_arg = &rebinds;
+	for (f = 0; f < FILES + 2; f++) {
+		snprintf(path[f], sizeof(path[f]), "%s", test_path("rot.iotap"));
+		snprintf(path[f] + strlen(path[f]) - 6, 20, ".%u.iotap", f);
+		unlink(path[f]);
+	}
+	ret = iotap_trace_recorder_open(&r, path[0], NULL, &o);
+	ok(ret == 0, "rotating recorder open: %d", ret);
+	if (ret)
+		return;
+	for (k = 0; k < T; k++) {
+		memset(&wk[k], 0, sizeof(wk[k]));
+		wk[k].r = r;
+		wk[k].idx = k;
+		wk[k].n = N;
+		wk[k].pace = 500;
+		pthread_create(&th[k], NULL, work, &wk[k]);
+	}
+	ret = 0;
+	for (f = 1; f < FILES && !ret; f++) {
+		sleep_ms(15);
+		ret = iotap_trace_recorder_switch(r, path[f], NULL, 0);
+	}
+	ret2 = iotap_trace_recorder_switch(r, path[1], NULL, 0);	/* exists */
+	for (k = 0; k < T; k++)
+		pthread_join(th[k], NULL);
+	ok(ret == 0 && ret2 == -EEXIST && rebinds == FILES - 1,
+	   "%d switches while recording: %d; onto an existing file: %d; %d rebinds",
+	   FILES - 1, ret, ret2, rebinds);
+	/* stop, record (goes nowhere), start again */
+	ret = iotap_trace_recorder_switch(r, NULL, NULL, 0);
+	wk[0].n = 1000;
+	wk[0].pace = 0;
+	work(&wk[0]);
+	ret2 = iotap_trace_recorder_switch(r, path[FILES], NULL, 0);
+	wk[0].idx = 1;
+	work(&wk[0]);
+	ret3 = iotap_trace_recorder_close(r);
+	ok(!ret && !ret2 && !ret3, "stop %d, start %d, close %d", ret, ret2, ret3);
+
+	memset(next, 0, sizeof(next));
+	for (f = 0; f <= FILES; f++) {
+		struct iotap_trace_read_stats st;
+		struct iotap_trace_reader *rd;
+		struct iotap_trace_rec rec;
+		uint64_t min_op = UINT64_MAX, name_t = 0, file_ops = 0;
+		struct stat sb;
+
+		if (stat(path[f], &sb) || (sb.st_mode & 0777) != 0600)
+			mode_bad++;
+		if (iotap_trace_reader_open(&rd, path[f], 0)) {
+			not_strict++;
+			continue;
+		}
+		while (iotap_trace_reader_next(rd, &rec) == 1) {
+			if (rec.type == IOTAP_REC_NAME && rec.file == 777 && !name_t)
+				name_t = rec.time_ns ? rec.time_ns : 1;
+			if (rec.type != IOTAP_REC_OP)
+				continue;
+			file_ops++;
+			if (rec.time_ns < min_op)
+				min_op = rec.time_ns;
+			k = rec.tid - 1000;
+			if (f == FILES) {
+				/* after the restart: only the second batch, thread idx 1 */
+				if (k != 1)
+					seq_bad++;
+				continue;
+			}
+			if (k >= T || rec.offset != next[k])
+				seq_bad++;
+			else
+				next[k]++;
+		}
+		iotap_trace_reader_stats(rd, &st);
+		iotap_trace_reader_close(rd);
+		if (!st.has_end || st.chunks_bad || st.late_records || st.bytes_skipped)
+			not_strict++;
+		if (f > 0 && (!name_t || name_t > min_op))
+			first_name_bad++;
+		if (f == FILES && file_ops != 1000)
+			seq_bad++;
+		if (f < FILES)
+			ops += file_ops;
+	}
+	ok(ops == (uint64_t)T * N && !seq_bad,
+	   "the %d files hold every op once, in each thread's order: %" PRIu64 " of %d, "
+	   "%" PRIu64 " out of sequence", FILES, ops, T * N, seq_bad);
+	ok(!not_strict && !mode_bad, "every file complete and clean (%" PRIu64 " not), 0600 (%"
+	   PRIu64 " not)", not_strict, mode_bad);
+	ok(!first_name_bad, "each new file starts with the rebind records (%" PRIu64 " not)",
+	   first_name_bad);
+	for (f = 0; f < FILES + 2; f++)
+		unlink(path[f]);
+}
+
+/* Flight recorder: only the last window is kept; save writes it whole. */
+static void test_ring(void)
+{
+	enum { N = 400000 };
+	const char *path = test_path("ring.iotap");
+	struct iotap_trace_recorder_opts o;
+	struct iotap_trace_recorder *r;
+	struct iotap_trace_read_stats st;
+	struct iotap_trace_reader *rd;
+	struct iotap_trace_rec rec;
+	static struct worker wk;
+	uint64_t first = UINT64_MAX, last = 0, n = 0, gaps = 0, prev = 0, name_t = 0, min_t = UINT64_MAX;
+	int rebinds = 0, ret, ret2;
+
+	unlink(path);
+	memset(&o, 0, sizeof(o));
+	o.ring_bytes = 256u << 10;
+	o.rebind = rebind_cb;
+	o.rebind_arg = &rebinds;
+	ret = iotap_trace_recorder_open(&r, NULL, NULL, &o);
+	ok(ret == 0, "flight recorder open: %d", ret);
+	if (ret)
+		return;
+	memset(&wk, 0, sizeof(wk));
+	wk.r = r;
+	wk.n = N;
+	work(&wk);
+	ret = iotap_trace_recorder_save(r, path, NULL, 0);
+	ret2 = iotap_trace_recorder_switch(r, path, NULL, 0);
+	ok(ret == 0 && ret2 == -EALREADY && rebinds == 1,
+	   "save: %d, a switch refused: %d, rebinds %d", ret, ret2, rebinds);
+	iotap_trace_recorder_close(r);
+	if (iotap_trace_reader_open(&rd, path, 0)) {
+		ok(0, "saved window readable");
+		return;
+	}
+	while (iotap_trace_reader_next(rd, &rec) == 1) {
+		if (rec.type == IOTAP_REC_NAME && rec.file == 777)
+			name_t = rec.time_ns;
+		if (rec.type != IOTAP_REC_OP)
+			continue;
+		if (rec.time_ns < min_t)
+			min_t = rec.time_ns;
+		if (n && rec.offset != prev + 1)
+			gaps++;
+		if (rec.offset < first)
+			first = rec.offset;
+		if (rec.offset > last)
+			last = rec.offset;
+		prev = rec.offset;
+		n++;
+	}
+	iotap_trace_reader_stats(rd, &st);
+	iotap_trace_reader_close(rd);
+	ok(st.has_end && !st.chunks_bad && !st.bytes_skipped && !st.late_records &&
+	   !st.lost_records, "saved window is a complete, clean trace");
+	ok(n > 1000 && first > 0 && last == N - 1 && !gaps && n == last - first + 1,
+	   "it holds the last %" PRIu64 " ops (%" PRIu64 "..%" PRIu64 " of 0..%d), none older, "
+	   "no gap (%" PRIu64 ")", n, first, last, N - 1, gaps);
+	ok(name_t && name_t <= min_t, "the rebind records come first");
+	unlink(path);
+}
+
+/* Trace files are 0600 whatever the umask, unless shared deliberately. */
+static void test_perm(void)
+{
+	const char *path = test_path("perm.iotap");
+	struct iotap_trace_perm p = { .mode = 0640 };
+	struct iotap_trace_writer *w;
+	struct stat st;
+	mode_t old = umask(0);
+	int ret, m1 = -1, m2 = -1, ret3, gone;
+
+	unlink(path);
+	ret = iotap_trace_writer_open(&w, path, NULL, 0);
+	if (!ret) {
+		iotap_trace_writer_close(w);
+		if (!stat(path, &st))
+			m1 = (int)(st.st_mode & 07777);
+	}
+	unlink(path);
+	ret = ret ? ret : iotap_trace_writer_open_perm(&w, path, NULL, 0, &p);
+	if (!ret) {
+		iotap_trace_writer_close(w);
+		if (!stat(path, &st))
+			m2 = (int)(st.st_mode & 07777);
+	}
+	unlink(path);
+	p.mode = 0755;
+	ret3 = iotap_trace_writer_open_perm(&w, path, NULL, 0, &p);
+	gone = stat(path, &st) != 0;
+	umask(old);
+	ok(!ret && m1 == 0600 && m2 == 0640 && ret3 == -EINVAL && gone,
+	   "modes: default %o (umask 0), --trace-mode 0640 %o, 0755 refused (%d) and no file left",
+	   m1, m2, ret3);
+}
+
 int main(void)
 {
+	test_perm();
+	test_ring();
+	test_rotate();
 	test_many_threads();
 	test_in_flight();
 	test_drops();

@@ -281,6 +281,24 @@ int iotap_trace_layout(const char *path, char **out);
 /* Open flags for writers and recorders. */
 #define IOTAP_TRACE_FORCE	(1u << 0)	/* overwrite an existing file */
 
+/*
+ * struct iotap_trace_perm - who may read a trace file the library creates
+ *
+ * A trace names every file under a mount and each caller's uid, pid and
+ * timing, so a file is created 0600 (as perf.data) unless a caller shares
+ * it deliberately. The bits are set exactly (fchmod, the umask does not
+ * apply), after the group when @has_gid. Zero-initialised: 0600, no chown.
+ */
+struct iotap_trace_perm {
+	unsigned int mode;		/* permission bits (<= 0666), 0: 0600 */
+	int has_gid;			/* chown the file to @gid */
+	uint32_t gid;
+};
+#define IOTAP_TRACE_MODE_DEFAULT	0600
+
+/* Apply @perm (NULL: the default) to the open file @fd; 0 or -errno. */
+int iotap_trace_perm_apply(int fd, const struct iotap_trace_perm *perm);
+
 /* --- single-threaded writer ------------------------------------------ */
 
 struct iotap_trace_writer;
@@ -297,6 +315,11 @@ struct iotap_trace_writer;
  */
 int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
 			    const struct iotap_trace_header *hdr, unsigned int flags);
+
+/* iotap_trace_writer_open() with the file's permissions (@perm NULL: 0600). */
+int iotap_trace_writer_open_perm(struct iotap_trace_writer **out, const char *path,
+				 const struct iotap_trace_header *hdr, unsigned int flags,
+				 const struct iotap_trace_perm *perm);
 
 /*
  * iotap_trace_writer_append - add one record to the open chunk
@@ -336,6 +359,14 @@ uint64_t iotap_trace_writer_bytes(const struct iotap_trace_writer *w);
 
 struct iotap_trace_recorder;
 
+/*
+ * Called by the writer thread right after a switch opened a new file
+ * (iotap_trace_recorder_switch): records it passes to
+ * iotap_trace_recorder_emit() go first in the new file (the capture
+ * rebinds every file id still in use, so each file stands alone).
+ */
+typedef void (*iotap_trace_rebind_fn)(void *arg, struct iotap_trace_recorder *r);
+
 struct iotap_trace_recorder_opts {
 	size_t buf_bytes;		/* per-thread buffer, bytes (0: 64 KiB) */
 	size_t max_bytes;		/* all buffers together, bytes (0: 64 MiB) */
@@ -347,12 +378,18 @@ struct iotap_trace_recorder_opts {
 					 * for the block device holding this path
 					 * (or a NOTE that it has none) */
 	unsigned int sample_ms;		/* sampling interval (0: 100) */
+	struct iotap_trace_perm perm;	/* of every file it creates (0: 0600) */
+	iotap_trace_rebind_fn rebind;	/* NULL: none */
+	void *rebind_arg;
+	size_t ring_bytes;		/* flight recorder: keep the last N bytes of
+					 * chunks in memory, no file (path NULL) */
 };
 
 /*
  * iotap_trace_recorder_open - create the trace file and start the writer thread
  * @out:  the new recorder
- * @path: trace file (see iotap_trace_writer_open for @opts->flags)
+ * @path: trace file (see iotap_trace_writer_open for @opts->flags), or
+ *        NULL to start without one (iotap_trace_recorder_switch)
  * @hdr:  header (copied)
  * @opts: NULL for defaults
  *
@@ -361,6 +398,43 @@ struct iotap_trace_recorder_opts {
 int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *path,
 			      const struct iotap_trace_header *hdr,
 			      const struct iotap_trace_recorder_opts *opts);
+
+/*
+ * iotap_trace_recorder_switch - close the current file (END record) and go
+ * on in @path, or with @path NULL stop recording into any file
+ *
+ * A recorder opened with a NULL path starts without a file. Rotation
+ * (file to file) loses and doubles nothing; a start (no file to file)
+ * keeps the records that begin after it. The new file's header is @hdr
+ * with its clock bases moved to the switch. Blocks until the writer
+ * thread has switched. Return: 0 or -errno of creating @path (the
+ * current file then goes on).
+ */
+int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
+				const struct iotap_trace_header *hdr, unsigned int flags);
+/*
+ * iotap_trace_recorder_save - a flight recorder (opts.ring_bytes) writes
+ * its window to @path as a complete trace: header, the rebind callback's
+ * records, the kept chunks, END. Return: 0 or -errno.
+ */
+int iotap_trace_recorder_save(struct iotap_trace_recorder *r, const char *path,
+			      const struct iotap_trace_header *hdr, unsigned int flags);
+/* From the rebind callback only: a record for the head of the new file. */
+void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec);
+
+/* Live counters of a recorder (iotap_trace_recorder_stats). */
+struct iotap_trace_recorder_stats {
+	uint64_t recorded;		/* records handed to the writer thread */
+	uint64_t lost;			/* records dropped */
+	uint64_t written;		/* records encoded into files */
+	uint64_t discarded;		/* records that found no file (stopped) */
+	uint64_t file_bytes;		/* bytes in the current file, or in the ring */
+	uint64_t files;			/* files opened */
+	int error;			/* first write error, -errno */
+	int ring;			/* a flight recorder */
+};
+void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
+				struct iotap_trace_recorder_stats *st);
 
 /*
  * iotap_trace_op_begin - note that the calling thread starts an operation
@@ -375,6 +449,9 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
  * first call allocates its slot); any thread.
  */
 uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r);
+
+/* End the calling thread's in-flight state without a record (a filtered op). */
+void iotap_trace_op_cancel(struct iotap_trace_recorder *r);
 
 /*
  * iotap_trace_record - queue one record from the calling thread

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_status.c - iotap status MOUNTPOINT [--json] and iotap top MOUNTPOINT
+ *
+ * Both read the daemon's live counters: a getxattr of IOTAP_FS_XATTR_STATS
+ * on the mount's root, which the daemon answers itself (root or
+ * CAP_SYS_ADMIN only) with "key value" lines, every figure cumulative
+ * since the mount (fs/stats.c). status prints one answer; top takes one
+ * every --interval and prints the differences as rates: ops/s, MB/s read
+ * and written, fsyncs/s, the p99 latency per op class (from the delta of
+ * the log-linear histograms, trace/base's scheme), the busiest processes
+ * and files, lost records, and the trace's size and growth.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "iotap_base.h"
+#include "iotap_fs.h"
+#include "iotap_trace.h"
+#include "opt.h"
+
+#define FUSE_SUPER_MAGIC	0x65735546
+#define LAT_CLASSES		7
+#define MAX_TOP			64
+#define LAT_MAX_BUCKETS		IOTAP_HIST_BUCKETS_OF(6)	/* lat_bits up to 6 */
+
+static const char *const lat_names[LAT_CLASSES] = {
+	"read", "write", "fsync", "open", "lookup", "getattr", "meta",
+};
+
+struct top_ent {
+	uint64_t key, ops, bytes;
+	char name[256];
+};
+
+struct stats {
+	char mode[16], mountpoint[4096], trace[4096];
+	uint64_t pid, mono_ns, uptime_ns, tracing, records, lost, discarded, trace_bytes;
+	uint64_t trace_files, cpu_user_ns, cpu_sys_ns, rss_kb, threads, inodes;
+	uint64_t rd_bytes, wr_bytes, errors, lat_bits, ring, ring_cap;
+	double real_s;			/* CLOCK_REALTIME when fetched, s */
+	int64_t trace_error;
+	uint64_t ops[IOTAP_OP_MAX];
+	uint64_t lat[LAT_CLASSES][LAT_MAX_BUCKETS];
+	struct top_ent procs[MAX_TOP], files[MAX_TOP];
+	unsigned int nprocs, nfiles;
+};
+
+/* Fetch and parse the counters of @mnt. 0, or -1 after saying why. */
+static int fetch(const char *mnt, struct stats *s, char *buf)
+{
+	struct statfs sf;
+	ssize_t n;
+	char *line, *save = NULL;
+
+	if (statfs(mnt, &sf)) {
+		if (errno == ENOTCONN)
+			die_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
+				"'iotap umount %s' removes the dead mount", mnt, mnt);
+		else
+			die_msg("cannot read '%s': %s", mnt, strerror(errno));
+		return -1;
+	}
+	n = sf.f_type == FUSE_SUPER_MAGIC ?
+		    getxattr(mnt, IOTAP_FS_XATTR_STATS, buf, IOTAP_FS_STATS_MAX - 1) : -1;
+	if (n < 0 && sf.f_type == FUSE_SUPER_MAGIC && errno == EPERM) {
+		die_msg("cannot read the counters of '%s': only root (or CAP_SYS_ADMIN) may", mnt);
+		return -1;
+	}
+	if (n <= 0 || strncmp(buf, "iotap-stats 1\n", 14)) {
+		die_msg("'%s' is not the root of an iotap mount (or its daemon is older than "
+			"this iotap)", mnt);
+		return -1;
+	}
+	buf[n] = '\0';
+	memset(s, 0, sizeof(*s));
+	{
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		s->real_s = rt.tv_sec + rt.tv_nsec / 1e9;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' '), *v;
+		unsigned long long a, b, c;
+		int k;
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		v = sp + 1;
+#define U(name) if (!strcmp(line, #name)) { s->name = strtoull(v, NULL, 10); continue; }
+		U(pid) U(mono_ns) U(uptime_ns) U(tracing) U(records) U(lost) U(discarded)
+		U(trace_bytes) U(trace_files) U(cpu_user_ns) U(cpu_sys_ns) U(rss_kb) U(threads)
+		U(inodes) U(rd_bytes) U(wr_bytes) U(errors) U(lat_bits) U(ring) U(ring_cap)
+#undef U
+		if (!strcmp(line, "trace_error")) {
+			s->trace_error = strtoll(v, NULL, 10);
+		} else if (!strcmp(line, "mode")) {
+			snprintf(s->mode, sizeof(s->mode), "%s", v);
+		} else if (!strcmp(line, "mountpoint")) {
+			snprintf(s->mountpoint, sizeof(s->mountpoint), "%s", v);
+		} else if (!strcmp(line, "trace")) {
+			snprintf(s->trace, sizeof(s->trace), "%s", v);
+		} else if (!strcmp(line, "op")) {
+			char *sp2 = strchr(v, ' ');
+			int op;
+
+			if (!sp2)
+				continue;
+			*sp2 = '\0';
+			op = iotap_trace_op_from_name(v);
+			if (op >= 0 && op < IOTAP_OP_MAX)
+				s->ops[op] = strtoull(sp2 + 1, NULL, 10);
+		} else if (!strcmp(line, "proc") && s->nprocs < MAX_TOP &&
+			   sscanf(v, "%llu %llu %llu", &a, &b, &c) == 3) {
+			struct top_ent *e = &s->procs[s->nprocs++];
+
+			e->key = a;
+			e->ops = b;
+			e->bytes = c;
+		} else if (!strcmp(line, "file") && s->nfiles < MAX_TOP &&
+			   sscanf(v, "%llu %llu %llu %n", &a, &b, &c, &k) == 3) {
+			struct top_ent *e = &s->files[s->nfiles++];
+
+			e->key = a;
+			e->ops = b;
+			e->bytes = c;
+			snprintf(e->name, sizeof(e->name), "%s", v + k);
+		} else if (!strcmp(line, "lat")) {
+			char *p = strchr(v, ' '), *item, *s2 = NULL;
+			int cls;
+
+			if (p)
+				*p++ = '\0';
+			for (cls = 0; cls < LAT_CLASSES && strcmp(lat_names[cls], v); cls++)
+				;
+			if (cls == LAT_CLASSES || !p)
+				continue;
+			for (item = strtok_r(p, ",", &s2); item; item = strtok_r(NULL, ",", &s2)) {
+				unsigned int idx;
+				unsigned long long cnt;
+
+				if (sscanf(item, "%u:%llu", &idx, &cnt) == 2 && idx < LAT_MAX_BUCKETS)
+					s->lat[cls][idx] = cnt;
+			}
+		}
+	}
+	return 0;
+}
+
+static uint64_t sum_ops(const struct stats *s)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < IOTAP_OP_MAX; i++)
+		n += s->ops[i];
+	return n;
+}
+
+static void fmt_bytes(char *out, size_t len, double b)
+{
+	if (b >= 1e9)
+		snprintf(out, len, "%.2f GB", b / 1e9);
+	else if (b >= 1e6)
+		snprintf(out, len, "%.2f MB", b / 1e6);
+	else if (b >= 1e3)
+		snprintf(out, len, "%.1f kB", b / 1e3);
+	else
+		snprintf(out, len, "%.0f B", b);
+}
+
+static void fmt_dur(char *out, size_t len, uint64_t ns)
+{
+	uint64_t s = ns / 1000000000ull;
+
+	if (s >= 86400)
+		snprintf(out, len, "%llud%02lluh%02llum", (unsigned long long)(s / 86400),
+			 (unsigned long long)(s / 3600 % 24), (unsigned long long)(s / 60 % 60));
+	else if (s >= 3600)
+		snprintf(out, len, "%lluh%02llum%02llus", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+	else
+		snprintf(out, len, "%llum%02llus", (unsigned long long)(s / 60),
+			 (unsigned long long)(s % 60));
+}
+
+static void comm_of(uint64_t pid, char *out, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(out, (int)len, f))
+		snprintf(out, len, "?");
+	else
+		out[strcspn(out, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			putc(*s, f);
+	}
+	putc('"', f);
+}
+
+/* --- status ----------------------------------------------------------------- */
+
+enum { S_JSON };
+
+static const struct opt_desc status_opts[] = {
+	[S_JSON] = { "json", 0, NULL, "one JSON object instead of text" },
+	{ NULL },
+};
+
+static const struct opt_cmd status_cmd = {
+	.name = "status",
+	.usage = "MOUNTPOINT [--json]",
+	.summary = "What the capture at MOUNTPOINT is doing: mode, trace file, records\n"
+		   "written and lost, trace size, uptime, the daemon's CPU and RSS, and\n"
+		   "the operations served so far. Root (or CAP_SYS_ADMIN) only.",
+	.opts = status_opts,
+	.footer = "example:\n  iotap status /srv/pgdata --json | jq .lost",
+};
+
+int cmd_status(int argc, char **argv)
+{
+	static struct stats s;
+	const char *arg, *mnt;
+	char *buf, up[32], b1[32], b2[32], b3[32];
+	int idx, rc, json = 0;
+	double cpu_s, up_s;
+	unsigned int i;
+
+	while ((rc = opt_next(&status_cmd, argc, argv, &idx, &arg)) == 1)
+		if (idx == S_JSON)
+			json = 1;
+	if (rc == 2)
+		return 0;
+	if (rc < 0)
+		return 2;
+	if (argc - optind != 1)
+		return opt_error(&status_cmd, argc - optind < 1 ? "MOUNTPOINT is required"
+							       : "too many arguments");
+	mnt = argv[optind];
+	buf = malloc(IOTAP_FS_STATS_MAX);
+	if (!buf) {
+		die_msg("out of memory");
+		return 1;
+	}
+	rc = fetch(mnt, &s, buf);
+	free(buf);
+	if (rc)
+		return 1;
+	cpu_s = (s.cpu_user_ns + s.cpu_sys_ns) / 1e9;
+	up_s = s.uptime_ns / 1e9;
+	if (json) {
+		printf("{\"mountpoint\": ");
+		json_str(stdout, s.mountpoint);
+		printf(", \"pid\": %llu, \"mode\": \"%s\", \"uptime_s\": %.3f, \"tracing\": %s, "
+		       "\"ring\": %s, \"ring_cap\": %llu, \"trace\": ", (unsigned long long)s.pid,
+		       s.mode, up_s, s.tracing ? "true" : "false", s.ring ? "true" : "false",
+		       (unsigned long long)s.ring_cap);
+		if (s.tracing)
+			json_str(stdout, s.trace);
+		else
+			printf("null");
+		printf(", \"records\": %llu, \"lost\": %llu, \"discarded\": %llu, "
+		       "\"trace_bytes\": %llu, \"trace_files\": %llu, \"trace_error\": %lld, "
+		       "\"cpu_user_s\": %.3f, \"cpu_sys_s\": %.3f, \"rss_kb\": %llu, "
+		       "\"threads\": %llu, \"inodes\": %llu, \"ops\": %llu, \"errors\": %llu, "
+		       "\"read_bytes\": %llu, \"write_bytes\": %llu, \"ops_by_type\": {",
+		       (unsigned long long)s.records, (unsigned long long)s.lost,
+		       (unsigned long long)s.discarded, (unsigned long long)s.trace_bytes,
+		       (unsigned long long)s.trace_files, (long long)s.trace_error,
+		       s.cpu_user_ns / 1e9, s.cpu_sys_ns / 1e9, (unsigned long long)s.rss_kb,
+		       (unsigned long long)s.threads, (unsigned long long)s.inodes,
+		       (unsigned long long)sum_ops(&s), (unsigned long long)s.errors,
+		       (unsigned long long)s.rd_bytes, (unsigned long long)s.wr_bytes);
+		for (i = 0, rc = 0; i < IOTAP_OP_MAX; i++)
+			if (s.ops[i])
+				printf("%s\"%s\": %llu", rc++ ? ", " : "", iotap_trace_op_name(i),
+				       (unsigned long long)s.ops[i]);
+		printf("}}\n");
+		return 0;
+	}
+	fmt_dur(up, sizeof(up), s.uptime_ns);
+	printf("mount      %s (%s mode), daemon pid %llu, up %s\n", s.mountpoint,
+	       !strcmp(s.mode, "cache") ? "cache" : "direct_io", (unsigned long long)s.pid, up);
+	if (s.ring) {
+		fmt_bytes(b1, sizeof(b1), (double)s.trace_bytes);
+		fmt_bytes(b2, sizeof(b2), (double)s.ring_cap);
+		printf("trace      flight recorder: the last %s of %s kept in memory "
+		       "(iotap trace MNT save FILE)\n", b1, b2);
+	} else if (s.tracing) {
+		fmt_bytes(b1, sizeof(b1), (double)s.trace_bytes);
+		printf("trace      %s, %s so far (file %llu of this mount)\n", s.trace, b1,
+		       (unsigned long long)s.trace_files);
+	} else {
+		printf("trace      none: not tracing%s\n",
+		       s.trace_files ? "" : " (iotap trace MNT start FILE)");
+	}
+	printf("records    %llu written, %llu lost%s\n", (unsigned long long)s.records,
+	       (unsigned long long)s.lost, s.trace_error ? ", WRITE ERROR" : "");
+	if (s.trace_error)
+		printf("           the trace could not be written: %s\n",
+		       strerror((int)-s.trace_error));
+	printf("daemon     cpu %.2f s (%.1f%% of uptime), rss %.1f MiB, %llu threads, "
+	       "%llu inodes known\n", cpu_s, up_s > 0 ? 100.0 * cpu_s / up_s : 0.0,
+	       s.rss_kb / 1024.0, (unsigned long long)s.threads, (unsigned long long)s.inodes);
+	fmt_bytes(b2, sizeof(b2), (double)s.rd_bytes);
+	fmt_bytes(b3, sizeof(b3), (double)s.wr_bytes);
+	printf("served     %llu ops (%llu errors), %s read, %s written\n",
+	       (unsigned long long)sum_ops(&s), (unsigned long long)s.errors, b2, b3);
+	printf("by op     ");
+	for (i = 0; i < IOTAP_OP_MAX; i++)
+		if (s.ops[i])
+			printf(" %s %llu", iotap_trace_op_name(i), (unsigned long long)s.ops[i]);
+	printf("\n");
+	return 0;
+}
+
+/* --- top -------------------------------------------------------------------- */
+
+enum { T_COUNT, T_BATCH, T_INTERVAL };
+
+static const struct opt_desc top_opts[] = {
+	[T_COUNT] = { "count", 'n', "COUNT", "stop after COUNT refreshes (default: until ^C)" },
+	[T_BATCH] = { "batch", 'b', NULL, "plain text, one block per refresh, no screen control\n"
+		      "(the default when stdout is not a terminal)" },
+	[T_INTERVAL] = { "interval", 'i', "SECONDS", "time between refreshes (default 1)" },
+	{ NULL },
+};
+
+static const struct opt_cmd top_cmd = {
+	.name = "top",
+	.usage = "MOUNTPOINT [-n COUNT] [--batch] [--interval SECONDS]",
+	.summary = "Watch the mount at MOUNTPOINT live: ops/s, MB/s read and written,\n"
+		   "fsyncs/s, p99 latency per op class, the busiest processes and files,\n"
+		   "lost records, the trace's size and growth, the daemon's CPU and RSS.\n"
+		   "Rates are over the last interval. Root (or CAP_SYS_ADMIN) only.",
+	.opts = top_opts,
+	.footer = "example:\n  iotap top /srv/pgdata\n  iotap top /srv/pgdata -n 10 --batch > top.log",
+};
+
+/* p99 of the histogram difference @a - @b in µs, or -1 without samples. */
+static double p99_us(const uint64_t *a, const uint64_t *b, unsigned int bits)
+{
+	unsigned int n = IOTAP_HIST_BUCKETS_OF(bits), i;
+	uint64_t total = 0, acc = 0, lo, hi, want;
+
+	if (bits > 6 || n > LAT_MAX_BUCKETS)
+		return -1;
+	for (i = 0; i < n; i++)
+		total += a[i] >= b[i] ? a[i] - b[i] : 0;
+	if (!total)
+		return -1;
+	want = (uint64_t)ceil(total * 0.99);
+	for (i = 0; i < n; i++) {
+		acc += a[i] >= b[i] ? a[i] - b[i] : 0;
+		if (acc >= want)
+			break;
+	}
+	iotap_hist_range(i, bits, &lo, &hi);
+	return (lo + (hi - lo) / 2.0) / 1e3;
+}
+
+static uint64_t prev_of(const struct top_ent *v, unsigned int n, uint64_t key, uint64_t *bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].key == key) {
+			*bytes = v[i].bytes;
+			return v[i].ops;
+		}
+	*bytes = 0;
+	return 0;
+}
+
+struct rate {
+	const struct top_ent *e;
+	double ops, mbs;
+};
+
+static int rate_cmp(const void *a, const void *b)
+{
+	const struct rate *x = a, *y = b;
+
+	if (x->mbs != y->mbs)
+		return x->mbs > y->mbs ? -1 : 1;
+	return x->ops > y->ops ? -1 : x->ops < y->ops;
+}
+
+/* Up to 5 busiest of @cur over the interval (entries missing before count from 0). */
+static unsigned int busiest(const struct top_ent *cur, unsigned int ncur, const struct top_ent *old,
+			    unsigned int nold, double secs, struct rate *out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ncur; i++) {
+		uint64_t pb, po = prev_of(old, nold, cur[i].key, &pb);
+		double ops = cur[i].ops >= po ? (double)(cur[i].ops - po) : (double)cur[i].ops;
+		double by = cur[i].bytes >= pb ? (double)(cur[i].bytes - pb) : (double)cur[i].bytes;
+
+		if (ops <= 0)
+			continue;
+		out[n].e = &cur[i];
+		out[n].ops = ops / secs;
+		out[n].mbs = by / secs / 1e6;
+		n++;
+	}
+	qsort(out, n, sizeof(*out), rate_cmp);
+	return n < 5 ? n : 5;
+}
+
+static void top_frame(const char *mnt, const struct stats *c, const struct stats *p, int batch)
+{
+	double secs = (c->mono_ns - p->mono_ns) / 1e9, v;
+	uint64_t fs_now = c->ops[IOTAP_OP_FSYNC] + c->ops[IOTAP_OP_FSYNCDIR];
+	uint64_t fs_prev = p->ops[IOTAP_OP_FSYNC] + p->ops[IOTAP_OP_FSYNCDIR];
+	struct rate r[MAX_TOP];
+	char tbuf[32], size[32], rate[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	unsigned int i, n;
+
+	if (secs <= 0)
+		secs = 1e-9;
+	localtime_r(&now, &tm);
+	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	if (!batch)
+		printf("\033[H\033[2J");
+	printf("iotap top %s  %s  %s mode, %s%s  (over %.2f s", mnt, tbuf,
+	       !strcmp(c->mode, "cache") ? "cache" : "direct_io",
+	       c->tracing ? "tracing into " : "not tracing", c->tracing ? c->trace : "", secs);
+	if (batch)
+		printf(" to %.3f", c->real_s);	/* the window's end, s since the epoch */
+	printf(")\n");
+	printf("ops/s %10.1f   read %8.2f MB/s   write %8.2f MB/s   fsyncs/s %8.1f   "
+	       "errors/s %.1f\n", (double)(sum_ops(c) - sum_ops(p)) / secs,
+	       (double)(c->rd_bytes - p->rd_bytes) / secs / 1e6,
+	       (double)(c->wr_bytes - p->wr_bytes) / secs / 1e6,
+	       (double)(fs_now - fs_prev) / secs, (double)(c->errors - p->errors) / secs);
+	printf("p99 us  ");
+	for (i = 0; i < LAT_CLASSES; i++) {
+		v = p99_us(c->lat[i], p->lat[i], (unsigned int)c->lat_bits);
+		if (v < 0)
+			printf("  %s -", lat_names[i]);
+		else
+			printf("  %s %.1f", lat_names[i], v);
+	}
+	printf("\n");
+	fmt_bytes(size, sizeof(size), (double)c->trace_bytes);
+	fmt_bytes(rate, sizeof(rate), c->trace_bytes >= p->trace_bytes && c->trace_files ==
+				      p->trace_files ? (double)(c->trace_bytes - p->trace_bytes) / secs : 0);
+	printf("trace   %s, %s/s, %.0f records/s, lost %llu (%.0f/s)\n", size, rate,
+	       (double)(c->records - p->records) / secs, (unsigned long long)c->lost,
+	       (double)(c->lost - p->lost) / secs);
+	printf("daemon  cpu %.1f%%, rss %.1f MiB, %llu threads, %llu inodes\n",
+	       100.0 * ((c->cpu_user_ns + c->cpu_sys_ns) - (p->cpu_user_ns + p->cpu_sys_ns)) /
+		       1e9 / secs, c->rss_kb / 1024.0, (unsigned long long)c->threads,
+	       (unsigned long long)c->inodes);
+	printf("\n  %-8s %-16s %10s %10s\n", "PID", "COMMAND", "ops/s", "MB/s");
+	n = busiest(c->procs, c->nprocs, p->procs, p->nprocs, secs, r);
+	for (i = 0; i < n; i++) {
+		char comm[64];
+
+		comm_of(r[i].e->key, comm, sizeof(comm));
+		printf("  %-8llu %-16s %10.1f %10.2f\n", (unsigned long long)r[i].e->key, comm,
+		       r[i].ops, r[i].mbs);
+	}
+	printf("\n  %-36s %10s %10s\n", "FILE", "ops/s", "MB/s");
+	n = busiest(c->files, c->nfiles, p->files, p->nfiles, secs, r);
+	for (i = 0; i < n; i++)
+		printf("  %-36.36s %10.1f %10.2f\n", r[i].e->name, r[i].ops, r[i].mbs);
+	if (batch)
+		printf("\n");
+	fflush(stdout);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static struct stats s[2];
+	const char *arg, *mnt;
+	uint64_t count = 0, k, iv_ns = 1000000000ull;
+	int idx, rc, batch = !isatty(STDOUT_FILENO), cur = 0;
+	struct timespec ts;
+	char *buf;
+
+	while ((rc = opt_next(&top_cmd, argc, argv, &idx, &arg)) == 1) {
+		switch (idx) {
+		case T_COUNT:
+			if (parse_u64(arg, &count) || !count)
+				return opt_error(&top_cmd, "-n wants a count from 1, not '%s'", arg);
+			break;
+		case T_BATCH:
+			batch = 1;
+			break;
+		case T_INTERVAL:
+			if (parse_duration_ns(arg, &iv_ns) || iv_ns < 100000000ull)
+				return opt_error(&top_cmd, "--interval wants at least 0.1 (seconds), "
+						 "not '%s'", arg);
+			break;
+		}
+	}
+	if (rc == 2)
+		return 0;
+	if (rc < 0)
+		return 2;
+	if (argc - optind != 1)
+		return opt_error(&top_cmd, argc - optind < 1 ? "MOUNTPOINT is required"
+							    : "too many arguments");
+	mnt = argv[optind];
+	buf = malloc(IOTAP_FS_STATS_MAX);
+	if (!buf) {
+		die_msg("out of memory");
+		return 1;
+	}
+	if (fetch(mnt, &s[cur], buf)) {
+		free(buf);
+		return 1;
+	}
+	for (k = 0; !count || k < count; k++) {
+		ts.tv_sec = (time_t)(iv_ns / 1000000000ull);
+		ts.tv_nsec = (long)(iv_ns % 1000000000ull);
+		nanosleep(&ts, NULL);
+		if (fetch(mnt, &s[!cur], buf)) {
+			free(buf);
+			return 1;
+		}
+		cur = !cur;
+		top_frame(mnt, &s[cur], &s[!cur], batch);
+	}
+	free(buf);
+	return 0;
+}
