@@ -60,6 +60,7 @@ struct fs_own_opts {
 	unsigned int cache_mode;
 	unsigned int fd_cache;
 	unsigned int max_read;
+	unsigned int uring_depth;
 	double timeout;
 	int timeout_set;
 	double attr_timeout, entry_timeout;
@@ -70,6 +71,7 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "cache_mode=%u", offsetof(struct fs_own_opts, cache_mode), 0 },
 	{ "fd_cache=%u", offsetof(struct fs_own_opts, fd_cache), 0 },
 	{ "max_read=%u", offsetof(struct fs_own_opts, max_read), 0 },
+	{ "uring_depth=%u", offsetof(struct fs_own_opts, uring_depth), 0 },
 	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
 	{ "attr_timeout=%lf", offsetof(struct fs_own_opts, attr_timeout), 0 },
@@ -273,6 +275,8 @@ static int check_input(struct fs_daemon *d, char *msg)
 		}
 	}
 	fs->cache_mode = own.cache_mode ? 1 : 0;
+	if (own.uring_depth)
+		fs->o.uring_depth = own.uring_depth;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->o.fd_cache = own.fd_cache ? own.fd_cache : FS_DEFAULT_FD_CACHE;
 	/* timeout= sets both; attr_timeout= and entry_timeout= one each */
@@ -357,7 +361,7 @@ static int check_input(struct fs_daemon *d, char *msg)
 			 strerror(errno));
 		return -errno;
 	}
-	return 0;
+	return fs_transport_choose(fs, msg, MSG_MAX);
 
 enomem:
 	snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint, strerror(ENOMEM));
@@ -523,7 +527,12 @@ static void describe_opts(struct fs_daemon *d)
 		     fs->cache_mode ? "cache_mode=1,writeback_cache,keep_cache" : "direct_io",
 		     fs->attr_timeout, fs->entry_timeout, FS_MAX_IO, fs->max_read, fs->o.fd_cache,
 		     fs->privileged ? ",allow_other,default_permissions" : "");
-	/* what is left of -o after our own options went to libfuse */
+	/* the transport and why (transport/uring.c), then what is left of -o */
+	if (n > 0 && (size_t)n < sizeof(d->mount_opts))
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n,
+			      ",transport=%s,transport_why=%s",
+			      fs->transport == IOTAP_FS_TRANSPORT_URING ? "uring" : "dev",
+			      fs->transport_why);
 	for (i = 1; i < d->args.argc && n > 0 && (size_t)n < sizeof(d->mount_opts); i++) {
 		const char *a = d->args.argv[i];
 
@@ -699,6 +708,8 @@ static int setup(struct fs_daemon *d, char *msg)
 	       fs->mountpoint, fs->cache_mode ? "cache mode" : "direct_io mode",
 	       fs->trace_path ? "'" : "", fs->trace_path ? fs->trace_path : "none",
 	       fs->trace_path ? "'" : "");
+	fs_log(FS_LOG_INFO, "transport %s (%s)", fs->transport == IOTAP_FS_TRANSPORT_URING ?
+	       "io_uring" : "/dev/fuse", fs->transport_why);
 	if (fs->handles)
 		fs_log(FS_LOG_INFO, "inodes held by file handle; O_PATH fd cache %u of "
 		       "RLIMIT_NOFILE %lu", fs->o.fd_cache, nofile_limit());
@@ -720,6 +731,7 @@ static void teardown(struct fs_daemon *d)
 	if (fs->se) {
 		if (d->mounted)
 			fuse_session_unmount(fs->se);
+		fs_uring_stop(fs);	/* the rings hold /dev/fuse open */
 		if (d->signals_set)
 			fuse_remove_signal_handlers(fs->se);
 		fuse_session_destroy(fs->se);

@@ -23,7 +23,7 @@
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRANSPORT, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -42,6 +42,9 @@ static const struct opt_desc mount_opts[] = {
 			     "attribute cache (default 1; 0: every getattr reaches the trace)" },
 	[O_ENTRY_TIMEOUT] = { "entry-timeout", 0, "S", "seconds it may keep a name, or a miss, without a\n"
 			      "lookup (default 1; 0: every lookup reaches the trace)" },
+	[O_TRANSPORT] = { "transport", 0, "T", "how FUSE requests travel: auto (io_uring where the\n"
+			  "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
+			  "default auto, or $IOTAP_TRANSPORT" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -71,7 +74,14 @@ int cmd_mount(int argc, char **argv)
 	uint64_t v;
 	int idx, rc;
 	char *cmdline;
+	const char *env = getenv("IOTAP_TRANSPORT");
 
+	if (env && *env) {
+		o.transport = iotap_fs_transport_parse(env);
+		if (o.transport < 0)
+			return opt_error(&mount_cmd, "IOTAP_TRANSPORT wants auto, uring or dev, "
+					 "not '%s'", env);
+	}
 	while ((rc = opt_next(&mount_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case O_TRACE: o.trace_path = arg; break;
@@ -100,6 +110,12 @@ int cmd_mount(int argc, char **argv)
 			}
 			break;
 		}
+		case O_TRANSPORT:
+			o.transport = iotap_fs_transport_parse(arg);
+			if (o.transport < 0)
+				return opt_error(&mount_cmd, "--transport wants auto, uring or dev, "
+						 "not '%s'", arg);
+			break;
 		case O_THREADS:
 			if (parse_u64(arg, &v) || v == 0 || v > 1024)
 				return opt_error(&mount_cmd, "--threads wants 1..1024, not '%s'", arg);
