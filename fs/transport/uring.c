@@ -113,42 +113,72 @@ _Static_assert(sizeof(struct fuse_uring_req_header) == 288, "fuse_uring_req_head
 _Static_assert(sizeof(struct fuse_uring_cmd_req) <= 80, "fuse_uring_cmd_req");
 
 #define URING_PARAM		"/sys/module/fuse/parameters/enable_uring"
-#define URING_DEFAULT_DEPTH	8u
+#define URING_DEFAULT_DEPTH	16u
 #define URING_MAX_DEPTH		256u
 #define URING_SLACK		4096u	/* room before the payload: in header + op header */
-#define UD_CMD			1u	/* user_data of the entry's command */
-#define UD_STOP			2u	/* user_data of the eventfd poll */
+#define UD_STOP			1u	/* user_data of the eventfd poll; entries use their address */
+#define URING_STALL_NS		2000000ull	/* a handler busy this long hands the ring on */
+#define URING_WATCH_NS		1000000ull	/* how often the watchdog looks */
+
+struct fs_uring_queue;
 
 struct fs_uring_ent {
-	struct fs_uring *u;
-	unsigned int qid;
-	struct io_uring ring;
-	bool ring_up;
+	struct fs_uring_queue *q;
 	struct fuse_uring_req_header *hdr;	/* page-aligned, registered with the kernel */
 	char *mem;				/* URING_SLACK + payload_sz bytes */
 	char *payload;				/* mem + URING_SLACK, registered */
 	struct iovec iov[2];			/* what REGISTER hands the kernel */
 	uint64_t unique;			/* request being served, 0: none (atomic) */
-	bool replied;				/* under lock when not the entry's thread */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint64_t served;			/* requests served, for the log */
-	pthread_t tid;
-	bool started;
+	bool replied;				/* the reply is in the buffers */
+	bool dead;				/* the kernel will not use it again */
+};
+
+/*
+ * struct fs_uring_queue - one per possible CPU: a ring, its entries, and
+ * the threads that serve it. One thread at a time leads: it waits for
+ * completions and serves them inline, so a busy queue serves many
+ * requests per wake-up. If it stays in one handler longer than
+ * URING_STALL_NS, the watchdog hands the lead to another thread of the
+ * queue (waking an idle one or starting one, up to one per entry) and the
+ * old leader, once its handler returns, commits and becomes a follower.
+ */
+struct fs_uring_queue {
+	struct fs_uring *u;
+	unsigned int qid;
+	struct io_uring ring;
+	bool ring_up;
+	pthread_mutex_t sq_lock;		/* the SQ: get_sqe, prep, submit */
+	pthread_mutex_t lock;			/* what follows */
+	pthread_cond_t follow;			/* followers wait here for the lead */
+	uint64_t lead;				/* token of the leader, 0: none */
+	uint64_t next_token;
+	uint64_t busy_since;			/* ns the leader started its request, 0: waiting */
+	unsigned int nthreads, nidle;
+	uint64_t handoffs;			/* leads handed on by the watchdog */
+	uint64_t served;
+	bool stop;
+	pthread_t *tids;			/* depth slots */
+	struct fs_uring_ent *ents;		/* depth entries */
 };
 
 struct fs_uring {
 	struct fs_ctx *fs;
 	int fd;					/* /dev/fuse */
-	unsigned int nr_queues, depth, nr_ents;
+	unsigned int nr_queues, depth;
 	size_t payload_sz;
 	int evfd;				/* written at stop: wakes every ring */
 	int stopping;				/* atomic */
-	unsigned int failed;			/* atomic: entries that could not start */
-	struct fs_uring_ent ents[];
+	unsigned int failed;			/* atomic: entries that could not register */
+	pthread_t watchdog;
+	bool watchdog_up;
+	pthread_mutex_t wlock;
+	pthread_cond_t wcond;			/* the watchdog sleeps here */
+	struct fs_uring_queue *queues;
+	struct fs_uring_ent *ents;		/* nr_queues * depth */
 };
 
-static __thread struct fs_uring_ent *cur_ent;
+static __thread struct fs_uring_ent *cur_ent;	/* the request this thread serves */
+static __thread bool cur_leader;		/* this thread leads its queue's ring */
 
 int iotap_fs_transport_parse(const char *s)
 {
@@ -265,69 +295,74 @@ void fs_uring_note_init(struct fs_ctx *fs, const void *buf, size_t n)
 
 /* --- the ring threads ----------------------------------------------------- */
 
-static struct io_uring_sqe *ent_sqe(struct fs_uring_ent *e, uint32_t cmd_op, uint64_t commit_id)
+/* --- the ring threads ----------------------------------------------------- */
+
+static uint64_t now_ns(void)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Queue @e's command: REGISTER, or COMMIT_AND_FETCH of its request. Under q->sq_lock. */
+static int ent_prep(struct fs_uring_ent *e, uint32_t cmd_op)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->q->ring);
 	struct fuse_uring_cmd_req *req;
 
 	if (!sqe)
-		return NULL;
+		return -EBUSY;
 	/* a 128-byte SQE: clear it all, the command area included */
 	memset(sqe, 0, 128);
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->flags = IOSQE_FIXED_FILE;
 	sqe->fd = 0;			/* index of /dev/fuse among the registered files */
 	sqe->cmd_op = cmd_op;
-	sqe->user_data = UD_CMD;
+	sqe->user_data = (uint64_t)(uintptr_t)e;
 	req = (struct fuse_uring_cmd_req *)sqe->cmd;
-	req->qid = (uint16_t)e->qid;
-	req->commit_id = commit_id;
+	req->qid = (uint16_t)e->q->qid;
 	if (cmd_op == FUSE_IO_URING_CMD_REGISTER) {
 		sqe->addr = (uint64_t)(uintptr_t)e->iov;
 		sqe->len = 2;
+	} else {
+		req->commit_id = e->hdr->ring_ent_in_out.commit_id;
 	}
-	return sqe;
+	return 0;
 }
 
-static int ent_ring_init(struct fs_uring_ent *e)
+/*
+ * Send @e's reply and fetch its next request. The leader only queues it
+ * (submitted with the others before it waits again); any other thread
+ * submits at once.
+ */
+static void ent_commit(struct fs_uring_ent *e, bool submit)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
-	struct io_uring_sqe *sqe;
-	int ret, fd = e->u->fd;
+	struct fs_uring_queue *q = e->q;
+	int ret;
 
-	ret = io_uring_queue_init_params(4, &e->ring, &p);
-	if (ret)
-		return ret;
-	e->ring_up = true;
-	ret = io_uring_register_files(&e->ring, &fd, 1);
-	if (ret)
-		return ret;
-	sqe = io_uring_get_sqe(&e->ring);
-	if (!sqe)
-		return -EIO;
-	io_uring_prep_poll_add(sqe, e->u->evfd, POLLIN);
-	sqe->user_data = UD_STOP;
-	return ent_sqe(e, FUSE_IO_URING_CMD_REGISTER, 0) ? 0 : -EIO;
+	CMM_STORE_SHARED(e->unique, 0);
+	pthread_mutex_lock(&q->sq_lock);
+	ret = ent_prep(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH);
+	if (!ret && submit)
+		ret = io_uring_submit(&q->ring) < 0 ? -EIO : 0;
+	pthread_mutex_unlock(&q->sq_lock);
+	if (ret) {
+		fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot commit a reply: %s", q->qid,
+		       strerror(-ret));
+		e->dead = true;
+	}
 }
 
-/* Wait for a reply another thread sends (the handler returned without one). */
-static void ent_wait_reply(struct fs_uring_ent *e)
-{
-	pthread_mutex_lock(&e->lock);
-	while (!e->replied && !CMM_LOAD_SHARED(e->u->stopping))
-		pthread_cond_wait(&e->cond, &e->lock);
-	pthread_mutex_unlock(&e->lock);
-}
-
-/* Serve the request in the entry's buffers; the reply is there afterwards. */
+/* Serve the request in @e's buffers. */
 static void ent_serve(struct fs_uring_ent *e)
 {
-	struct fs_uring *u = e->u;
+	struct fs_uring *u = e->q->u;
 	const struct fuse_in_header *in = (const struct fuse_in_header *)e->hdr->in_out;
 	uint32_t psz = e->hdr->ring_ent_in_out.payload_sz;
+	struct fuse_in_header *msg;
 	struct fuse_buf fb = { 0 };
 	size_t opsz;
-	char *msg;
 
 	if (in->len < sizeof(*in) + (size_t)psz || psz > u->payload_sz ||
 	    in->len - sizeof(*in) - psz > FUSE_URING_OP_IN_OUT_SZ) {
@@ -341,25 +376,26 @@ static void ent_serve(struct fs_uring_ent *e)
 		oh->error = -EIO;
 		oh->len = sizeof(*oh);
 		e->hdr->ring_ent_in_out.payload_sz = 0;
+		ent_commit(e, !cur_leader);
 		return;
 	}
+	/* the message libfuse parses: both headers just in front of the payload */
 	opsz = in->len - sizeof(*in) - psz;
-	msg = e->payload - sizeof(*in) - opsz;
-	memcpy(msg + sizeof(*in), e->hdr->op_in, opsz);
+	msg = (struct fuse_in_header *)(e->payload - sizeof(*in) - opsz);
+	memcpy((char *)(msg + 1), e->hdr->op_in, opsz);
 	memcpy(msg, in, sizeof(*in));
-	fs_wire_inspect(u->fs, msg, ((struct fuse_in_header *)msg)->len);
+	fs_wire_inspect(u->fs, msg, msg->len);
 
 	e->replied = false;
-	CMM_STORE_SHARED(e->unique, ((struct fuse_in_header *)msg)->unique);
+	CMM_STORE_SHARED(e->unique, msg->unique);
 	cur_ent = e;
 	fb.mem = msg;
-	fb.size = ((struct fuse_in_header *)msg)->len;
+	fb.size = msg->len;
 	fuse_session_process_buf(u->fs->se, &fb);
 	cur_ent = NULL;
-	if (!CMM_LOAD_SHARED(e->replied))
-		ent_wait_reply(e);
-	CMM_STORE_SHARED(e->unique, 0);
-	e->served++;
+	/* no reply yet: whoever replies later commits (fs_uring_reply_slow) */
+	if (e->replied)
+		ent_commit(e, !cur_leader);
 }
 
 static void pin_to_cpu(unsigned int cpu)
@@ -374,79 +410,202 @@ static void pin_to_cpu(unsigned int cpu)
 		       strerror(errno));
 }
 
-static void *ent_thread(void *arg)
+static void queue_stop_locked(struct fs_uring_queue *q)
 {
-	struct fs_uring_ent *e = arg;
-	struct fs_uring *u = e->u;
-	uint32_t last = FUSE_IO_URING_CMD_REGISTER;
-	uint64_t commit_id = 0;
-	bool reg = false;
-	int ret;
+	q->stop = true;
+	q->lead = 0;
+	pthread_cond_broadcast(&q->follow);
+}
 
-	pin_to_cpu(e->qid);
-	ret = ent_ring_init(e);
-	if (ret) {
-		fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot set up a ring: %s; requests "
-		       "stay on /dev/fuse", e->qid, strerror(-ret));
-		uatomic_inc(&u->failed);
-		return NULL;
+/* A failed completion of @e's command. */
+static void ent_failed(struct fs_uring_queue *q, struct fs_uring_ent *e, int res)
+{
+	struct fs_uring *u = q->u;
+	bool registered = e->hdr->ring_ent_in_out.commit_id != 0;
+
+	if (res == -ENOTCONN || res == -ECONNABORTED || res == -ENODEV ||
+	    CMM_LOAD_SHARED(u->stopping)) {
+		/* the connection ended (unmount, abort): the whole queue ends */
+		pthread_mutex_lock(&q->lock);
+		queue_stop_locked(q);
+		pthread_mutex_unlock(&q->lock);
+		return;
 	}
+	e->dead = true;
+	if (!registered)
+		uatomic_inc(&u->failed);
+	fs_log(FS_LOG_ERR, "io_uring: queue %u: %s failed: %s%s", q->qid,
+	       registered ? "COMMIT_AND_FETCH" : "REGISTER", strerror(-res),
+	       registered ? "; one entry fewer" : "; requests stay on /dev/fuse");
+}
+
+/*
+ * Lead the queue: wait for completions and serve them inline until the
+ * watchdog hands the lead on (return false) or the queue stops (true).
+ */
+static bool lead(struct fs_uring_queue *q, uint64_t token)
+{
 	for (;;) {
 		struct io_uring_cqe *cqe;
-		bool stop = false, again = false;
+		int ret;
 
-		ret = io_uring_submit_and_wait(&e->ring, 1);
-		if (ret < 0 && ret != -EINTR && ret != -EAGAIN) {
-			fs_log(FS_LOG_ERR, "io_uring: queue %u: %s", e->qid, strerror(-ret));
-			break;
+		pthread_mutex_lock(&q->sq_lock);
+		ret = io_uring_submit(&q->ring);
+		pthread_mutex_unlock(&q->sq_lock);
+		if (ret >= 0)
+			ret = io_uring_wait_cqe(&q->ring, &cqe);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			fs_log(FS_LOG_ERR, "io_uring: queue %u: %s", q->qid, strerror(-ret));
+			pthread_mutex_lock(&q->lock);
+			queue_stop_locked(q);
+			pthread_mutex_unlock(&q->lock);
+			return true;
 		}
-		while (!io_uring_peek_cqe(&e->ring, &cqe)) {
+		while (!io_uring_peek_cqe(&q->ring, &cqe)) {
 			uint64_t ud = cqe->user_data;
 			int res = cqe->res;
+			struct fs_uring_ent *e = (struct fs_uring_ent *)(uintptr_t)ud;
+			bool still;
 
-			io_uring_cqe_seen(&e->ring, cqe);
+			io_uring_cqe_seen(&q->ring, cqe);
 			if (ud == UD_STOP) {
-				stop = true;
-				continue;
+				pthread_mutex_lock(&q->lock);
+				queue_stop_locked(q);
+				pthread_mutex_unlock(&q->lock);
+				return true;
 			}
 			if (res == -EAGAIN || res == -EINTR) {
-				/* REGISTER before the kernel has processed INIT */
-				again = true;
+				/* not taken yet (REGISTER before INIT was processed): again */
+				pthread_mutex_lock(&q->sq_lock);
+				ent_prep(e, e->hdr->ring_ent_in_out.commit_id ?
+					 FUSE_IO_URING_CMD_COMMIT_AND_FETCH :
+					 FUSE_IO_URING_CMD_REGISTER);
+				pthread_mutex_unlock(&q->sq_lock);
 				continue;
 			}
 			if (res < 0) {
-				/* -ENOTCONN, -ECONNABORTED: the connection ended */
-				if (res != -ENOTCONN && res != -ECONNABORTED && res != -ENODEV &&
-				    !CMM_LOAD_SHARED(u->stopping)) {
-					fs_log(FS_LOG_ERR, "io_uring: queue %u: %s failed: %s%s",
-					       e->qid, last == FUSE_IO_URING_CMD_REGISTER ?
-					       "REGISTER" : "COMMIT_AND_FETCH", strerror(-res),
-					       reg ? "" : "; requests stay on /dev/fuse");
-					if (!reg)
-						uatomic_inc(&u->failed);
-				}
-				stop = true;
+				ent_failed(q, e, res);
+				pthread_mutex_lock(&q->lock);
+				still = !q->stop;
+				pthread_mutex_unlock(&q->lock);
+				if (!still)
+					return true;
 				continue;
 			}
-			reg = true;
+			pthread_mutex_lock(&q->lock);
+			q->busy_since = now_ns();
+			pthread_mutex_unlock(&q->lock);
 			ent_serve(e);
-			commit_id = e->hdr->ring_ent_in_out.commit_id;
-			last = FUSE_IO_URING_CMD_COMMIT_AND_FETCH;
-			if (!ent_sqe(e, last, commit_id)) {
-				fs_log(FS_LOG_ERR, "io_uring: queue %u: no SQE", e->qid);
-				stop = true;
+			pthread_mutex_lock(&q->lock);
+			q->served++;
+			still = q->lead == token;
+			if (still)
+				q->busy_since = 0;
+			pthread_mutex_unlock(&q->lock);
+			if (!still) {
+				/* handed on while serving: the reply goes out now */
+				pthread_mutex_lock(&q->sq_lock);
+				io_uring_submit(&q->ring);
+				pthread_mutex_unlock(&q->sq_lock);
+				return false;
 			}
 		}
-		if (stop)
-			break;
-		if (again) {
-			struct timespec ts = { 0, 1000000 };
+	}
+}
 
-			nanosleep(&ts, NULL);
-			if (!ent_sqe(e, last, commit_id))
-				break;
+static void *queue_thread(void *arg)
+{
+	struct fs_uring_queue *q = arg;
+
+	pin_to_cpu(q->qid);
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		uint64_t token;
+
+		while (q->lead && !q->stop) {
+			q->nidle++;
+			pthread_cond_wait(&q->follow, &q->lock);
+			q->nidle--;
+		}
+		if (q->stop)
+			break;
+		token = ++q->next_token;
+		q->lead = token;
+		q->busy_since = 0;
+		pthread_mutex_unlock(&q->lock);
+		cur_leader = true;
+		if (lead(q, token)) {
+			pthread_mutex_lock(&q->lock);
+			break;
+		}
+		cur_leader = false;
+		pthread_mutex_lock(&q->lock);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* Start one more thread for @q (q->lock held). */
+static int queue_spawn(struct fs_uring_queue *q)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (q->nthreads >= q->u->depth)
+		return -EAGAIN;
+	/* the ring threads take no signals: the main thread handles them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&q->tids[q->nthreads], NULL, queue_thread, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		return -ret;
+	q->nthreads++;
+	return 0;
+}
+
+/*
+ * The watchdog: a leader that has been in one handler for URING_STALL_NS
+ * (an fsync on a slow disk, a read of a FIFO) loses the lead to another
+ * thread, so the queue's other entries keep serving.
+ */
+static void *watchdog_thread(void *arg)
+{
+	struct fs_uring *u = arg;
+	unsigned int i;
+
+	pthread_mutex_lock(&u->wlock);
+	while (!CMM_LOAD_SHARED(u->stopping)) {
+		struct timespec ts;
+		uint64_t now;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)URING_WATCH_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&u->wcond, &u->wlock, &ts);
+		now = now_ns();
+		for (i = 0; i < u->nr_queues; i++) {
+			struct fs_uring_queue *q = &u->queues[i];
+
+			pthread_mutex_lock(&q->lock);
+			if (q->lead && !q->stop && q->busy_since &&
+			    now - q->busy_since > URING_STALL_NS &&
+			    (q->nidle || q->nthreads < u->depth)) {
+				q->lead = 0;
+				q->busy_since = 0;
+				q->handoffs++;
+				if (q->nidle)
+					pthread_cond_signal(&q->follow);
+				else if (queue_spawn(q))
+					q->handoffs--;	/* no thread: the old leader keeps it */
+			}
+			pthread_mutex_unlock(&q->lock);
 		}
 	}
+	pthread_mutex_unlock(&u->wlock);
 	return NULL;
 }
 
@@ -488,25 +647,65 @@ static void *map_buf(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+
 static void uring_free(struct fs_uring *u)
 {
 	unsigned int i;
 
-	for (i = 0; i < u->nr_ents; i++) {
+	for (i = 0; u->queues && i < u->nr_queues; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
+
+		if (q->ring_up)
+			io_uring_queue_exit(&q->ring);
+		pthread_mutex_destroy(&q->sq_lock);
+		pthread_mutex_destroy(&q->lock);
+		pthread_cond_destroy(&q->follow);
+		free(q->tids);
+	}
+	for (i = 0; u->ents && i < u->nr_queues * u->depth; i++) {
 		struct fs_uring_ent *e = &u->ents[i];
 
-		if (e->ring_up)
-			io_uring_queue_exit(&e->ring);
 		if (e->hdr)
 			munmap(e->hdr, 4096);
 		if (e->mem)
 			munmap(e->mem, URING_SLACK + u->payload_sz);
-		pthread_mutex_destroy(&e->lock);
-		pthread_cond_destroy(&e->cond);
 	}
 	if (u->evfd >= 0)
 		close(u->evfd);
+	pthread_mutex_destroy(&u->wlock);
+	pthread_cond_destroy(&u->wcond);
+	free(u->queues);
+	free(u->ents);
 	free(u);
+}
+
+/* The ring of @q with every entry's REGISTER and the stop poll queued. */
+static int queue_ring_init(struct fs_uring_queue *q)
+{
+	struct fs_uring *u = q->u;
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+	struct io_uring_sqe *sqe;
+	unsigned int i;
+	int ret, fd = u->fd;
+
+	ret = io_uring_queue_init_params(u->depth + 1, &q->ring, &p);
+	if (ret)
+		return ret;
+	q->ring_up = true;
+	ret = io_uring_register_files(&q->ring, &fd, 1);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(&q->ring);
+	if (!sqe)
+		return -EIO;
+	io_uring_prep_poll_add(sqe, u->evfd, POLLIN);
+	sqe->user_data = UD_STOP;
+	for (i = 0; i < u->depth; i++) {
+		ret = ent_prep(&q->ents[i], FUSE_IO_URING_CMD_REGISTER);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
@@ -514,60 +713,87 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 	unsigned int nq = possible_cpus(), depth = fs->o.uring_depth ? fs->o.uring_depth :
 		URING_DEFAULT_DEPTH, i, started = 0;
 	struct fs_uring *u;
-	sigset_t all, old;
+	int ret;
 
 	if (depth > URING_MAX_DEPTH)
 		depth = URING_MAX_DEPTH;
-	u = calloc(1, sizeof(*u) + (size_t)nq * depth * sizeof(u->ents[0]));
-	if (!u) {
-		fs_log(FS_LOG_ERR, "io_uring: out of memory; requests stay on /dev/fuse");
-		return;
-	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		goto enomem;
 	u->fs = fs;
 	u->fd = fd;
 	u->nr_queues = nq;
 	u->depth = depth;
-	u->nr_ents = nq * depth;
 	u->payload_sz = payload_sz;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
-	for (i = 0; i < u->nr_ents; i++) {
+	pthread_mutex_init(&u->wlock, NULL);
+	pthread_cond_init(&u->wcond, NULL);
+	u->queues = calloc(nq, sizeof(*u->queues));
+	u->ents = calloc((size_t)nq * depth, sizeof(*u->ents));
+	if (u->evfd < 0 || !u->queues || !u->ents)
+		goto enomem_free;
+	for (i = 0; i < nq; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
+
+		q->u = u;
+		q->qid = i;
+		q->ents = &u->ents[(size_t)i * depth];
+		pthread_mutex_init(&q->sq_lock, NULL);
+		pthread_mutex_init(&q->lock, NULL);
+		pthread_cond_init(&q->follow, NULL);
+		q->tids = calloc(depth, sizeof(*q->tids));
+		if (!q->tids)
+			goto enomem_free;
+	}
+	for (i = 0; i < nq * depth; i++) {
 		struct fs_uring_ent *e = &u->ents[i];
 
-		e->u = u;
-		e->qid = i / depth;
-		pthread_mutex_init(&e->lock, NULL);
-		pthread_cond_init(&e->cond, NULL);
+		e->q = &u->queues[i / depth];
 		e->hdr = map_buf(4096);
 		e->mem = map_buf(URING_SLACK + payload_sz);
-		if (!e->hdr || !e->mem || u->evfd < 0) {
-			fs_log(FS_LOG_ERR, "io_uring: out of memory; requests stay on /dev/fuse");
-			uring_free(u);
-			return;
-		}
+		if (!e->hdr || !e->mem)
+			goto enomem_free;
 		e->payload = e->mem + URING_SLACK;
 		e->iov[0].iov_base = e->hdr;
 		e->iov[0].iov_len = sizeof(*e->hdr);
 		e->iov[1].iov_base = e->payload;
 		e->iov[1].iov_len = payload_sz;
 	}
-	/* the ring threads take no signals: the main thread handles them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < u->nr_ents; i++) {
-		struct fs_uring_ent *e = &u->ents[i];
-
-		if (pthread_create(&e->tid, NULL, ent_thread, e) == 0) {
-			e->started = true;
-			started++;
+	for (i = 0; i < nq; i++) {
+		ret = queue_ring_init(&u->queues[i]);
+		if (ret) {
+			fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot set up its ring: %s; "
+			       "requests stay on /dev/fuse", i, strerror(-ret));
+			uring_free(u);
+			return;
 		}
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (started < u->nr_ents)
-		fs_log(FS_LOG_ERR, "io_uring: only %u of %u ring threads started; requests "
-		       "stay on /dev/fuse unless every queue registered", started, u->nr_ents);
-	fs_log(FS_LOG_INFO, "io_uring: %u queues (one per possible CPU) x %u entries, one "
-	       "thread each, payload buffers of %zu bytes", nq, depth, payload_sz);
+	/* one leader per queue to start with; the watchdog adds threads */
+	for (i = 0; i < nq; i++) {
+		pthread_mutex_lock(&u->queues[i].lock);
+		started += !queue_spawn(&u->queues[i]);
+		pthread_mutex_unlock(&u->queues[i].lock);
+	}
+	{
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		u->watchdog_up = !pthread_create(&u->watchdog, NULL, watchdog_thread, u);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (started < nq || !u->watchdog_up)
+		fs_log(FS_LOG_ERR, "io_uring: cannot start every ring thread; requests stay "
+		       "on /dev/fuse unless every queue registered");
+	fs_log(FS_LOG_INFO, "io_uring: %u queues (one per possible CPU) x %u entries, "
+	       "payload buffers of %zu bytes", nq, depth, payload_sz);
 	CMM_STORE_SHARED(fs->uring, u);
+	return;
+
+enomem_free:
+	uring_free(u);
+enomem:
+	fs_log(FS_LOG_ERR, "io_uring: out of memory; requests stay on /dev/fuse");
 }
 
 ssize_t fs_uring_init_reply(struct fs_ctx *fs, int fd, struct iovec *iov, int count)
@@ -610,11 +836,12 @@ ssize_t fs_uring_init_reply(struct fs_ctx *fs, int fd, struct iovec *iov, int co
 	return n;
 }
 
+
 static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
 {
 	unsigned int i;
 
-	for (i = 0; i < u->nr_ents; i++)
+	for (i = 0; i < u->nr_queues * u->depth; i++)
 		if (CMM_LOAD_SHARED(u->ents[i].unique) == unique)
 			return &u->ents[i];
 	return NULL;
@@ -661,14 +888,10 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 		dst->len = (uint32_t)(sizeof(*dst) + len);
 	}
 	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)len;
-	if (other) {
-		pthread_mutex_lock(&e->lock);
+	if (other)
+		ent_commit(e, true);	/* a late reply: its serving thread has moved on */
+	else
 		e->replied = true;
-		pthread_cond_signal(&e->cond);
-		pthread_mutex_unlock(&e->lock);
-	} else {
-		e->replied = true;
-	}
 	*ret = (ssize_t)total;
 	return true;
 }
@@ -676,29 +899,45 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 void fs_uring_stop(struct fs_ctx *fs)
 {
 	struct fs_uring *u = fs->uring;
-	uint64_t one = 1, served = 0, failed;
-	unsigned int i;
+	uint64_t one = 1, served = 0, handoffs = 0, failed;
+	unsigned int i, j, threads = 0;
+	bool stuck = false;
+	struct timespec dl;
 
 	if (!u)
 		return;
 	CMM_STORE_SHARED(u->stopping, 1);
 	if (write(u->evfd, &one, sizeof(one)) != sizeof(one))
 		fs_log(FS_LOG_WARN, "io_uring: cannot wake the ring threads: %s", strerror(errno));
-	for (i = 0; i < u->nr_ents; i++) {
-		struct fs_uring_ent *e = &u->ents[i];
+	pthread_mutex_lock(&u->wlock);
+	pthread_cond_signal(&u->wcond);
+	pthread_mutex_unlock(&u->wlock);
+	if (u->watchdog_up)
+		pthread_join(u->watchdog, NULL);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 5;
+	for (i = 0; i < u->nr_queues; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
 
-		pthread_mutex_lock(&e->lock);
-		pthread_cond_broadcast(&e->cond);
-		pthread_mutex_unlock(&e->lock);
-	}
-	for (i = 0; i < u->nr_ents; i++) {
-		if (u->ents[i].started)
-			pthread_join(u->ents[i].tid, NULL);
-		served += u->ents[i].served;
+		pthread_mutex_lock(&q->lock);
+		queue_stop_locked(q);
+		pthread_mutex_unlock(&q->lock);
+		/* a handler blocked for good (a FIFO no one writes) is left behind */
+		for (j = 0; j < q->nthreads; j++)
+			if (pthread_timedjoin_np(q->tids[j], NULL, &dl))
+				stuck = true;
+		served += q->served;
+		handoffs += q->handoffs;
+		threads += q->nthreads;
 	}
 	failed = uatomic_read(&u->failed);
-	fs_log(FS_LOG_INFO, "io_uring: %llu requests served over io_uring%s",
-	       (unsigned long long)served, failed ? " (some entries failed: see above)" : "");
+	fs_log(FS_LOG_INFO, "io_uring: %llu requests served over io_uring by %u threads, "
+	       "%llu handed on from a blocked handler%s", (unsigned long long)served, threads,
+	       (unsigned long long)handoffs, failed ? " (some entries failed: see above)" : "");
 	CMM_STORE_SHARED(fs->uring, NULL);
-	uring_free(u);
+	if (stuck)
+		fs_log(FS_LOG_WARN, "io_uring: a ring thread is still in a handler 5 s after "
+		       "the unmount; left behind");
+	else
+		uring_free(u);
 }

@@ -54,7 +54,9 @@ python3 - $T/dev.txt $T/uring.txt <<'PY' || fail "the traces differ"
 import collections, re, sys
 
 def ops(path):
-    names, out = {}, collections.Counter()
+    # a NAME follows the OP record of the request that made it (create,
+    # mkdir...): it names that OP too, even where an inode number is reused
+    names, recs = {}, []
     for line in open(path):
         f = line.split()
         if len(f) < 9 or line.startswith('#'):
@@ -62,13 +64,18 @@ def ops(path):
         if f[3] == 'NAME':
             m = re.search(r'file=(\d+) .*name="(.*)"', line)
             if m:
-                names[m.group(1)] = m.group(2) if 'parent=0 ' not in line else '/'
+                name = m.group(2) if 'parent=0 ' not in line else '/'
+                names[m.group(1)] = name
+                for r in recs[-4:]:
+                    if r[5] == f[1] and r[1] == m.group(1):
+                        r[6] = name
             continue
         if f[3].isupper() or f[3] in ('forget', 'batch_forget'):
             continue
         # the file by its name (inode numbers differ between runs)
-        out[(f[3], names.get(f[4], '?' if f[4] != '0' else '-'), f[5], f[6], f[7])] += 1
-    return out
+        recs.append([f[3], f[4], f[5], f[6], f[7], f[1],
+                     names.get(f[4], '?' if f[4] != '0' else '-')])
+    return collections.Counter((r[0], r[6], r[2], r[3], r[4]) for r in recs)
 
 a, b = ops(sys.argv[1]), ops(sys.argv[2])
 total = sum(a.values())
