@@ -464,6 +464,12 @@ static inline bool fs_uring_reply(struct fs_ctx *fs, const struct iovec *iov, in
 		return false;
 	return fs_uring_reply_slow(fs, iov, count, ret);
 }
+/*
+ * fs_uring_read_buf - for the READ being served over a ring: the entry's
+ * payload buffer (page-aligned) if @size fits, so the reply needs no copy;
+ * else NULL (use fs_thread_iobuf()).
+ */
+void *fs_uring_read_buf(size_t size);
 /* After the unmount, before the session is destroyed: end and join the ring threads. */
 void fs_uring_stop(struct fs_ctx *fs);
 /* The common request inspection of the wire shim (fs_wire_read), for ring requests too. */

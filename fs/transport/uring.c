@@ -117,8 +117,8 @@ _Static_assert(sizeof(struct fuse_uring_cmd_req) <= 80, "fuse_uring_cmd_req");
 #define URING_MAX_DEPTH		256u
 #define URING_SLACK		4096u	/* room before the payload: in header + op header */
 #define UD_STOP			1u	/* user_data of the eventfd poll; entries use their address */
-#define URING_STALL_NS		2000000ull	/* a handler busy this long hands the ring on */
-#define URING_WATCH_NS		1000000ull	/* how often the watchdog looks */
+#define URING_WATCH_NS		1000000ull	/* how often the watchdog looks: a handler
+						   busy 1-2 periods hands the ring on */
 
 struct fs_uring_queue;
 
@@ -138,7 +138,7 @@ struct fs_uring_ent {
  * the threads that serve it. One thread at a time leads: it waits for
  * completions and serves them inline, so a busy queue serves many
  * requests per wake-up. If it stays in one handler longer than
- * URING_STALL_NS, the watchdog hands the lead to another thread of the
+ * one to two URING_WATCH_NS, the watchdog hands the lead to another thread of the
  * queue (waking an idle one or starting one, up to one per entry) and the
  * old leader, once its handler returns, commits and becomes a follower.
  */
@@ -152,7 +152,9 @@ struct fs_uring_queue {
 	pthread_cond_t follow;			/* followers wait here for the lead */
 	uint64_t lead;				/* token of the leader, 0: none */
 	uint64_t next_token;
-	uint64_t busy_since;			/* ns the leader started its request, 0: waiting */
+	int busy;				/* atomic: the leader is in a handler */
+	uint64_t seq;				/* atomic: requests the leaders began */
+	uint64_t seen_seq;			/* the watchdog's last look at seq */
 	unsigned int nthreads, nidle;
 	uint64_t handoffs;			/* leads handed on by the watchdog */
 	uint64_t served;
@@ -296,14 +298,6 @@ void fs_uring_note_init(struct fs_ctx *fs, const void *buf, size_t n)
 /* --- the ring threads ----------------------------------------------------- */
 
 /* --- the ring threads ----------------------------------------------------- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Queue @e's command: REGISTER, or COMMIT_AND_FETCH of its request. Under q->sq_lock. */
 static int ent_prep(struct fs_uring_ent *e, uint32_t cmd_op)
@@ -492,15 +486,15 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 					return true;
 				continue;
 			}
-			pthread_mutex_lock(&q->lock);
-			q->busy_since = now_ns();
-			pthread_mutex_unlock(&q->lock);
+			/* no clock, no lock: the watchdog sees seq stand still */
+			CMM_STORE_SHARED(q->seq, q->seq + 1);
+			CMM_STORE_SHARED(q->busy, 1);
 			ent_serve(e);
 			pthread_mutex_lock(&q->lock);
 			q->served++;
 			still = q->lead == token;
 			if (still)
-				q->busy_since = 0;
+				CMM_STORE_SHARED(q->busy, 0);
 			pthread_mutex_unlock(&q->lock);
 			if (!still) {
 				/* handed on while serving: the reply goes out now */
@@ -531,7 +525,7 @@ static void *queue_thread(void *arg)
 			break;
 		token = ++q->next_token;
 		q->lead = token;
-		q->busy_since = 0;
+		CMM_STORE_SHARED(q->busy, 0);
 		pthread_mutex_unlock(&q->lock);
 		cur_leader = true;
 		if (lead(q, token)) {
@@ -565,7 +559,8 @@ static int queue_spawn(struct fs_uring_queue *q)
 }
 
 /*
- * The watchdog: a leader that has been in one handler for URING_STALL_NS
+ * The watchdog: a leader that has been in one handler for one to two
+ * URING_WATCH_NS
  * (an fsync on a slow disk, a read of a FIFO) loses the lead to another
  * thread, so the queue's other entries keep serving.
  */
@@ -577,8 +572,6 @@ static void *watchdog_thread(void *arg)
 	pthread_mutex_lock(&u->wlock);
 	while (!CMM_LOAD_SHARED(u->stopping)) {
 		struct timespec ts;
-		uint64_t now;
-
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += (long)URING_WATCH_NS;
 		if (ts.tv_nsec >= 1000000000L) {
@@ -586,22 +579,23 @@ static void *watchdog_thread(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&u->wcond, &u->wlock, &ts);
-		now = now_ns();
 		for (i = 0; i < u->nr_queues; i++) {
 			struct fs_uring_queue *q = &u->queues[i];
+			uint64_t seq = CMM_LOAD_SHARED(q->seq);
 
 			pthread_mutex_lock(&q->lock);
-			if (q->lead && !q->stop && q->busy_since &&
-			    now - q->busy_since > URING_STALL_NS &&
+			/* busy in the same request as a period ago: 1-2 periods */
+			if (q->lead && !q->stop && CMM_LOAD_SHARED(q->busy) && seq == q->seen_seq &&
 			    (q->nidle || q->nthreads < u->depth)) {
 				q->lead = 0;
-				q->busy_since = 0;
+				CMM_STORE_SHARED(q->busy, 0);
 				q->handoffs++;
 				if (q->nidle)
 					pthread_cond_signal(&q->follow);
 				else if (queue_spawn(q))
 					q->handoffs--;	/* no thread: the old leader keeps it */
 			}
+			q->seen_seq = seq;
 			pthread_mutex_unlock(&q->lock);
 		}
 	}
@@ -836,6 +830,16 @@ ssize_t fs_uring_init_reply(struct fs_ctx *fs, int fd, struct iovec *iov, int co
 	return n;
 }
 
+
+void *fs_uring_read_buf(size_t size)
+{
+	struct fs_uring_ent *e = cur_ent;
+
+	if (!e || size > e->q->u->payload_sz ||
+	    ((const struct fuse_in_header *)e->hdr->in_out)->opcode != FUSE_READ)
+		return NULL;
+	return e->payload;
+}
 
 static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
 {

@@ -41,32 +41,7 @@ fio --output=$T/fio.out --directory="$MNT" --ioengine=psync --verify=crc32c --io
 grep -q "err= [1-9]" $T/fio.out && fail "fio job with errors over io_uring"
 rm -f "$MNT"/seq.* "$MNT"/rand.*
 
-# a read that blocks in the daemon (a FIFO with no writer) holds one entry;
-# the mount keeps serving meanwhile, and killing the reader (the kernel sends
-# INTERRUPT over /dev/fuse) ends it once the daemon's read returns
-mkfifo "$BACKING/fifo"
-exec 7<>"$BACKING/fifo"		# keeps a writer so the daemon's open does not block
-dd if="$MNT/fifo" of=/dev/null bs=4k count=1 2>/dev/null &
-ddpid=$!
-sleep 0.5
-kill -0 $ddpid 2>/dev/null || fail "the FIFO read did not block"
-for i in $(seq 1 50); do
-	timeout 5 cat "$MNT/f" > /dev/null || fail "the mount stalled behind a blocked read"
-done
-timeout 10 fio --output=$T/fio2.out --directory="$MNT" --ioengine=psync --name=par \
-	--rw=randread --bs=8k --size=2M --numjobs=4 --time_based --runtime=1 ||
-	fail "fio beside a blocked read"
-kill -9 $ddpid
-sleep 0.3
-echo data >&7			# the daemon's read returns, its reply goes over the ring
-i=0
-while kill -0 $ddpid 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the killed reader did not end after its read returned"
-	sleep 0.1
-done
-exec 7>&-
-cat "$MNT/f" > /dev/null || fail "the mount after the interrupted read"
+cat "$MNT/f" > /dev/null || fail "read over the io_uring mount"
 iotap_umount "$MNT"
 expect_eq "daemon exit status after an idle unmount" "$MOUNT_RC" 0
 served=$(sed -n 's/.*io_uring: \([0-9]*\) requests served over io_uring.*/\1/p' $MOUNT_LOG)
@@ -74,6 +49,52 @@ served=$(sed -n 's/.*io_uring: \([0-9]*\) requests served over io_uring.*/\1/p' 
 "$IOTAP" info --strict $T/on.iotap > $T/info-on.txt || { cat $T/info-on.txt; fail "info --strict"; }
 grep -q "^transport *uring (--transport uring)" $T/info-on.txt || { cat $T/info-on.txt; fail "info: transport uring"; }
 [ "$(count_ops $T/on.iotap write)" -ge 1536 ] || fail "writes over io_uring not all recorded"
+
+# --- a blocked handler holds one entry, not its queue -----------------------
+# The daemon's pread of 12 KiB and its fsyncs take 3 s (failsys.c). The
+# application, pinned to CPU 0 (so its requests all go to queue 0), blocks
+# in such a read, then is killed (the kernel sends INTERRUPT over
+# /dev/fuse; the read's reply still goes over the ring); meanwhile reads
+# from CPU 0 are served at once.
+command -v taskset >/dev/null || skip "no taskset"
+FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
+[ -r "$FAILSYS" ] || skip "no failsys.so"
+head -c 65536 /dev/urandom > "$BACKING/g"
+LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=3000 IOTAP_SLOW_LEN=12288 IOTAP_SLOW_FSYNC=1 \
+	iotap_mount "$BACKING" "$MNT" --trace $T/slow.iotap --transport uring
+probe() {	# probe WHAT: 20 reads from CPU 0 while the slow request runs
+	local t0=$EPOCHREALTIME i
+	for i in $(seq 1 20); do
+		timeout 2 taskset -c 0 cat "$MNT/f" > /dev/null || fail "$1: a read stalled"
+	done
+	awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { exit !(b - a < 2.5) }' ||
+		fail "$1: 20 reads took over 2.5 s"
+}
+t0=$EPOCHREALTIME
+taskset -c 0 dd if="$MNT/g" of=/dev/null bs=12288 count=1 2>/dev/null &
+ddpid=$!
+sleep 0.3
+kill -0 $ddpid 2>/dev/null || fail "the slow read did not block"
+probe "beside a blocked read"
+kill -9 $ddpid
+i=0
+while kill -0 $ddpid 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "the killed reader did not end after its read returned"
+	sleep 0.1
+done
+awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { exit !(b - a >= 2.5) }' ||
+	fail "the killed reader ended before the daemon's read returned"
+taskset -c 0 dd if=/dev/zero of="$MNT/s" bs=4k count=1 conv=fsync 2>/dev/null &
+ddpid=$!
+sleep 0.3
+probe "beside a slow fsync"
+wait $ddpid || fail "the slow fsync failed"
+cat "$MNT/f" > /dev/null || fail "the mount after the interrupted read"
+iotap_umount "$MNT"
+grep -q "[1-9][0-9]* handed on from a blocked handler" $MOUNT_LOG ||
+	{ cat $MOUNT_LOG; fail "the log shows no hand-on"; }
+[ "$(count_ops $T/slow.iotap fsync)" -ge 1 ] || fail "the slow fsync is not in the trace"
 
 iotap_mount "$BACKING" "$MNT" --trace $T/auto-on.iotap
 grep -q "transport io_uring (auto: .*is Y)" $MOUNT_LOG || { cat $MOUNT_LOG; fail "auto with enable_uring on"; }
