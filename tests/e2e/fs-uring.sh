@@ -10,6 +10,7 @@
 need_fuse
 command -v fio >/dev/null || skip "fio not installed"
 
+unset IOTAP_TRANSPORT		# this case chooses for itself (tests/run may set it)
 uring_param_set N
 
 # --- off: uring refuses with the command, auto falls back ---------------
