@@ -14,7 +14,10 @@
  *   destructor unregisters it when libfuse ends the thread. The recorder's
  *   writer thread (trace/) and liburcu's call_rcu and hash-table resize
  *   threads are the only other threads; they touch no fs/ state except
- *   the inode frees that call_rcu runs.
+ *   the inode frees that call_rcu runs. With the io_uring transport
+ *   (transport/uring.c) ring threads serve requests as well, through the
+ *   same libfuse entry point and ops, and get their struct fs_thread the
+ *   same lazy way.
  *
  * - Inodes (inode.c). fuse_ino_t is a pointer to struct fs_inode (root:
  *   FUSE_ROOT_ID, mapped to fs->root). An inode lives from the lookup that

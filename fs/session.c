@@ -21,7 +21,11 @@
  *     header first and records those libfuse answers itself without calling
  *     us (locks, tmpfile, unknown opcodes), and negotiates
  *     FUSE_HANDLE_KILLPRIV_V2 where libfuse cannot. A custom I/O also turns
- *     splice off, so write payloads always arrive in memory.
+ *     splice off, so write payloads always arrive in memory. The transport
+ *     (--transport) is settled with the input checks, before the trace
+ *     header is written; with io_uring the INIT reply starts the rings
+ *     (transport/uring.c) and libfuse's loop keeps the device for what the
+ *     kernel still sends there (FORGET, INTERRUPT).
  *  4. Serve with fuse_session_loop_mt() until unmounted (the loop ends on
  *     ENODEV) or signalled (fuse_set_signal_handlers: SIGTERM, SIGINT,
  *     SIGHUP end the session). Only the main thread may take those signals:
@@ -29,7 +33,8 @@
  *     so those inherit the block, and libfuse's workers block them too; the
  *     main thread unblocks them just before the loop, whose sem_wait() they
  *     interrupt.
- *  5. Teardown: unmount if still mounted, destroy the session (no worker is
+ *  5. Teardown: unmount if still mounted, stop the ring threads (they hold
+ *     /dev/fuse open), destroy the session (no worker is
  *     left), free the inode table after an RCU barrier, close the recorder
  *     (it writes the END record) and exit 0.
  *

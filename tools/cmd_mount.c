@@ -34,7 +34,8 @@ static const struct opt_desc mount_opts[] = {
 	[O_FORCE] = { "force", 0, NULL, "overwrite an existing trace file" },
 	[O_OPTS] = { "options", 'o', "OPTS", "extra FUSE mount options (comma-separated)" },
 	[O_LOG] = { "log", 0, "FILE", "daemon log (default: stderr with -f, else TRACE.log)" },
-	[O_THREADS] = { "threads", 0, "N", "at most N worker threads serving requests (default: libfuse's 10)" },
+	[O_THREADS] = { "threads", 0, "N", "at most N worker threads serving /dev/fuse requests\n"
+			"(default: libfuse's 10)" },
 	[O_SAMPLE] = { "sample-interval", 0, "MS", "resource sample every MS milliseconds (default 100)" },
 	[O_FDCACHE] = { "fd-cache", 0, "N", "O_PATH descriptors kept open (default 4096)" },
 	[O_DEBUG] = { "debug", 'd', NULL, "libfuse debug output (implies -f)" },
