@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "fs_i.h"
+#include "iotap_base.h"
 
 #define MSG_MAX 512
 
@@ -374,38 +375,28 @@ enomem:
 }
 
 /*
- * --force over an existing trace: create "DIR/.NAME.XXXXXX" beside it and
- * write the trace there, so that the old trace is kept until the mount is
- * up (put_trace() renames) and a refused mount loses nothing.
+ * --force over an existing trace: write the trace under a free name beside
+ * it ("DIR/.NAME.XXXXXX", iotap_replace_tmp()), so that the old trace is
+ * kept until the mount is up (put_trace() renames, through a directory fd
+ * opened before the mount, for a trace inside the mounted tree) and a
+ * refused mount loses nothing.
  */
 static int open_trace_tmp(struct fs_daemon *d, char *msg)
 {
 	const char *path = d->fs.trace_path, *slash = strrchr(path, '/');
 	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	mode_t mask;
-	int fd, ret = -ENOMEM;
+	int ret = -ENOMEM;
 
-	if (!dir || asprintf(&d->trace_tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path,
-			     slash + 1) < 0) {
-		d->trace_tmp = NULL;
+	if (!dir)
 		goto err;
-	}
 	d->trace_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (d->trace_dirfd < 0) {
 		ret = -errno;
 		goto err;
 	}
-	fd = mkstemp(d->trace_tmp);
-	if (fd < 0) {
-		ret = -errno;
+	ret = iotap_replace_tmp(path, &d->trace_tmp);
+	if (ret)
 		goto err;
-	}
-	/* the mode a trace created in place gets, not mkstemp's 0600 */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0644 & ~mask))
-		fs_log(FS_LOG_WARN, "chmod '%s': %s", d->trace_tmp, strerror(errno));
-	close(fd);
 	free(dir);
 	return 0;
 
@@ -482,8 +473,6 @@ static int open_trace(struct fs_daemon *d, char *msg)
 			free(layout);
 			return ret;
 		}
-		/* our own empty file from mkstemp */
-		ro.flags = IOTAP_TRACE_FORCE;
 	}
 	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
 					&hdr, &ro);

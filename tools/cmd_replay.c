@@ -15,8 +15,8 @@
  * what is missing or in the way) unless --force, then replays with one thread per
  * recorded thread, cross-thread order kept, on the recorded timing or as
  * fast as possible, and writes its own trace for `iotap compare`. The
- * summary and progress go to stderr (--json: the summary as JSON on
- * stdout). Exit status: 0 (also with results unlike the capture's, which
+ * summary goes to stdout (--json: the summary as JSON, the text on
+ * stderr), progress to stderr. Exit status: 0 (also with results unlike the capture's, which
  * the summary counts; --strict makes them 1), 1 runtime error or a target
  * that does not match, 2 usage, 130 interrupted.
  */
@@ -94,8 +94,9 @@ static const struct opt_cmd replay_cmd = {
 	.name = "replay",
 	.usage = "TRACE DIR [options]",
 	.summary =
-		"Re-issue the operations of TRACE against directory DIR: one replay thread\n"
-		"per recorded thread, in its order; an op waits for the ops of other threads\n"
+		"Re-issue the operations of TRACE against directory DIR: each recorded\n"
+		"thread's ops in its order, on a replay thread of its own (threads that never\n"
+		"overlapped share one); an op waits for the ops of other threads\n"
 		"it depended on in the capture (same file or directory, completed before it\n"
 		"started), so a replay does not fail where the capture succeeded. Every op\n"
 		"type is replayed with its recorded flags (O_DIRECT, O_SYNC, datasync), sizes\n"
@@ -599,10 +600,14 @@ int cmd_replay(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (!quiet || st.differences || st.unreplayable)
-		iotap_replay_print(stderr, r, &st);
-	if (json)
+	/* the summary is the result: stdout (with --json, the JSON is; the text goes to stderr) */
+	if (json) {
+		if (!quiet || st.differences || st.unreplayable)
+			iotap_replay_print(stderr, r, &st);
 		print_json(o.trace, o.target, pl, &st);
+	} else {
+		iotap_replay_print(stdout, r, &st);
+	}
 	if (st.trace_error) {
 		die_msg("cannot write trace '%s': %s", o.out_trace, strerror(-st.trace_error));
 		ret = 1;

@@ -130,6 +130,31 @@ int iotap_workload_target_check(const char *path, int need_dir, struct iotap_wor
 	return 0;
 }
 
+/*
+ * --force over an existing regular file: the trace is written under a
+ * sibling name and renamed over the old one when the run closes, so a run
+ * that fails to start or is killed (SIGKILL, a crash) keeps the old trace.
+ * A device, a pipe or a symlink is written to as before.
+ */
+static int trace_target(struct iotap_workload_ctx *c, const struct iotap_workload_env *env)
+{
+	struct stat st;
+	int ret;
+
+	if (!(env->flags & IOTAP_WORKLOAD_TRACE_FORCE) || lstat(env->trace_path, &st) ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	c->trace_path = strdup(env->trace_path);
+	if (!c->trace_path)
+		return -ENOMEM;
+	ret = iotap_replace_tmp(env->trace_path, &c->trace_tmp);
+	if (ret) {
+		free(c->trace_path);
+		c->trace_path = NULL;
+	}
+	return ret;
+}
+
 int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_workload_env *env)
 {
 	struct iotap_trace_recorder_opts ropts = { 0 };
@@ -172,6 +197,8 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 	atomic_init(&c->helper_user_ns, 0);
 	atomic_init(&c->helper_sys_ns, 0);
 	atomic_init(&c->ph_done, 0);
+	pthread_mutex_init(&c->named_lock, NULL);
+	iotap_map_init(&c->named, 0);
 
 	if (env->trace_path) {
 		iotap_trace_header_init(&hdr, IOTAP_SOURCE_WORKLOAD);
@@ -182,6 +209,9 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		if (iotap_trace_layout(env->target, &layout))
 			layout = NULL;	/* not known: the header goes without it */
 		hdr.layout = layout;
+		ret = trace_target(c, env);
+		if (ret)
+			goto err_close_dir;
 		ropts.flags = env->flags & IOTAP_WORKLOAD_TRACE_FORCE ? IOTAP_TRACE_FORCE : 0;
 		ropts.sample_path = env->target;
 		/*
@@ -191,10 +221,13 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 		 */
 		ropts.max_bytes = 256u << 20;
 		ropts.buf_bytes = 1u << 20;
-		ret = iotap_trace_recorder_open(&c->rec, env->trace_path, &hdr, &ropts);
+		if (c->trace_tmp)
+			ropts.flags &= ~IOTAP_TRACE_FORCE;	/* a new name: O_EXCL */
+		ret = iotap_trace_recorder_open(&c->rec, c->trace_tmp ? c->trace_tmp : env->trace_path,
+						&hdr, &ropts);
 		free(layout);
 		if (ret)
-			goto err_close_dir;
+			goto err_free_trace;
 		struct sys_who who = { sys_tid(), c->pid, c->uid, c->gid };
 
 		sys_record_name(c->rec, &who, c->dir_ino, 0, st.st_mode, st.st_uid, st.st_gid,
@@ -203,10 +236,15 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 	*out = c;
 	return 0;
 
+err_free_trace:
+	free(c->trace_tmp);
+	free(c->trace_path);
 err_close_dir:
 	if (c->dirfd >= 0)
 		close(c->dirfd);
 err_free_dir:
+	iotap_map_release(&c->named);
+	pthread_mutex_destroy(&c->named_lock);
 	free(c->dir);
 err_free_ctx:
 	free(c);
@@ -221,8 +259,21 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 		return 0;
 	if (c->rec)
 		ret = iotap_trace_recorder_close(c->rec);
+	if (c->trace_tmp) {
+		/* the run happened: its trace replaces the old one, even a partial one */
+		int err = iotap_replace_commit(c->trace_tmp, c->trace_path);
+
+		if (err && !ret)
+			ret = err;
+		if (err)
+			unlink(c->trace_tmp);
+		free(c->trace_tmp);
+		free(c->trace_path);
+	}
 	if (c->dirfd >= 0)
 		close(c->dirfd);
+	iotap_map_release(&c->named);
+	pthread_mutex_destroy(&c->named_lock);
 	free(c->dir);
 	free(c);
 	return ret;

@@ -52,11 +52,29 @@ static void rec_name(struct iotap_workload_ctx *c, const struct sys_call *sc, ui
 			(uint64_t)st->st_size, 0, name, sc->t0);
 }
 
+/*
+ * A NAME record for a file a workload opened: always when it created it (a
+ * new binding, perhaps of a reused inode number), and the first time it
+ * opens a file that was there before the run (dd --read of an existing
+ * file), so that every file id of the trace is bound, with the size it had.
+ */
+static int first_seen(struct iotap_workload_ctx *c, uint64_t ino, int oflags)
+{
+	void *v;
+	int had;
+
+	pthread_mutex_lock(&c->named_lock);
+	had = iotap_map_put(&c->named, ino, &v);
+	pthread_mutex_unlock(&c->named_lock);
+	return (oflags & O_CREAT) || had == 0;
+}
+
 int wl_open(struct iotap_workload_ctx *c, struct wl_file *f, int dirfd, uint64_t parent,
 	    const char *name, int oflags, mode_t mode)
 {
 	struct sys_call sc;
 	struct stat st;
+	int named;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
@@ -83,8 +101,12 @@ int wl_open(struct iotap_workload_ctx *c, struct wl_file *f, int dirfd, uint64_t
 			f->ino = st.st_ino;
 		sc.file = f->ino;
 		sc.fh = sc.newfd >= 0 ? f->fh : 0;
+		/* an existing file is bound before its open, a new one by its create */
+		named = sc.newfd >= 0 && first_seen(c, f->ino, oflags);
+		if (named && !(oflags & O_CREAT))
+			rec_name(c, &sc, f->ino, parent, &st, name);
 		sys_record(c->rec, &sc);
-		if (sc.newfd >= 0 && (oflags & O_CREAT))
+		if (named && (oflags & O_CREAT))
 			rec_name(c, &sc, f->ino, parent, &st, name);
 	}
 	if (sc.newfd < 0)

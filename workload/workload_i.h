@@ -88,6 +88,10 @@ struct iotap_workload_ctx {
 	uint64_t dir_ino;		/* its st_ino */
 	unsigned int flags;		/* IOTAP_WORKLOAD_* */
 	struct iotap_trace_recorder *rec;	/* NULL: not tracing */
+	char *trace_path;		/* --force over a file: the trace to replace */
+	char *trace_tmp;		/* ... written here, renamed over it at close */
+	pthread_mutex_t named_lock;	/* guards named */
+	struct iotap_map named;		/* file ids a NAME record bound (no value) */
 	iotap_workload_progress_fn progress;
 	void *progress_arg;
 	uint32_t pid, uid, gid;

@@ -42,7 +42,11 @@ runs 1 "missing: '$T/empty/d/f1' (a file of 40000 bytes)" "$IOTAP" replay "$TR" 
 grep -q -- "--prepare" "$T/err" || fail "no hint at --prepare"
 runs 1 "does not hold the initial state" "$IOTAP" replay "$TR" "$T/empty" --check
 runs 0 "replaying anyway" "$IOTAP" replay "$TR" "$T/empty" --force --timing asap
-grep -q "results unlike the capture's: [1-9]" "$T/err" || { cat "$T/err"; fail "--force: no failures counted"; }
+grep -q "results unlike the capture's: [1-9]" "$T/out" || { cat "$T/out"; fail "--force: no failures counted"; }
+# the summary is the result: on stdout, saying recorded and replay threads
+grep -Eq "^replay of .*: [0-9]+ ops of [0-9]+ recorded threads?, on [0-9]+ replay threads?" \
+	"$T/out" || { cat "$T/out"; fail "no summary line on stdout"; }
+grep -q "^replay of" "$T/err" && fail "the summary went to stderr as well"
 [ -z "$(ls "$T/empty/d" 2>/dev/null | grep -v new)" ] || fail "--force created state files"
 rm -rf "$T/empty"/*
 runs 0 "initial state built" "$IOTAP" replay "$TR" "$T/empty" --prepare-only

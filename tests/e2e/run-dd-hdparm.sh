@@ -32,6 +32,18 @@ grep -q '^64+0 records in$' $T/r.txt || fail "dd read records"
 awk '$4 == "PHASE" && $5 == "begin"' $T/rd.txt | grep -q 'name="prepare"' ||
 	fail "dd --read did not prepare the missing file"
 expect_eq "dd reads of 64 KiB" "$(awk '$4 == "read" && $7 == 65536 && $8 == 65536' $T/rd.txt | wc -l)" 64
+# a second --read finds the file there: the trace still binds its id (a NAME
+# with the size it had, before the open), so replay knows to expect it
+"$IOTAP" run dd $D --bs 64k --count 64 --read --keep -q > /dev/null || fail "dd --read --keep"
+"$IOTAP" run dd $D --bs 64k --count 64 --read --trace $T/r2.iotap -q > /dev/null || fail "dd --read 2"
+"$IOTAP" dump $T/r2.iotap > $T/r2d.txt || fail dump
+id=$(awk '$4 == "open" { print $5; exit }' $T/r2d.txt)
+awk -v id="$id" '$4 == "NAME" && $5 == "file=" id && /size=4194304/ { print NR; exit }' $T/r2d.txt |
+	grep -q . || fail "dd --read of an existing file: no NAME for file $id"
+[ "$(awk -v id="$id" '$4 == "NAME" && $5 == "file=" id { print NR; exit }' $T/r2d.txt)" -lt \
+  "$(awk '$4 == "open" { print NR; exit }' $T/r2d.txt)" ] || fail "the NAME comes after the open"
+[ -f $D/iotap-dd.dat ] || fail "dd --read removed a file it did not create"
+rm $D/iotap-dd.dat
 
 "$IOTAP" run hdparm $D -T -t --size 64M --trace $T/h.iotap -q > $T/h.txt || fail "hdparm"
 grep -Eq '^ Timing cached reads: +[0-9]+ MB in +[0-9.]+ seconds = +[0-9.]+ [Mk]B/sec$' $T/h.txt ||

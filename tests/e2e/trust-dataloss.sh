@@ -111,4 +111,45 @@ same $T/a.iotap $T/a.orig
 expect 1 "exists.*--overwrite" "$IOTAP" replay $T/a.iotap $T/r --prepare --trace $T/b.iotap -q
 same $T/b.iotap $T/b.orig
 
+# run --force: the old trace goes only when the new one is complete. A run
+# killed with SIGKILL (nothing can clean up) leaves the old trace as it was.
+cp $T/a.iotap $T/k.iotap
+cp $T/k.iotap $T/k.orig
+"$IOTAP" run dd /dev/zero --read --bs 4k --count 100000000 --trace $T/k.iotap --force -q \
+	> /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+	ls $T/.k.iotap.* > /dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.5
+kill -9 $pid
+wait $pid 2> /dev/null
+same $T/k.iotap $T/k.orig
+ls $T/.k.iotap.* > /dev/null 2>&1 || fail "run --force wrote the new trace in place"
+rm -f $T/.k.iotap.*
+# a completed run replaces it, and leaves no temporary file
+check "dd --force" "$IOTAP" run dd $T/d --bs 64k --count 3 --trace $T/k.iotap --force -q
+cmp -s $T/k.iotap $T/k.orig && fail "run --force did not replace the trace"
+check "info new trace" "$IOTAP" info --strict $T/k.iotap
+ls $T/.k.iotap.* > /dev/null 2>&1 && fail "run --force left its temporary file"
+
+# replay --overwrite likewise: a replay that cannot start (DIR does not hold
+# the initial state) keeps the old trace; one that ran replaces it
+# (a dd --read of a file that was there before the run: replay needs the file)
+mkdir $T/r2
+check "dd read file" "$IOTAP" run dd $T/d --bs 64k --count 4 --read --keep -q
+check "dd read trace" "$IOTAP" run dd $T/d --bs 64k --count 4 --read --trace $T/rd.iotap -q
+cp $T/b.iotap $T/k.iotap
+cp $T/k.iotap $T/k.orig
+expect 1 "does not hold the initial state" "$IOTAP" replay $T/rd.iotap $T/r2 --trace $T/k.iotap \
+	--overwrite -q
+same $T/k.iotap $T/k.orig
+ls $T/.k.iotap.* > /dev/null 2>&1 && fail "a refused replay left its temporary trace"
+check "replay --overwrite" "$IOTAP" replay $T/rd.iotap $T/r2 --prepare --trace $T/k.iotap \
+	--overwrite -q
+cmp -s $T/k.iotap $T/k.orig && fail "replay --overwrite did not replace the trace"
+"$IOTAP" info $T/k.iotap | grep -q "source *replay" || fail "the replaced trace is not the replay's"
+ls $T/.k.iotap.* > /dev/null 2>&1 && fail "replay --overwrite left its temporary file"
+
 echo "trust-dataloss: ok"

@@ -84,7 +84,7 @@ for n in 1 2 3; do
 	wait $pid
 	rc=$?
 	[ $rc -eq 130 ] || { cat $T/err.r; fail "replay $n: exit status $rc, want 130"; }
-	grep -q "interrupted" $T/err.r || { cat $T/err.r; fail "replay $n: no summary saying interrupted"; }
+	grep -q "interrupted" $T/out.r || { cat $T/out.r $T/err.r; fail "replay $n: no summary saying interrupted"; }
 	"$IOTAP" info --strict $T/r.iotap > $T/info.r 2>&1 ||
 		{ cat $T/err.r $T/info.r; fail "replay $n: its trace is not complete"; }
 done

@@ -351,8 +351,14 @@ static void test_era(enum iotap_pgsql_era era, uint64_t sb, const char *wal_dir,
 	ok(dir_empty(dir) && dir_empty(wal), "%s: data and WAL directories empty afterwards",
 	   label);
 	ok(!read_trace(tr, &s), "%s: trace reads back", label);
-	/* a checkpoint (by WAL volume, say) may cut init or warmup too: init#2 */
-	ok(s.phases_ok && s.n_init >= 1 && s.n_warmup >= 1 && s.n_steady >= 1 && s.n_ckw >= 1 &&
+	/*
+	 * a checkpoint (by WAL volume, say) may cut init or warmup too: init#2.
+	 * With checkpoint_segments 1 they follow each other, and on a loaded
+	 * machine one may span the whole 0.5 s warm-up: its phase is then the
+	 * checkpoint's, and no "warmup" phase opens.
+	 */
+	ok(s.phases_ok && s.n_init >= 1 && (s.n_warmup >= 1 || segs) && s.n_steady >= 1 &&
+	   s.n_ckw >= 1 &&
 	   s.n_cks >= 1, "%s: phases init (x%u), warmup (x%u), steady (x%u), checkpoint write "
 	   "(x%u) and sync (x%u), BEGIN/END alternating", label, s.n_init, s.n_warmup,
 	   s.n_steady, s.n_ckw, s.n_cks);

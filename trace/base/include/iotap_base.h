@@ -13,6 +13,8 @@
  *   hist    struct iotap_hist: fio-style log-linear histogram
  *   size    iotap_size_parse(): "8k", "64MiB", "1G" to bytes
  *   argv    iotap_argv_join(): a command line as one string
+ *   replace iotap_replace_tmp()/_commit(): write a file's successor under a
+ *           sibling name, rename it over the file at the end (--force)
  *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c), for
  *           both `iotap run bonnie` (workload/) and the report (tools/)
  *
@@ -314,6 +316,23 @@ int iotap_size_parse(const char *s, uint64_t unit, uint64_t *out);
  * Return: a malloc'd string the caller frees, or NULL (ENOMEM).
  */
 char *iotap_argv_join(const char *first, int argc, char *const *argv);
+
+/* --- replace ---------------------------------------------------------------- */
+
+/*
+ * iotap_replace_tmp - a free sibling name to write @path's successor under
+ * @path: the file to be replaced (it may not exist)
+ * @tmp:  set to "DIR/.NAME.XXXXXX", malloc'd; the caller frees it
+ *
+ * The name is free when this returns (created by mkstemp(3), then removed):
+ * create it O_EXCL; a lost race gives EEXIST, never a clobbered file. Being
+ * in @path's directory, iotap_replace_commit() is one atomic rename(2).
+ * Return: 0, or -errno (the directory is not writable, ENOMEM).
+ */
+int iotap_replace_tmp(const char *path, char **tmp);
+
+/* rename(2) @tmp over @path. Return: 0 or -errno. */
+int iotap_replace_commit(const char *tmp, const char *path);
 
 /* --- bonnie ----------------------------------------------------------------- */
 
