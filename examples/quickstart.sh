@@ -9,7 +9,9 @@
 # mounts DIR (default: a new temp dir) over itself with capture on, runs
 # real I/O through it (fio: a 64 MiB sequential write with fsync, then 8 KiB
 # random reads; a tar of /usr/share/doc in and out), unmounts, and prints
-# `iotap info` and `iotap report` of the trace. The trace is left in
+# `iotap info` and `iotap report` of the trace: the phase table (seq-write
+# should read `w 1m 100.0%`: one record per fio write()) and the flags; add
+# --detail for each phase's histograms and latencies. The trace is left in
 # ./quickstart.iotap.
 set -eu
 cd "$(dirname "$0")/.."
@@ -57,7 +59,7 @@ echo
 echo "== iotap info $TRACE"
 "$IOTAP" info "$TRACE"
 echo
-echo "== iotap report $TRACE"
+echo "== iotap report $TRACE   (each phase in full: iotap report $TRACE --detail)"
 "$IOTAP" report "$TRACE"
 echo
 echo "(the files are in $DIR; remove them with: rm -rf '$DIR')"

@@ -64,6 +64,12 @@ _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
 
 /* Largest request we size buffers for: max_write and max_read, bytes. */
 #define FS_MAX_IO		(1024 * 1024)
+/* Smallest max_write (the kernel's own floor). */
+#define FS_MIN_WRITE		4096u
+/* Pages per request: the kernel's most where it has no fs.fuse.max_pages_limit ... */
+#define FS_KERNEL_MAX_PAGES	256u
+/* ... and what it uses when it does not offer FUSE_MAX_PAGES (before 4.20). */
+#define FS_KERNEL_DEFAULT_PAGES	32u
 /* Alignment of the per-thread I/O buffer (O_DIRECT on the backing fd). */
 #define FS_IO_ALIGN		4096
 /* Default entry/attribute timeout, seconds (as passthrough_ll). */
@@ -164,6 +170,7 @@ struct fs_inode {
 	int slot;			/* index in the fd cache ring, -1: none */
 	uint8_t ref_bit;		/* CLOCK reference bit */
 	uint8_t pinned;			/* fd held for the inode's life (no handle) */
+	uint8_t wb_failed;		/* cache mode: a writeback WRITE failed (wbfail.c) */
 	uint64_t binding[2];		/* hashes of the last two (parent, name) in NAMEs */
 	struct file_handle handle;	/* followed by handle.handle_bytes bytes; 0 when pinned */
 };
@@ -246,9 +253,18 @@ struct fs_ctx {
 	int cache_mode;				/* 0 direct_io, 1 page cache + writeback */
 	uint64_t init_unique;			/* INIT request in flight, 0: none */
 	uint32_t init_flags;			/* the flags the kernel offered in INIT */
+	uint32_t init_minor;			/* its protocol minor version */
 	double attr_timeout;			/* s the kernel may keep attributes */
 	double entry_timeout;			/* s it may keep a name (and a miss) */
 	unsigned int max_read;			/* bytes, <= FS_MAX_IO (-o max_read=) */
+	/* the request limits: planned before mounting, fixed in the INIT reply (wire.c) */
+	unsigned int max_write;			/* bytes, <= FS_MAX_IO (--max-write, -o max_write=) */
+	unsigned int max_write_asked;		/* what the user asked for (max_write may be less) */
+	unsigned int page_size;
+	unsigned int max_pages;			/* pages per request we ask the kernel for */
+	unsigned int max_pages_want;		/* what one max_write call from any buffer needs */
+	unsigned int max_pages_limit;		/* fs.fuse.max_pages_limit, 0: not known */
+	char fuse_desc[160];			/* the header's fuse field */
 	struct fs_inode *root;
 	struct cds_lfht *itable;
 	struct fs_fdcache fdc;
@@ -390,6 +406,30 @@ int fs_backing_flags(struct fs_ctx *fs, int flags);
 
 ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata);
 ssize_t fs_wire_writev(int fd, struct iovec *iov, int count, void *userdata);
+/* --- wbfail.c: cache mode, the kernel's view after a failed writeback -- */
+
+int fs_wbfail_start(struct fs_ctx *fs);
+void fs_wbfail_stop(void);
+/* A writeback WRITE on @inode failed: drop the kernel's pages and size. */
+void fs_wbfail_write(struct fs_ctx *fs, struct fs_inode *inode);
+/* A handle on @inode was released: let the kernel forget it if it failed. */
+void fs_wbfail_release(struct fs_ctx *fs, struct fs_inode *inode);
+
+/* fs->fuse_desc from the request limits (the header's fuse field). */
+void fs_describe_limits(struct fs_ctx *fs);
+/*
+ * fs_cut_request - a READ or WRITE of @size bytes (at most @max) was cut by
+ * the kernel's page cap: more than max_pages - 1 pages, less than max_pages
+ * and @max: what a buffer that does not start on a page gives when it
+ * needs one page more than max_pages (an uncut call of that size is rare).
+ * Never true where max_pages holds every max_write-sized call.
+ */
+static inline bool fs_cut_request(const struct fs_ctx *fs, size_t size, size_t max)
+{
+	size_t cap = (size_t)fs->max_pages * fs->page_size;
+
+	return size < max && size < cap && size > cap - fs->page_size;
+}
 /*
  * fs_req_kill_suidgid - the request being served (an open with @fi, a
  * write with @fi, a setattr with @valid) asks the daemon to kill suid/sgid:

@@ -184,6 +184,8 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_CACHED);
+	if (!(f->opf & IOTAP_OPF_CACHED) && fs_cut_request(op.fs, size, op.fs->max_read))
+		op.rec.flags |= IOTAP_OPF_CUT;
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -221,6 +223,8 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf;
+	if (!(f->opf & IOTAP_OPF_CACHED) && fs_cut_request(op.fs, size, op.fs->max_write))
+		op.rec.flags |= IOTAP_OPF_CUT;
 	op.rec.aux = fi->writepage;
 	ret = fs_op_fault(&op);
 	if (ret)
@@ -252,6 +256,8 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
 	fs_op_io_end(&op);
 out:
+	if (ret < 0 && fi->writepage)
+		fs_wbfail_write(op.fs, f->inode);
 	fs_op_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
@@ -292,6 +298,7 @@ static void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	fs_op_io_begin(&op);
 	ret = close(f->fd) < 0 ? -errno : 0;
 	fs_op_io_end(&op);
+	fs_wbfail_release(op.fs, f->inode);
 	free(f);
 	fs_op_end(&op, ret);
 	/* the kernel ignores release errors; the record keeps the real one */

@@ -67,6 +67,7 @@ struct fs_own_opts {
 	unsigned int fd_cache;
 	unsigned int max_read;
 	unsigned int uring_depth;
+	unsigned int max_write;
 	double timeout;
 	int timeout_set;
 	double attr_timeout, entry_timeout;
@@ -78,6 +79,7 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "fd_cache=%u", offsetof(struct fs_own_opts, fd_cache), 0 },
 	{ "max_read=%u", offsetof(struct fs_own_opts, max_read), 0 },
 	{ "uring_depth=%u", offsetof(struct fs_own_opts, uring_depth), 0 },
+	{ "max_write=%u", offsetof(struct fs_own_opts, max_write), 0 },
 	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
 	{ "attr_timeout=%lf", offsetof(struct fs_own_opts, attr_timeout), 0 },
@@ -96,12 +98,11 @@ static void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 	/*
 	 * libfuse has already capped max_write to its request buffer (1 MiB
 	 * + header with FUSE_MAX_PAGES, 128 KiB without): never raise it.
+	 * The pages per request go into the INIT reply (wire.c), which logs
+	 * what was negotiated.
 	 */
-	if (conn->max_write > FS_MAX_IO)
-		conn->max_write = FS_MAX_IO;
-	if (conn->max_write < FS_MAX_IO)
-		fs_log(FS_LOG_WARN, "requests are limited to %u bytes: a 1 MiB write becomes "
-		       "several WRITE records", conn->max_write);
+	if (conn->max_write > fs->max_write)
+		conn->max_write = fs->max_write;
 	conn->max_read = fs->max_read;	/* must equal the max_read mount option */
 	/* the kernel clears setuid/setgid bits itself; we write as root */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
@@ -258,6 +259,42 @@ struct fs_daemon {
 	bool thread_registered;
 };
 
+/* The kernel's cap on pages per request, 0 if it has none to read (then 256, compiled in). */
+static unsigned int read_max_pages_limit(void)
+{
+	unsigned int v = 0;
+	FILE *f = fopen("/proc/sys/fs/fuse/max_pages_limit", "re");
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Plan max_write and max_pages before mounting (the header is written
+ * before the INIT request comes): one call of up to max_write bytes needs
+ * max_write / page + 1 pages when its buffer does not start on a page;
+ * ask for that, up to fs.fuse.max_pages_limit (never changed here). Where
+ * the limit is lower, max_write shrinks to what the pages hold, so aligned
+ * calls stay whole and only unaligned ones are cut (marked IOTAP_OPF_CUT).
+ */
+static void plan_request_limits(struct fs_ctx *fs)
+{
+	unsigned int page = (unsigned int)sysconf(_SC_PAGESIZE), limit, cap;
+
+	fs->page_size = page;
+	fs->max_pages_want = (fs->max_write_asked + page - 1) / page + 1;
+	fs->max_pages_limit = read_max_pages_limit();
+	limit = fs->max_pages_limit ? fs->max_pages_limit : FS_KERNEL_MAX_PAGES;
+	fs->max_pages = fs->max_pages_want < limit ? fs->max_pages_want : limit;
+	cap = fs->max_pages * page;
+	fs->max_write = fs->max_write_asked < cap ? fs->max_write_asked : cap;
+	fs_describe_limits(fs);
+}
+
 /*
  * Check the input and parse our -o options. On failure @msg gets the text
  * to print after "iotap: ".
@@ -284,6 +321,14 @@ static int check_input(struct fs_daemon *d, char *msg)
 	if (own.uring_depth)
 		fs->o.uring_depth = own.uring_depth;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
+	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
+	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_IO) {
+		snprintf(msg, MSG_MAX, "cannot mount '%s': max_write %u out of range: %u to %u bytes "
+			 "(libfuse %s reads requests into a buffer of 1 MiB + 4 KiB)", o->mountpoint,
+			 fs->max_write_asked, FS_MIN_WRITE, FS_MAX_IO, fuse_pkgversion());
+		return -EINVAL;
+	}
+	plan_request_limits(fs);
 	fs->o.fd_cache = own.fd_cache ? own.fd_cache : FS_DEFAULT_FD_CACHE;
 	/* timeout= sets both; attr_timeout= and entry_timeout= one each */
 	fs->attr_timeout = own.timeout_set ? own.timeout : FS_DEFAULT_TIMEOUT;
@@ -465,6 +510,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	if (iotap_trace_layout(fs->backing, &layout))
 		layout = NULL;		/* not known: the header goes without it */
 	hdr.layout = layout;
+	hdr.fuse = fs->fuse_desc;
 	ro.sample_path = fs->backing;
 	ro.sample_ms = o->sample_ms;
 	if (o->force && !access(fs->trace_path, F_OK)) {
@@ -519,7 +565,7 @@ static void describe_opts(struct fs_daemon *d)
 	n = snprintf(d->mount_opts, sizeof(d->mount_opts),
 		     "%s,attr_timeout=%g,entry_timeout=%g,max_write=%u,max_read=%u,fd_cache=%u%s",
 		     fs->cache_mode ? "cache_mode=1,writeback_cache,keep_cache" : "direct_io",
-		     fs->attr_timeout, fs->entry_timeout, FS_MAX_IO, fs->max_read, fs->o.fd_cache,
+		     fs->attr_timeout, fs->entry_timeout, fs->max_write, fs->max_read, fs->o.fd_cache,
 		     fs->privileged ? ",allow_other,default_permissions" : "");
 	/* the transport and why (transport/uring.c), then what is left of -o */
 	if (n > 0 && (size_t)n < sizeof(d->mount_opts))
@@ -613,9 +659,12 @@ static int mount_session(struct fs_daemon *d, char *msg)
 	}
 	d->mounted = true;
 	ret = fuse_session_custom_io(fs->se, &io, fuse_session_fd(fs->se));
-	if (ret)
+	if (ret) {
 		fs_log(FS_LOG_WARN, "cannot hook the request stream (%s): requests libfuse "
 		       "answers itself are not recorded", strerror(-ret));
+		/* libfuse's own INIT reply: max_write's pages */
+		fs->max_pages = (fs->max_write - 1) / fs->page_size + 1;
+	}
 	return 0;
 }
 
@@ -842,9 +891,14 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 	}
 	if (o->max_threads)
 		fuse_loop_cfg_set_max_threads(cfg, o->max_threads);
+	/* started with signals blocked, like the loop's workers */
+	if (fs_wbfail_start(&d->fs))
+		fs_log(FS_LOG_WARN, "cannot start the writeback-error thread: after a failed "
+		       "writeback the mount may show data that is not on disk");
 	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	ret = fuse_session_loop_mt(d->fs.se, cfg);
 	block_signals(NULL);
+	fs_wbfail_stop();
 	fuse_loop_cfg_destroy(cfg);
 	if (ret < 0) {
 		fs_log(FS_LOG_ERR, "session ended with error: %s", strerror(-ret));

@@ -32,14 +32,25 @@
  *    getxattr("security.capability") before every write(2) -- a round trip
  *    per write that passthrough_ll avoids only by not supporting xattrs.
  *
- * 3. The io_uring transport (transport/uring.c): its requests pass through
+ * 3. Pages per request (built everywhere). A request carries at most
+ *    max_pages pages of the caller's buffer, and libfuse 3.14 asks for
+ *    max_write's pages exactly, so a max_write-sized read() or write()
+ *    from a buffer that does not start on a page (257 pages for 1 MiB)
+ *    arrives as two requests. The INIT reply asks for the pages session.c
+ *    planned (one more, up to fs.fuse.max_pages_limit); the kernel's
+ *    answer is logged, and a NOTE record follows the header where it
+ *    differs from the plan the header holds.
+ *
+ * 4. The io_uring transport (transport/uring.c): its requests pass through
  *    fs_wire_inspect() as /dev/fuse ones do, the INIT reply is where it
- *    asks for FUSE_OVER_IO_URING, and replies to ring requests leave
+ *    asks for FUSE_OVER_IO_URING (after the patches above: it sizes its
+ *    buffers from the final reply), and replies to ring requests leave
  *    through fs_uring_reply() instead of writev(2).
  */
 #include <errno.h>
 #include <linux/fuse.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -92,19 +103,9 @@ static void note_request(struct fs_ctx *fs, const struct fuse_in_header *in, siz
 	const uint8_t *arg = (const uint8_t *)(in + 1);
 	size_t argn = n - sizeof(*in);
 
+	(void)fs;
 	req_kill_suidgid = false;
 	switch (in->opcode) {
-	case FUSE_INIT:
-		/* the first four fields are there in every protocol version */
-		if (argn >= offsetof(struct fuse_init_in, flags) + sizeof(uint32_t)) {
-			struct fuse_init_in ii;
-
-			memcpy(&ii, arg, offsetof(struct fuse_init_in, flags) + sizeof(uint32_t));
-			fs->init_flags = ii.major == 7 && ii.minor >= 33 ? ii.flags : 0;
-			/* the reply goes out of this thread; others only test for 0 */
-			CMM_STORE_SHARED(fs->init_unique, in->unique);
-		}
-		return;
 	case FUSE_WRITE:
 		req_kill_suidgid = arg_u32(arg, argn, offsetof(struct fuse_write_in, write_flags)) &
 				   FUSE_WRITE_KILL_SUIDGID;
@@ -123,19 +124,11 @@ static void note_request(struct fs_ctx *fs, const struct fuse_in_header *in, siz
 }
 
 /* The INIT reply: ask for HANDLE_KILLPRIV_V2 if the kernel offered it. */
-static void patch_init_reply(struct fs_ctx *fs, struct iovec *iov, int count)
+static void patch_init_killpriv(struct fs_ctx *fs, const struct fuse_out_header *oh,
+				struct iovec *iov)
 {
-	const size_t init_len = offsetof(struct fuse_init_out, flags) + sizeof(uint32_t);
-	const struct fuse_out_header *oh;
-	bool v2;
+	bool v2 = !oh->error && fs->init_minor >= 33 && (fs->init_flags & FUSE_HANDLE_KILLPRIV_V2);
 
-	if (count < 2 || iov[0].iov_len < sizeof(*oh) || iov[1].iov_len < init_len)
-		return;
-	oh = iov[0].iov_base;
-	if (oh->unique != fs->init_unique)
-		return;
-	v2 = !oh->error && (fs->init_flags & FUSE_HANDLE_KILLPRIV_V2);
-	CMM_STORE_SHARED(fs->init_unique, 0);
 	if (v2) {
 		struct fuse_init_out *io = iov[1].iov_base;
 
@@ -146,17 +139,121 @@ static void patch_init_reply(struct fs_ctx *fs, struct iovec *iov, int count)
 }
 #endif /* FS_WIRE_KILLPRIV */
 
+/* The INIT request: what the kernel offers (its reply goes out of this thread). */
+static void note_init(struct fs_ctx *fs, const struct fuse_in_header *in, size_t n)
+{
+	const size_t len = offsetof(struct fuse_init_in, flags) + sizeof(uint32_t);
+	struct fuse_init_in ii;
+
+	/* the first four fields are there in every protocol version */
+	if (n - sizeof(*in) < len)
+		return;
+	memcpy(&ii, in + 1, len);
+	fs->init_flags = ii.major == 7 ? ii.flags : 0;
+	fs->init_minor = ii.major == 7 ? ii.minor : 0;
+	/* others only test for 0 */
+	CMM_STORE_SHARED(fs->init_unique, in->unique);
+}
+
+void fs_describe_limits(struct fs_ctx *fs)
+{
+	snprintf(fs->fuse_desc, sizeof(fs->fuse_desc),
+		 "max_write=%u max_read=%u max_pages=%u max_pages_want=%u max_pages_limit=%u "
+		 "page_size=%u max_write_asked=%u", fs->max_write, fs->max_read, fs->max_pages,
+		 fs->max_pages_want, fs->max_pages_limit, fs->page_size, fs->max_write_asked);
+}
+
+/*
+ * The INIT reply: ask for the planned max_pages, then say what the kernel
+ * will use (it takes min(max_pages, its fs.fuse.max_pages_limit)).
+ */
+static void patch_init_pages(struct fs_ctx *fs, const struct fuse_out_header *oh,
+			     struct iovec *iov)
+{
+	const size_t pages_end = offsetof(struct fuse_init_out, max_pages) + sizeof(uint16_t);
+	struct fuse_init_out *io = iov[1].iov_base;
+	char planned[sizeof(fs->fuse_desc)];
+	unsigned int pages = fs->max_pages, fit;
+
+	if (oh->error)
+		return;
+	memcpy(planned, fs->fuse_desc, sizeof(planned));
+	if ((fs->init_flags & FUSE_MAX_PAGES) && iov[1].iov_len >= pages_end &&
+	    (io->flags & FUSE_MAX_PAGES)) {
+		io->max_pages = (uint16_t)pages;
+	} else {
+		pages = FS_KERNEL_DEFAULT_PAGES;	/* the kernel's without FUSE_MAX_PAGES */
+	}
+	if (pages < fs->max_pages)
+		fs->max_pages = pages;
+	fs->max_write = io->max_write;
+	if (fs->max_write > fs->max_pages * fs->page_size)
+		fs->max_write = fs->max_pages * fs->page_size;
+	fs_describe_limits(fs);
+	/* the largest call that is one request whatever its buffer's alignment */
+	fit = (fs->max_pages - 1) * fs->page_size;
+	if (fit > fs->max_write)
+		fit = fs->max_write;
+	if (fs->max_pages >= fs->max_pages_want && fs->max_write >= fs->max_write_asked)
+		fs_log(FS_LOG_INFO, "requests: max_write %u, max_pages %u (fs.fuse.max_pages_limit "
+		       "%u): one read() or write() of up to %u bytes is one record", fs->max_write,
+		       fs->max_pages, fs->max_pages_limit, fs->max_write);
+	else if (fs->max_pages_limit && fs->max_pages_limit < fs->max_pages_want)
+		fs_log(FS_LOG_WARN, "requests: max_write %u, max_pages %u (fs.fuse.max_pages_limit "
+		       "%u): a read() or write() of more than %u bytes from a buffer that does "
+		       "not start on a page is cut in two records (flagged cut; report and "
+		       "replay join them); 'sysctl -w fs.fuse.max_pages_limit=%u' makes it one",
+		       fs->max_write, fs->max_pages, fs->max_pages_limit, fit, fs->max_pages_want);
+	else
+		fs_log(FS_LOG_WARN, "requests: max_write %u, max_pages %u (the kernel offers no "
+		       "more): a read() or write() of more than %u bytes is several records",
+		       fs->max_write, fs->max_pages, fit);
+	if (strcmp(planned, fs->fuse_desc) && fs->rec) {
+		struct iotap_trace_rec rec;
+		char note[sizeof(fs->fuse_desc) + 16];
+
+		/* the header holds the plan: the kernel's answer follows it */
+		snprintf(note, sizeof(note), "fuse: %s", fs->fuse_desc);
+		memset(&rec, 0, sizeof(rec));
+		rec.type = IOTAP_REC_NOTE;
+		rec.name = note;
+		rec.name_len = (uint32_t)strlen(note);
+		rec.time_ns = iotap_trace_op_begin(fs->rec);
+		iotap_trace_record(fs->rec, &rec);
+	}
+}
+
+/* The INIT reply goes out: each patch is a function of its own. */
+static void patch_init_reply(struct fs_ctx *fs, struct iovec *iov, int count)
+{
+	const size_t init_len = offsetof(struct fuse_init_out, max_write) + sizeof(uint32_t);
+	const struct fuse_out_header *oh;
+
+	if (count < 2 || iov[0].iov_len < sizeof(*oh) || iov[1].iov_len < init_len)
+		return;
+	oh = iov[0].iov_base;
+	if (oh->unique != fs->init_unique)
+		return;
+	CMM_STORE_SHARED(fs->init_unique, 0);
+#if FS_WIRE_KILLPRIV
+	patch_init_killpriv(fs, oh, iov);
+#endif
+	patch_init_pages(fs, oh, iov);
+}
+
 void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n)
 {
 	const struct fuse_in_header *in = buf;
 
 	if (n < sizeof(*in))
 		return;
+	if (caa_unlikely(in->opcode == FUSE_INIT)) {
+		note_init(fs, in, n);
+		fs_uring_note_init(fs, in, n);
+	}
 #if FS_WIRE_KILLPRIV
 	note_request(fs, in, n);
 #endif
-	if (caa_unlikely(in->opcode == FUSE_INIT))
-		fs_uring_note_init(fs, in, n);
 	if (caa_unlikely(opcode_unhandled(in->opcode))) {
 		int saved = errno, cancel;
 
@@ -189,10 +286,8 @@ ssize_t fs_wire_writev(int fd, struct iovec *iov, int count, void *userdata)
 	/* a reply to a request that came over io_uring goes back the same way */
 	if (fs_uring_reply(fs, iov, count, &n))
 		return n;
-#if FS_WIRE_KILLPRIV
 	if (caa_unlikely(CMM_LOAD_SHARED(fs->init_unique)))
 		patch_init_reply(fs, iov, count);
-#endif
 	if (caa_unlikely(CMM_LOAD_SHARED(fs->uring_init_unique)))
 		return fs_uring_init_reply(fs, fd, iov, count);
 	return writev(fd, iov, count);

@@ -74,6 +74,48 @@ static void transport_line(const struct iotap_trace_header *h)
 	line("transport", buf);
 }
 
+/*
+ * The FUSE request limits of a capture (header tag fuse, or the NOTE the
+ * daemon wrote when the kernel's INIT answer differed from it) and what
+ * they did to the records: calls cut at the page cap, and the sysctl that
+ * would have kept each one whole.
+ */
+static void requests(const char *fuse, uint32_t mode, uint64_t cut)
+{
+	uint64_t mw = iotap_trace_fuse_field(fuse, "max_write");
+	uint64_t pages = iotap_trace_fuse_field(fuse, "max_pages");
+	uint64_t want = iotap_trace_fuse_field(fuse, "max_pages_want");
+	uint64_t limit = iotap_trace_fuse_field(fuse, "max_pages_limit");
+	uint64_t page = iotap_trace_fuse_field(fuse, "page_size");
+	uint64_t fit;
+
+	if (!mw || !pages || !page)
+		return;
+	printf("%-14s max_write %" PRIu64 ", max_pages %" PRIu64 " (%" PRIu64 " wanted",
+	       "requests", mw, pages, want);
+	if (limit)
+		printf(", fs.fuse.max_pages_limit %" PRIu64, limit);
+	printf(")\n");
+	if (mode == IOTAP_MODE_CACHE) {
+		printf("%-14s (cache mode: records are the kernel's page-cache requests, not the "
+		       "application's calls)\n", "");
+		return;
+	}
+	fit = (pages - 1) * page < mw ? (pages - 1) * page : mw;
+	if (pages >= want)
+		printf("%-14s one read() or write() of up to %" PRIu64 " bytes is one record\n",
+		       "", mw);
+	else
+		printf("%-14s a read() or write() of more than %" PRIu64 " bytes from a buffer "
+		       "that does not start on a page is cut in two records\n", "", fit);
+	if (cut)
+		printf("%-14s %" PRIu64 " call(s) were cut: their first piece is flagged cut, "
+		       "report and replay join the pieces\n", "split", cut);
+	if (pages < want && limit && limit < want)
+		printf("%-14s 'sysctl -w fs.fuse.max_pages_limit=%" PRIu64 "' before mounting "
+		       "keeps each call one record\n", "", want);
+}
+
 static int info_one(const char *path, int strict)
 {
 	struct iotap_trace_reader *r;
@@ -81,15 +123,21 @@ static int info_one(const char *path, int strict)
 	const struct iotap_trace_header *h;
 	struct iotap_trace_rec rec;
 	char buf[256], b1[32], b2[32];
-	uint64_t ops;
+	char fuse_note[256] = "";
+	uint64_t ops, cut = 0;
 	int ret, t, damaged;
 	time_t secs;
 	struct tm tm;
 
 	if (open_trace(path, IOTAP_TRACE_READ_FILE_ORDER, &r))
 		return 1;
-	while ((ret = iotap_trace_reader_next(r, &rec)) > 0)
-		;
+	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
+		if (rec.type == IOTAP_REC_OP && (rec.flags & IOTAP_OPF_CUT) &&
+		    (rec.op == IOTAP_OP_READ || rec.op == IOTAP_OP_WRITE))
+			cut++;
+		else if (rec.type == IOTAP_REC_NOTE && rec.name && !strncmp(rec.name, "fuse: ", 6))
+			snprintf(fuse_note, sizeof(fuse_note), "%s", rec.name + 6);
+	}
 	iotap_trace_reader_stats(r, &st);
 	h = iotap_trace_reader_header(r);
 
@@ -110,6 +158,7 @@ static int info_one(const char *path, int strict)
 	line("mountpoint", h->mountpoint);
 	line("mount options", h->mount_opts);
 	transport_line(h);
+	requests(*fuse_note ? fuse_note : h->fuse, h->capture_mode, cut);
 	if (h->layout) {
 		/* the storage stack, one fact a line, under one label */
 		const char *s = h->layout, *e;

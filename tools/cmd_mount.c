@@ -23,7 +23,7 @@
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRANSPORT, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRANSPORT, O_MAX_WRITE, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -46,6 +46,8 @@ static const struct opt_desc mount_opts[] = {
 	[O_TRANSPORT] = { "transport", 0, "T", "how FUSE requests travel: auto (io_uring where the\n"
 			  "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
 			  "default auto, or $IOTAP_TRANSPORT" },
+	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
+			  "3.14's most): a write() above it is several records" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -131,6 +133,12 @@ int cmd_mount(int argc, char **argv)
 			if (parse_u64(arg, &v) || v < 16 || v > 1000000)
 				return opt_error(&mount_cmd, "--fd-cache wants 16..1000000, not '%s'", arg);
 			o.fd_cache = (unsigned int)v;
+			break;
+		case O_MAX_WRITE:
+			if (iotap_size_parse(arg, 1, &v) || v < 4096 || v > 1024 * 1024)
+				return opt_error(&mount_cmd, "--max-write wants 4k..1M (libfuse 3.14 "
+						 "reads requests into 1 MiB + 4 KiB), not '%s'", arg);
+			o.max_write = (unsigned int)v;
 			break;
 		case O_FAIL_OP:
 			o.fail_op = iotap_trace_op_from_name(arg);

@@ -26,7 +26,7 @@
 
 enum {
 	O_JSON, O_CSV, O_BONNIE_CSV, O_BONNIE, O_HTML, O_INTERVAL, O_PHASE, O_BY, O_PHASES_FROM,
-	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE,
+	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE, O_DETAIL,
 };
 
 static const struct opt_desc report_opts[] = {
@@ -38,7 +38,8 @@ static const struct opt_desc report_opts[] = {
 			   "bonnie++'s one-line CSV (2.00a layout, for bon_csv2txt)\n"
 			   "when the phases are bonnie++'s" },
 	[O_BONNIE] = { "bonnie", 0, NULL, "text rates in K/sec (KiB/s) as bonnie++ prints them" },
-	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML report with charts" },
+	[O_HTML] = { "html", 0, "FILE", "write a self-contained HTML report with charts\n"
+		     "(instead of the text; -o, --json or --csv print theirs too)" },
 	[O_INTERVAL] = { "interval", 'i', "DUR",
 			 "print the time series at DUR steps (1s, 500ms)\n"
 			 "instead of the phase table" },
@@ -57,13 +58,16 @@ static const struct opt_desc report_opts[] = {
 	[O_FORCE] = { "force", 0, NULL,
 		      "replace an existing -o or --html FILE (never a trace\n"
 		      "and never an input)" },
+	[O_DETAIL] = { "detail", 'v', NULL, "text: every phase's detail (request sizes, seeks,\n"
+		       "metadata, concurrency, device, latency), not only\n"
+		       "the phase table and the flags" },
 	{ NULL },
 };
 
 static const struct opt_cmd report_cmd = {
 	.name = "report",
 	.usage =
-		"TRACE [--json | --csv | --bonnie-csv] [--html FILE] [--interval DUR]\n"
+		"TRACE [--json | --csv | --bonnie-csv] [-v] [--html FILE] [--interval DUR]\n"
 		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
 		"                    [-o FILE [--force]]",
 	.summary =
@@ -86,6 +90,7 @@ static const struct opt_cmd report_cmd = {
 	.opts = report_opts,
 	.footer = "examples:\n"
 		  "  iotap report cap.iotap\n"
+		  "  iotap report cap.iotap --detail\n"
 		  "  iotap report cap.iotap --html report.html\n"
 		  "  iotap report cap.iotap --interval 1s --csv > series.csv\n"
 		  "  iotap report cap.iotap --phase seeks --by file\n"
@@ -147,6 +152,7 @@ int cmd_report(int argc, char **argv)
 		case O_CSV: csv = 1; break;
 		case O_BONNIE_CSV: bcsv = 1; break;
 		case O_BONNIE: oo.bonnie_units = 1; break;
+		case O_DETAIL: oo.detail = 1; break;
 		case O_HTML: html = arg; break;
 		case O_INTERVAL:
 			if (parse_duration_ns(arg, &interval) || interval < 1000000)
@@ -263,6 +269,11 @@ int cmd_report(int argc, char **argv)
 			goto out_rep;
 		}
 	}
+	/* the page is the output: text only where asked for (-o or a format) */
+	if (html && !out && !json && !csv && !bcsv && !by && !interval && !phase) {
+		fprintf(stderr, "iotap: wrote %s\n", html);
+		goto out_rep;
+	}
 	f = out_open(out, &rules);
 	if (!f) {
 		ret = 1;
@@ -287,8 +298,10 @@ int cmd_report(int argc, char **argv)
 			report_print_csv(&one, f);
 		else if (bcsv)
 			ret = report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
-		else
+		else {
+			oo.detail = 1;	/* one phase: its detail is what was asked for */
 			report_print_text(&one, &oo, f);
+		}
 	} else if (json) {
 		ret = report_print_json(&rep, f) ? 1 : 0;
 	} else if (csv) {

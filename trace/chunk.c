@@ -78,6 +78,8 @@ static const char *hdr_field(const struct iotap_trace_header *hdr, unsigned int 
 		return hdr->workload;
 	case FHDR_TAG_LAYOUT:
 		return hdr->layout;
+	case FHDR_TAG_FUSE:
+		return hdr->fuse;
 	}
 	return NULL;
 }
@@ -103,6 +105,8 @@ static const char **hdr_slot(struct iotap_trace_header *hdr, unsigned int tag)
 		return &hdr->workload;
 	case FHDR_TAG_LAYOUT:
 		return &hdr->layout;
+	case FHDR_TAG_FUSE:
+		return &hdr->fuse;
 	}
 	return NULL;
 }

@@ -38,6 +38,7 @@ enum fhdr_tag {
 	FHDR_TAG_TOOL = 7,
 	FHDR_TAG_WORKLOAD = 8,
 	FHDR_TAG_LAYOUT = 9,
+	FHDR_TAG_FUSE = 10,
 	FHDR_TAG_MAX
 };
 

@@ -43,7 +43,8 @@ struct iotap_fs_opts {
 	unsigned int sample_ms;		/* resource sample interval (0: 100) */
 	unsigned int fd_cache;		/* O_PATH fds kept open (0: 4096) */
 	int transport;			/* enum iotap_fs_transport: how requests travel */
-	unsigned int uring_depth;	/* io_uring entries (threads) per CPU queue (0: 8) */
+	unsigned int uring_depth;	/* io_uring entries per CPU queue (0: 16) */
+	unsigned int max_write;		/* bytes per WRITE request (0: 1 MiB, the most) */
 	double attr_timeout;		/* s the kernel keeps attributes (if attr_set) */
 	double entry_timeout;		/* s it keeps names and misses (if entry_set) */
 	int attr_set, entry_set;	/* 0: -o or the default (1 s) */
@@ -70,7 +71,7 @@ struct iotap_fs_opts {
  * own: cache_mode=0|1, fd_cache=N, timeout=SECONDS (entry and attribute
  * cache, default 1), attr_timeout=SECONDS and entry_timeout=SECONDS (one
  * each; 0: every stat and lookup reaches the daemon), max_read=BYTES
- * (default and maximum 1 MiB). When run
+ * and max_write=BYTES (default and maximum 1 MiB). When run
  * as root, allow_other and default_permissions are added.
  *
  * Context: the calling process must not have threads of its own.

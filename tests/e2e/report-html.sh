@@ -29,7 +29,10 @@ check "synth" "$SYNTH" --samples $T/b.iotap $T/bonnie.script > /dev/null
 
 "$IOTAP" report $T/a.iotap --html $T/report.html > $T/r.txt 2> $T/err || { cat $T/err; fail "report --html"; }
 grep -q "wrote $T/report.html" $T/err || fail "report --html does not say where the page went"
-grep -q "^trace " $T/r.txt || fail "report --html should still print the table"
+[ -s $T/r.txt ] && { head -5 $T/r.txt; fail "report --html also printed the text report"; }
+"$IOTAP" report $T/a.iotap --html $T/report.html --force -o $T/o.txt 2> $T/err ||
+	{ cat $T/err; fail "report --html -o"; }
+grep -q "^trace " $T/o.txt || fail "report --html -o FILE: no text report in FILE"
 grep -q "<th>read p99 us</th>" $T/report.html || fail "the HTML's p99 is not in microseconds, as the text's"
 "$IOTAP" compare --label auto $T/a.iotap --label marked $T/b.iotap $T/b.iotap --html $T/compare.html \
 	> /dev/null 2> $T/err || { cat $T/err; fail "compare --html"; }

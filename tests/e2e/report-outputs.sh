@@ -42,6 +42,20 @@ grep -q "3 phases (from markers)" $T/r.txt || fail "table header"
 grep -Eq "^ +0 w1 .* 104\.86 " $T/r.txt || { cat $T/r.txt; fail "w1 row lacks 104.86 MB/s"; }
 "$IOTAP" report --bonnie $T/golden.iotap | grep -Eq "^ +0 w1 .* 102400 " ||
 	fail "--bonnie: w1 should write 102400 K/sec"
+# the default text is the table and the flags; the per-phase detail on request
+grep -Eq "^ +0 w1 .* w 1m 100\.0%$" $T/r.txt || { cat $T/r.txt; fail "w1 row lacks its sizes"; }
+grep -q "^\[0\] w1" $T/r.txt && fail "the default report prints the per-phase detail"
+grep -q "latency(us)" $T/r.txt && fail "the default report prints latency tables"
+grep -q "with --detail, one phase with --phase NAME" $T/r.txt || fail "no pointer to --detail"
+"$IOTAP" report --detail $T/golden.iotap > $T/rd.txt || fail "report --detail"
+expect_eq "phase blocks with --detail" "$(grep -c '^\[[0-9]\] ' $T/rd.txt)" 3
+grep -q "latency(us)" $T/rd.txt || fail "--detail lacks the latency tables"
+"$IOTAP" report -v $T/golden.iotap | cmp -s - $T/rd.txt || fail "-v differs from --detail"
+"$IOTAP" report --phase w1 $T/golden.iotap > $T/rp.txt || fail "report --phase"
+grep -q "^\[0\] w1" $T/rp.txt && grep -q "latency(us)" $T/rp.txt || fail "--phase lacks its detail"
+# a 12-phase bonnie++ run: the table and flags, not a wall
+"$IOTAP" report $T/bonnie.iotap > $T/rb.txt || fail "report bonnie"
+[ "$(wc -l < $T/rb.txt)" -le 50 ] || { cat $T/rb.txt; fail "the bonnie report is $(wc -l < $T/rb.txt) lines"; }
 
 # JSON: golden figures and contract keys
 "$IOTAP" report --json $T/golden.iotap > $T/r.json || fail "report --json"

@@ -256,11 +256,34 @@ void fig_seek_summary(const struct pstats *p, char *buf, size_t len)
 
 /* --- text ---------------------------------------------------------------- */
 
+/* The table's sizes column: each direction's commonest request size ("w 1m 100%"). */
+static void text_top_sizes(const struct pstats *p, char *buf, size_t len)
+{
+	const struct dir_stats *dirs[2] = { &p->rd, &p->wr };
+	size_t l = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 2 && l < len; k++) {
+		char one[256], *comma;
+
+		if (!dirs[k]->ops)
+			continue;
+		fig_size_summary(dirs[k], one, sizeof(one));
+		comma = strchr(one, ',');
+		if (comma)
+			*comma = '\0';
+		l += (size_t)snprintf(buf + l, len - l, "%s%c %s", l ? ", " : "", k ? 'w' : 'r', one);
+	}
+	if (!l)
+		snprintf(buf, len, "-");
+}
+
 static void text_phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
 			   const struct out_opts *oo)
 {
 	double d = pstats_duration_s(p), cpu;
-	char cpus[16] = "-", devs[16] = "-", utils[16] = "-", idxs[16] = "";
+	char cpus[16] = "-", devs[16] = "-", utils[16] = "-", idxs[16] = "", sizes[96];
 	struct dev_fig dev;
 
 	if (fig_cpu_pct(p, &cpu))
@@ -273,33 +296,31 @@ static void text_phase_row(FILE *f, const struct report *rep, const struct pstat
 	}
 	if (idx >= 0)
 		snprintf(idxs, sizeof(idxs), "%d", idx);
+	text_top_sizes(p, sizes, sizeof(sizes));
 	if (oo->bonnie_units)
 		fprintf(f,
 			"%3s %-24.24s %9.3f %9.3f %11" PRIu64 " %10.1f %10.0f %10.0f %9.1f %5.1f "
-			"%8.1f %6s %10s %6s\n",
+			"%8.1f %6s %10s %6s  %s\n",
 			idxs, p->name, fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d),
 			d > 0 ? (double)p->rd.bytes / 1024 / d : 0,
 			d > 0 ? (double)p->wr.bytes / 1024 / d : 0, fig_rate(p->seeks, d),
-			fig_seq_pct(p), fig_rate(p->fsyncs, d), cpus, devs, utils);
+			fig_seq_pct(p), fig_rate(p->fsyncs, d), cpus, devs, utils, sizes);
 	else
 		fprintf(f,
 			"%3s %-24.24s %9.3f %9.3f %11" PRIu64 " %10.1f %9.2f %9.2f %9.1f %5.1f "
-			"%8.1f %6s %9s %6s\n",
+			"%8.1f %6s %9s %6s  %s\n",
 			idxs, p->name, fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d),
 			fig_mbps(p->rd.bytes, d), fig_mbps(p->wr.bytes, d), fig_rate(p->seeks, d),
-			fig_seq_pct(p), fig_rate(p->fsyncs, d), cpus, devs, utils);
+			fig_seq_pct(p), fig_rate(p->fsyncs, d), cpus, devs, utils, sizes);
 }
 
-static void text_detail(FILE *f, const struct pstats *p, const struct flagset *fl,
-			const struct out_opts *oo)
+/* The read and write lines of a phase: ops, bytes, rate, IOPS, request sizes. */
+static void text_data_lines(FILE *f, const struct pstats *p, const struct out_opts *oo)
 {
 	double d = pstats_duration_s(p);
 	const struct dir_stats *dirs[2] = { &p->rd, &p->wr };
-	struct dev_fig dev;
-	struct cpu_fig cpu;
-	unsigned int op, k;
+	unsigned int k;
 	char buf[256];
-	int any = 0;
 
 	for (k = 0; k < 2; k++) {
 		const struct dir_stats *dr = dirs[k];
@@ -325,6 +346,19 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 		if (dr->errors)
 			fprintf(f, "           %" PRIu64 " failed\n", dr->errors);
 	}
+}
+
+static void text_detail(FILE *f, const struct pstats *p, const struct flagset *fl,
+			const struct out_opts *oo)
+{
+	double d = pstats_duration_s(p);
+	struct dev_fig dev;
+	struct cpu_fig cpu;
+	unsigned int op, k;
+	char buf[256];
+	int any = 0;
+
+	text_data_lines(f, p, oo);
 	if (p->data_ops) {
 		fig_seek_summary(p, buf, sizeof(buf));
 		fprintf(f,
@@ -401,15 +435,12 @@ static const char *fmt_realtime(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-void report_print_text(const struct report *rep, const struct out_opts *oo, FILE *f)
+/* What the trace is, where it ran, the units. */
+static void text_head(FILE *f, const struct report *rep, const struct out_opts *oo)
 {
 	const struct iotap_trace_header *h = &rep->hdr;
-	struct out_opts defaults = { 0 };
-	unsigned int i, k, nflags = rep->tflags.n;
 	char when[64];
 
-	if (!oo)
-		oo = &defaults;
 	fprintf(f, "trace %s: %s", rep->path, iotap_trace_source_name(h->source));
 	if (h->capture_mode)
 		fprintf(f, " (%s)", iotap_trace_mode_name(h->capture_mode));
@@ -424,26 +455,47 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 	fputc('\n', f);
 	text_layout(f, h->layout);
 	text_cache_note(f, h);
-	fprintf(f, "MB = 10^6 bytes%s; latency in microseconds\n\n",
+	fprintf(f, "MB = 10^6 bytes%s; latency in microseconds\n",
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
-	fprintf(f, "%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s\n", "#", "phase",
-		"start_s", "secs", "ops", "ops/s", oo->bonnie_units ? "rd_K/sec" : "rd_MB/s",
-		oo->bonnie_units ? "wr_K/sec" : "wr_MB/s", "seeks/s", "seq%", "fsync/s", "cpu%",
-		oo->bonnie_units ? "dev_K/s" : "dev_MB/s", "util%");
+}
+
+/* One row per phase, then the total. */
+static void text_table(FILE *f, const struct report *rep, const struct out_opts *oo)
+{
+	unsigned int i;
+
+	fprintf(f, "\n%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s  %s\n", "#",
+		"phase", "start_s", "secs", "ops", "ops/s",
+		oo->bonnie_units ? "rd_K/sec" : "rd_MB/s", oo->bonnie_units ? "wr_K/sec" : "wr_MB/s",
+		"seeks/s", "seq%", "fsync/s", "cpu%", oo->bonnie_units ? "dev_K/s" : "dev_MB/s",
+		"util%", "sizes");
 	for (i = 0; i < rep->nphases; i++)
 		text_phase_row(f, rep, &rep->phases[i], (int)i, oo);
 	text_phase_row(f, rep, &rep->total, -1, oo);
+}
+
+/* Every flag, by phase, then the whole trace's. */
+static void text_flags(FILE *f, const struct report *rep)
+{
+	unsigned int i, k, nflags = rep->tflags.n;
+
 	for (i = 0; i < rep->nphases; i++)
 		nflags += rep->flags[i].n;
-	if (nflags) {
-		fprintf(f, "\nflags:\n");
-		for (i = 0; i < rep->nphases; i++)
-			for (k = 0; k < rep->flags[i].n; k++)
-				fprintf(f, "  [%u] %s: %s\n", i, rep->phases[i].name,
-					rep->flags[i].text[k]);
-		for (k = 0; k < rep->tflags.n; k++)
-			fprintf(f, "  total: %s\n", rep->tflags.text[k]);
-	}
+	if (!nflags)
+		return;
+	fprintf(f, "\nflags:\n");
+	for (i = 0; i < rep->nphases; i++)
+		for (k = 0; k < rep->flags[i].n; k++)
+			fprintf(f, "  [%u] %s: %s\n", i, rep->phases[i].name, rep->flags[i].text[k]);
+	for (k = 0; k < rep->tflags.n; k++)
+		fprintf(f, "  total: %s\n", rep->tflags.text[k]);
+}
+
+/* Each phase's detail (sizes, seeks, metadata, concurrency, device, latency). */
+static void text_details(FILE *f, const struct report *rep, const struct out_opts *oo)
+{
+	unsigned int i;
+
 	for (i = 0; i < rep->nphases; i++) {
 		const struct pstats *p = &rep->phases[i];
 
@@ -453,6 +505,37 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 	}
 	fprintf(f, "\ntotal: %.3f s\n", pstats_duration_s(&rep->total));
 	text_detail(f, &rep->total, &rep->tflags, oo);
+}
+
+/* Without --detail: the total's data lines and where the rest is. */
+static void text_brief(FILE *f, const struct report *rep, const struct out_opts *oo)
+{
+	fprintf(f, "\ntotal: %.3f s\n", pstats_duration_s(&rep->total));
+	text_data_lines(f, &rep->total, oo);
+	if (rep->nphases)
+		fprintf(f, "\n(per phase: sizes, seeks, metadata, concurrency, device and latency "
+			"with --detail, one phase with --phase NAME)\n");
+}
+
+/*
+ * The text report: the head, the phase table and the flags, then the
+ * detail (every phase's with oo->detail, else the total's data lines and a
+ * pointer to --detail). A section of its own (application figures) goes
+ * between the flags and the detail.
+ */
+void report_print_text(const struct report *rep, const struct out_opts *oo, FILE *f)
+{
+	struct out_opts defaults = { 0 };
+
+	if (!oo)
+		oo = &defaults;
+	text_head(f, rep, oo);
+	text_table(f, rep, oo);
+	text_flags(f, rep);
+	if (oo->detail)
+		text_details(f, rep, oo);
+	else
+		text_brief(f, rep, oo);
 	if (rep->rs.chunks_bad || rep->rs.tail_bytes || !rep->rs.has_end)
 		fprintf(f, "\nnote: the trace is %s; figures cover what could be read\n",
 			rep->rs.chunks_bad ? "damaged" : "incomplete");

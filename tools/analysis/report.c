@@ -80,6 +80,7 @@ static void copy_header(struct iotap_trace_header *dst, const struct iotap_trace
 	dst->tool = dup_or_null(src->tool);
 	dst->workload = dup_or_null(src->workload);
 	dst->layout = dup_or_null(src->layout);
+	dst->fuse = dup_or_null(src->fuse);
 }
 
 static void free_header(struct iotap_trace_header *h)
@@ -93,6 +94,7 @@ static void free_header(struct iotap_trace_header *h)
 	free((char *)h->tool);
 	free((char *)h->workload);
 	free((char *)h->layout);
+	free((char *)h->fuse);
 }
 
 /* --- file names ---------------------------------------------------------- */
@@ -279,6 +281,54 @@ static int enter_marks(struct engine *e)
 	return ret;
 }
 
+/* A writeback WRITE (cache mode) failed: the application did not see it. */
+static void wbfail_note(struct report *rep, const struct iotap_trace_rec *rec)
+{
+	unsigned int i;
+
+	for (i = 0; i < rep->nwbfail; i++) {
+		struct wbfail *w = &rep->wbfail[i];
+
+		if (w->file == rec->file && w->err == (int)-rec->result) {
+			w->count++;
+			w->t_last = rec->time_ns;
+			return;
+		}
+	}
+	if (rep->nwbfail == REPORT_WBFAIL_MAX) {
+		rep->wbfail_more++;
+		return;
+	}
+	rep->wbfail[rep->nwbfail++] = (struct wbfail){
+		.file = rec->file, .err = (int)-rec->result, .count = 1,
+		.t_first = rec->time_ns, .t_last = rec->time_ns,
+	};
+}
+
+/*
+ * The flags name the files whose writebacks failed: without names kept
+ * (keep_names), read the NAME records again. Only traces with such
+ * failures pay for it.
+ */
+static int wbfail_names(struct report *rep)
+{
+	struct iotap_trace_reader *r;
+	struct iotap_trace_rec rec;
+	struct analysis_err err;
+	int ret;
+
+	if (!rep->nwbfail || iotap_map_count(&rep->names))
+		return 0;
+	ret = analysis_trace_open(rep->path, IOTAP_TRACE_READ_FILE_ORDER, &r, &err);
+	if (ret)
+		return 0;	/* the flags then say the file id */
+	while ((ret = iotap_trace_reader_next(r, &rec)) > 0)
+		if (rec.type == IOTAP_REC_NAME && nm_set(&rep->names, rec.file, rec.file2, rec.name))
+			ret = -ENOMEM;
+	iotap_trace_reader_close(r);
+	return ret == -ENOMEM ? ret : 0;
+}
+
 static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 {
 	struct report *rep = e->rep;
@@ -326,6 +376,8 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 	series_add_op(&rep->series, rec, is_seek);
 	if (end > e->max_end)
 		e->max_end = end;
+	if (rec->op == IOTAP_OP_WRITE && rec->aux == 1 && rec->result < 0)
+		wbfail_note(rep, rec);
 	if (rec->op != IOTAP_OP_FORGET)
 		e->ord++;
 }
@@ -480,6 +532,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 {
 	struct report_opts defaults;
 	struct iotap_trace_reader *r;
+	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_rec rec;
 	struct engine e;
 	int ret;
@@ -513,8 +566,12 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* a read()/write() the kernel cut at its page cap counts once (trace/join.c) */
+	ret = iotap_trace_join_open(&jn, r);
+	if (ret)
+		goto out;
 
-	while (!e.err && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
+	while (!e.err && (ret = iotap_trace_join_next(jn, &rec)) > 0) {
 		switch (rec.type) {
 		case IOTAP_REC_OP:
 			on_op(&e, &rec);
@@ -543,7 +600,11 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		rep->ops_ord = e.ord;
 	}
 	iotap_trace_reader_stats(r, &rep->rs);
+	iotap_trace_join_stats(jn, &rep->split_calls, &rep->joined);
+	if (ret >= 0)
+		ret = wbfail_names(rep);
 out:
+	iotap_trace_join_close(jn);
 	iotap_trace_reader_close(r);
 	free(e.heap);
 	pstats_release(&e.blk);

@@ -158,6 +158,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
 	struct iotap_trace_reader *r;
 	struct iotap_trace_rec rec;
+	struct iotap_trace_join *jn;
 	struct seek_map seeks;
 	struct by_row *rows = NULL, *row, rest = { 0 };
 	struct iotap_map m;
@@ -175,9 +176,15 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	ret = analysis_trace_open(rep->path, 0, &r, err);
 	if (ret)
 		return ret;
+	/* the records as report_read() counted them: cut calls joined */
+	ret = iotap_trace_join_open(&jn, r);
+	if (ret) {
+		iotap_trace_reader_close(r);
+		return ret;
+	}
 	iotap_map_init(&m, sizeof(struct by_row));
 	seek_map_init(&seeks);
-	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
+	while ((ret = iotap_trace_join_next(jn, &rec)) > 0) {
 		int64_t dist = 0;
 		uint64_t my = ord;
 
@@ -201,6 +208,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		}
 		add_row(row, &rec, dist != 0);
 	}
+	iotap_trace_join_close(jn);
 	iotap_trace_reader_close(r);
 	seek_map_release(&seeks);
 	if (ret < 0) {

@@ -22,6 +22,14 @@
  *                        overhead, not the storage
  *   page-cache           the device read under a tenth of what the
  *                        filesystem read
+ *   writeback-errors     cache mode: writeback WRITEs of a file failed
+ *                        (ENOSPC on a full disk); the application saw a
+ *                        successful write(2) and learns of it only at
+ *                        fsync() or close(), if it checks (one flag per
+ *                        file and errno, in the phase of the first failure)
+ *   split-calls          (whole trace) the kernel cut read()/write() calls
+ *                        at its page cap; counted joined, with the sysctl
+ *                        that would have kept them one request each
  *
  * Everything works from the phase's counters and the time bins, after
  * the pass: nothing here reads the trace.
@@ -295,6 +303,41 @@ void report_flags(struct report *rep)
 		add_flag(&rep->tflags, "damaged-trace: %" PRIu64 " chunk(s) unreadable, %" PRIu64
 			 " bytes skipped; figures cover what could be read", rep->rs.chunks_bad,
 			 rep->rs.bytes_skipped);
+	for (i = 0; i < rep->nwbfail; i++) {
+		const struct wbfail *w = &rep->wbfail[i];
+		struct flagset *fs = &rep->tflags;
+		unsigned int k;
+		char name[512];
+
+		for (k = 0; k < rep->nphases; k++)
+			if (w->t_first >= rep->phases[k].t_begin &&
+			    (k + 1 == rep->nphases || w->t_first < rep->phases[k + 1].t_begin))
+				fs = &rep->flags[k];
+		add_flag(fs, "writeback-errors: %" PRIu64 " writeback WRITE(s) failed with %s on %s "
+			 "(%.3f s to %.3f s); the application learns of these only at fsync/close, "
+			 "and the file holds less than it wrote", w->count, strerrorname_np(w->err) ? strerrorname_np(w->err) : "an error",
+			 report_file_name(rep, w->file, name, sizeof(name)),
+			 (w->t_first - rep->t0) / 1e9, (w->t_last - rep->t0) / 1e9);
+	}
+	if (rep->wbfail_more)
+		add_flag(&rep->tflags, "writeback-errors: %" PRIu64 " more failed writeback WRITE(s) "
+			 "on other files", rep->wbfail_more);
+	if (rep->split_calls) {
+		const char *fuse = rep->hdr.fuse;
+		uint64_t want = iotap_trace_fuse_field(fuse, "max_pages_want");
+		uint64_t limit = iotap_trace_fuse_field(fuse, "max_pages_limit");
+
+		if (limit && want > limit)
+			add_flag(&rep->tflags, "split-calls: the kernel cut %" PRIu64 " read()/write() "
+				 "calls in pieces at its page cap (fs.fuse.max_pages_limit %" PRIu64
+				 "); counted here as the calls they were. 'sysctl -w "
+				 "fs.fuse.max_pages_limit=%" PRIu64 "' before mounting keeps each "
+				 "one request", rep->split_calls, limit, want);
+		else
+			add_flag(&rep->tflags, "split-calls: the kernel cut %" PRIu64 " read()/write() "
+				 "calls in pieces at its page cap; counted here as the calls they were",
+				 rep->split_calls);
+	}
 	/* across phases, changes and outliers are the phases' business */
 	if (rep->nphases <= 1) {
 		flag_throughput(rep, &rep->total, &rep->tflags);

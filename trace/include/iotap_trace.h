@@ -102,6 +102,7 @@ enum iotap_op {
 #define IOTAP_OPF_SYNC		(1u << 2)	/* WRITE on an O_SYNC/O_DSYNC handle */
 #define IOTAP_OPF_CACHED	(1u << 3)	/* READ/WRITE went through the kernel page cache */
 #define IOTAP_OPF_REJECTED	(1u << 4)	/* the daemon answered without calling the backing fs */
+#define IOTAP_OPF_CUT		(1u << 5)	/* READ/WRITE cut at the kernel's page cap: the call goes on */
 
 /* Phase marker kinds (rec.flags of a PHASE record). */
 #define IOTAP_PHASE_BEGIN	0
@@ -146,6 +147,7 @@ struct iotap_trace_header {
 	const char *tool;		/* "iotap VERSION" */
 	const char *workload;		/* workload: name and arguments; replay: source trace */
 	const char *layout;		/* storage stack under backing: iotap_trace_layout() */
+	const char *fuse;		/* capture: the FUSE request limits (FORMAT.md, tag 10) */
 };
 
 /*
@@ -473,6 +475,32 @@ void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 			      struct iotap_trace_read_stats *st);
 
 void iotap_trace_reader_close(struct iotap_trace_reader *r);
+
+/*
+ * struct iotap_trace_join - records of a reader with the pieces of a cut
+ * read()/write() joined into one (trace/join.c)
+ *
+ * The kernel cuts a direct_io call whose buffer needs more pages than
+ * max_pages; the capture flags the first piece IOTAP_OPF_CUT (FORMAT.md).
+ * iotap_trace_join_next() returns what iotap_trace_reader_next() would,
+ * except that a CUT READ or WRITE comes back as the whole call (length,
+ * result and duration of all its pieces, the flag cleared) and the later
+ * pieces not at all. rec->name is valid until the next call. The reader
+ * stays the caller's: close it after the join.
+ */
+struct iotap_trace_join;
+
+int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_reader *r);
+int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec);
+/* So far: calls joined from pieces, and the pieces folded into them. */
+void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces);
+void iotap_trace_join_close(struct iotap_trace_join *j);
+
+/*
+ * iotap_trace_fuse_field - a number from the header's fuse field
+ * ("max_write=1048576 max_pages=256 ..."), 0 when @fuse is NULL or has no @key.
+ */
+uint64_t iotap_trace_fuse_field(const char *fuse, const char *key);
 
 /*
  * iotap_trace_probe_version - read a file's format version from its header

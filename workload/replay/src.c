@@ -24,6 +24,7 @@ struct src_slot {
 
 struct rp_src {
 	struct iotap_trace_reader *rd;
+	struct iotap_trace_join *jn;	/* a cut read()/write() replays as one call */
 	struct src_slot *ring;
 	unsigned int n;			/* slots, power of two */
 	unsigned int cur;		/* slot of the record returned last */
@@ -53,8 +54,14 @@ int rp_src_open(struct rp_src **out, const char *path, unsigned int window)
 	ret = iotap_trace_reader_open(&s->rd, path, 0);
 	if (ret)
 		goto err_free_ring;
+	ret = iotap_trace_join_open(&s->jn, s->rd);
+	if (ret)
+		goto err_close_reader;
 	*out = s;
 	return 0;
+
+err_close_reader:
+	iotap_trace_reader_close(s->rd);
 
 err_free_ring:
 	free(s->ring);
@@ -79,7 +86,7 @@ static int src_fill(struct rp_src *s)
 	if (s->ahead + 1 >= s->n)
 		return 0;
 	sl = &s->ring[(s->cur + s->ahead + (s->started ? 1 : 0)) & (s->n - 1)];
-	ret = iotap_trace_reader_next(s->rd, &sl->rec);
+	ret = iotap_trace_join_next(s->jn, &sl->rec);
 	if (ret <= 0) {
 		s->eof = 1;
 		s->err = ret;
@@ -154,6 +161,7 @@ void rp_src_close(struct rp_src *s)
 
 	if (!s)
 		return;
+	iotap_trace_join_close(s->jn);
 	iotap_trace_reader_close(s->rd);
 	for (i = 0; i < s->n; i++)
 		free(s->ring[i].name);

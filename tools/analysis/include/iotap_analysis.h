@@ -94,6 +94,15 @@ struct name_ent {
 	char *name;			/* last component, owned */
 };
 
+/* Writeback WRITEs (cache mode, aux 1) that failed, per file and errno. */
+#define REPORT_WBFAIL_MAX	32
+struct wbfail {
+	uint64_t file;
+	int err;			/* positive errno */
+	uint64_t count;
+	uint64_t t_first, t_last;	/* start of the first and the last */
+};
+
 struct report {
 	const char *path;
 	struct iotap_trace_header hdr;	/* strings owned by report */
@@ -108,6 +117,11 @@ struct report {
 	const char *phase_source;	/* "markers", "automatic", "phases-from" */
 	uint64_t ops_ord;		/* ops, FORGET not counted (phase plans) */
 	uint64_t markers;		/* PHASE records seen */
+	uint64_t joined;		/* READ/WRITE pieces of cut calls folded (trace/join.c) */
+	uint64_t split_calls;		/* ...into this many calls */
+	struct wbfail wbfail[REPORT_WBFAIL_MAX];	/* failed writebacks, by file */
+	unsigned int nwbfail;
+	uint64_t wbfail_more;		/* failed writebacks on further files */
 	uint64_t markers_folded;	/* markers past REPORT_PHASES_MAX, not made phases */
 	struct series series;
 	struct points points;
@@ -167,6 +181,7 @@ void fig_seek_summary(const struct pstats *p, char *buf, size_t len);
 
 struct out_opts {
 	int bonnie_units;		/* text in K/sec like bonnie++ */
+	int detail;			/* text: every phase's detail, not only the table and flags */
 };
 
 void report_print_text(const struct report *rep, const struct out_opts *oo, FILE *f);

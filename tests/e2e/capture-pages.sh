@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# capture-pages: one application write() is one WRITE record, also from a
+# buffer that does not start on a page (fio --iomem_align=16: a 1 MiB
+# buffer spans 257 pages). The daemon asks the kernel for max_write/page + 1
+# pages per request, up to fs.fuse.max_pages_limit.
+#
+#   1. limit 257 (raised for the mount only): 16 fio writes = 16 WRITE
+#      records of 1 MiB, none flagged cut; the report says 1024k 100%,
+#      replay issues 16 writes; info says one call is one record.
+#   2. limit 128: each write arrives as 524,272 + 524,288 + 16 bytes; the
+#      first piece is flagged cut (16 of them), info counts them and prints
+#      the sysctl, the report flags them, and it and replay join them back
+#      into 16 x 1 MiB.
+#
+# The kernel reads the limit when the connection is made: the case sets it
+# just before each mount and restores it as soon as the mount is up (and
+# at exit, pass or fail), so other mounts on the machine keep theirs.
+. "$(dirname "$0")/lib.sh"
+need_fuse
+command -v fio >/dev/null || skip "fio not installed"
+LIM=/proc/sys/fs/fuse/max_pages_limit
+[ -w $LIM ] || skip "no writable fs.fuse.max_pages_limit (kernel before 6.13)"
+ORIG=$(cat $LIM)
+at_exit "echo $ORIG > $LIM"
+
+# mount_with_limit N TRACE: mount with fs.fuse.max_pages_limit N, then restore it
+mount_with_limit() {
+	echo "$1" > $LIM || fail "cannot set max_pages_limit $1"
+	iotap_mount "$BACKING" "$MNT" --trace "$2"
+	echo "$ORIG" > $LIM
+}
+
+fio_writes() {
+	fio --output=$T/fio.out --name=w --directory="$MNT" --ioengine=psync --rw=write \
+		--bs=1M --size=16M --iomem_align=16 --end_fsync=1 ||
+		{ cat $T/fio.out; fail "fio failed"; }
+	rm -f "$MNT"/w.*
+}
+
+# json_check TRACE: the report's write size histogram and op count
+report_writes() {
+	"$IOTAP" report "$1" --json | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["total"]["write"]
+print(w["ops"], json.dumps(w["size_hist"], sort_keys=True))'
+}
+
+# dump_writes TRACE: "LENGTH CUT" per WRITE record, counted
+dump_writes() {
+	"$IOTAP" dump "$1" --json --op write | python3 -c '
+import json, sys, collections
+c = collections.Counter()
+for l in sys.stdin:
+    r = json.loads(l)
+    c[(r["length"], "cut" if r.get("flags", 0) & 32 else "-")] += 1
+print(" ".join("%d:%s:%d" % (k[0], k[1], v) for k, v in sorted(c.items())))'
+}
+
+replayed_writes() {
+	rm -rf $T/rdir
+	"$IOTAP" replay "$1" $T/rdir --prepare --trace $T/replay.iotap --overwrite \
+		> $T/replay.out 2>&1 || { cat $T/replay.out; fail "replay of $1"; }
+	count_ops $T/replay.iotap write
+}
+
+# --- 1. the limit allows it: one write() = one record ------------------------
+TR=$T/whole.iotap
+mount_with_limit 257 "$TR"
+fio_writes
+# (the INIT reply is logged once the first request has been served)
+grep -q "max_pages 257" "$MOUNT_LOG" || { cat "$MOUNT_LOG"; fail "the log lacks max_pages 257"; }
+iotap_umount "$MNT"
+expect_eq "WRITE records at limit 257" "$(dump_writes "$TR")" "1048576:-:16"
+expect_eq "report at limit 257" "$(report_writes "$TR")" '16 {"1048576": 16}'
+"$IOTAP" report "$TR" | grep -q "sizes: 1m 100.0%" || fail "text report: not 1m 100%"
+expect_eq "replayed writes at limit 257" "$(replayed_writes "$TR")" 16
+"$IOTAP" info "$TR" > $T/info1 || fail "info"
+grep -q "max_pages 257 (257 wanted" $T/info1 || { cat $T/info1; fail "info lacks max_pages"; }
+grep -q "one read() or write() of up to 1048576 bytes is one record" $T/info1 ||
+	{ cat $T/info1; fail "info does not say one call = one record"; }
+grep -q "^split" $T/info1 && fail "info reports split calls at limit 257"
+
+# --- 2. the limit cuts: flagged, counted, joined ----------------------------
+TR=$T/cut.iotap
+mount_with_limit 128 "$TR"
+fio_writes
+grep -q "sysctl -w fs.fuse.max_pages_limit=257" "$MOUNT_LOG" ||
+	{ cat "$MOUNT_LOG"; fail "the log lacks the sysctl"; }
+iotap_umount "$MNT"
+expect_eq "WRITE records at limit 128" "$(dump_writes "$TR")" \
+	"16:-:16 524272:cut:16 524288:-:16"
+"$IOTAP" info "$TR" > $T/info2 || fail "info"
+grep -q "max_write 524288, max_pages 128 (257 wanted, fs.fuse.max_pages_limit 128)" $T/info2 ||
+	{ cat $T/info2; fail "info lacks the limits"; }
+grep -q "^split *16 call(s) were cut" $T/info2 || { cat $T/info2; fail "info lacks the split count"; }
+grep -q "'sysctl -w fs.fuse.max_pages_limit=257'" $T/info2 ||
+	{ cat $T/info2; fail "info lacks the sysctl"; }
+expect_eq "joined report at limit 128" "$(report_writes "$TR")" '16 {"1048576": 16}'
+"$IOTAP" report "$TR" | grep -q "split-calls: the kernel cut 16 read()/write() calls.*sysctl -w fs.fuse.max_pages_limit=257" ||
+	fail "the report does not flag the split calls"
+expect_eq "replayed writes at limit 128" "$(replayed_writes "$TR")" 16
+expect_eq "the kernel's limit is restored" "$(cat $LIM)" "$ORIG"
+
+# --- 3. --max-write: smaller requests, refused out of range ------------------
+expect 2 "max-write wants 4k..1M" "$IOTAP" mount "$BACKING" "$MNT" --max-write 2M
+TR=$T/mw.iotap
+iotap_mount "$BACKING" "$MNT" --trace "$TR" --max-write 256k
+fio --output=$T/fio.out --name=w --directory="$MNT" --ioengine=psync --rw=write \
+	--bs=256k --size=4M --iomem_align=16 || fail "fio 256k"
+iotap_umount "$MNT"
+expect_eq "256 KiB writes with --max-write 256k" "$(dump_writes "$TR")" "262144:-:16"
+grep -q "max_write=262144" <("$IOTAP" info "$TR") || fail "info lacks max_write=262144"
+exit 0

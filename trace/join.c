@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * join.c - a reader's records with the pieces of one cut read()/write() joined
+ *
+ * In direct_io mode the kernel sends one application read() or write() as
+ * one request unless it does not fit: a request holds at most max_write
+ * (max_read) bytes and max_pages pages of the caller's buffer. A buffer
+ * that does not start on a page needs one page more than its size, so
+ * where the kernel's fs.fuse.max_pages_limit keeps max_pages at max_write's
+ * pages, a max_write-sized call from such a buffer arrives as two requests
+ * (1,048,560 + 16 bytes for 1 MiB at a buffer 16 bytes into a page). The
+ * capture flags the first piece IOTAP_OPF_CUT (FORMAT.md): its size is
+ * between max_pages - 1 and max_pages pages, less than max_write, which
+ * a page cap produces (and, rarely, an uncut call of just that size: it
+ * is joined with its thread's next contiguous call). The kernel sends the
+ * rest from the same caller thread right after the first piece's reply,
+ * page-aligned, in pieces of max_write and a last shorter one.
+ *
+ * This filter folds them back: a CUT READ or WRITE takes the following
+ * records of the same op, file handle and thread that start where it ends,
+ * as long as each piece before was whole (max_write bytes, from the
+ * header's fuse field; without one, only the next piece). The joined record
+ * keeps the first piece's start and ends with the last piece; its result
+ * is what the kernel returns to the caller (the bytes done, or the first
+ * piece's error). Records in between (other threads) keep their order
+ * after it. Memory: a ring of JOIN_WINDOW records with copied names.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iotap_trace.h"
+
+/* Records looked through for a piece's continuation (other threads' records in between). */
+#define JOIN_WINDOW	4096u
+
+struct join_slot {
+	struct iotap_trace_rec rec;
+	char *name;			/* copy of rec.name */
+	size_t name_cap;
+	bool dead;			/* folded into an earlier record */
+};
+
+struct iotap_trace_join {
+	struct iotap_trace_reader *r;
+	struct join_slot ring[JOIN_WINDOW];
+	unsigned int head, n;		/* live slots: head .. head + n - 1 */
+	uint64_t max_write;		/* from the header, 0: not known */
+	uint64_t joined;		/* pieces folded into an earlier record */
+	uint64_t calls;			/* records that took at least one piece */
+	int eof;			/* 1: the reader is done; err its last result */
+	int err;
+};
+
+uint64_t iotap_trace_fuse_field(const char *fuse, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = fuse;
+
+	while (p && *p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == '=')
+			return strtoull(p + klen + 1, NULL, 10);
+		p += strcspn(p, " ,");
+	}
+	return 0;
+}
+
+int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_reader *r)
+{
+	struct iotap_trace_join *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -ENOMEM;
+	j->r = r;
+	j->max_write = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "max_write");
+	*out = j;
+	return 0;
+}
+
+void iotap_trace_join_close(struct iotap_trace_join *j)
+{
+	unsigned int i;
+
+	if (!j)
+		return;
+	for (i = 0; i < JOIN_WINDOW; i++)
+		free(j->ring[i].name);
+	free(j);
+}
+
+void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces)
+{
+	*calls = j ? j->calls : 0;
+	*pieces = j ? j->joined : 0;
+}
+
+static bool is_cut(const struct iotap_trace_rec *rec)
+{
+	return rec->type == IOTAP_REC_OP && (rec->flags & IOTAP_OPF_CUT) &&
+	       (rec->op == IOTAP_OP_READ || rec->op == IOTAP_OP_WRITE);
+}
+
+static struct join_slot *slot_at(struct iotap_trace_join *j, unsigned int k)
+{
+	return &j->ring[(j->head + k) % JOIN_WINDOW];
+}
+
+/* Copy @rec (and its name) to the tail of the ring: 0 or -ENOMEM. */
+static int push(struct iotap_trace_join *j, const struct iotap_trace_rec *rec)
+{
+	struct join_slot *s = slot_at(j, j->n);
+
+	s->rec = *rec;
+	s->dead = false;
+	if (rec->name) {
+		if (rec->name_len + 1 > s->name_cap) {
+			char *p = realloc(s->name, rec->name_len + 1);
+
+			if (!p)
+				return -ENOMEM;
+			s->name = p;
+			s->name_cap = rec->name_len + 1;
+		}
+		memcpy(s->name, rec->name, rec->name_len);
+		s->name[rec->name_len] = '\0';
+		s->rec.name = s->name;
+	}
+	j->n++;
+	return 0;
+}
+
+/* Read one more record into the ring: 1, 0 (end or window full), -errno. */
+static int fill(struct iotap_trace_join *j)
+{
+	struct iotap_trace_rec rec;
+	int ret;
+
+	if (j->eof || j->n >= JOIN_WINDOW - 1)
+		return 0;
+	ret = iotap_trace_reader_next(j->r, &rec);
+	if (ret <= 0) {
+		j->eof = 1;
+		j->err = ret;
+		return ret;
+	}
+	ret = push(j, &rec);
+	return ret ? ret : 1;
+}
+
+/* Fold @c, the next piece of @h's call, into @h. */
+static void fold(struct iotap_trace_rec *h, const struct iotap_trace_rec *c)
+{
+	uint64_t end = c->time_ns + c->dur_ns;
+
+	h->length += c->length;
+	if (c->result > 0)
+		h->result += c->result;
+	if (end > h->time_ns + h->dur_ns)
+		h->dur_ns = end - h->time_ns;
+	h->flags &= ~IOTAP_OPF_CUT;
+}
+
+/* The ring's first record is a cut piece: fold its continuation into it. */
+static int resolve(struct iotap_trace_join *j)
+{
+	struct iotap_trace_rec *h = &slot_at(j, 0)->rec;
+	unsigned int k = 1;
+	int ret;
+
+	for (;;) {
+		struct join_slot *s;
+		const struct iotap_trace_rec *c;
+
+		if (k >= j->n) {
+			ret = fill(j);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				return 0;
+			h = &slot_at(j, 0)->rec;
+		}
+		s = slot_at(j, k++);
+		c = &s->rec;
+		if (s->dead || c->type != IOTAP_REC_OP || c->tid != h->tid)
+			continue;
+		/* the thread's next op: the next piece, or something else */
+		if (c->op != h->op || c->fh != h->fh || c->file != h->file || is_cut(c) ||
+		    c->offset != h->offset + h->length || h->result != (int64_t)h->length)
+			return 0;
+		if (h->flags & IOTAP_OPF_CUT)
+			j->calls++;
+		fold(h, c);
+		s->dead = true;
+		j->joined++;
+		if (!j->max_write || c->length != j->max_write || c->result != (int64_t)c->length)
+			return 0;
+	}
+}
+
+int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec)
+{
+	struct join_slot *s;
+	int ret;
+
+	for (;;) {
+		if (!j->n) {
+			if (j->eof)
+				return j->err;
+			ret = iotap_trace_reader_next(j->r, rec);
+			if (ret <= 0 || !is_cut(rec))
+				return ret;
+			ret = push(j, rec);
+			if (ret)
+				return ret;
+		}
+		s = slot_at(j, 0);
+		if (!s->dead)
+			break;
+		j->head = (j->head + 1) % JOIN_WINDOW;
+		j->n--;
+	}
+	if (is_cut(&s->rec)) {
+		ret = resolve(j);
+		if (ret < 0)
+			return ret;
+	}
+	*rec = s->rec;
+	j->head = (j->head + 1) % JOIN_WINDOW;
+	j->n--;
+	return 1;
+}
