@@ -158,6 +158,23 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 	case IOTAP_REC_NOTE:
 		print_name(f, "text", r);
 		break;
+	case IOTAP_REC_APP: {
+		static const char *const kinds[] = { "?", "txn", "span", "backup" };
+
+		fprintf(f, " kind=%s dur_us=%.3f flags=0x%x", kinds[r->op < 4 ? r->op : 0],
+			(double)r->dur_ns / 1e3, r->flags);
+		if (r->op == IOTAP_APP_TXN && r->aux)
+			fprintf(f, " lag_us=%.3f", (double)r->aux / 1e3);
+		if (r->op == IOTAP_APP_SPAN)
+			fprintf(f, " start_s=%.9f", ((int64_t)(r->offset - base)) / 1e9);
+		if (r->op == IOTAP_APP_BACKUP)
+			fprintf(f, " logical=%" PRIu64 " lookups=%" PRIu64 " hits=%" PRIu64
+				" segments=%" PRIu64 " new=%" PRIu64 " stored=%" PRIu64, r->length,
+				r->offset, r->aux, r->file, r->file2, r->fh);
+		if (r->name)
+			print_name(f, "name", r);
+		break;
+	}
 	}
 	fputc('\n', f);
 }

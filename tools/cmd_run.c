@@ -71,6 +71,10 @@ struct run {
 	unsigned int nt;
 	const char *trace;
 	int force, quiet, drop_caches;
+	int no_lockstep;		/* --no-lockstep */
+	int concurrent;			/* the targets ran at once */
+	int printed;			/* finish_all printed the tables already */
+	struct iotap_workload_lockstep *lockstep;	/* several targets at once: in step */
 	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
 	unsigned int repeats;		/* bonnie -x */
@@ -88,7 +92,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum {
 	B_SIZE, B_FILES, B_RAM, B_FAST, B_CHAR, B_SYNC, B_DIRECT, B_REPEAT, B_SEED, B_MACHINE,
-	B_QUIET, B_103, B_DIR, B_USER, B_GROUP, B_TRACE, B_FORCE, B_DROP,
+	B_QUIET, B_103, B_DIR, B_USER, B_GROUP, B_TRACE, B_FORCE, B_DROP, B_NOLOCK,
 };
 
 static const struct opt_desc bonnie_opts[] = {
@@ -125,6 +129,7 @@ static const struct opt_desc bonnie_opts[] = {
 					  "(several targets: FILE.1.iotap, FILE.2.iotap...)" },
 	[B_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[B_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each test (root)" },
+	[B_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each test on all together" },
 	{ NULL },
 };
 
@@ -150,7 +155,7 @@ static const struct opt_cmd bonnie_cmd = {
 
 enum {
 	Z_TEST, Z_SIZE, Z_REC, Z_AUTO, Z_MINF, Z_MAXF, Z_MINR, Z_MAXR, Z_THREADS, Z_DIRECT,
-	Z_FSYNC, Z_CLOSE, Z_NOSTONE, Z_REPORT, Z_QUIET, Z_TRACE, Z_FORCE, Z_DROP,
+	Z_FSYNC, Z_CLOSE, Z_NOSTONE, Z_REPORT, Z_QUIET, Z_TRACE, Z_FORCE, Z_DROP, Z_NOLOCK,
 };
 
 static const struct opt_desc iozone_opts[] = {
@@ -175,6 +180,7 @@ static const struct opt_desc iozone_opts[] = {
 	[Z_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace" },
 	[Z_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[Z_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each test (root)" },
+	[Z_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each test on all together" },
 	{ NULL },
 };
 
@@ -193,7 +199,7 @@ static const struct opt_cmd iozone_cmd = {
 };
 
 enum { D_BS, D_COUNT, D_READ, D_WRITE, D_DIRECT, D_FDATASYNC, D_FILE, D_KEEP, D_QUIET,
-       D_TRACE, D_FORCE, D_DROP };
+       D_TRACE, D_FORCE, D_DROP, D_NOLOCK };
 
 static const struct opt_desc dd_opts[] = {
 	[D_BS] = { "bs", 0, "SIZE", "bytes per read/write (512, 64k, 1M; powers of 1024)" },
@@ -209,6 +215,7 @@ static const struct opt_desc dd_opts[] = {
 	[D_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace" },
 	[D_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[D_DROP] = { "drop-caches", 0, NULL, "sync and drop the page cache first (root)" },
+	[D_NOLOCK] = { "no-lockstep", 0, NULL, "several targets: do not start them together" },
 	{ NULL },
 };
 
@@ -599,12 +606,15 @@ static void run_one(struct run *r, struct target *t)
 			 (r->drop_caches ? IOTAP_WORKLOAD_DROP_CACHES : 0),
 		.progress = r->quiet ? NULL : run_progress,
 		.progress_arg = &t->prog,
+		.lockstep = r->lockstep,
 	};
 	unsigned int i;
 
 	t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
-	if (t->open_ret)
+	if (t->open_ret) {
+		iotap_workload_lockstep_leave(r->lockstep);	/* the others do not wait for it */
 		return;
+	}
 	switch (r->type) {
 	case WL_BONNIE:
 		for (i = 0; i < r->repeats; i++) {
@@ -624,6 +634,7 @@ static void run_one(struct run *r, struct target *t)
 		t->ret = iotap_workload_hdparm_run(t->ctx, &r->hp, &t->hdparm);
 		break;
 	}
+	iotap_workload_ctx_leave(t->ctx);
 }
 
 static void *run_thread(void *p)
@@ -647,6 +658,9 @@ static void run_all(struct run *r, int concurrent)
 		free(jobs);
 		return;
 	}
+	/* bonnie++ -p/-y: every test starts on all the targets together */
+	if (!r->no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
+		r->lockstep = NULL;
 	for (i = 0; i < r->nt; i++) {
 		jobs[i].r = r;
 		jobs[i].t = &r->t[i];
@@ -656,8 +670,13 @@ static void run_all(struct run *r, int concurrent)
 		}
 		started++;
 	}
+	for (i = started; i < r->nt; i++)
+		iotap_workload_lockstep_leave(r->lockstep);
 	for (i = 0; i < started; i++)
 		pthread_join(r->t[i].thread, NULL);
+	iotap_workload_lockstep_free(r->lockstep);
+	r->lockstep = NULL;
+	r->concurrent = 1;
 	free(jobs);
 }
 
@@ -784,8 +803,28 @@ static int finish_all(struct run *r)
 	unsigned int i;
 	int rc = 0, trc;
 
+	if (r->nt > 1 && r->concurrent) {
+		struct iotap_workload_ctx **ctx = calloc(r->nt, sizeof(*ctx));
+		const char **paths = calloc(r->nt, sizeof(*paths));
+
+		for (i = 0; ctx && paths && i < r->nt; i++) {
+			ctx[i] = r->t[i].open_ret ? NULL : r->t[i].ctx;
+			paths[i] = r->t[i].path;
+		}
+		if (ctx && paths) {
+			/* after the tables (stdout), before the contexts close */
+			for (i = 0; i < r->nt; i++)
+				if (!r->t[i].open_ret)
+					print_target(r, &r->t[i]);
+			run_print_overlap(stdout, ctx, paths, r->nt, !r->no_lockstep);
+			fflush(stdout);
+			r->printed = 1;
+		}
+		free(ctx);
+		free(paths);
+	}
 	for (i = 0; i < r->nt; i++) {
-		if (!r->t[i].open_ret)
+		if (!r->t[i].open_ret && !r->printed)
 			print_target(r, &r->t[i]);
 		trc = finish_target(r, &r->t[i]);
 		if (trc && (!rc || trc == 130))
@@ -884,6 +923,7 @@ static int run_bonnie(struct run *r, int argc, char **argv)
 		case B_TRACE: r->trace = arg; break;
 		case B_FORCE: r->force = 1; break;
 		case B_DROP: r->drop_caches = 1; break;
+		case B_NOLOCK: r->no_lockstep = 1; break;
 		}
 	}
 	rc = take_targets(r, rc, argc, argv);
@@ -1040,6 +1080,7 @@ static int run_iozone(struct run *r, int argc, char **argv)
 		case Z_TRACE: r->trace = arg; break;
 		case Z_FORCE: r->force = 1; break;
 		case Z_DROP: r->drop_caches = 1; break;
+		case Z_NOLOCK: r->no_lockstep = 1; break;
 		}
 	}
 	rc = take_targets(r, rc, argc, argv);
@@ -1127,6 +1168,7 @@ static int run_dd(struct run *r, int argc, char **argv)
 		case D_TRACE: r->trace = arg; break;
 		case D_FORCE: r->force = 1; break;
 		case D_DROP: r->drop_caches = 1; break;
+		case D_NOLOCK: r->no_lockstep = 1; break;
 		}
 	}
 	rc = take_targets(r, rc, argc, argv);

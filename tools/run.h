@@ -8,6 +8,7 @@
 #define IOTAP_RUN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* `iotap run dedup` (run_dedup.c); argv[0] is "dedup". Returns the exit status. */
 int cmd_run_dedup(int argc, char **argv);
@@ -45,5 +46,17 @@ void run_install_signals(void);
 int run_drop_check(const char *cmd);
 /* --drop-caches failed with @err: the figures of 'iotap @cmd' include the cache. */
 void run_drop_warning(const char *cmd, int err);
+
+/*
+ * Several directories at once (run_overlap.c): the share, in %, of span @k
+ * of target @t during which every other target ran its span of the same
+ * name and occurrence; and one line per target with every test's share,
+ * after a note saying whether lockstep was on. @ctx must still be open.
+ */
+struct iotap_workload_ctx;
+double run_overlap_pct(struct iotap_workload_ctx *const *ctx, unsigned int n, unsigned int t,
+		       unsigned int k);
+void run_print_overlap(FILE *f, struct iotap_workload_ctx *const *ctx, const char *const *paths,
+		       unsigned int n, int lockstep);
 
 #endif /* IOTAP_RUN_H */

@@ -33,7 +33,7 @@
 enum {
 	O_META, O_FLAVOR, O_STREAMS, O_IMAGE, O_GENS, O_CHANGE, O_DUP, O_COMPRESS, O_SEGMENT,
 	O_CONTAINER, O_CACHE, O_EXPIRE, O_THRESHOLD, O_SEED, O_KEEP, O_QUIET, O_TRACE, O_FORCE,
-	O_DROP,
+	O_DROP, O_NOLOCK,
 };
 
 static const struct opt_desc dedup_opts[] = {
@@ -70,6 +70,7 @@ static const struct opt_desc dedup_opts[] = {
 					  "(several targets: FILE.1.iotap, FILE.2.iotap...)" },
 	[O_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[O_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each phase (root)" },
+	[O_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each phase on all together" },
 	{ NULL },
 };
 
@@ -115,6 +116,8 @@ struct run {
 	unsigned int nt;
 	const char *trace;
 	int force, quiet, drop;
+	int no_lockstep;		/* --no-lockstep */
+	struct iotap_workload_lockstep *lockstep;	/* several DIRs: phases in step */
 	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
 	struct iotap_workload_dedup_opts o;
@@ -235,6 +238,7 @@ static void *run_thread(void *arg)
 	struct target *t = arg;
 
 	t->ret = iotap_workload_dedup_run(t->ctx, &t->o, &t->res);
+	iotap_workload_ctx_leave(t->ctx);
 	return NULL;
 }
 
@@ -244,6 +248,9 @@ static int run_all(struct run *r)
 	int rc = 0;
 
 	run_install_signals();
+	/* bonnie++ -p/-y: each phase starts on every DIR together */
+	if (r->nt > 1 && !r->no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
+		r->lockstep = NULL;
 	for (i = 0; i < r->nt; i++) {
 		struct target *t = &r->t[i];
 		struct iotap_workload_env env = {
@@ -255,25 +262,35 @@ static int run_all(struct run *r)
 				 (r->drop ? IOTAP_WORKLOAD_DROP_CACHES : 0),
 			.progress = r->quiet ? NULL : run_progress,
 			.progress_arg = &t->prog,
+			.lockstep = r->lockstep,
 		};
 
 		t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
-		if (t->open_ret)
+		if (t->open_ret) {
+			iotap_workload_lockstep_leave(r->lockstep);
 			continue;
+		}
 		if (pthread_create(&t->thread, NULL, run_thread, t)) {
 			t->ret = -EAGAIN;
+			iotap_workload_ctx_leave(t->ctx);
 			continue;
 		}
 		t->open_ret = 1;	/* joined below */
 	}
 	for (i = 0; i < r->nt; i++) {
 		struct target *t = &r->t[i];
-		int trc = 0;
 
 		if (t->open_ret == 1) {
 			pthread_join(t->thread, NULL);
 			t->open_ret = 0;
 		}
+	}
+	iotap_workload_lockstep_free(r->lockstep);
+	r->lockstep = NULL;
+	for (i = 0; i < r->nt; i++) {
+		struct target *t = &r->t[i];
+		int trc = 0;
+
 		if (t->open_ret) {
 			die_msg("cannot start 'run dedup' on '%s'%s%s%s: %s", t->path,
 				t->trace ? " (trace '" : "", t->trace ? t->trace : "",
@@ -303,14 +320,34 @@ static int run_all(struct run *r)
 			warn_msg("trace '%s': %" PRIu64 " records dropped (the trace writer fell "
 				 "behind; LOST records say where)", t->trace,
 				 iotap_workload_ctx_lost(t->ctx));
-		if (iotap_workload_ctx_close(t->ctx)) {
-			die_msg("cannot write trace '%s'", t->trace);
-			trc = trc ? trc : 1;
-		}
-		t->ctx = NULL;
 		iotap_workload_dedup_result_release(&t->res);
 		if (trc && (!rc || trc == 130))
 			rc = trc;
+	}
+	if (r->nt > 1) {
+		struct iotap_workload_ctx **ctx = calloc(r->nt, sizeof(*ctx));
+		const char **paths = calloc(r->nt, sizeof(*paths));
+
+		for (i = 0; ctx && paths && i < r->nt; i++) {
+			ctx[i] = r->t[i].open_ret ? NULL : r->t[i].ctx;
+			paths[i] = r->t[i].path;
+		}
+		if (ctx && paths)
+			run_print_overlap(stdout, ctx, paths, r->nt, !r->no_lockstep);
+		fflush(stdout);
+		free(ctx);
+		free(paths);
+	}
+	for (i = 0; i < r->nt; i++) {
+		struct target *t = &r->t[i];
+
+		if (t->open_ret)
+			continue;
+		if (iotap_workload_ctx_close(t->ctx)) {
+			die_msg("cannot write trace '%s'", t->trace);
+			rc = rc ? rc : 1;
+		}
+		t->ctx = NULL;
 	}
 	if (rc == 130)
 		fprintf(stderr, "iotap run: interrupted: results above are partial; files removed%s\n",
@@ -413,6 +450,7 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_TRACE: r->trace = arg; break;
 		case O_FORCE: r->force = 1; break;
 		case O_DROP: r->drop = 1; break;
+		case O_NOLOCK: r->no_lockstep = 1; break;
 		}
 	}
 	if (rc == 2)
@@ -450,6 +488,11 @@ int cmd_run_dedup(int argc, char **argv)
 	if (rc >= 0)
 		goto out;
 	rc = 2;
+	/* bad values first (exit 2 naming them), only then free space */
+	if (iotap_workload_dedup_check(&r.o, &why)) {
+		opt_error(&dedup_cmd, "%s", why);
+		goto out;
+	}
 	/*
 	 * The plan walks every segment of every image: first make sure the
 	 * store could fit at all (what it stores, less the rounding of extents).

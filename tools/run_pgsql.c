@@ -7,13 +7,16 @@
  *                   [--shared-buffers SIZE] [--checkpoint-timeout DURATION]
  *                   [--max-wal-size SIZE] [--completion-target F]
  *                   [--wal-sync-method M] [--full-page-writes on|off]
- *                   [--*-flush-after SIZE] [-q] [--trace FILE] [--force]
+ *                   [--*-flush-after SIZE] [--cpu-per-txn DURATION] [--no-lockstep]
+ *                   [-q] [--trace FILE] [--force]
  *
  * Parses PostgreSQL's and pgbench's option names (defaults of the --era
  * chosen), checks every data and WAL directory before anything is written
  * (exists, writable, not already a data directory, room for the database
  * and for max_wal_size of WAL, summed per filesystem: exit 2), runs one
- * model per DIR at once, and prints, per DIR, what a DBA reads: pgbench
+ * model per DIR at once (their loads and clients started together unless
+ * --no-lockstep, then the overlap of their phases), and prints, per DIR,
+ * what a DBA reads: pgbench
  * -i's "done in" line, pgbench's summary (tps with and without warm-up,
  * latency average, stddev and percentiles, -R's schedule lag, -P's
  * per-interval lines), the WAL sync latency, the I/O per transaction, one
@@ -41,7 +44,7 @@ enum {
 	P_SCALE, P_CLIENTS, P_DURATION, P_WARMUP, P_RATE, P_PROGRESS, P_ERA, P_WALDIR,
 	P_SB, P_WALBUF, P_CKTIMEOUT, P_MAXWAL, P_MINWAL, P_CKSEGS, P_CKTARGET, P_SYNC, P_FPW,
 	P_CKFLUSH, P_BGFLUSH, P_BEFLUSH, P_WWFLUSH, P_BGDELAY, P_BGMAX, P_BGMULT, P_WWDELAY,
-	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE,
+	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE, P_NOLOCK, P_CPU,
 };
 
 static const struct opt_desc pgsql_opts[] = {
@@ -82,6 +85,11 @@ static const struct opt_desc pgsql_opts[] = {
 	[P_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace\n"
 					  "(several DIRs: FILE.1.iotap, FILE.2.iotap...)" },
 	[P_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
+	[P_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start the load and the\n"
+					     "clients on all together" },
+	[P_CPU] = { "cpu-per-txn", 0, "DURATION", "CPU each client spends per transaction, as\n"
+					       "PostgreSQL's executor does (e.g. 300us; the\n"
+					       "bench script measures it); default 0: none" },
 	{ NULL },
 };
 
@@ -126,6 +134,8 @@ struct pg_cli {
 	unsigned int nwal;
 	const char *trace;
 	int force, quiet;
+	int no_lockstep;		/* --no-lockstep */
+	struct iotap_workload_lockstep *lockstep;	/* several DIRs: started together */
 	char *cmdline, *workload;
 };
 
@@ -343,6 +353,13 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 		case P_QUIET: cli->quiet = 1; break;
 		case P_TRACE: cli->trace = arg; break;
 		case P_FORCE: cli->force = 1; break;
+		case P_NOLOCK: cli->no_lockstep = 1; break;
+		case P_CPU:
+			if (parse_duration_ns(arg, &o->cpu_per_txn_ns) ||
+			    o->cpu_per_txn_ns > 1000000000ull)
+				return opt_error(&pgsql_cmd, "bad CPU per transaction '%s' (0..1s, "
+						 "e.g. 300us)", arg);
+			break;
 		}
 	}
 	if (rc == 2)
@@ -512,12 +529,16 @@ static void *run_target(void *arg)
 		.flags = cli->force ? IOTAP_WORKLOAD_TRACE_FORCE : 0,
 		.progress = cli->quiet ? NULL : pg_progress,
 		.progress_arg = t,
+		.lockstep = cli->lockstep,
 	};
 
 	t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
-	if (t->open_ret)
+	if (t->open_ret) {
+		iotap_workload_lockstep_leave(cli->lockstep);
 		return NULL;
+	}
 	t->ret = iotap_workload_pgsql_run(t->ctx, &t->o, &t->res);
+	iotap_workload_ctx_leave(t->ctx);
 	t->ran = 1;
 	return NULL;
 }
@@ -625,6 +646,22 @@ static int finish(struct pg_cli *cli)
 	unsigned int i;
 	int rc = 0;
 
+	if (cli->nt > 1) {
+		struct iotap_workload_ctx **ctx = calloc(cli->nt, sizeof(*ctx));
+		const char **paths = calloc(cli->nt, sizeof(*paths));
+
+		for (i = 0; ctx && paths && i < cli->nt; i++) {
+			ctx[i] = cli->t[i].open_ret ? NULL : cli->t[i].ctx;
+			paths[i] = cli->t[i].path;
+		}
+		/* the phases' overlap first: the contexts close below, one by one */
+		if (ctx && paths)
+			run_print_overlap(stdout, ctx, paths, cli->nt, !cli->no_lockstep);
+		printf("\n");
+		free(ctx);
+		free(paths);
+	}
+
 	for (i = 0; i < cli->nt; i++) {
 		struct pg_target *t = &cli->t[i];
 		int trc = 0, cret;
@@ -697,6 +734,8 @@ int cmd_run_pgsql(int argc, char **argv)
 	}
 	/* however many interrupts: files removed, partial results, traces closed */
 	run_install_signals();
+	if (cli.nt > 1 && !cli.no_lockstep && iotap_workload_lockstep_new(&cli.lockstep, cli.nt))
+		cli.lockstep = NULL;
 	for (i = 0; i < cli.nt; i++) {
 		args[i][0] = &cli;
 		args[i][1] = &cli.t[i];
@@ -706,8 +745,12 @@ int cmd_run_pgsql(int argc, char **argv)
 		}
 		started++;
 	}
+	for (i = started; i < cli.nt; i++)
+		iotap_workload_lockstep_leave(cli.lockstep);
 	for (i = 0; i < started; i++)
 		pthread_join(cli.t[i].thread, NULL);
+	iotap_workload_lockstep_free(cli.lockstep);
+	cli.lockstep = NULL;
 	for (; started < cli.nt; started++)
 		cli.t[started].open_ret = cli.t[started].open_ret ? cli.t[started].open_ret : -EAGAIN;
 	rc = finish(&cli);

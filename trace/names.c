@@ -70,6 +70,7 @@ static const char *const type_names[IOTAP_REC_TYPE_MAX] = {
 	[IOTAP_REC_LOST] = "lost",
 	[IOTAP_REC_END] = "end",
 	[IOTAP_REC_NOTE] = "note",
+	[IOTAP_REC_APP] = "app",
 };
 
 static const char *const source_names[] = {

@@ -373,10 +373,32 @@ static size_t enc_other(struct rec_state *st, uint8_t *out, const struct iotap_t
  *
  * Return: bytes written.
  */
+/*
+ * An APP record is in the extension framing (type, varint length, body) so
+ * that readers older than it skip it; its body is the layout of the other
+ * records without their type byte, and, like any extension record, it
+ * leaves the delta state as it found it.
+ */
+static size_t enc_app(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
+{
+	uint8_t body[REC_ENC_MAX];
+	uint64_t last = st->last_time;
+	size_t n = enc_other(st, body, rec) - 1;
+	uint8_t *p = out;
+
+	st->last_time = last;
+	*p++ = (uint8_t)rec->type;
+	p = put_varint(p, n);
+	memcpy(p, body + 1, n);
+	return (size_t)(p + n - out);
+}
+
 size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
 {
 	if (rec->type == IOTAP_REC_OP)
 		return enc_op(st, out, rec);
+	if (rec->type == IOTAP_REC_APP)
+		return enc_app(st, out, rec);
 	return enc_other(st, out, rec);
 }
 
@@ -514,14 +536,23 @@ static int dec_op(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
 	return (int)(p - p0);
 }
 
+static int dec_body(struct rec_state *st, uint8_t type, const uint8_t *p0, const uint8_t *p,
+		    const uint8_t *end, struct rec_slim *s, struct rec_extra *x);
+
 static int dec_other(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
 		     struct rec_slim *s, struct rec_extra *x)
 {
-	const uint8_t *p = p0 + 1;
+	return dec_body(st, *p0, p0, p0 + 1, end, s, x);
+}
+
+/* The layout of the other records from @p on (after the type byte at @p0). */
+static int dec_body(struct rec_state *st, uint8_t type, const uint8_t *p0, const uint8_t *p,
+		    const uint8_t *end, struct rec_slim *s, struct rec_extra *x)
+{
 	uint64_t v, bits;
 
 	memset(s, 0, sizeof(*s));
-	s->type = *p0;
+	s->type = type;
 	x->name = NULL;
 	p = get_varint(p, end, &v);
 	if (!p)
@@ -617,14 +648,24 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 		return -EBADMSG;
 	if (*p == IOTAP_REC_OP)
 		return dec_op(st, p, end, s, x);
-	if (*p > IOTAP_REC_OP && *p < IOTAP_REC_TYPE_MAX)
+	if (*p > IOTAP_REC_OP && *p < IOTAP_REC_APP)
 		return dec_other(st, p, end, s, x);
 	if (*p == 0)
 		return -EBADMSG;
-	/* A type from a newer minor version: length-prefixed, skipped. */
+	/* The extension framing: length-prefixed; a type this version does not know is skipped. */
 	q = get_varint(p + 1, end, &len);
 	if (!q || len > (uint64_t)(end - q))
 		return -EBADMSG;
+	if (*p == IOTAP_REC_APP) {
+		uint64_t last = st->last_time;
+		int n = dec_body(st, IOTAP_REC_APP, p, q, q + len, s, x);
+
+		st->last_time = last;
+		if (n < 0)
+			return n;
+		/* a later version may append fields to the body: skipped */
+		return (int)(q + len - p);
+	}
 	s->type = 0;
 	x->name = NULL;
 	return (int)(q + len - p);

@@ -190,6 +190,7 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 	c->flags = env->flags;
 	c->progress = env->progress;
 	c->progress_arg = env->progress_arg;
+	c->lockstep = env->lockstep;
 	c->pid = (uint32_t)getpid();
 	c->uid = (uint32_t)geteuid();
 	c->gid = (uint32_t)getegid();
@@ -257,6 +258,7 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 
 	if (!c)
 		return 0;
+	iotap_workload_ctx_leave(c);
 	if (c->rec)
 		ret = iotap_trace_recorder_close(c->rec);
 	if (c->trace_tmp) {
@@ -274,6 +276,7 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 		close(c->dirfd);
 	iotap_map_release(&c->named);
 	pthread_mutex_destroy(&c->named_lock);
+	free(c->spans);
 	free(c->dir);
 	free(c);
 	return ret;

@@ -99,6 +99,13 @@ void iotap_workload_dedup_opts_init(struct iotap_workload_dedup_opts *o)
 	o->seed = 1;
 }
 
+int iotap_workload_dedup_check(const struct iotap_workload_dedup_opts *o, const char **why)
+{
+	struct dd_cfg cfg;
+
+	return dd_cfg_init(&cfg, o, why);
+}
+
 int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 			      struct iotap_workload_dedup_plan *p, const char **why)
 {
@@ -474,6 +481,21 @@ static void take_backup(struct dd_run *run)
 	g->miss_p99_s = dd_hist_quantile(&miss, 0.99);
 	g->backup.bytes = g->logical_bytes;
 	g->backup.units = g->segments;
+	{
+		/* the trace's copy of what only the model knows (report, compare) */
+		char name[32];
+		struct iotap_trace_rec ar = {
+			.op = IOTAP_APP_BACKUP, .name = name,
+			.dur_ns = (uint64_t)llround(g->backup.elapsed_s * 1e9),
+			.length = g->logical_bytes, .offset = g->lookups, .aux = g->cache_hits,
+			.file = g->segments, .file2 = g->new_segments, .fh = g->stored_bytes,
+			.result = (int64_t)llround((g->gen_cpu_s + g->hash_cpu_s) * 1e9),
+			.flags = g->backup.partial ? IOTAP_APPF_PARTIAL : 0,
+		};
+
+		snprintf(name, sizeof(name), "backup gen=%u", run->gen);
+		wl_app(run->c, &ar);
+	}
 }
 
 static void take_restore(struct dd_run *run)

@@ -232,3 +232,18 @@ void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
 	/* 0/0 reads as "no CPU figure" (see wl_cpu) */
 	sys_record_phase(c->rec, &who, name, kind, *t, user_ns || sys_ns ? user_ns : 1, sys_ns, 0);
 }
+
+void wl_app(struct iotap_workload_ctx *c, struct iotap_trace_rec *rec)
+{
+	if (!c->rec)
+		return;
+	rec->type = IOTAP_REC_APP;
+	rec->time_ns = iotap_trace_op_begin(c->rec);
+	rec->tid = sys_tid();
+	rec->pid = c->pid;
+	rec->uid = c->uid;
+	rec->gid = c->gid;
+	if (rec->name && !rec->name_len)
+		rec->name_len = (uint32_t)strnlen(rec->name, IOTAP_TRACE_NAME_MAX);
+	iotap_trace_record(c->rec, rec);
+}

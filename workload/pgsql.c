@@ -53,77 +53,6 @@
 #include "pgsql_i.h"
 
 #define MIB			(1ull << 20)
-/* --- histograms ------------------------------------------------------------ */
-
-static unsigned int hist_idx(uint64_t v)
-{
-	unsigned int msb;
-
-	if (v < 16)
-		return (unsigned int)v;
-	msb = 63u - (unsigned int)__builtin_clzll(v);
-	return (msb - 3) * 16 + (unsigned int)((v >> (msb - 4)) & 15);
-}
-
-static double hist_mid(unsigned int i)
-{
-	unsigned int msb, sub;
-	double lo;
-
-	if (i < 16)
-		return i;
-	msb = i / 16 + 3;
-	sub = i % 16;
-	lo = ldexp(16.0 + sub, (int)msb - 4);
-	return lo + ldexp(1.0, (int)msb - 4) / 2;
-}
-
-void pg_hist_add(struct pg_hist *h, uint64_t v)
-{
-	h->b[hist_idx(v)]++;
-	h->n++;
-	h->sum += (double)v;
-	h->sumsq += (double)v * (double)v;
-	if (v > h->max)
-		h->max = v;
-}
-
-void pg_hist_merge(struct pg_hist *to, const struct pg_hist *from)
-{
-	unsigned int i;
-
-	for (i = 0; i < PG_HIST_N; i++)
-		to->b[i] += from->b[i];
-	to->n += from->n;
-	to->sum += from->sum;
-	to->sumsq += from->sumsq;
-	if (from->max > to->max)
-		to->max = from->max;
-}
-
-double pg_hist_pct(const struct pg_hist *h, double q)
-{
-	uint64_t want, seen = 0;
-	unsigned int i;
-
-	if (!h->n)
-		return 0;
-	if (q >= 1)
-		return (double)h->max;
-	want = (uint64_t)ceil(q * (double)h->n);
-	if (!want)
-		want = 1;
-	for (i = 0; i < PG_HIST_N; i++) {
-		seen += h->b[i];
-		if (seen >= want) {
-			double m = hist_mid(i);
-
-			return m > (double)h->max ? (double)h->max : m;
-		}
-	}
-	return (double)h->max;
-}
-
 /* --- options ------------------------------------------------------------------ */
 
 void iotap_workload_pgsql_opts_init(struct iotap_workload_pgsql_opts *o, enum iotap_pgsql_era era)
@@ -265,6 +194,25 @@ void pg_phase_update(struct pg *pg, struct pg_cpu *t)
 
 	pthread_mutex_lock(&pg->phase_lock);
 	name = pg->ckpt_phase[0] ? pg->ckpt_phase : pg->base_phase;
+	if (pg->phase_open && name && !strcmp(pg->open_phase, name) &&
+	    pg->ckpt_phase[0] && pg->base_phase && pg->base_phase != pg->marked_base) {
+		/*
+		 * warmup or steady began while a checkpoint part runs: its marker
+		 * still goes in (an empty phase), then the checkpoint part resumes
+		 */
+		pg_cpu_tick(pg, t);
+		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_END, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		wl_mark(pg->c, pg->base_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		wl_mark(pg->c, pg->base_phase, IOTAP_PHASE_END, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
+			atomic_load(&pg->cpu_sys), &ts);
+		pg->marked_base = pg->base_phase;
+		pthread_mutex_unlock(&pg->phase_lock);
+		return;
+	}
 	if (pg->phase_open && name && !strcmp(pg->open_phase, name)) {
 		pthread_mutex_unlock(&pg->phase_lock);
 		return;
@@ -279,6 +227,7 @@ void pg_phase_update(struct pg *pg, struct pg_cpu *t)
 		wl_mark(pg->c, pg->open_phase, IOTAP_PHASE_BEGIN, atomic_load(&pg->cpu_user),
 			atomic_load(&pg->cpu_sys), &ts);
 		pg->phase_open = 1;
+		pg->marked_base = pg->base_phase;
 	}
 	pthread_mutex_unlock(&pg->phase_lock);
 }
@@ -286,11 +235,12 @@ void pg_phase_update(struct pg *pg, struct pg_cpu *t)
 
 struct pg_client {
 	uint64_t rnd;
-	struct pg_hist lat;		/* steady */
+	struct iotap_hist lat;		/* steady */
 	uint64_t n_all, n_steady;
 	double lag_sum;
 	uint64_t lag_max, lag_n, late;
-	double lat_sum_steady, lat_sq_steady;
+	double lat_sq_steady;		/* sum of squares, ns^2 (stddev) */
+	uint64_t own_cpu_ns;		/* --cpu-per-txn: the model's CPU in the last transaction */
 };
 
 struct pg_run {
@@ -447,6 +397,14 @@ static int tpcb(struct pg *pg, struct pg_client *cl)
 	return pg_wal_flush(pg, lsn, 1);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* pgbench -R: the next start of the Poisson schedule (all clients share it). */
 static uint64_t next_start(struct pg_run *run)
 {
@@ -503,7 +461,24 @@ static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
 		t0 = wl_now();
 		if (t0 >= run->end_ns)
 			break;
-		ret = tpcb(pg, cl);
+		if (o->cpu_per_txn_ns) {
+			/* the statements' CPU, less what the model itself took last time */
+			uint64_t c0 = thread_cpu_ns(), want = o->cpu_per_txn_ns > cl->own_cpu_ns ?
+							      o->cpu_per_txn_ns - cl->own_cpu_ns : 0;
+
+			while (thread_cpu_ns() - c0 < want) {
+				/* user CPU, as an executor's; the clock read is a system call */
+				volatile unsigned int k;
+
+				for (k = 0; k < 2000; k++)
+					;
+			}
+			c0 = thread_cpu_ns();
+			ret = tpcb(pg, cl);
+			cl->own_cpu_ns = thread_cpu_ns() - c0;
+		} else {
+			ret = tpcb(pg, cl);
+		}
 		if (ret)
 			break;
 		t1 = wl_now();
@@ -516,9 +491,21 @@ static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
 				atomic_fetch_add(&pg->iv_n[iv], 1);
 				atomic_fetch_add(&pg->iv_lat_us[iv], lat / 1000);
 			}
+			{
+				/* the trace's own copy: report and compare derive tps from it */
+				struct iotap_trace_rec ar = {
+					.op = IOTAP_APP_TXN, .dur_ns = lat,
+					.flags = t1 >= pg->steady_t0 ? IOTAP_APPF_STEADY : 0,
+					.aux = o->rate > 0 && t0 > sched ? t0 - sched : 0,
+				};
+
+				wl_app(pg->c, &ar);
+			}
 			if (t1 >= pg->steady_t0) {
 				cl->n_steady++;
-				pg_hist_add(&cl->lat, lat);
+				if (iotap_hist_add(&cl->lat, lat))
+					pg_set_error(pg, -ENOMEM);
+				cl->lat_sq_steady += (double)lat * (double)lat;
 				if (o->rate > 0) {
 					uint64_t lag = t0 > sched ? t0 - sched : 0;
 
@@ -606,6 +593,28 @@ static void span_mark(struct pg *pg, struct pg_cpu *cpu, struct span *sp)
 	sp->s = atomic_load(&pg->cpu_sys);
 }
 
+/* The trace's copy of a period the run's figures are taken over (an APP SPAN). */
+static void span_app(struct pg *pg, const char *name, uint64_t t0, uint64_t t1, int partial)
+{
+	if (strcmp(name, "commit"))
+		wl_span_log(pg->c, name, t0, t1);
+	struct iotap_trace_rec ar = {
+		.op = IOTAP_APP_SPAN, .name = name, .offset = t0, .dur_ns = t1 - t0,
+		.flags = partial ? IOTAP_APPF_PARTIAL : 0,
+	};
+
+	wl_app(pg->c, &ar);
+}
+
+static void span_app_begin(struct pg *pg, const char *name, uint64_t t0)
+{
+	struct iotap_trace_rec ar = {
+		.op = IOTAP_APP_SPAN, .name = name, .offset = t0, .flags = IOTAP_APPF_BEGIN,
+	};
+
+	wl_app(pg->c, &ar);
+}
+
 static void span_result(const struct span *a, const struct span *b, int partial, uint64_t units,
 			struct iotap_workload_phase_result *r)
 {
@@ -666,9 +675,11 @@ static void drive(struct wl_threads *t)
 	struct iotap_workload_pgsql_io a, b;
 	struct span s0, s1, s2, s3;
 	struct pg_cpu cpu;
+	uint64_t sync_from = 0;
 	int stopped;
 
 	cpu_start(&cpu);
+	wl_lockstep_wait(pg->c);	/* several targets: the loads start together */
 	pthread_mutex_lock(&pg->phase_lock);
 	pg->base_phase = "init";
 	pthread_mutex_unlock(&pg->phase_lock);
@@ -677,11 +688,13 @@ static void drive(struct wl_threads *t)
 	run->ret = pg_init_load(pg);
 	span_mark(pg, &cpu, &s1);
 	span_result(&s0, &s1, run->ret != 0, 0, &r->init);
+	span_app(pg, "init", s0.t, s1.t, run->ret != 0);
 	if (run->ret) {
 		pg_set_error(pg, run->ret);
 		goto out;
 	}
-	/* the clients start: warm-up, then steady */
+	/* the clients start (on every target together): warm-up, then steady */
+	wl_lockstep_wait(pg->c);
 	pg->bench_t0 = wl_now();
 	pg->steady_t0 = pg->bench_t0 + o->warmup_ns;
 	run->end_ns = pg->bench_t0 + o->duration_ns;
@@ -706,6 +719,7 @@ static void drive(struct wl_threads *t)
 	if (o->warmup_ns)
 		span_result(&s1, &s2, stopped, r->io_warmup.txns, &r->warmup);
 	r->warmup.elapsed_s = (double)(s2.t - pg->bench_t0) / 1e9;
+	span_app(pg, "warmup", pg->bench_t0, s2.t, stopped);
 	if (!stopped) {
 		pthread_mutex_lock(&pg->phase_lock);
 		pg->base_phase = "steady";
@@ -713,15 +727,29 @@ static void drive(struct wl_threads *t)
 		pg_phase_update(pg, &cpu);
 		pthread_mutex_lock(&pg->wal.write_lock);
 		pg->sync_steady = 1;
+		sync_from = wl_now();
+		span_app_begin(pg, "commit", sync_from);
 		pthread_mutex_unlock(&pg->wal.write_lock);
 		stopped = wait_phase(run, "steady", s2.t, run->end_ns);
 		pthread_mutex_lock(&pg->wal.write_lock);
 		pg->sync_steady = 0;
+		span_app(pg, "commit", sync_from, wl_now(), stopped);
 		pthread_mutex_unlock(&pg->wal.write_lock);
 		span_mark(pg, &cpu, &s3);
 		snap(pg, &a);
 		io_diff(&r->io_steady, &b, &a);
 		span_result(&s2, &s3, stopped, r->io_steady.txns, &r->steady);
+		wl_span_log(pg->c, "steady", s2.t, s3.t);
+		{
+			/* with the model's own CPU over it: report prints CPU per transaction */
+			struct iotap_trace_rec ar = {
+				.op = IOTAP_APP_SPAN, .name = "steady", .offset = s2.t,
+				.dur_ns = s3.t - s2.t, .flags = stopped ? IOTAP_APPF_PARTIAL : 0,
+				.length = s3.u - s2.u, .aux = s3.s - s2.s,
+			};
+
+			wl_app(pg->c, &ar);
+		}
 		if (r->io_steady.txns) {
 			r->cpu_user_us_per_txn = (double)(s3.u - s2.u) / 1e3 /
 						 (double)r->io_steady.txns;
@@ -750,10 +778,14 @@ static void results(struct pg_run *run)
 	uint64_t lag_n = 0, i;
 	unsigned int k;
 
+	double sumsq = 0;
+
 	for (k = 0; k < o->clients; k++) {
 		struct pg_client *cl = &run->cl[k];
 
-		pg_hist_merge(&pg->lat, &cl->lat);
+		if (iotap_hist_merge(&pg->lat, &cl->lat))
+			r->failed = 1;
+		sumsq += cl->lat_sq_steady;
 		r->txns_all += cl->n_all;
 		lag += cl->lag_sum;
 		lag_n += cl->lag_n;
@@ -762,12 +794,12 @@ static void results(struct pg_run *run)
 		r->late += cl->late;
 	}
 	if (pg->lat.n) {
-		double m = pg->lat.sum / (double)pg->lat.n;
+		double m = (double)pg->lat.sum / (double)pg->lat.n;
 
 		r->lat_avg_ms = m / 1e6;
-		r->lat_stddev_ms = sqrt(fmax(0, pg->lat.sumsq / (double)pg->lat.n - m * m)) / 1e6;
+		r->lat_stddev_ms = sqrt(fmax(0, sumsq / (double)pg->lat.n - m * m)) / 1e6;
 		for (k = 0; k < IOTAP_PGSQL_PCT; k++)
-			r->lat_pct_ms[k] = pg_hist_pct(&pg->lat, q[k]) / 1e6;
+			r->lat_pct_ms[k] = (double)iotap_hist_quantile(&pg->lat, q[k]) / 1e6;
 	}
 	r->lag_avg_ms = lag_n ? lag / (double)lag_n / 1e6 : 0;
 	span_all = r->warmup.elapsed_s + r->steady.elapsed_s;
@@ -775,8 +807,8 @@ static void results(struct pg_run *run)
 	r->tps_steady = r->steady.elapsed_s > 0 ? (double)pg->lat.n / r->steady.elapsed_s : 0;
 	r->sync_n = pg->sync.n;
 	r->sync_commit_n = pg->sync_commit;
-	r->sync_p50_ms = pg_hist_pct(&pg->sync, 0.5) / 1e6;
-	r->sync_p99_ms = pg_hist_pct(&pg->sync, 0.99) / 1e6;
+	r->sync_p50_ms = (double)iotap_hist_quantile(&pg->sync, 0.5) / 1e6;
+	r->sync_p99_ms = (double)iotap_hist_quantile(&pg->sync, 0.99) / 1e6;
 	r->sync_max_ms = (double)pg->sync.max / 1e6;
 	r->nintervals = 0;
 	if (pg->niv) {
@@ -910,6 +942,10 @@ out_free:
 	free(pg->moved);
 	free(pg->iv_n);
 	free(pg->iv_lat_us);
+	for (i = 0; run->cl && i < o->clients; i++)
+		iotap_hist_release(&run->cl[i].lat);
+	iotap_hist_release(&pg->lat);
+	iotap_hist_release(&pg->sync);
 	free(run->cl);
 	free(run);
 	return ret;

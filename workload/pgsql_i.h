@@ -52,7 +52,6 @@
 #define PG_WAL_LONG_PHD		40u		/* SizeOfXLogLongPHD, first page of a segment */
 #define PG_DB_OID		5u		/* the postgres database (15, 17) */
 #define PG_CLOG_XACTS_PER_PAGE	32768u		/* 2 bits per transaction */
-#define PG_HIST_N		976u
 
 /* The relations of a pgbench database, their forks as relations of their own. */
 enum pg_relid {
@@ -96,18 +95,6 @@ struct pg_rel {
 	uint32_t nallvis;		/* blocks @allvis covers */
 	uint64_t sortkey;		/* relfilenode << 2 | fork (main 0, fsm 1, vm 2) */
 };
-
-/* A log-linear histogram of ns values (16 sub-buckets per power of two, fio-like). */
-struct pg_hist {
-	uint64_t b[PG_HIST_N];
-	uint64_t n, max;
-	double sum, sumsq;
-};
-
-void pg_hist_add(struct pg_hist *h, uint64_t v);
-void pg_hist_merge(struct pg_hist *to, const struct pg_hist *from);
-/* Value at fraction @q (0..1) of the samples, ns. */
-double pg_hist_pct(const struct pg_hist *h, double q);
 
 /* Counters, all roles (atomics; snapshots at phase edges give the per-phase figures). */
 struct pg_counters {
@@ -216,14 +203,15 @@ struct pg {
 	/* markers */
 	pthread_mutex_t phase_lock;
 	const char *base_phase;		/* init, warmup, steady */
+	const char *marked_base;	/* the base phase when the open marker began */
 	char ckpt_phase[48];		/* "checkpoint 3 write", "" */
 	char open_phase[48];
 	int phase_open;
 	atomic_uint_fast64_t cpu_user, cpu_sys;	/* published by every role */
 	/* results of the clients */
 	pthread_mutex_t res_lock;
-	struct pg_hist lat;		/* steady latencies */
-	struct pg_hist sync;		/* WAL syncs (write_lock) */
+	struct iotap_hist lat;		/* steady latencies */
+	struct iotap_hist sync;		/* WAL syncs (write_lock), their traced durations */
 	uint64_t sync_commit;		/* of them by a committing client */
 	int sync_steady;		/* count syncs into @sync */
 	atomic_uint_fast64_t *iv_n, *iv_lat_us;	/* per interval */

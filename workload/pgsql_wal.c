@@ -164,12 +164,12 @@ static int wal_sync(struct pg *pg, int commit)
 	if (o->wal_sync_method == IOTAP_PGSQL_OPEN_DATASYNC ||
 	    o->wal_sync_method == IOTAP_PGSQL_OPEN_SYNC)
 		return 0;	/* every write was synchronous */
-	t = wl_now();
-	ret = wl_fsync(pg->c, &w->f, o->wal_sync_method == IOTAP_PGSQL_FDATASYNC);
-	t = wl_now() - t;
+	/* the call's own traced duration: the trace's commit latency is the same figure */
+	ret = wl_fsync_ns(pg->c, &w->f, o->wal_sync_method == IOTAP_PGSQL_FDATASYNC, &t);
 	atomic_fetch_add(&pg->cnt.wal_syncs, 1);
 	if (pg->sync_steady) {
-		pg_hist_add(&pg->sync, t);
+		if (iotap_hist_add(&pg->sync, t))
+			ret = ret ? ret : -ENOMEM;
 		if (commit)
 			pg->sync_commit++;
 	}

@@ -57,6 +57,8 @@ void wl_phase_begin(struct iotap_workload_ctx *c, struct wl_span *s, const char 
 		    uint64_t total_units, uint64_t unit_bytes)
 {
 	wl_drop_caches(c);
+	/* several targets: every one starts this test together (after its cache drop) */
+	wl_lockstep_wait(c);
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	c->ph_name = name;
@@ -130,6 +132,7 @@ void wl_phase_end(struct iotap_workload_ctx *c, struct wl_span *s,
 	/* END's aux: the longest unit, the latency the run reports (FORMAT.md) */
 	mark(c, s->name, IOTAP_PHASE_END, &s->t1, &s->u1, &s->s1, s->lat_max);
 	s->open = 0;
+	wl_span_log(c, s->name, s->t0, s->t1);
 	if (c->progress && c->ph_reported)
 		report(c, s->t1, 1, partial);
 	c->ph_name = NULL;

@@ -184,14 +184,25 @@ int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off)
 
 int wl_fsync(struct iotap_workload_ctx *c, struct wl_file *f, int datasync)
 {
+	uint64_t ns;
+
+	return wl_fsync_ns(c, f, datasync, &ns);
+}
+
+int wl_fsync_ns(struct iotap_workload_ctx *c, struct wl_file *f, int datasync, uint64_t *ns)
+{
 	struct sys_call sc;
+	int64_t rc;
 
 	call_init(c, &sc, IOTAP_OP_FSYNC);
 	sc.fd = f->fd;
 	sc.file = f->ino;
 	sc.fh = f->fh;
 	sc.flags = datasync ? IOTAP_OPF_DATASYNC : 0;
-	if (sys_do(c->rec, &sc))
+	sc.how |= SYS_TIMED;		/* timed also without a trace */
+	rc = sys_do(c->rec, &sc);
+	*ns = sc.t1 > sc.t0 ? sc.t1 - sc.t0 : 0;
+	if (rc)
 		return wl_fail(c, (int)sc.result, "%s '%s'", datasync ? "fdatasync" : "fsync",
 			       f->name);
 	return 0;

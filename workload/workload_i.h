@@ -111,7 +111,16 @@ struct iotap_workload_ctx {
 
 	char what[320];			/* the operation that failed last */
 	int drop_err;			/* first failure to drop the page cache, -errno */
+
+	struct iotap_workload_lockstep *lockstep;	/* NULL: not kept in step */
+	struct iotap_workload_span *spans;	/* phases run (named_lock) */
+	unsigned int nspans, spans_cap;
 };
+
+/* lockstep.c: wait at a phase begin for every other member (no-op without one). */
+void wl_lockstep_wait(struct iotap_workload_ctx *c);
+/* Log a phase's span for iotap_workload_ctx_spans() (any thread). */
+void wl_span_log(struct iotap_workload_ctx *c, const char *name, uint64_t t0, uint64_t t1);
 
 /* 1 once iotap_workload_interrupt() was called. */
 int wl_stopped(void);
@@ -170,6 +179,8 @@ ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, siz
 int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off);
 /* fsync(2) or fdatasync(2). Return: 0 or -errno. */
 int wl_fsync(struct iotap_workload_ctx *c, struct wl_file *f, int datasync);
+/* wl_fsync that also says how long the call took, ns, as its OP record does. */
+int wl_fsync_ns(struct iotap_workload_ctx *c, struct wl_file *f, int datasync, uint64_t *ns);
 /* fsync(2) of an open directory (FSYNCDIR). */
 int wl_fsync_dir(struct iotap_workload_ctx *c, int fd, uint64_t ino);
 /* close(2), recorded as RELEASE (and fclose of a stdio stream). */
@@ -224,6 +235,16 @@ int wl_sync_file_range(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t
 		       uint64_t len, unsigned int flags);
 void wl_mark(struct iotap_workload_ctx *c, const char *name, unsigned int kind,
 	     uint64_t user_ns, uint64_t sys_ns, uint64_t *t);
+
+/*
+ * wl_app - record an APP record (FORMAT.md "APP records"): a unit of the
+ * application's own work that only the model knows, now that it ended
+ * @rec: op (enum iotap_app_kind), flags, dur_ns and the kind's fields;
+ *       type, time_ns, tid, pid, uid and gid are filled in here
+ *
+ * Any thread; nothing without a trace.
+ */
+void wl_app(struct iotap_workload_ctx *c, struct iotap_trace_rec *rec);
 
 /* --- phase.c and threads.c: phases ----------------------------------------------------- */
 

@@ -12,8 +12,11 @@
 #    started on the mount with log_checkpoints and checkpoint_timeout;
 #    phase "init" = pgbench -i -s SCALE, phase "bench" = pgbench -c CLIENTS
 #    -j CLIENTS -T SEC -R TPS, both marked on both mounts.
+#    PostgreSQL's own CPU per transaction over the bench (the postmaster
+#    and its children from /proc, the ended ones in its cutime/cstime).
 # 2. Model: `iotap run pgsql DATA --wal-dir WAL -s SCALE -c CLIENTS -T SEC
-#    -R TPS --warmup 0 --checkpoint-timeout SEC` on two fresh iotap mounts,
+#    -R TPS --warmup 0 --checkpoint-timeout SEC --cpu-per-txn US` (US: that
+#    CPU per transaction) on two fresh iotap mounts,
 #    so both sides are seen at the same level (FUSE requests); the model's
 #    own trace gives its phase times, lined up with the mounts' captures by
 #    its first create (PG_VERSION).
@@ -81,10 +84,28 @@ as_pg "$PGBIN/pgbench" -h $T/sock -p $PORT -i -s $S postgres > $T/log/init.out 2
 mark init --end
 echo "# real: pgbench -c $C -j $C -T $DUR -R $RATE" >&2
 l0=$(wc -l < $T/log/pg.log)
+# PostgreSQL's own CPU (postmaster, its backends and background processes,
+# the ones that ended counted in the postmaster's cutime/cstime), clock ticks
+pg_cpu() {
+	local pm c
+	pm=$(head -1 $RB_D/data/postmaster.pid)
+	c=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$pm/stat)
+	for k in $(pgrep -P $pm); do
+		c=$((c + $(awk '{ print $14 + $15 }' /proc/$k/stat 2>/dev/null || echo 0)))
+	done
+	echo $c
+}
+cpu0=$(pg_cpu)
 mark bench
 as_pg "$PGBIN/pgbench" -h $T/sock -p $PORT -c $C -j $C -T $DUR -R $RATE -P 5 postgres \
 	> $T/log/bench.out 2> $T/log/bench.err || { cat $T/log/bench.err; fail "pgbench"; }
 mark bench --end
+cpu1=$(pg_cpu)
+ntx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' $T/log/bench.out)
+CPU_US=$(awk -v d=$((cpu1 - cpu0)) -v hz=$(getconf CLK_TCK) -v n=${ntx:-0} \
+	'BEGIN { printf "%.0f", n ? d * 1e6 / hz / n : 0 }')
+echo "# real: PostgreSQL's CPU per transaction: $CPU_US us (all its processes, at $RATE tps)" >&2
+echo "$CPU_US" > $T/log/pg-cpu-us
 tail -n +$((l0 + 1)) $T/log/pg.log > $T/log/bench-pg.log
 pg_stop
 trap _cleanup EXIT
@@ -98,8 +119,9 @@ iotap_mount $MB_D $MM_D --trace $T/model-data.iotap
 MD_PID=$MOUNT_PID
 iotap_mount $MB_W $MM_W --trace $T/model-wal.iotap
 MW_PID=$MOUNT_PID
-echo "# model: iotap run pgsql -s $S -c $C -T $DUR -R $RATE" >&2
+echo "# model: iotap run pgsql -s $S -c $C -T $DUR -R $RATE --cpu-per-txn ${CPU_US}us" >&2
 "$IOTAP" run pgsql $MM_D/pg --wal-dir $MM_W/wal -s $S -c $C -T $DUR -R $RATE --warmup 0 \
+	--cpu-per-txn ${CPU_US}us \
 	--checkpoint-timeout ${CKPT}s -q --trace $T/model.iotap > $T/log/model.out 2> $T/log/model.err ||
 	{ cat $T/log/model.err; fail "iotap run pgsql"; }
 MOUNT_PID=$MW_PID; iotap_umount $MM_W

@@ -40,6 +40,9 @@ touch $T/file
 expect 2 "not a directory" "$IOTAP" run dedup $A --meta-dir $T/file
 expect 2 "given twice" "$IOTAP" run dedup $A $A
 expect 2 "free" "$IOTAP" run dedup $A --image-size 100t --streams 1 --generations 1
+# a bad value is named before free space is estimated (issue 10 item 5)
+expect 2 "must leave at least one generation" "$IOTAP" run dedup $A --image-size 100t \
+	--generations 2 --expire 2
 touch $T/exists.iotap
 # an existing file is a runtime refusal (1), as for every workload, mount and replay
 expect 1 "exists; use --force" "$IOTAP" run dedup $A $SMALL --trace $T/exists.iotap

@@ -133,7 +133,7 @@ static int read_trace(const char *path, struct sum *s)
 {
 	struct iotap_trace_reader *rd;
 	struct iotap_trace_rec r;
-	char phase[64] = "";
+	char phase[64] = "", last_ckw[64] = "";
 	uint32_t ck_tid = 0, last_wal_write_tid[64] = { 0 };
 	uint64_t last_key = 0;
 	int open = 0, ret, in_ckw = 0, in_cks = 0;
@@ -166,16 +166,24 @@ static int read_trace(const char *path, struct sum *s)
 				s->n_steady += !strcmp(nm, "steady");
 				s->n_ckw += in_ckw;
 				s->n_cks += in_cks;
-				if (in_ckw) {
+				/*
+				 * a new checkpoint's write part; the same name again is the
+				 * part resuming after an empty warmup/steady marker (which
+				 * the owner thread writes), not a new one
+				 */
+				if (in_ckw && strcmp(nm, last_ckw)) {
 					ck_tid = r.tid;
 					last_key = 0;
 					for (i = 0; i < s->n; i++)
 						s->f[i].ckpt_written = s->f[i].ckpt_synced = 0;
+					snprintf(last_ckw, sizeof(last_ckw), "%s", nm);
 				}
 			} else {
 				if (!open || strcmp(phase, nm))
 					s->order_ok = 0;
-				if (in_cks) {
+				/* the checkpointer's own END (the owner may cut the part
+				 * with an empty warmup/steady marker, then it resumes) */
+				if (in_cks && r.tid == ck_tid) {
 					for (i = 0; i < s->n; i++)
 						if (s->f[i].ckpt_written && !s->f[i].ckpt_synced)
 							s->ckpt_unsynced++;

@@ -14,6 +14,7 @@
  * itself, and the JSON contract's keys.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -637,6 +638,96 @@ static void test_size_label(void)
 	ok(dir_bucket_size(&d, 12) == 0, "an empty bucket: 0");
 }
 
+/* One record into a pgsql accumulator (app_pgsql.c), the fields the test names. */
+static void pg_rec(struct app_pgsql *p, uint16_t type, uint16_t op, uint32_t flags, uint64_t t,
+		   uint64_t dur, uint32_t tid, uint64_t file, uint64_t file2, uint64_t len,
+		   uint64_t off, const char *name)
+{
+	struct iotap_trace_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = type;
+	r.op = op;
+	r.flags = flags;
+	r.time_ns = t;
+	r.dur_ns = dur;
+	r.tid = tid;
+	r.file = file;
+	r.file2 = file2;
+	r.length = len;
+	r.offset = off;
+	r.name = name;
+	r.name_len = name ? (uint32_t)strlen(name) : 0;
+	app_pgsql_feed(p, &r);
+}
+
+/*
+ * pgsql's checkpoint figures follow the checkpointer's own markers: a write
+ * part cut by an empty warmup marker (written by the owner) resumes, a
+ * sync part whose END the run's end wrote from another thread goes on
+ * counting the checkpointer's fsyncs; pg_control's and the WAL's fsyncs
+ * are not files synced. Commit syncs are the WAL fdatasyncs inside the
+ * run's commit window.
+ */
+static void test_app_pgsql(void)
+{
+	enum { CK = 7, OWNER = 99, CLIENT = 8 };
+	struct app_pgsql p;
+	struct app_ckpt *k;
+	int i;
+
+	app_pgsql_init(&p);
+	pg_rec(&p, IOTAP_REC_NAME, 0, 0, 1, 0, CK, 10, 5, 0, 0, "16384");
+	pg_rec(&p, IOTAP_REC_NAME, 0, 0, 1, 0, CK, 11, 5, 0, 0, "16385");
+	pg_rec(&p, IOTAP_REC_NAME, 0, 0, 1, 0, CK, 20, 6, 0, 0, "000000010000000000000001");
+	pg_rec(&p, IOTAP_REC_NAME, 0, 0, 1, 0, CK, 30, 4, 0, 0, "pg_control");
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_BEGIN, 100, 0, CK, 0, 0, 0, 0,
+	       "checkpoint 1 write");
+	for (i = 0; i < 3; i++)
+		pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_WRITE, 0, 110 + i, 1, CK, 10, 0, 8192, 0, NULL);
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_WRITE, 0, 120, 1, CLIENT, 10, 0, 8192, 0, NULL);
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_END, 150, 0, OWNER, 0, 0, 0, 0,
+	       "checkpoint 1 write");
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_BEGIN, 150, 0, OWNER, 0, 0, 0, 0, "warmup");
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_END, 150, 0, OWNER, 0, 0, 0, 0, "warmup");
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_BEGIN, 150, 0, OWNER, 0, 0, 0, 0,
+	       "checkpoint 1 write");
+	for (i = 0; i < 2; i++)
+		pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_WRITE, 0, 160 + i, 1, CK, 11, 0, 8192, 0, NULL);
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_END, 300, 0, CK, 0, 0, 0, 0,
+	       "checkpoint 1 write");
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_BEGIN, 300, 0, CK, 0, 0, 0, 0,
+	       "checkpoint 1 sync");
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, 0, 310, 50, CK, 10, 0, 0, 0, NULL);
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, IOTAP_OPF_DATASYNC, 370, 5, CK, 20, 0, 0, 0, NULL);
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, 0, 380, 9, CK, 30, 0, 0, 0, NULL);
+	pg_rec(&p, IOTAP_REC_PHASE, 0, IOTAP_PHASE_END, 400, 0, OWNER, 0, 0, 0, 0,
+	       "checkpoint 1 sync");
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, 0, 410, 70, CK, 11, 0, 0, 0, NULL);
+	/* the commit window: one fdatasync inside, one before, one after */
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, IOTAP_OPF_DATASYNC, 900, 3, CLIENT, 20, 0, 0, 0,
+	       NULL);
+	pg_rec(&p, IOTAP_REC_APP, IOTAP_APP_SPAN, IOTAP_APPF_BEGIN, 1000, 0, OWNER, 0, 0, 0, 1000,
+	       "commit");
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, IOTAP_OPF_DATASYNC, 1100, 4000, CLIENT, 20, 0, 0,
+	       0, NULL);
+	pg_rec(&p, IOTAP_REC_APP, IOTAP_APP_SPAN, 0, 6000, 4990, OWNER, 0, 0, 0, 1000, "commit");
+	pg_rec(&p, IOTAP_REC_OP, IOTAP_OP_FSYNC, IOTAP_OPF_DATASYNC, 6100, 3, CLIENT, 20, 0, 0, 0,
+	       NULL);
+	app_pgsql_finish(&p);
+	k = p.nck ? &p.ck[0] : NULL;
+	ok(p.nck == 1 && k->buffers == 5 && !k->partial,
+	   "pgsql checkpoint: 5 buffers across a resumed write part, complete (%u, %" PRIu64 ")",
+	   p.nck, k ? k->buffers : 0);
+	ok(k && k->sync_files == 2 && k->sync_longest_ns == 70 && k->last_sync_end == 480,
+	   "pgsql checkpoint: 2 files synced, the last after an END the run's end wrote "
+	   "(%" PRIu64 ", longest %" PRIu64 ")", k ? k->sync_files : 0,
+	   k ? k->sync_longest_ns : 0);
+	ok(p.commit.n == 1 && p.commit.max == 4000, "pgsql commit syncs: the one in the window "
+	   "(%" PRIu64 ")", p.commit.n);
+	app_pgsql_release(&p);
+}
+
 int main(void)
 {
 	char cmd[512];
@@ -660,6 +751,7 @@ int main(void)
 	test_json();
 	test_many_phases();
 	test_empty();
+	test_app_pgsql();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		diag("could not remove %s", dir);

@@ -448,6 +448,7 @@ void compare_print_text(const struct compare *c, FILE *f)
 			fprintf(f, "\n");
 		}
 	}
+	app_compare_print_text(c, f);
 }
 
 /* --- CSV: one row per phase, figure and run (tidy) ----------------------- */
@@ -531,6 +532,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 		json_object_array_add(phases, ph);
 	}
 	json_object_object_add(root, "phases", phases);
+	json_object_object_add(root, "application", app_compare_json(c));
 	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);

@@ -532,6 +532,8 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 	text_head(f, rep, oo);
 	text_table(f, rep, oo);
 	text_flags(f, rep);
+	/* pgsql and dedup traces: the application's own figures (app.h) */
+	app_print_text(&rep->app, f);
 	if (oo->detail)
 		text_details(f, rep, oo);
 	else
@@ -820,6 +822,8 @@ int report_print_json(const struct report *rep, FILE *f)
 				      report_json_phase(rep, &rep->phases[i], &rep->flags[i]));
 	json_object_object_add(root, "phases", phases);
 	json_object_object_add(root, "total", report_json_phase(rep, &rep->total, &rep->tflags));
+	/* pgsql and dedup traces: the application's own figures (app.h); null otherwise */
+	json_object_object_add(root, "application", app_json(&rep->app));
 	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);

@@ -571,7 +571,10 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	if (ret)
 		goto out;
 
+	app_init(&rep->app, rep->hdr.workload);
 	while (!e.err && (ret = iotap_trace_join_next(jn, &rec)) > 0) {
+		if (rep->app.kind)
+			app_feed(&rep->app, &rec);
 		switch (rec.type) {
 		case IOTAP_REC_OP:
 			on_op(&e, &rec);
@@ -595,6 +598,9 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	}
 	if (e.err)
 		ret = e.err;
+	if (ret >= 0 && rep->app.err)
+		ret = rep->app.err;
+	app_finish(&rep->app);
 	if (ret >= 0) {
 		ret = finish(&e);
 		rep->ops_ord = e.ord;
@@ -639,6 +645,7 @@ void report_release(struct report *rep)
 	points_release(&rep->points);
 	seek_map_release(&rep->files);
 	nm_release(&rep->names);
+	app_release(&rep->app);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -44,8 +44,23 @@ enum iotap_trace_rec_type {
 	IOTAP_REC_LOST = 5,	/* N records were dropped */
 	IOTAP_REC_END = 6,	/* end of trace: the writer closed the file cleanly */
 	IOTAP_REC_NOTE = 7,	/* free-text note from the writer (e.g. "no block device") */
+	IOTAP_REC_APP = 8,	/* a unit of the application's own work (1.0, later writers) */
 	IOTAP_REC_TYPE_MAX
 };
+
+/*
+ * APP records (FORMAT.md "APP records"): what only the workload model
+ * knows, written when the unit ends. @op is the kind.
+ */
+enum iotap_app_kind {
+	IOTAP_APP_TXN = 1,	/* a transaction: dur_ns = its latency, aux = schedule lag */
+	IOTAP_APP_SPAN = 2,	/* a period of the run: name, offset = start ns, dur_ns */
+	IOTAP_APP_BACKUP = 3,	/* a backup generation: length = logical bytes, offset = look-ups */
+};
+
+#define IOTAP_APPF_STEADY	(1u << 0)	/* TXN: counted in the steady figures */
+#define IOTAP_APPF_PARTIAL	(1u << 1)	/* SPAN, BACKUP: interrupted */
+#define IOTAP_APPF_BEGIN	(1u << 2)	/* SPAN: its start (dur_ns 0); the end follows */
 
 /*
  * Operation codes. Numbers are forever. Per-op meaning of the generic

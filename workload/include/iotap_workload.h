@@ -74,6 +74,28 @@ typedef void (*iotap_workload_progress_fn)(void *arg, const struct iotap_workloa
 #define IOTAP_WORKLOAD_DROP_CACHES	(1u << 0)	/* sync, drop_caches before each phase */
 #define IOTAP_WORKLOAD_TRACE_FORCE	(1u << 1)	/* overwrite an existing trace file */
 
+/*
+ * struct iotap_workload_lockstep - several targets' tests kept in step
+ *
+ * As bonnie++'s -p/-y semaphores: each context of a command that shares
+ * one (env.lockstep) starts each phase only when every other member has
+ * reached its next phase begin or left. Make it with @members = the
+ * targets; each target leaves once: iotap_workload_ctx_leave() after its
+ * run, or iotap_workload_lockstep_leave() if its context never opened.
+ * Free it after every target's thread ended.
+ */
+struct iotap_workload_lockstep;
+
+int iotap_workload_lockstep_new(struct iotap_workload_lockstep **out, unsigned int members);
+void iotap_workload_lockstep_leave(struct iotap_workload_lockstep *ls);
+void iotap_workload_lockstep_free(struct iotap_workload_lockstep *ls);
+
+/* One phase a context ran: its marker name and CLOCK_MONOTONIC span. */
+struct iotap_workload_span {
+	char name[64];
+	uint64_t t0, t1;
+};
+
 struct iotap_workload_env {
 	const char *target;		/* directory (or file/device for dd --read and hdparm) */
 	const char *trace_path;		/* trace to write, NULL: none */
@@ -82,6 +104,7 @@ struct iotap_workload_env {
 	unsigned int flags;		/* IOTAP_WORKLOAD_* */
 	iotap_workload_progress_fn progress;	/* NULL: no reports */
 	void *progress_arg;
+	struct iotap_workload_lockstep *lockstep;	/* NULL: not kept in step */
 };
 
 struct iotap_workload_ctx;
@@ -99,6 +122,13 @@ int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_
 
 /* Close the trace (END record) and free @c. Return: 0 or the trace's first write error. */
 int iotap_workload_ctx_close(struct iotap_workload_ctx *c);
+
+/* The run on @c is over: leave its lockstep (the others stop waiting for it). */
+void iotap_workload_ctx_leave(struct iotap_workload_ctx *c);
+
+/* The phases @c ran so far, in order; valid until the context closes. */
+unsigned int iotap_workload_ctx_spans(const struct iotap_workload_ctx *c,
+				      const struct iotap_workload_span **spans);
 
 /* What failed last ("write 'Bonnie.123' at 8192"), "" if nothing. */
 const char *iotap_workload_ctx_error(const struct iotap_workload_ctx *c);
@@ -400,6 +430,15 @@ struct iotap_workload_dedup_plan {
 	uint64_t need_meta;		/* and in the meta directory */
 };
 
+/*
+ * iotap_workload_dedup_check - are the option values themselves valid?
+ *
+ * Cheap (no walk over the images): what iotap_workload_dedup_plan()
+ * refuses before it walks, so a CLI can refuse bad values with exit 2
+ * before it estimates free space. Return: 0, or -EINVAL with @why set.
+ */
+int iotap_workload_dedup_check(const struct iotap_workload_dedup_opts *o, const char **why);
+
 /* Return: 0, or -EINVAL (with @why set to a static message) for options that do not fit. */
 int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 			      struct iotap_workload_dedup_plan *p, const char **why);
@@ -496,6 +535,8 @@ struct iotap_workload_pgsql_opts {
 	uint64_t wal_writer_delay_ns;
 	uint32_t io_combine_limit;	/* blocks per read of a sequential scan (17: 16) */
 	uint64_t progress_ns;		/* pgbench -P interval for the per-interval figures */
+	uint64_t cpu_per_txn_ns;	/* CPU a client spends per transaction (the statements'
+					 * execution, the model's own included); 0: none */
 	uint32_t seed;
 	const char *wal_dir;		/* WAL segments here (initdb -X); NULL: DIR/pg_wal */
 };

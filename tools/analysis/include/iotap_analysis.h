@@ -26,6 +26,7 @@
 
 #include <stdio.h>
 
+#include "app.h"
 #include "iotap_trace.h"
 #include "stat.h"
 
@@ -128,6 +129,7 @@ struct report {
 	struct seek_map files;		/* per-file data op counts */
 	struct iotap_map names;		/* file id -> struct name_ent */
 	double flag_factor;
+	struct app_stats app;		/* pgsql/dedup application figures (app.h) */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -280,6 +282,9 @@ void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsig
 int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m);
 
 void compare_print_text(const struct compare *c, FILE *f);
+/* pgsql/dedup traces: their application figures side by side, with verdicts (app_compare.c). */
+void app_compare_print_text(const struct compare *c, FILE *f);
+struct json_object *app_compare_json(const struct compare *c);
 void compare_print_csv(const struct compare *c, FILE *f);
 int compare_print_json(const struct compare *c, FILE *f);
 /* The compare page into @f (out_open()); write errors show in ferror(@f). */
