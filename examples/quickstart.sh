@@ -19,7 +19,7 @@ SRC=$PWD
 
 [ "$(id -u)" -eq 0 ] || { echo "quickstart: run as root (apt-get, FUSE mount)" >&2; exit 1; }
 
-PKGS="build-essential pkg-config meson ninja-build python3 libfuse3-dev fuse3 liburcu-dev
+PKGS="build-essential pkg-config meson ninja-build python3 libfuse3-dev fuse3 liburing-dev liburcu-dev
       libzstd-dev libxxhash-dev libjson-c-dev fio tar"
 missing=""
 for p in $PKGS; do

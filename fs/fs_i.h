@@ -14,7 +14,10 @@
  *   destructor unregisters it when libfuse ends the thread. The recorder's
  *   writer thread (trace/) and liburcu's call_rcu and hash-table resize
  *   threads are the only other threads; they touch no fs/ state except
- *   the inode frees that call_rcu runs.
+ *   the inode frees that call_rcu runs. With the io_uring transport
+ *   (transport/uring.c) ring threads serve requests as well, through the
+ *   same libfuse entry point and ops, and get their struct fs_thread the
+ *   same lazy way.
  *
  * - Inodes (inode.c). fuse_ino_t is a pointer to struct fs_inode (root:
  *   FUSE_ROOT_ID, mapped to fs->root). An inode lives from the lookup that
@@ -349,6 +352,12 @@ struct fs_ctx {
 	int warned_lost;
 	uint64_t clk_tck;			/* sysconf(_SC_CLK_TCK) */
 	uint64_t start_ns;			/* CLOCK_MONOTONIC at start-up (uptime) */
+	/* transport (transport/uring.c) */
+	int transport;				/* IOTAP_FS_TRANSPORT_DEV or _URING, as chosen */
+	char transport_why[192];		/* why, for the log and the trace header */
+	uint64_t uring_init_unique;		/* INIT in flight when the transport is uring */
+	uint32_t uring_init_flags2;		/* flags2 the kernel offered in that INIT */
+	struct fs_uring *uring;			/* the running rings, or NULL: /dev/fuse only */
 };
 
 static inline struct fs_ctx *fs_req(fuse_req_t req)
@@ -578,6 +587,45 @@ static inline bool fs_binding_known(const struct fs_inode *inode, uint64_t b)
 /* fs_binding_note() on the live inode of (@dev, @ino), if the table has it. */
 void fs_inode_note_binding(struct fs_ctx *fs, uint64_t dev, uint64_t ino, uint64_t b,
 			   uint32_t flags);
+
+/* --- transport/uring.c: FUSE over io_uring --------------------------- */
+
+struct fs_uring;
+/*
+ * fs_transport_choose - settle fs->o.transport into fs->transport (dev or
+ * uring) and fs->transport_why, before mounting. --transport uring where
+ * the kernel cannot: -EOPNOTSUPP and @msg with the command that turns it
+ * on (iotap never changes the kernel setting itself).
+ */
+int fs_transport_choose(struct fs_ctx *fs, char *msg, size_t size);
+/* From fs_wire_read(): the INIT request (what the kernel offers in flags2). */
+void fs_uring_note_init(struct fs_ctx *fs, const void *buf, size_t n);
+/* From fs_wire_writev() for the INIT reply: ask for io_uring, write it, start the rings. */
+ssize_t fs_uring_init_reply(struct fs_ctx *fs, int fd, struct iovec *iov, int count);
+/*
+ * fs_uring_reply - a reply to a request that came over a ring: true, with
+ * *@ret what writev(2) would have returned, once it is in the entry's
+ * buffers (its ring thread commits it). false: not a ring request (notify,
+ * INIT, interrupt replies), it goes to /dev/fuse.
+ */
+bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, ssize_t *ret);
+static inline bool fs_uring_reply(struct fs_ctx *fs, const struct iovec *iov, int count,
+				  ssize_t *ret)
+{
+	if (caa_likely(!CMM_LOAD_SHARED(fs->uring)))
+		return false;
+	return fs_uring_reply_slow(fs, iov, count, ret);
+}
+/*
+ * fs_uring_read_buf - for the READ being served over a ring: the entry's
+ * payload buffer (page-aligned) if @size fits, so the reply needs no copy;
+ * else NULL (use fs_thread_iobuf()).
+ */
+void *fs_uring_read_buf(size_t size);
+/* After the unmount, before the session is destroyed: end and join the ring threads. */
+void fs_uring_stop(struct fs_ctx *fs);
+/* The common request inspection of the wire shim (fs_wire_read), for ring requests too. */
+void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n);
 
 /* --- ops tables (ops_*.c) -------------------------------------------- */
 

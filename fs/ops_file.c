@@ -189,7 +189,10 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
-	buf = fs_thread_iobuf(op.t, size);
+	/* over io_uring: straight into the reply buffer the kernel reads */
+	buf = fs_uring_read_buf(size);
+	if (!buf)
+		buf = fs_thread_iobuf(op.t, size);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out;

@@ -21,7 +21,11 @@
  *     header first and records those libfuse answers itself without calling
  *     us (locks, tmpfile, unknown opcodes), and negotiates
  *     FUSE_HANDLE_KILLPRIV_V2 where libfuse cannot. A custom I/O also turns
- *     splice off, so write payloads always arrive in memory.
+ *     splice off, so write payloads always arrive in memory. The transport
+ *     (--transport) is settled with the input checks, before the trace
+ *     header is written; with io_uring the INIT reply starts the rings
+ *     (transport/uring.c) and libfuse's loop keeps the device for what the
+ *     kernel still sends there (FORGET, INTERRUPT).
  *  4. Serve with fuse_session_loop_mt() until unmounted (the loop ends on
  *     ENODEV) or signalled (fuse_set_signal_handlers: SIGTERM, SIGINT,
  *     SIGHUP end the session). Only the main thread may take those signals:
@@ -29,7 +33,8 @@
  *     so those inherit the block, and libfuse's workers block them too; the
  *     main thread unblocks them just before the loop, whose sem_wait() they
  *     interrupt.
- *  5. Teardown: unmount if still mounted, destroy the session (no worker is
+ *  5. Teardown: unmount if still mounted, stop the ring threads (they hold
+ *     /dev/fuse open), destroy the session (no worker is
  *     left), free the inode table after an RCU barrier, close the recorder
  *     (it writes the END record) and exit 0.
  *
@@ -61,6 +66,7 @@ struct fs_own_opts {
 	unsigned int cache_mode;
 	unsigned int fd_cache;
 	unsigned int max_read;
+	unsigned int uring_depth;
 	unsigned int max_write;
 	double timeout;
 	int timeout_set;
@@ -72,6 +78,7 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "cache_mode=%u", offsetof(struct fs_own_opts, cache_mode), 0 },
 	{ "fd_cache=%u", offsetof(struct fs_own_opts, fd_cache), 0 },
 	{ "max_read=%u", offsetof(struct fs_own_opts, max_read), 0 },
+	{ "uring_depth=%u", offsetof(struct fs_own_opts, uring_depth), 0 },
 	{ "max_write=%u", offsetof(struct fs_own_opts, max_write), 0 },
 	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
@@ -314,6 +321,8 @@ static int check_input(struct fs_daemon *d, char *msg)
 	fs->perm.mode = o->trace_mode;
 	fs->perm.has_gid = o->trace_gid_set;
 	fs->perm.gid = o->trace_gid;
+	if (own.uring_depth)
+		fs->o.uring_depth = own.uring_depth;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
 	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_IO) {
@@ -406,7 +415,7 @@ static int check_input(struct fs_daemon *d, char *msg)
 			 strerror(errno));
 		return -errno;
 	}
-	return 0;
+	return fs_transport_choose(fs, msg, MSG_MAX);
 
 enomem:
 	snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint, strerror(ENOMEM));
@@ -611,7 +620,12 @@ static void describe_opts(struct fs_daemon *d)
 	if (fs->o.only_pid && n > 0 && (size_t)n < sizeof(d->mount_opts))
 		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_pid=%u",
 			      fs->o.only_pid);
-	/* what is left of -o after our own options went to libfuse */
+	/* the transport and why (transport/uring.c), then what is left of -o */
+	if (n > 0 && (size_t)n < sizeof(d->mount_opts))
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n,
+			      ",transport=%s,transport_why=%s",
+			      fs->transport == IOTAP_FS_TRANSPORT_URING ? "uring" : "dev",
+			      fs->transport_why);
 	for (i = 1; i < d->args.argc && n > 0 && (size_t)n < sizeof(d->mount_opts); i++) {
 		const char *a = d->args.argv[i];
 
@@ -791,6 +805,8 @@ static int setup(struct fs_daemon *d, char *msg)
 	       fs->mountpoint, fs->cache_mode ? "cache mode" : "direct_io mode",
 	       fs->trace_path ? "'" : "", fs->trace_path ? fs->trace_path : "none",
 	       fs->trace_path ? "'" : "");
+	fs_log(FS_LOG_INFO, "transport %s (%s)", fs->transport == IOTAP_FS_TRANSPORT_URING ?
+	       "io_uring" : "/dev/fuse", fs->transport_why);
 	if (fs->handles)
 		fs_log(FS_LOG_INFO, "inodes held by file handle; O_PATH fd cache %u of "
 		       "RLIMIT_NOFILE %lu", fs->o.fd_cache, nofile_limit());
@@ -812,6 +828,7 @@ static void teardown(struct fs_daemon *d)
 	if (fs->se) {
 		if (d->mounted)
 			fuse_session_unmount(fs->se);
+		fs_uring_stop(fs);	/* the rings hold /dev/fuse open */
 		if (d->signals_set)
 			fuse_remove_signal_handlers(fs->se);
 		fuse_session_destroy(fs->se);

@@ -40,6 +40,12 @@
  *    planned (one more, up to fs.fuse.max_pages_limit); the kernel's
  *    answer is logged, and a NOTE record follows the header where it
  *    differs from the plan the header holds.
+ *
+ * 4. The io_uring transport (transport/uring.c): its requests pass through
+ *    fs_wire_inspect() as /dev/fuse ones do, the INIT reply is where it
+ *    asks for FUSE_OVER_IO_URING (after the patches above: it sizes its
+ *    buffers from the final reply), and replies to ring requests leave
+ *    through fs_uring_reply() instead of writev(2).
  */
 #include <errno.h>
 #include <linux/fuse.h>
@@ -235,18 +241,18 @@ static void patch_init_reply(struct fs_ctx *fs, struct iovec *iov, int count)
 	patch_init_pages(fs, oh, iov);
 }
 
-ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata)
+void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n)
 {
-	struct fs_ctx *fs = userdata;
-	ssize_t n = read(fd, buf, len);
 	const struct fuse_in_header *in = buf;
 
-	if (n < (ssize_t)sizeof(*in))
-		return n;
-	if (caa_unlikely(in->opcode == FUSE_INIT))
-		note_init(fs, in, (size_t)n);
+	if (n < sizeof(*in))
+		return;
+	if (caa_unlikely(in->opcode == FUSE_INIT)) {
+		note_init(fs, in, n);
+		fs_uring_note_init(fs, in, n);
+	}
 #if FS_WIRE_KILLPRIV
-	note_request(fs, in, (size_t)n);
+	note_request(fs, in, n);
 #endif
 	if (caa_unlikely(opcode_unhandled(in->opcode))) {
 		int saved = errno, cancel;
@@ -261,14 +267,28 @@ ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata)
 		pthread_setcancelstate(cancel, NULL);
 		errno = saved;
 	}
+}
+
+ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata)
+{
+	ssize_t n = read(fd, buf, len);
+
+	if (n > 0)
+		fs_wire_inspect(userdata, buf, (size_t)n);
 	return n;
 }
 
 ssize_t fs_wire_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
 	struct fs_ctx *fs = userdata;
+	ssize_t n;
 
+	/* a reply to a request that came over io_uring goes back the same way */
+	if (fs_uring_reply(fs, iov, count, &n))
+		return n;
 	if (caa_unlikely(CMM_LOAD_SHARED(fs->init_unique)))
 		patch_init_reply(fs, iov, count);
+	if (caa_unlikely(CMM_LOAD_SHARED(fs->uring_init_unique)))
+		return fs_uring_init_reply(fs, fd, iov, count);
 	return writev(fd, iov, count);
 }

@@ -39,6 +39,42 @@ static void line(const char *k, const char *v)
 }
 
 /*
+ * The value of KEY=VALUE in the comma-separated mount options into @out
+ * ("" if absent).
+ */
+static void mount_opt(const char *opts, const char *key, char *out, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = opts;
+
+	out[0] = '\0';
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len > klen && !strncmp(p, key, klen) && p[klen] == '=')
+			snprintf(out, size, "%.*s", (int)(len - klen - 1), p + klen + 1);
+		p = e ? e + 1 : NULL;
+	}
+}
+
+/* The transport line of a capture: from mount_opts (older traces: /dev/fuse). */
+static void transport_line(const struct iotap_trace_header *h)
+{
+	char t[64], why[256], buf[340];
+
+	if (h->source != IOTAP_SOURCE_CAPTURE)
+		return;
+	mount_opt(h->mount_opts, "transport", t, sizeof(t));
+	mount_opt(h->mount_opts, "transport_why", why, sizeof(why));
+	if (!t[0])
+		snprintf(buf, sizeof(buf), "dev (not recorded: written before iotap had a choice)");
+	else
+		snprintf(buf, sizeof(buf), "%s%s%s%s", t, why[0] ? " (" : "", why, why[0] ? ")" : "");
+	line("transport", buf);
+}
+
+/*
  * The FUSE request limits of a capture (header tag fuse, or the NOTE the
  * daemon wrote when the kernel's INIT answer differed from it) and what
  * they did to the records: calls cut at the page cap, and the sysctl that
@@ -121,6 +157,7 @@ static int info_one(const char *path, int strict)
 	line(h->source == IOTAP_SOURCE_CAPTURE ? "backing" : "directory", h->backing);
 	line("mountpoint", h->mountpoint);
 	line("mount options", h->mount_opts);
+	transport_line(h);
 	requests(*fuse_note ? fuse_note : h->fuse, h->capture_mode, cut);
 	if (h->layout) {
 		/* the storage stack, one fact a line, under one label */

@@ -26,9 +26,10 @@
 #include "opt.h"
 
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
-       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_MAX_WRITE, O_TRACE_MODE, O_TRACE_GROUP, O_MARK_OWNER,
-       O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO, O_SAVE_MARK, O_SAVE_LAT,
-       O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_FAIL_OP, O_FAIL_NTH, O_FAIL_ERRNO };
+       O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRANSPORT, O_MAX_WRITE, O_TRACE_MODE,
+       O_TRACE_GROUP, O_MARK_OWNER, O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO,
+       O_SAVE_MARK, O_SAVE_LAT, O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_FAIL_OP, O_FAIL_NTH,
+       O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
 	[O_TRACE] = { "trace", 't', "FILE", "write the trace to FILE (without it: pass through only)" },
@@ -39,7 +40,8 @@ static const struct opt_desc mount_opts[] = {
 	[O_FORCE] = { "force", 0, NULL, "overwrite an existing trace file" },
 	[O_OPTS] = { "options", 'o', "OPTS", "extra FUSE mount options (comma-separated)" },
 	[O_LOG] = { "log", 0, "FILE", "daemon log (default: stderr with -f, else TRACE.log)" },
-	[O_THREADS] = { "threads", 0, "N", "at most N worker threads serving requests (default: libfuse's 10)" },
+	[O_THREADS] = { "threads", 0, "N", "at most N worker threads serving /dev/fuse requests\n"
+			"(default: libfuse's 10)" },
 	[O_SAMPLE] = { "sample-interval", 0, "MS", "resource sample every MS milliseconds (default 100)" },
 	[O_FDCACHE] = { "fd-cache", 0, "N", "O_PATH descriptors kept open (default 4096)" },
 	[O_DEBUG] = { "debug", 'd', NULL, "libfuse debug output (implies -f)" },
@@ -47,6 +49,9 @@ static const struct opt_desc mount_opts[] = {
 			     "attribute cache (default 1; 0: every getattr reaches the trace)" },
 	[O_ENTRY_TIMEOUT] = { "entry-timeout", 0, "S", "seconds it may keep a name, or a miss, without a\n"
 			      "lookup (default 1; 0: every lookup reaches the trace)" },
+	[O_TRANSPORT] = { "transport", 0, "T", "how FUSE requests travel: auto (io_uring where the\n"
+			  "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
+			  "default auto, or $IOTAP_TRANSPORT" },
 	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
 			  "3.14's most): a write() above it is several records" },
 	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
@@ -104,7 +109,14 @@ int cmd_mount(int argc, char **argv)
 	uint64_t v;
 	int idx, rc;
 	char *cmdline;
+	const char *env = getenv("IOTAP_TRANSPORT");
 
+	if (env && *env) {
+		o.transport = iotap_fs_transport_parse(env);
+		if (o.transport < 0)
+			return opt_error(&mount_cmd, "IOTAP_TRANSPORT wants auto, uring or dev, "
+					 "not '%s'", env);
+	}
 	while ((rc = opt_next(&mount_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case O_TRACE: o.trace_path = arg; break;
@@ -133,6 +145,12 @@ int cmd_mount(int argc, char **argv)
 			}
 			break;
 		}
+		case O_TRANSPORT:
+			o.transport = iotap_fs_transport_parse(arg);
+			if (o.transport < 0)
+				return opt_error(&mount_cmd, "--transport wants auto, uring or dev, "
+						 "not '%s'", arg);
+			break;
 		case O_THREADS:
 			if (parse_u64(arg, &v) || v == 0 || v > 1024)
 				return opt_error(&mount_cmd, "--threads wants 1..1024, not '%s'", arg);

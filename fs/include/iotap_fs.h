@@ -24,6 +24,16 @@
 #define IOTAP_FS_XATTR_STATS	"user.iotap.stats"
 #define IOTAP_FS_STATS_MAX	65536
 
+/* How FUSE requests reach the daemon (iotap mount --transport). */
+enum iotap_fs_transport {
+	IOTAP_FS_TRANSPORT_AUTO = 0,	/* io_uring where the kernel offers it, else /dev/fuse */
+	IOTAP_FS_TRANSPORT_DEV = 1,	/* read(2)/writev(2) on /dev/fuse */
+	IOTAP_FS_TRANSPORT_URING = 2,	/* FUSE over io_uring (Linux 6.14+, enable_uring=Y) */
+};
+
+/* "auto", "dev", "uring" -> enum iotap_fs_transport, or -1. */
+int iotap_fs_transport_parse(const char *s);
+
 struct iotap_fs_opts {
 	const char *backing;		/* directory whose tree is served */
 	const char *mountpoint;		/* where to mount; may equal backing */
@@ -38,6 +48,8 @@ struct iotap_fs_opts {
 	unsigned int max_threads;	/* most worker threads (0: libfuse's 10) */
 	unsigned int sample_ms;		/* resource sample interval (0: 100) */
 	unsigned int fd_cache;		/* O_PATH fds kept open (0: 4096) */
+	int transport;			/* enum iotap_fs_transport: how requests travel */
+	unsigned int uring_depth;	/* io_uring entries per CPU queue (0: 16) */
 	unsigned int max_write;		/* bytes per WRITE request (0: 1 MiB, the most) */
 	double attr_timeout;		/* s the kernel keeps attributes (if attr_set) */
 	double entry_timeout;		/* s it keeps names and misses (if entry_set) */

@@ -9,13 +9,18 @@
 # Configurations (each mounted fresh for every job run, foreground daemon in
 # the background, unmounted with fusermount3 -u):
 #   direct mode: raw           the backing directory itself, no FUSE
-#                iotap         iotap mount B M -f                (no trace)
-#                iotap-trace   iotap mount B M -f --trace T
-#                iotap-stopped iotap mount B M -f --trace T, then
+#                iotap         iotap mount B M -f --transport dev (no trace)
+#                iotap-trace   iotap mount B M -f --transport dev --trace T
+#                iotap-stopped iotap mount B M -f --transport dev --trace T, then
 #                              `iotap trace M stop` (traced, then stopped)
-#                iotap-started iotap mount B M -f, then
+#                iotap-started iotap mount B M -f --transport dev, then
 #                              `iotap trace M start T` (traced from live)
+#                iotap-uring   iotap mount B M -f --transport uring (no trace)
+#                iotap-uring-trace  iotap mount B M -f --transport uring --trace T
 #                ptll          passthrough_ll -o source=B,cache=never
+#   (the uring configs need the fuse module's enable_uring: the script
+#   turns it on for the run and puts the old value back on exit; where the
+#   kernel has no such parameter they are left out)
 #   cache mode:  iotap-cache        iotap mount B M -f --cache
 #                iotap-cache-trace  iotap mount B M -f --cache --trace T
 #                ptll-cache         passthrough_ll -o source=B,cache=always,writeback
@@ -30,6 +35,10 @@
 #   randread   random read 8 KiB, time-based                      IOPS
 #   randwrite  random write 8 KiB, fdatasync=1, time-based        IOPS
 #   randread4  random read 8 KiB, 4 jobs, group_reporting          IOPS
+#   randwrite4 random write 8 KiB, 4 jobs, group_reporting (no fsync) IOPS
+#   fsyncmix   randread4 while a fifth job writes 1 MiB + fsync each:
+#              the randread IOPS, i.e. whether a slow fsync holding a
+#              request slot caps the other jobs' queue depth      IOPS
 #   meta       create/stat/unlink loop (metaloop helper)           ops/s
 #
 # The VMs this runs on have 2 cores and noisy neighbours, so a single
@@ -80,8 +89,8 @@ REPORT_DIR=""
 IOTAP=${IOTAP:-}
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started ptll iotap-cache iotap-cache-trace ptll-cache ptll-cache-same"
-ALL_JOBS="seqwrite seqread randread randread4 randwrite meta"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace ptll iotap-cache iotap-cache-trace ptll-cache ptll-cache-same"
+ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
 CONFIGS=""
 JOBS=""
 
@@ -92,6 +101,7 @@ MNT=""
 DAEMON_PID=""      # daemon of the current mount, if any
 BG_PIDS=""         # helpers started in the background (RSS runs)
 FAILED_CFGS=""     # configs whose mount failed; skipped from then on
+URING_OLD=""       # enable_uring before the run, put back on exit
 
 usage() {
 	cat <<EOF
@@ -197,7 +207,18 @@ check_env() {
 	# Until the daemon builds, the harness still runs raw vs passthrough_ll.
 	if [ -z "$IOTAP" ] || [ ! -x "$IOTAP" ]; then
 		note "no iotap binary (${IOTAP:-build/tools/iotap}): iotap configs left out"
-		drop_configs iotap iotap-trace iotap-cache iotap-cache-trace
+		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-cache iotap-cache-trace
+	fi
+	# FUSE over io_uring: on for the run (restored by cleanup), where the kernel has it
+	if [[ " $CONFIGS " == *" iotap-uring"* ]]; then
+		local p=/sys/module/fuse/parameters/enable_uring
+		if [ ! -e $p ]; then
+			note "this kernel has no FUSE over io_uring ($p): uring configs left out"
+			drop_configs iotap-uring iotap-uring-trace
+		else
+			URING_OLD=$(cat $p)
+			echo Y >$p || die "cannot turn on $p"
+		fi
 	fi
 }
 
@@ -277,6 +298,7 @@ cleanup() {
 		kill -9 "$DAEMON_PID" 2>/dev/null
 	fi
 	[ -n "$PTLL_DIR" ] && rm -rf "$PTLL_DIR"
+	[ -n "$URING_OLD" ] && echo "$URING_OLD" >/sys/module/fuse/parameters/enable_uring
 	if [ -n "$WORK" ]; then
 		if [ -n "$OUT" ]; then
 			mkdir -p "$OUT/traces" && cp -r "$WORK"/*.tsv "$WORK"/*.txt "$WORK/logs" \
@@ -303,12 +325,14 @@ mount_cfg() {
 	local cfg=$1 trace=$2 log=$3 i
 	local -a cmd
 	case $cfg in
-	iotap)              cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f) ;;
-	iotap-trace)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --trace "$trace") ;;
-	iotap-stopped)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --trace "$WORK/traces/stopped.iotap" --force) ;;
-	iotap-started)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f) ;;
-	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --cache) ;;
-	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --cache --trace "$trace") ;;
+	iotap)              cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev) ;;
+	iotap-trace)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --trace "$trace") ;;
+	iotap-stopped)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --trace "$WORK/traces/stopped.iotap" --force) ;;
+	iotap-started)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev) ;;
+	iotap-uring)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring) ;;
+	iotap-uring-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace") ;;
+	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache) ;;
+	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache --trace "$trace") ;;
 	ptll)               cmd=("$PTLL" -f -o "source=$WORK/backing,cache=never" "$MNT") ;;
 	ptll-cache)         cmd=("$PTLL" -f -o "source=$WORK/backing,cache=always,writeback" "$MNT") ;;
 	ptll-cache-same)    cmd=("$PTLL" -f -o "source=$WORK/backing,cache=always,writeback,xattr,allow_other,default_permissions" "$MNT") ;;
@@ -429,7 +453,8 @@ job_prepare() {
 	case $1 in
 	seqwrite) rm -f "$WORK/backing/seqw.dat" ;;
 	# The backing file sits in the page cache for every config alike.
-	randread|randread4) cat "$WORK/backing/rand.dat" >/dev/null ;;
+	randread|randread4|fsyncmix) cat "$WORK/backing/rand.dat" >/dev/null
+		rm -f "$WORK/backing/fsync.dat" ;;
 	meta) rm -rf "$WORK/backing/meta" && mkdir "$WORK/backing/meta" ;;
 	esac
 	sync
@@ -452,6 +477,14 @@ run_job() {
 	randread4) a+=(--filename="$dir/rand.dat" --rw=randread "${rnd[@]}" --numjobs=4
 		       --group_reporting) ;;
 	randwrite) a+=(--filename="$dir/randw.dat" --rw=randwrite "${rnd[@]}" --fdatasync=1) ;;
+	randwrite4) a+=(--filename="$dir/randw.dat" --rw=randwrite "${rnd[@]}" --numjobs=4
+			--group_reporting) ;;
+	fsyncmix)
+		# jobs[0] is the randread group, the figure; the fsync writer is group 2
+		a+=(--filename="$dir/rand.dat" --rw=randread "${rnd[@]}" --numjobs=4
+		    --group_reporting
+		    --name=fsync --new_group --filename="$dir/fsync.dat" --rw=write --bs=1M
+		    --size=64M --fsync=1 --time_based --runtime="$RUNTIME") ;;
 	meta)
 		local out
 		out=$(timeout -k 10 "$limit" "$METALOOP" -n "$FILES" -t "$RUNTIME" \
@@ -538,7 +571,7 @@ run_rounds() {
 run_rss() {
 	local cfg run secs log trace rss ts status pid_meta
 	[ $RSS -eq 1 ] || return 0
-	for cfg in iotap-trace iotap-cache-trace; do
+	for cfg in iotap-trace iotap-uring-trace iotap-cache-trace; do
 		[[ " $CONFIGS " == *" $cfg "* ]] || continue
 		[[ " $FAILED_CFGS " == *" $cfg "* ]] && continue
 		for run in short long; do
@@ -620,23 +653,30 @@ JOBS = {
     'randread': ('randread 8k', 'IOPS'),
     'randread4': ('randread 8k, 4 jobs', 'IOPS'),
     'randwrite': ('randwrite 8k, fdatasync', 'IOPS'),
+    'randwrite4': ('randwrite 8k, 4 jobs', 'IOPS'),
+    'fsyncmix': ('randread 8k 4 jobs + 1M fsync writer', 'IOPS'),
     'meta': ('create/stat/unlink', 'ops/s'),
 }
 CFG = {
     'raw': 'backing directory, no FUSE',
-    'iotap': 'iotap mount B M -f',
-    'iotap-trace': 'iotap mount B M -f --trace T',
-    'iotap-stopped': 'iotap mount B M -f --trace T; iotap trace M stop',
-    'iotap-started': 'iotap mount B M -f; iotap trace M start T',
+    'iotap': 'iotap mount B M -f --transport dev',
+    'iotap-trace': 'iotap mount B M -f --transport dev --trace T',
+    'iotap-stopped': 'iotap mount B M -f --transport dev --trace T; iotap trace M stop',
+    'iotap-started': 'iotap mount B M -f --transport dev; iotap trace M start T',
+    'iotap-uring': 'iotap mount B M -f --transport uring',
+    'iotap-uring-trace': 'iotap mount B M -f --transport uring --trace T',
     'ptll': 'passthrough_ll -o source=B,cache=never',
-    'iotap-cache': 'iotap mount B M -f --cache',
-    'iotap-cache-trace': 'iotap mount B M -f --cache --trace T',
+    'iotap-cache': 'iotap mount B M -f --transport dev --cache',
+    'iotap-cache-trace': 'iotap mount B M -f --transport dev --cache --trace T',
     'ptll-cache': 'passthrough_ll -o source=B,cache=always,writeback',
     'ptll-cache-same': 'passthrough_ll -o source=B,cache=always,writeback,xattr,allow_other,default_permissions',
 }
-MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'ptll'],
+MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
+                         'iotap-uring-trace', 'ptll'],
           [('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
-           ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95)]),
+           ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
+           ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
+           ('iotap-uring-trace', 'ptll', 1.5)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'ptll-cache', 'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
            ('iotap-cache-trace', 'ptll-cache-same', 0.97)])]
@@ -757,9 +797,9 @@ for mode, cfgs, targets in MODES:
         table(head, body)
 
 # ---- trace size per op
-traced = [c for c in ['iotap-trace', 'iotap-cache-trace'] if c in configs]
+traced = [c for c in ['iotap-trace', 'iotap-uring-trace', 'iotap-cache-trace'] if c in configs]
 GROUPS = [('seq 1 MiB jobs', ['seqwrite', 'seqread']),
-          ('random 8 KiB jobs', ['randread', 'randread4', 'randwrite']),
+          ('random 8 KiB jobs', ['randread', 'randread4', 'randwrite', 'randwrite4', 'fsyncmix']),
           ('metadata loop', ['meta'])]
 if traced:
     title('Trace size per op (trace file bytes / OP records, all rounds)')

@@ -4,9 +4,15 @@
  *
  * IOTAP_FAIL_SYNCFS=N makes every syncfs(2) fail with errno N (5 is EIO),
  * as a filesystem reporting a writeback error would; unset, syncfs(2) is
- * the real system call. Nothing else is changed.
+ * the real system call.
+ *
+ * IOTAP_SLOW_MS=N makes the daemon's fsync(2) and fdatasync(2) (with
+ * IOTAP_SLOW_FSYNC=1) and its pread(2) of exactly IOTAP_SLOW_LEN bytes
+ * sleep N milliseconds first: a slow disk, or a read that blocks, for the
+ * transport cases (fs-uring). Nothing else is changed.
  */
 #include <errno.h>
+#include <time.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,4 +27,46 @@ int syncfs(int fd)
 		return -1;
 	}
 	return (int)syscall(SYS_syncfs, fd);
+}
+
+static void slow(void)
+{
+	const char *e = getenv("IOTAP_SLOW_MS");
+	long ms = e ? atol(e) : 0;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (ms > 0)
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+}
+
+static int slow_fsync(void)
+{
+	const char *e = getenv("IOTAP_SLOW_FSYNC");
+
+	return e && *e == '1';
+}
+
+int fsync(int fd)
+{
+	if (slow_fsync())
+		slow();
+	return (int)syscall(SYS_fsync, fd);
+}
+
+int fdatasync(int fd)
+{
+	if (slow_fsync())
+		slow();
+	return (int)syscall(SYS_fdatasync, fd);
+}
+
+/* pread64 too: _FILE_OFFSET_BITS=64 names it so */
+ssize_t pread(int fd, void *buf, size_t count, off_t off)
+{
+	const char *e = getenv("IOTAP_SLOW_LEN");
+
+	if (e && (size_t)atol(e) == count)
+		slow();
+	return syscall(SYS_pread64, fd, buf, count, off);
 }

@@ -140,3 +140,17 @@ iotap_umount() {
 count_ops() {
 	"$IOTAP" dump "$1" | awk -v op="$2" '$4 == op { n++ } END { print n + 0 }'
 }
+
+# FUSE over io_uring (the fuse module's enable_uring parameter, global):
+# uring_param_set Y|N sets it for this case and puts the old value back at
+# exit; skips where the kernel has no such parameter. need_uring = set Y.
+URING_PARAM=/sys/module/fuse/parameters/enable_uring
+uring_param_set() {
+	[ -e $URING_PARAM ] || skip "this kernel has no FUSE over io_uring ($URING_PARAM)"
+	local old
+	old=$(cat $URING_PARAM)
+	[ "$old" = "$1" ] && return 0
+	echo "$1" > $URING_PARAM 2>/dev/null || skip "cannot set $URING_PARAM"
+	at_exit "echo $old > $URING_PARAM"
+}
+need_uring() { uring_param_set Y; }

@@ -29,7 +29,7 @@ assert r["trace"]["phase_source"] == "automatic", r["trace"]
 names = [p["name"] for p in r["phases"]]
 print("# phases: " + " ".join(names))
 seq = (r"^seq-write-1b seq-write-8k\S* rewrite-8k seq-read-1b seq-read-8k\S* "
-       r"rand-read-8k\+\d+%w\S* create (stat )?unlink create#2 (stat#\d )?unlink#\d$")
+       r"rand-read-8k\+\d+%w\S* create (stat )?unlink create#2 (stat(#\d)? )?unlink#\d$")
 assert re.match(seq, " ".join(names)), "not bonnie's phases: " + " ".join(names)
 ph = {p["name"]: p for p in r["phases"]}
 putc = r["phases"][0]

@@ -1,0 +1,947 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uring.c - FUSE over io_uring: the transport behind `--transport uring`
+ *
+ * Since Linux 6.14 the fuse module can carry requests and replies through
+ * io_uring instead of read(2)/writev(2) on /dev/fuse (module parameter
+ * enable_uring, root-writable, off by default). The protocol is the
+ * kernel's uapi <linux/fuse.h> 7.42 (struct fuse_uring_req_header, struct
+ * fuse_uring_cmd_req, FUSE_IO_URING_CMD_REGISTER / COMMIT_AND_FETCH); the
+ * references are the kernel's fs/fuse/dev_uring.c and libfuse's
+ * lib/fuse_uring.c. libfuse 3.14 has no io_uring support, so iotap does it
+ * from the wire shim (wire.c), under libfuse, and libfuse's own request
+ * parsing and our op handlers and recorder run unchanged.
+ *
+ * How it runs:
+ *
+ *  - The INIT request comes over /dev/fuse as always. Its reply (in the
+ *    shim's writev hook) sets FUSE_OVER_IO_URING in flags2 when the kernel
+ *    offered it; once that reply is written the kernel is initialised and
+ *    the ring threads start (fs_uring_init_reply()).
+ *  - One queue per possible CPU (the kernel routes a request to the queue
+ *    of the CPU the application runs on and uses the ring only once every
+ *    queue has an entry), uring_depth entries per queue (default 8).
+ *  - Each entry is one thread with its own small ring (IORING_SETUP_SQE128:
+ *    the command sits in the SQE's 80-byte area), pinned to its queue's
+ *    CPU, with a registered header page and a payload buffer of the
+ *    connection's largest request. That is the answer to blocking
+ *    handlers: a thread serves one request at a time, synchronously, and
+ *    the kernel only hands requests to entries that are waiting, so a slow
+ *    fsync holds its own entry and nothing else -- the other entries of
+ *    the queue keep serving (tests/bench/fs-bench.sh measures it). The
+ *    queue depth an application gets is uring_depth per CPU, like libfuse's
+ *    worker threads on /dev/fuse.
+ *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
+ *    -- fuse_in_header, the op's header, then the payload -- without moving
+ *    the payload: the payload buffer has a page of room in front, where the
+ *    two headers are copied. fuse_session_process_buf() then runs the
+ *    same handler as for /dev/fuse, which replies through the shim's
+ *    writev hook: fs_uring_reply() copies the reply into the entry's
+ *    buffers (the thread-local current entry; replies from another thread
+ *    find their entry by unique id) and the entry's thread sends
+ *    COMMIT_AND_FETCH, which also waits for its next request.
+ *  - What stays on /dev/fuse (the kernel's choice): FORGET and
+ *    BATCH_FORGET, INTERRUPT, notify messages and their replies, and every
+ *    request sent before the ring was ready. libfuse's loop keeps reading
+ *    the device for them; libfuse finds an interrupted request on its list
+ *    whichever way the request came.
+ *  - Teardown: at abort or unmount the kernel completes every waiting
+ *    command with -ENOTCONN and the threads end; fs_uring_stop() wakes any
+ *    that still wait (an eventfd polled by every ring) and joins them.
+ *    Rings hold a reference on /dev/fuse, so they must close for the
+ *    connection to end.
+ *
+ * If a ring cannot be set up at run time (the mount is already up, so it
+ * cannot be refused any more), the log says so and the kernel keeps using
+ * /dev/fuse: it switches only when every queue has registered.
+ */
+#include <errno.h>
+#include <linux/fuse.h>
+#include <liburing.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs_i.h"
+
+/*
+ * The io_uring part of the uapi (protocol 7.42). Debian 12's <linux/fuse.h>
+ * is 7.38; these are the kernel's include/uapi/linux/fuse.h definitions,
+ * used only where the installed header lacks them.
+ */
+#if FUSE_KERNEL_MINOR_VERSION < 42
+#define FUSE_OVER_IO_URING		(1ULL << 41)
+#define FUSE_URING_IN_OUT_HEADER_SZ	128
+#define FUSE_URING_OP_IN_OUT_SZ		128
+
+struct fuse_uring_ent_in_out {
+	uint64_t flags;
+	uint64_t commit_id;		/* to quote in the commit */
+	uint32_t payload_sz;		/* bytes of the payload buffer used */
+	uint32_t padding;
+	uint64_t reserved;
+};
+
+struct fuse_uring_req_header {
+	char in_out[FUSE_URING_IN_OUT_HEADER_SZ];	/* fuse_in_header / fuse_out_header */
+	char op_in[FUSE_URING_OP_IN_OUT_SZ];		/* the op's own header */
+	struct fuse_uring_ent_in_out ring_ent_in_out;
+};
+
+enum fuse_uring_cmd {
+	FUSE_IO_URING_CMD_INVALID = 0,
+	FUSE_IO_URING_CMD_REGISTER = 1,
+	FUSE_IO_URING_CMD_COMMIT_AND_FETCH = 2,
+};
+
+struct fuse_uring_cmd_req {		/* in the SQE's 80-byte command area */
+	uint64_t flags;
+	uint64_t commit_id;
+	uint16_t qid;
+	uint8_t padding[6];
+};
+#endif
+_Static_assert(sizeof(struct fuse_uring_req_header) == 288, "fuse_uring_req_header");
+_Static_assert(sizeof(struct fuse_uring_cmd_req) <= 80, "fuse_uring_cmd_req");
+
+#define URING_PARAM		"/sys/module/fuse/parameters/enable_uring"
+#define URING_DEFAULT_DEPTH	16u
+#define URING_MAX_DEPTH		256u
+#define URING_SLACK		4096u	/* room before the payload: in header + op header */
+#define UD_STOP			1u	/* user_data of the eventfd poll; entries use their address */
+#define URING_WATCH_NS		1000000ull	/* how often the watchdog looks: a handler
+						   busy 1-2 periods hands the ring on */
+
+struct fs_uring_queue;
+
+struct fs_uring_ent {
+	struct fs_uring_queue *q;
+	struct fuse_uring_req_header *hdr;	/* page-aligned, registered with the kernel */
+	char *mem;				/* URING_SLACK + payload_sz bytes */
+	char *payload;				/* mem + URING_SLACK, registered */
+	struct iovec iov[2];			/* what REGISTER hands the kernel */
+	uint64_t unique;			/* request being served, 0: none (atomic) */
+	bool replied;				/* the reply is in the buffers */
+	bool dead;				/* the kernel will not use it again */
+};
+
+/*
+ * struct fs_uring_queue - one per possible CPU: a ring, its entries, and
+ * the threads that serve it. One thread at a time leads: it waits for
+ * completions and serves them inline, so a busy queue serves many
+ * requests per wake-up. If it stays in one handler longer than
+ * one to two URING_WATCH_NS, the watchdog hands the lead to another thread of the
+ * queue (waking an idle one or starting one, up to one per entry) and the
+ * old leader, once its handler returns, commits and becomes a follower.
+ */
+struct fs_uring_queue {
+	struct fs_uring *u;
+	unsigned int qid;
+	struct io_uring ring;
+	bool ring_up;
+	pthread_mutex_t sq_lock;		/* the SQ: get_sqe, prep, submit */
+	pthread_mutex_t lock;			/* what follows */
+	pthread_cond_t follow;			/* followers wait here for the lead */
+	uint64_t lead;				/* token of the leader, 0: none */
+	uint64_t next_token;
+	int busy;				/* atomic: the leader is in a handler */
+	uint64_t seq;				/* atomic: requests the leaders began */
+	uint64_t seen_seq;			/* the watchdog's last look at seq */
+	unsigned int nthreads, nidle;
+	uint64_t handoffs;			/* leads handed on by the watchdog */
+	uint64_t served;
+	bool stop;
+	pthread_t *tids;			/* depth slots */
+	struct fs_uring_ent *ents;		/* depth entries */
+};
+
+struct fs_uring {
+	struct fs_ctx *fs;
+	int fd;					/* /dev/fuse */
+	unsigned int nr_queues, depth;
+	size_t payload_sz;
+	int evfd;				/* written at stop: wakes every ring */
+	int stopping;				/* atomic */
+	unsigned int failed;			/* atomic: entries that could not register */
+	pthread_t watchdog;
+	bool watchdog_up;
+	pthread_mutex_t wlock;
+	pthread_cond_t wcond;			/* the watchdog sleeps here */
+	struct fs_uring_queue *queues;
+	struct fs_uring_ent *ents;		/* nr_queues * depth */
+};
+
+static __thread struct fs_uring_ent *cur_ent;	/* the request this thread serves */
+static __thread bool cur_leader;		/* this thread leads its queue's ring */
+
+int iotap_fs_transport_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "auto"))
+		return IOTAP_FS_TRANSPORT_AUTO;
+	if (!strcmp(s, "dev"))
+		return IOTAP_FS_TRANSPORT_DEV;
+	if (!strcmp(s, "uring"))
+		return IOTAP_FS_TRANSPORT_URING;
+	return -1;
+}
+
+/* enable_uring: 1 Y, 0 N, -1 the kernel has no such parameter. */
+static int uring_param(void)
+{
+	char c = 0;
+	int fd = open(URING_PARAM, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == 'Y' || c == 'y' || c == '1';
+}
+
+/* Can this process make a ring as the transport needs it? 0 or -errno. */
+static int probe_ring(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+	struct io_uring ring;
+	int ret = io_uring_queue_init_params(2, &ring, &p);
+
+	if (ret)
+		return ret;
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+int fs_transport_choose(struct fs_ctx *fs, char *msg, size_t size)
+{
+	int want = fs->o.transport, param, ret;
+
+	if (want == IOTAP_FS_TRANSPORT_DEV) {
+		fs->transport = IOTAP_FS_TRANSPORT_DEV;
+		snprintf(fs->transport_why, sizeof(fs->transport_why), "--transport dev");
+		return 0;
+	}
+	param = uring_param();
+	ret = param == 1 ? probe_ring() : 0;
+	if (want == IOTAP_FS_TRANSPORT_AUTO) {
+		fs->transport = param == 1 && !ret ? IOTAP_FS_TRANSPORT_URING : IOTAP_FS_TRANSPORT_DEV;
+		if (param < 0)
+			snprintf(fs->transport_why, sizeof(fs->transport_why),
+				 "auto: this kernel has no FUSE over io_uring (no %s)", URING_PARAM);
+		else if (!param)
+			snprintf(fs->transport_why, sizeof(fs->transport_why),
+				 "auto: %s is N", URING_PARAM);
+		else if (ret)
+			snprintf(fs->transport_why, sizeof(fs->transport_why),
+				 "auto: enable_uring is Y but io_uring is not available: %s",
+				 strerror(-ret));
+		else
+			snprintf(fs->transport_why, sizeof(fs->transport_why),
+				 "auto: %s is Y", URING_PARAM);
+		return 0;
+	}
+	if (param < 0) {
+		snprintf(msg, size, "cannot mount '%s': --transport uring: this kernel has no "
+			 "FUSE over io_uring (no %s; it needs Linux 6.14 or later built with "
+			 "CONFIG_FUSE_IO_URING); use --transport dev or auto",
+			 fs->o.mountpoint, URING_PARAM);
+		return -EOPNOTSUPP;
+	}
+	if (!param) {
+		snprintf(msg, size, "cannot mount '%s': --transport uring: FUSE over io_uring is "
+			 "off (%s is N); turn it on as root with 'echo Y > %s' (or 'modprobe fuse "
+			 "enable_uring=1' before the module loads), or use --transport auto",
+			 fs->o.mountpoint, URING_PARAM, URING_PARAM);
+		return -EOPNOTSUPP;
+	}
+	if (ret) {
+		snprintf(msg, size, "cannot mount '%s': --transport uring: cannot create an "
+			 "io_uring: %s (is io_uring disabled by the kernel.io_uring_disabled "
+			 "sysctl?)", fs->o.mountpoint, strerror(-ret));
+		return ret;
+	}
+	fs->transport = IOTAP_FS_TRANSPORT_URING;
+	snprintf(fs->transport_why, sizeof(fs->transport_why), "--transport uring");
+	return 0;
+}
+
+void fs_uring_note_init(struct fs_ctx *fs, const void *buf, size_t n)
+{
+	const struct fuse_in_header *in = buf;
+	const uint8_t *arg = (const uint8_t *)(in + 1);
+	uint32_t major, minor, flags, flags2 = 0;
+
+	if (fs->transport != IOTAP_FS_TRANSPORT_URING ||
+	    n < sizeof(*in) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t))
+		return;
+	memcpy(&major, arg + offsetof(struct fuse_init_in, major), sizeof(major));
+	memcpy(&minor, arg + offsetof(struct fuse_init_in, minor), sizeof(minor));
+	memcpy(&flags, arg + offsetof(struct fuse_init_in, flags), sizeof(flags));
+	if (major == 7 && minor >= 36 && (flags & FUSE_INIT_EXT) &&
+	    n >= sizeof(*in) + offsetof(struct fuse_init_in, flags2) + sizeof(uint32_t))
+		memcpy(&flags2, arg + offsetof(struct fuse_init_in, flags2), sizeof(flags2));
+	fs->uring_init_flags2 = flags2;
+	/* the reply goes out of this thread; others only test for 0 */
+	CMM_STORE_SHARED(fs->uring_init_unique, in->unique);
+}
+
+/* --- the ring threads ----------------------------------------------------- */
+
+/* --- the ring threads ----------------------------------------------------- */
+
+/* Queue @e's command: REGISTER, or COMMIT_AND_FETCH of its request. Under q->sq_lock. */
+static int ent_prep(struct fs_uring_ent *e, uint32_t cmd_op)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->q->ring);
+	struct fuse_uring_cmd_req *req;
+
+	if (!sqe)
+		return -EBUSY;
+	/* a 128-byte SQE: clear it all, the command area included */
+	memset(sqe, 0, 128);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->fd = 0;			/* index of /dev/fuse among the registered files */
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = (uint64_t)(uintptr_t)e;
+	req = (struct fuse_uring_cmd_req *)sqe->cmd;
+	req->qid = (uint16_t)e->q->qid;
+	if (cmd_op == FUSE_IO_URING_CMD_REGISTER) {
+		sqe->addr = (uint64_t)(uintptr_t)e->iov;
+		sqe->len = 2;
+	} else {
+		req->commit_id = e->hdr->ring_ent_in_out.commit_id;
+	}
+	return 0;
+}
+
+/*
+ * Send @e's reply and fetch its next request. The leader only queues it
+ * (submitted with the others before it waits again); any other thread
+ * submits at once.
+ */
+static void ent_commit(struct fs_uring_ent *e, bool submit)
+{
+	struct fs_uring_queue *q = e->q;
+	int ret;
+
+	CMM_STORE_SHARED(e->unique, 0);
+	pthread_mutex_lock(&q->sq_lock);
+	ret = ent_prep(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH);
+	if (!ret && submit)
+		ret = io_uring_submit(&q->ring) < 0 ? -EIO : 0;
+	pthread_mutex_unlock(&q->sq_lock);
+	if (ret) {
+		fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot commit a reply: %s", q->qid,
+		       strerror(-ret));
+		e->dead = true;
+	}
+}
+
+/* Serve the request in @e's buffers. */
+static void ent_serve(struct fs_uring_ent *e)
+{
+	struct fs_uring *u = e->q->u;
+	const struct fuse_in_header *in = (const struct fuse_in_header *)e->hdr->in_out;
+	uint32_t psz = e->hdr->ring_ent_in_out.payload_sz;
+	struct fuse_in_header *msg;
+	struct fuse_buf fb = { 0 };
+	size_t opsz;
+
+	if (in->len < sizeof(*in) + (size_t)psz || psz > u->payload_sz ||
+	    in->len - sizeof(*in) - psz > FUSE_URING_OP_IN_OUT_SZ) {
+		struct fuse_out_header *oh = (struct fuse_out_header *)e->hdr->in_out;
+		uint64_t unique = in->unique;
+
+		fs_log(FS_LOG_ERR, "io_uring: malformed request (opcode %u, len %u, payload %u)",
+		       in->opcode, in->len, psz);
+		memset(oh, 0, sizeof(*oh));
+		oh->unique = unique;
+		oh->error = -EIO;
+		oh->len = sizeof(*oh);
+		e->hdr->ring_ent_in_out.payload_sz = 0;
+		ent_commit(e, !cur_leader);
+		return;
+	}
+	/* the message libfuse parses: both headers just in front of the payload */
+	opsz = in->len - sizeof(*in) - psz;
+	msg = (struct fuse_in_header *)(e->payload - sizeof(*in) - opsz);
+	memcpy((char *)(msg + 1), e->hdr->op_in, opsz);
+	memcpy(msg, in, sizeof(*in));
+	fs_wire_inspect(u->fs, msg, msg->len);
+
+	e->replied = false;
+	CMM_STORE_SHARED(e->unique, msg->unique);
+	cur_ent = e;
+	fb.mem = msg;
+	fb.size = msg->len;
+	fuse_session_process_buf(u->fs->se, &fb);
+	cur_ent = NULL;
+	/* no reply yet: whoever replies later commits (fs_uring_reply_slow) */
+	if (e->replied)
+		ent_commit(e, !cur_leader);
+}
+
+static void pin_to_cpu(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* an offline CPU: no pinning, the queue still serves */
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fs_log(FS_LOG_DEBUG, "io_uring: cannot pin queue %u to its CPU: %s", cpu,
+		       strerror(errno));
+}
+
+static void queue_stop_locked(struct fs_uring_queue *q)
+{
+	q->stop = true;
+	q->lead = 0;
+	pthread_cond_broadcast(&q->follow);
+}
+
+/* A failed completion of @e's command. */
+static void ent_failed(struct fs_uring_queue *q, struct fs_uring_ent *e, int res)
+{
+	struct fs_uring *u = q->u;
+	bool registered = e->hdr->ring_ent_in_out.commit_id != 0;
+
+	if (res == -ENOTCONN || res == -ECONNABORTED || res == -ENODEV ||
+	    CMM_LOAD_SHARED(u->stopping)) {
+		/* the connection ended (unmount, abort): the whole queue ends */
+		pthread_mutex_lock(&q->lock);
+		queue_stop_locked(q);
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	e->dead = true;
+	if (!registered)
+		uatomic_inc(&u->failed);
+	fs_log(FS_LOG_ERR, "io_uring: queue %u: %s failed: %s%s", q->qid,
+	       registered ? "COMMIT_AND_FETCH" : "REGISTER", strerror(-res),
+	       registered ? "; one entry fewer" : "; requests stay on /dev/fuse");
+}
+
+/*
+ * Lead the queue: wait for completions and serve them inline until the
+ * watchdog hands the lead on (return false) or the queue stops (true).
+ */
+static bool lead(struct fs_uring_queue *q, uint64_t token)
+{
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		int ret;
+
+		pthread_mutex_lock(&q->sq_lock);
+		ret = io_uring_submit(&q->ring);
+		pthread_mutex_unlock(&q->sq_lock);
+		if (ret >= 0)
+			ret = io_uring_wait_cqe(&q->ring, &cqe);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			fs_log(FS_LOG_ERR, "io_uring: queue %u: %s", q->qid, strerror(-ret));
+			pthread_mutex_lock(&q->lock);
+			queue_stop_locked(q);
+			pthread_mutex_unlock(&q->lock);
+			return true;
+		}
+		while (!io_uring_peek_cqe(&q->ring, &cqe)) {
+			uint64_t ud = cqe->user_data;
+			int res = cqe->res;
+			struct fs_uring_ent *e = (struct fs_uring_ent *)(uintptr_t)ud;
+			bool still;
+
+			io_uring_cqe_seen(&q->ring, cqe);
+			if (ud == UD_STOP) {
+				pthread_mutex_lock(&q->lock);
+				queue_stop_locked(q);
+				pthread_mutex_unlock(&q->lock);
+				return true;
+			}
+			if (res == -EAGAIN || res == -EINTR) {
+				/* not taken yet (REGISTER before INIT was processed): again */
+				pthread_mutex_lock(&q->sq_lock);
+				ent_prep(e, e->hdr->ring_ent_in_out.commit_id ?
+					 FUSE_IO_URING_CMD_COMMIT_AND_FETCH :
+					 FUSE_IO_URING_CMD_REGISTER);
+				pthread_mutex_unlock(&q->sq_lock);
+				continue;
+			}
+			if (res < 0) {
+				ent_failed(q, e, res);
+				pthread_mutex_lock(&q->lock);
+				still = !q->stop;
+				pthread_mutex_unlock(&q->lock);
+				if (!still)
+					return true;
+				continue;
+			}
+			/* no clock, no lock: the watchdog sees seq stand still */
+			CMM_STORE_SHARED(q->seq, q->seq + 1);
+			CMM_STORE_SHARED(q->busy, 1);
+			ent_serve(e);
+			pthread_mutex_lock(&q->lock);
+			q->served++;
+			still = q->lead == token;
+			if (still)
+				CMM_STORE_SHARED(q->busy, 0);
+			pthread_mutex_unlock(&q->lock);
+			if (!still) {
+				/* handed on while serving: the reply goes out now */
+				pthread_mutex_lock(&q->sq_lock);
+				io_uring_submit(&q->ring);
+				pthread_mutex_unlock(&q->sq_lock);
+				return false;
+			}
+		}
+	}
+}
+
+static void *queue_thread(void *arg)
+{
+	struct fs_uring_queue *q = arg;
+
+	pin_to_cpu(q->qid);
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		uint64_t token;
+
+		while (q->lead && !q->stop) {
+			q->nidle++;
+			pthread_cond_wait(&q->follow, &q->lock);
+			q->nidle--;
+		}
+		if (q->stop)
+			break;
+		token = ++q->next_token;
+		q->lead = token;
+		CMM_STORE_SHARED(q->busy, 0);
+		pthread_mutex_unlock(&q->lock);
+		cur_leader = true;
+		if (lead(q, token)) {
+			pthread_mutex_lock(&q->lock);
+			break;
+		}
+		cur_leader = false;
+		pthread_mutex_lock(&q->lock);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* Start one more thread for @q (q->lock held). */
+static int queue_spawn(struct fs_uring_queue *q)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (q->nthreads >= q->u->depth)
+		return -EAGAIN;
+	/* the ring threads take no signals: the main thread handles them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&q->tids[q->nthreads], NULL, queue_thread, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		return -ret;
+	q->nthreads++;
+	return 0;
+}
+
+/*
+ * The watchdog: a leader that has been in one handler for one to two
+ * URING_WATCH_NS
+ * (an fsync on a slow disk, a read of a FIFO) loses the lead to another
+ * thread, so the queue's other entries keep serving.
+ */
+static void *watchdog_thread(void *arg)
+{
+	struct fs_uring *u = arg;
+	unsigned int i;
+
+	pthread_mutex_lock(&u->wlock);
+	while (!CMM_LOAD_SHARED(u->stopping)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)URING_WATCH_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&u->wcond, &u->wlock, &ts);
+		for (i = 0; i < u->nr_queues; i++) {
+			struct fs_uring_queue *q = &u->queues[i];
+			uint64_t seq = CMM_LOAD_SHARED(q->seq);
+
+			pthread_mutex_lock(&q->lock);
+			/* busy in the same request as a period ago: 1-2 periods */
+			if (q->lead && !q->stop && CMM_LOAD_SHARED(q->busy) && seq == q->seen_seq &&
+			    (q->nidle || q->nthreads < u->depth)) {
+				q->lead = 0;
+				CMM_STORE_SHARED(q->busy, 0);
+				q->handoffs++;
+				if (q->nidle)
+					pthread_cond_signal(&q->follow);
+				else if (queue_spawn(q))
+					q->handoffs--;	/* no thread: the old leader keeps it */
+			}
+			q->seen_seq = seq;
+			pthread_mutex_unlock(&q->lock);
+		}
+	}
+	pthread_mutex_unlock(&u->wlock);
+	return NULL;
+}
+
+/* --- start and stop ---------------------------------------------------------- */
+
+static unsigned int possible_cpus(void)
+{
+	char buf[256];
+	unsigned int max = 0;
+	ssize_t n;
+	char *p;
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return (unsigned int)get_nprocs_conf();
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (unsigned int)get_nprocs_conf();
+	buf[n] = '\0';
+	/* "0-1", "0,2-5": the kernel's num_possible_cpus() is the highest + 1 here */
+	for (p = buf; *p;) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v + 1 > max)
+			max = (unsigned int)v + 1;
+		p = *end ? end + 1 : end;
+	}
+	return max ? max : (unsigned int)get_nprocs_conf();
+}
+
+static void *map_buf(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+
+static void uring_free(struct fs_uring *u)
+{
+	unsigned int i;
+
+	for (i = 0; u->queues && i < u->nr_queues; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
+
+		if (q->ring_up)
+			io_uring_queue_exit(&q->ring);
+		pthread_mutex_destroy(&q->sq_lock);
+		pthread_mutex_destroy(&q->lock);
+		pthread_cond_destroy(&q->follow);
+		free(q->tids);
+	}
+	for (i = 0; u->ents && i < u->nr_queues * u->depth; i++) {
+		struct fs_uring_ent *e = &u->ents[i];
+
+		if (e->hdr)
+			munmap(e->hdr, 4096);
+		if (e->mem)
+			munmap(e->mem, URING_SLACK + u->payload_sz);
+	}
+	if (u->evfd >= 0)
+		close(u->evfd);
+	pthread_mutex_destroy(&u->wlock);
+	pthread_cond_destroy(&u->wcond);
+	free(u->queues);
+	free(u->ents);
+	free(u);
+}
+
+/* The ring of @q with every entry's REGISTER and the stop poll queued. */
+static int queue_ring_init(struct fs_uring_queue *q)
+{
+	struct fs_uring *u = q->u;
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+	struct io_uring_sqe *sqe;
+	unsigned int i;
+	int ret, fd = u->fd;
+
+	ret = io_uring_queue_init_params(u->depth + 1, &q->ring, &p);
+	if (ret)
+		return ret;
+	q->ring_up = true;
+	ret = io_uring_register_files(&q->ring, &fd, 1);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(&q->ring);
+	if (!sqe)
+		return -EIO;
+	io_uring_prep_poll_add(sqe, u->evfd, POLLIN);
+	sqe->user_data = UD_STOP;
+	for (i = 0; i < u->depth; i++) {
+		ret = ent_prep(&q->ents[i], FUSE_IO_URING_CMD_REGISTER);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
+{
+	unsigned int nq = possible_cpus(), depth = fs->o.uring_depth ? fs->o.uring_depth :
+		URING_DEFAULT_DEPTH, i, started = 0;
+	struct fs_uring *u;
+	int ret;
+
+	if (depth > URING_MAX_DEPTH)
+		depth = URING_MAX_DEPTH;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		goto enomem;
+	u->fs = fs;
+	u->fd = fd;
+	u->nr_queues = nq;
+	u->depth = depth;
+	u->payload_sz = payload_sz;
+	u->evfd = eventfd(0, EFD_CLOEXEC);
+	pthread_mutex_init(&u->wlock, NULL);
+	pthread_cond_init(&u->wcond, NULL);
+	u->queues = calloc(nq, sizeof(*u->queues));
+	u->ents = calloc((size_t)nq * depth, sizeof(*u->ents));
+	if (u->evfd < 0 || !u->queues || !u->ents)
+		goto enomem_free;
+	for (i = 0; i < nq; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
+
+		q->u = u;
+		q->qid = i;
+		q->ents = &u->ents[(size_t)i * depth];
+		pthread_mutex_init(&q->sq_lock, NULL);
+		pthread_mutex_init(&q->lock, NULL);
+		pthread_cond_init(&q->follow, NULL);
+		q->tids = calloc(depth, sizeof(*q->tids));
+		if (!q->tids)
+			goto enomem_free;
+	}
+	for (i = 0; i < nq * depth; i++) {
+		struct fs_uring_ent *e = &u->ents[i];
+
+		e->q = &u->queues[i / depth];
+		e->hdr = map_buf(4096);
+		e->mem = map_buf(URING_SLACK + payload_sz);
+		if (!e->hdr || !e->mem)
+			goto enomem_free;
+		e->payload = e->mem + URING_SLACK;
+		e->iov[0].iov_base = e->hdr;
+		e->iov[0].iov_len = sizeof(*e->hdr);
+		e->iov[1].iov_base = e->payload;
+		e->iov[1].iov_len = payload_sz;
+	}
+	for (i = 0; i < nq; i++) {
+		ret = queue_ring_init(&u->queues[i]);
+		if (ret) {
+			fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot set up its ring: %s; "
+			       "requests stay on /dev/fuse", i, strerror(-ret));
+			uring_free(u);
+			return;
+		}
+	}
+	/* one leader per queue to start with; the watchdog adds threads */
+	for (i = 0; i < nq; i++) {
+		pthread_mutex_lock(&u->queues[i].lock);
+		started += !queue_spawn(&u->queues[i]);
+		pthread_mutex_unlock(&u->queues[i].lock);
+	}
+	{
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		u->watchdog_up = !pthread_create(&u->watchdog, NULL, watchdog_thread, u);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (started < nq || !u->watchdog_up)
+		fs_log(FS_LOG_ERR, "io_uring: cannot start every ring thread; requests stay "
+		       "on /dev/fuse unless every queue registered");
+	fs_log(FS_LOG_INFO, "io_uring: %u queues (one per possible CPU) x %u entries, "
+	       "payload buffers of %zu bytes", nq, depth, payload_sz);
+	CMM_STORE_SHARED(fs->uring, u);
+	return;
+
+enomem_free:
+	uring_free(u);
+enomem:
+	fs_log(FS_LOG_ERR, "io_uring: out of memory; requests stay on /dev/fuse");
+}
+
+ssize_t fs_uring_init_reply(struct fs_ctx *fs, int fd, struct iovec *iov, int count)
+{
+	const struct fuse_out_header *oh = iov[0].iov_base;
+	struct fuse_init_out *io;
+	size_t payload_sz;
+	ssize_t n;
+	bool want;
+
+	if (count < 2 || iov[0].iov_len < sizeof(*oh) || oh->unique != fs->uring_init_unique ||
+	    iov[1].iov_len < offsetof(struct fuse_init_out, flags2) + sizeof(uint32_t))
+		return writev(fd, iov, count);
+	CMM_STORE_SHARED(fs->uring_init_unique, 0);
+	io = iov[1].iov_base;
+	want = !oh->error && (fs->uring_init_flags2 & (FUSE_OVER_IO_URING >> 32));
+	if (want) {
+		io->flags |= FUSE_INIT_EXT;
+		io->flags2 |= (uint32_t)(FUSE_OVER_IO_URING >> 32);
+	}
+	n = writev(fd, iov, count);
+	if (!want) {
+		fs_log(FS_LOG_WARN, "io_uring: the kernel did not offer FUSE_OVER_IO_URING in "
+		       "INIT (enable_uring turned off since the check?): requests travel over "
+		       "/dev/fuse");
+		return n;
+	}
+	if (n < 0)
+		return n;
+	/* the kernel sizes its ring buffers max(8 KiB, max_write, max_pages pages) */
+	payload_sz = io->max_write;
+	if ((io->flags & FUSE_MAX_PAGES) && (size_t)io->max_pages * 4096 > payload_sz)
+		payload_sz = (size_t)io->max_pages * 4096;
+	if (!(io->flags & FUSE_MAX_PAGES) && payload_sz < 32 * 4096)
+		payload_sz = 32 * 4096;
+	if (payload_sz < 8192)
+		payload_sz = 8192;
+	payload_sz = (payload_sz + 4095) & ~(size_t)4095;
+	uring_start(fs, fd, payload_sz);
+	return n;
+}
+
+
+void *fs_uring_read_buf(size_t size)
+{
+	struct fs_uring_ent *e = cur_ent;
+
+	if (!e || size > e->q->u->payload_sz ||
+	    ((const struct fuse_in_header *)e->hdr->in_out)->opcode != FUSE_READ)
+		return NULL;
+	return e->payload;
+}
+
+static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nr_queues * u->depth; i++)
+		if (CMM_LOAD_SHARED(u->ents[i].unique) == unique)
+			return &u->ents[i];
+	return NULL;
+}
+
+bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, ssize_t *ret)
+{
+	struct fs_uring *u = CMM_LOAD_SHARED(fs->uring);
+	const struct fuse_out_header *oh = iov[0].iov_base;
+	struct fuse_out_header *dst;
+	struct fs_uring_ent *e = cur_ent;
+	bool other = false;
+	size_t len = 0, total;
+	int i;
+
+	if (count < 1 || iov[0].iov_len < sizeof(*oh) || !oh->unique || (oh->unique & 1))
+		return false;	/* notify (unique 0) and interrupt replies (bit 0) */
+	if (!e || CMM_LOAD_SHARED(e->unique) != oh->unique) {
+		e = find_ent(u, oh->unique);
+		if (!e)
+			return false;
+		other = true;
+	}
+	for (i = 1; i < count; i++)
+		len += iov[i].iov_len;
+	total = iov[0].iov_len + len;
+	dst = (struct fuse_out_header *)e->hdr->in_out;
+	if (len > u->payload_sz) {
+		fs_log(FS_LOG_ERR, "io_uring: a %zu-byte reply exceeds the %zu-byte buffer",
+		       len, u->payload_sz);
+		dst->unique = oh->unique;
+		dst->error = -EIO;
+		dst->len = sizeof(*dst);
+		len = 0;
+	} else {
+		size_t off = 0;
+
+		for (i = 1; i < count; i++) {
+			if (iov[i].iov_base != e->payload + off)
+				memcpy(e->payload + off, iov[i].iov_base, iov[i].iov_len);
+			off += iov[i].iov_len;
+		}
+		memcpy(dst, oh, sizeof(*dst));
+		dst->len = (uint32_t)(sizeof(*dst) + len);
+	}
+	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)len;
+	if (other)
+		ent_commit(e, true);	/* a late reply: its serving thread has moved on */
+	else
+		e->replied = true;
+	*ret = (ssize_t)total;
+	return true;
+}
+
+void fs_uring_stop(struct fs_ctx *fs)
+{
+	struct fs_uring *u = fs->uring;
+	uint64_t one = 1, served = 0, handoffs = 0, failed;
+	unsigned int i, j, threads = 0;
+	bool stuck = false;
+	struct timespec dl;
+
+	if (!u)
+		return;
+	CMM_STORE_SHARED(u->stopping, 1);
+	if (write(u->evfd, &one, sizeof(one)) != sizeof(one))
+		fs_log(FS_LOG_WARN, "io_uring: cannot wake the ring threads: %s", strerror(errno));
+	pthread_mutex_lock(&u->wlock);
+	pthread_cond_signal(&u->wcond);
+	pthread_mutex_unlock(&u->wlock);
+	if (u->watchdog_up)
+		pthread_join(u->watchdog, NULL);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 5;
+	for (i = 0; i < u->nr_queues; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
+
+		pthread_mutex_lock(&q->lock);
+		queue_stop_locked(q);
+		pthread_mutex_unlock(&q->lock);
+		/* a handler blocked for good (a FIFO no one writes) is left behind */
+		for (j = 0; j < q->nthreads; j++)
+			if (pthread_timedjoin_np(q->tids[j], NULL, &dl))
+				stuck = true;
+		served += q->served;
+		handoffs += q->handoffs;
+		threads += q->nthreads;
+	}
+	failed = uatomic_read(&u->failed);
+	fs_log(FS_LOG_INFO, "io_uring: %llu requests served over io_uring by %u threads, "
+	       "%llu handed on from a blocked handler%s", (unsigned long long)served, threads,
+	       (unsigned long long)handoffs, failed ? " (some entries failed: see above)" : "");
+	CMM_STORE_SHARED(fs->uring, NULL);
+	if (stuck)
+		fs_log(FS_LOG_WARN, "io_uring: a ring thread is still in a handler 5 s after "
+		       "the unmount; left behind");
+	else
+		uring_free(u);
+}
