@@ -182,6 +182,22 @@ int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp)
 	return -1;
 }
 
+int64_t dd_seg_ref(struct dd_run *run, const struct dd_fp *fp, struct dd_entry *e)
+{
+	int64_t si;
+
+	pthread_mutex_lock(&run->lock);
+	si = dd_seg_find(run, fp);
+	if (si >= 0) {
+		run->seg[si].refs++;
+		e->cont = run->seg[si].cont;
+		e->off = run->seg[si].off;
+		e->len = run->seg[si].len;
+	}
+	pthread_mutex_unlock(&run->lock);
+	return si;
+}
+
 /* Container @id holds segment @si from now on (in file order). */
 int dd_seg_add_to(struct dd_run *run, uint32_t id, uint32_t si)
 {

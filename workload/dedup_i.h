@@ -268,6 +268,11 @@ void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uin
 uint64_t dd_cpu_ns(void);
 /* The tables (run->lock held): a stored segment by fingerprint (-1: none), a new one. */
 int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp);
+/*
+ * A map entry @e names the stored segment @fp: its reference taken, its
+ * place copied into @e. Takes run->lock. Return: its index, -1: not stored.
+ */
+int64_t dd_seg_ref(struct dd_run *run, const struct dd_fp *fp, struct dd_entry *e);
 int dd_seg_add(struct dd_run *run, const struct dd_seg *s);
 /* Container @id holds segment @si from now on (in file order). */
 int dd_seg_add_to(struct dd_run *run, uint32_t id, uint32_t si);

@@ -400,15 +400,7 @@ int dd_restic_backup(struct dd_stream *s)
 		e->lo = p->fp[k].lo;
 		e->hi = p->fp[k].hi;
 		/* the index is in RAM: every look-up is answered there */
-		pthread_mutex_lock(&run->lock);
-		si = dd_seg_find(run, &p->fp[k]);
-		if (si >= 0) {
-			run->seg[si].refs++;
-			e->cont = run->seg[si].cont;
-			e->off = run->seg[si].off;
-			e->len = run->seg[si].len;
-		}
-		pthread_mutex_unlock(&run->lock);
+		si = dd_seg_ref(run, &p->fp[k], e);
 		if (si < 0) {
 			uint32_t n;
 

@@ -209,15 +209,7 @@ static int backup_stream(struct wl_threads *t, unsigned int i)
 		} else {
 			int64_t si;
 
-			pthread_mutex_lock(&run->lock);
-			si = dd_seg_find(run, &p->fp[k]);
-			if (si >= 0) {
-				run->seg[si].refs++;
-				e->cont = run->seg[si].cont;
-				e->off = run->seg[si].off;
-				e->len = run->seg[si].len;
-			}
-			pthread_mutex_unlock(&run->lock);
+			si = dd_seg_ref(run, &p->fp[k], e);
 			if (si < 0) {
 				ret = wl_fail(c, -EIO, "index has a segment the store does not");
 				goto out;
