@@ -34,8 +34,17 @@ except OSError as e:
     print("writer stopped by", e)
 EOF
 WPID=$!
-sleep 2.5	# at least two recorder chunks (one per second)
-[ -s $T/done ] || fail "writer made no progress"
+# Wait for the writer to be under way (python's start alone can take
+# seconds on a loaded machine), then for at least two recorder chunks
+# (one per second).
+i=0
+until [ "$(wc -l < $T/done 2>/dev/null || echo 0)" -ge 64 ]; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "writer made no progress in 30 s"
+	kill -0 $WPID 2>/dev/null || { cat $T/writer.out; fail "writer ended early"; }
+	sleep 0.1
+done
+sleep 2.5
 kill -9 $MOUNT_PID
 wait $MOUNT_PID 2>/dev/null
 wait $WPID
