@@ -9,7 +9,7 @@
 # the capture succeeded, nor one success where its lookup failed.
 # (tests/unit/test_replay.c replays a synthetic create->open trace 100
 # times.)
-# TIMEOUT: 90
+# TIMEOUT: 180
 . "$(dirname "$0")/lib.sh"
 need_fuse
 TR=$T/race.iotap
