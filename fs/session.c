@@ -498,6 +498,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	int ret;
 
 	pthread_mutex_init(&fs->ctl_lock, NULL);
+	fs_calls_init(fs);
 	fs->mount_opts = d->mount_opts;
 	fs->start_ns = iotap_trace_now_ns();
 	fs->filter = o->only_ops || o->only_uid_set || o->only_pid;

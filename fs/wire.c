@@ -159,7 +159,7 @@ void fs_describe_limits(struct fs_ctx *fs)
 {
 	snprintf(fs->fuse_desc, sizeof(fs->fuse_desc),
 		 "max_write=%u max_read=%u max_pages=%u max_pages_want=%u max_pages_limit=%u "
-		 "page_size=%u max_write_asked=%u", fs->max_write, fs->max_read, fs->max_pages,
+		 "page_size=%u max_write_asked=%u calls=1", fs->max_write, fs->max_read, fs->max_pages,
 		 fs->max_pages_want, fs->max_pages_limit, fs->page_size, fs->max_write_asked);
 }
 
