@@ -708,6 +708,7 @@ int cmd_dump(int argc, char **argv)
 {
 	unsigned char want[IOTAP_OP_MAX] = { 0 }, want_type[IOTAP_REC_TYPE_MAX] = { 0 };
 	struct iotap_trace_reader *r;
+	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_read_stats st;
 	struct iotap_trace_rec rec;
 	const char *arg, *path;
@@ -786,8 +787,18 @@ int cmd_dump(int argc, char **argv)
 			fio_dir[strlen(fio_dir) - 1] = '\0';
 		fio_iolog_init(&fio, stdout, *fio_dir ? fio_dir : NULL, &fio_sum);
 	}
+	/* fio replays application calls: the pieces of a cut one as one (trace/join.c) */
+	if (fmt == F_FIO && (ret = iotap_trace_join_open(&jn, r)) < 0) {
+		ob_flush(ob);
+		free(ob);
+		iotap_trace_reader_close(r);
+		fio_iolog_release(&fio);
+		die_msg("out of memory");
+		return 1;
+	}
 	/* stop at the first failed write: the rest would fail the same way */
-	while (lines < limit && !ferror(stdout) && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
+	while (lines < limit && !ferror(stdout) &&
+	       (ret = jn ? iotap_trace_join_next(jn, &rec) : iotap_trace_reader_next(r, &rec)) > 0) {
 		if (fmt == F_FIO) {
 			if (rec.type != IOTAP_REC_NAME && filter &&
 			    (rec.type != IOTAP_REC_OP || rec.op >= IOTAP_OP_MAX || !want[rec.op]))
@@ -823,6 +834,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	ob_flush(ob);
 	free(ob);
+	iotap_trace_join_close(jn);
 	iotap_trace_reader_stats(r, &st);
 	iotap_trace_reader_close(r);
 	if (fmt == F_FIO) {

@@ -17,7 +17,8 @@
 #      4 MiB write() (4 x max_write), an unaligned 1 MiB write() (cut at the
 #      page cap), a 3 MiB pwrite() and a 2 MiB writev() are one record each
 #      in the report; an uncut write() of just the cut size (1,048,560
-#      bytes from a page-aligned buffer) and the write() after it are two.
+#      bytes from a page-aligned buffer) and the write() after it are two;
+#      dump --fio-iolog writes one line per call too.
 #
 # The kernel reads the limit when the connection is made: the case sets it
 # just before each mount and restores it as soon as the mount is up (and
@@ -146,4 +147,8 @@ grep -q " 1048560 1048560 .*fh=[0-9]* uid" $T/calls.dump ||
 	{ cat $T/calls.dump; fail "the uncut 1,048,560-byte write is flagged"; }
 grep -q "^split *4 call(s) arrived in pieces" <("$IOTAP" info "$TR") ||
 	{ "$IOTAP" info "$TR"; fail "info does not count 4 calls in pieces"; }
+# fio replays the application's calls: one iolog line per call
+"$IOTAP" dump --fio-iolog "$TR" 2> /dev/null | awk '$3 == "write" { print $5 }' | sort -n |
+	tr '\n' ' ' > $T/calls.fio
+expect_eq "fio iolog write sizes" "$(cat $T/calls.fio)" "16 1048560 1048576 2097152 3145728 4194304 "
 exit 0
