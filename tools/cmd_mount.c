@@ -53,7 +53,9 @@ static const struct opt_desc mount_opts[] = {
 			  "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
 			  "default auto, or $IOTAP_TRANSPORT" },
 	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
-			  "3.14's most): a write() above it is several records" },
+			  "3.14's most): a write() above it is several requests,\n"
+			  "flagged cut/cont and joined by report, replay and dump\n"
+			  "--fio-iolog" },
 	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
 			   "daemon creates (default 0600: a trace names every file and caller)" },
 	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
