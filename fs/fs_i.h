@@ -65,6 +65,8 @@ _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
 
 /* Largest request we size buffers for: max_write and max_read, bytes. */
 #define FS_MAX_IO		(1024 * 1024)
+/* Largest max_write over io_uring (the ring buffers are ours; each entry holds one). */
+#define FS_MAX_WRITE_URING	(4 * 1024 * 1024)
 /* Smallest max_write (the kernel's own floor). */
 #define FS_MIN_WRITE		4096u
 /* Pages per request: the kernel's most where it has no fs.fuse.max_pages_limit ... */
@@ -352,6 +354,7 @@ struct fs_ctx {
 	unsigned int max_pages_want;		/* what one max_write call from any buffer needs */
 	unsigned int max_pages_limit;		/* fs.fuse.max_pages_limit, 0: not known */
 	char fuse_desc[160];			/* the header's fuse field */
+	int wire_bounce;			/* read /dev/fuse through a max_write-sized buffer */
 	struct fs_calls calls;			/* calls in pieces (calls.c) */
 	struct fs_inode *root;
 	struct cds_lfht *itable;

@@ -111,7 +111,7 @@ expect_eq "replayed writes at limit 128" "$(replayed_writes "$TR")" 16
 expect_eq "the kernel's limit is restored" "$(cat $LIM)" "$ORIG"
 
 # --- 3. --max-write: smaller requests, refused out of range ------------------
-expect 2 "max-write wants 4k..1M" "$IOTAP" mount "$BACKING" "$MNT" --max-write 2M
+expect 2 "max-write wants 4k..1M, or up to 4M" "$IOTAP" mount "$BACKING" "$MNT" --max-write 8M
 TR=$T/mw.iotap
 iotap_mount "$BACKING" "$MNT" --trace "$TR" --max-write 256k
 fio --output=$T/fio.out --name=w --directory="$MNT" --ioengine=psync --rw=write \
