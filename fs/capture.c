@@ -93,8 +93,8 @@
  *      binding; LOOKUP and READDIRPLUS emit one when it is new to the daemon.
  * (*4) READ/WRITE flags: IOTAP_OPF_DIRECT for an O_DIRECT handle,
  *      IOTAP_OPF_SYNC (WRITE only) for O_SYNC or O_DSYNC, IOTAP_OPF_CACHED
- *      for every non-O_DIRECT handle in cache mode, IOTAP_OPF_CUT on an
- *      uncached one the kernel cut at its page cap (fs_cut_request()).
+ *      for every non-O_DIRECT handle in cache mode, IOTAP_OPF_CUT and
+ *      IOTAP_OPF_CONT on the pieces of one call in direct mode (calls.c).
  * (*5) GETXATTR of the daemon's control names (iotap_fs.h) on the root.
  * A fault-injected request (hidden option) is recorded with the injected
  * -errno, dur_ns = 0 and IOTAP_OPF_REJECTED.

@@ -65,6 +65,8 @@ _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
 
 /* Largest request we size buffers for: max_write and max_read, bytes. */
 #define FS_MAX_IO		(1024 * 1024)
+/* Largest max_write over io_uring (the ring buffers are ours; each entry holds one). */
+#define FS_MAX_WRITE_URING	(4 * 1024 * 1024)
 /* Smallest max_write (the kernel's own floor). */
 #define FS_MIN_WRITE		4096u
 /* Pages per request: the kernel's most where it has no fs.fuse.max_pages_limit ... */
@@ -284,6 +286,23 @@ struct fs_dir {
 	struct fs_inode *inode;
 };
 
+/* A thread's call that goes on: its next piece is expected here. */
+struct fs_call {
+	uint32_t tid;			/* 0: a free slot */
+	uint8_t op;			/* IOTAP_OP_READ or _WRITE */
+	uint64_t fh;			/* trace fh id */
+	uint64_t next;			/* offset of the next piece */
+	uint64_t rest;			/* bytes the call still asks for */
+	uint64_t when_ns;		/* the last piece's end (stale ones are dropped) */
+};
+#define FS_CALLS_MAX	64		/* threads with a call in pieces at once */
+struct fs_calls {
+	pthread_mutex_t lock;		/* slot[] */
+	unsigned int n;			/* slots in use, read without the lock */
+	int warned;			/* /proc/TID/syscall unreadable, said once */
+	struct fs_call slot[FS_CALLS_MAX];
+};
+
 struct fs_ctx {
 	struct iotap_fs_opts o;			/* copy of the caller's options */
 	/*
@@ -335,6 +354,8 @@ struct fs_ctx {
 	unsigned int max_pages_want;		/* what one max_write call from any buffer needs */
 	unsigned int max_pages_limit;		/* fs.fuse.max_pages_limit, 0: not known */
 	char fuse_desc[160];			/* the header's fuse field */
+	int wire_bounce;			/* read /dev/fuse through a max_write-sized buffer */
+	struct fs_calls calls;			/* calls in pieces (calls.c) */
 	struct fs_inode *root;
 	struct cds_lfht *itable;
 	struct fs_fdcache fdc;
@@ -526,19 +547,25 @@ void fs_wbfail_release(struct fs_ctx *fs, struct fs_inode *inode);
 
 /* fs->fuse_desc from the request limits (the header's fuse field). */
 void fs_describe_limits(struct fs_ctx *fs);
+/* --- calls.c: the pieces of one read()/write() the kernel cut ----------- */
+/* What a READ/WRITE request is of its application call. */
+enum { FS_PIECE_WHOLE, FS_PIECE_FIRST, FS_PIECE_CONT };
+struct fs_piece {
+	int state;			/* FS_PIECE_* */
+	uint64_t rest;			/* bytes the call asks for after this piece */
+};
+void fs_calls_init(struct fs_ctx *fs);
 /*
- * fs_cut_request - a READ or WRITE of @size bytes (at most @max) was cut by
- * the kernel's page cap: more than max_pages - 1 pages, less than max_pages
- * and @max: what a buffer that does not start on a page gives when it
- * needs one page more than max_pages (an uncut call of that size is rare).
- * Never true where max_pages holds every max_write-sized call.
+ * fs_calls_begin - before serving a direct_io READ/WRITE of @size bytes
+ * (@max: max_read or max_write) on @f: is it a piece of a longer call?
+ * fs_calls_end - after it, with its result @ret: flag op->rec
+ * IOTAP_OPF_CUT (the call goes on) and IOTAP_OPF_CONT (it continues the
+ * thread's previous record), and remember where the call goes on.
  */
-static inline bool fs_cut_request(const struct fs_ctx *fs, size_t size, size_t max)
-{
-	size_t cap = (size_t)fs->max_pages * fs->page_size;
-
-	return size < max && size < cap && size > cap - fs->page_size;
-}
+void fs_calls_begin(struct fs_op *op, const struct fs_file *f, size_t size, size_t max,
+		    struct fs_piece *p);
+void fs_calls_end(struct fs_op *op, const struct fs_file *f, size_t size,
+		  const struct fs_piece *p, ssize_t ret);
 /*
  * fs_req_kill_suidgid - the request being served (an open with @fi, a
  * write with @fi, a setattr with @valid) asks the daemon to kill suid/sgid:

@@ -174,6 +174,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
+	struct fs_piece piece;
 	struct fs_op op;
 	ssize_t ret;
 	char *buf = NULL;
@@ -184,8 +185,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_CACHED);
-	if (!(f->opf & IOTAP_OPF_CACHED) && fs_cut_request(op.fs, size, op.fs->max_read))
-		op.rec.flags |= IOTAP_OPF_CUT;
+	fs_calls_begin(&op, f, size, op.fs->max_read, &piece);
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -201,6 +201,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ret = pio_full(f->fd, buf, size, off, false);
 	fs_op_io_end(&op);
 out:
+	fs_calls_end(&op, f, size, &piece, ret);
 	fs_op_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
@@ -212,7 +213,8 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 			    off_t off, struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
-	size_t size = fuse_buf_size(in);
+	size_t size = fuse_buf_size(in), asked = size;
+	struct fs_piece piece;
 	const char *data;
 	struct fs_op op;
 	ssize_t ret;
@@ -223,8 +225,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf;
-	if (!(f->opf & IOTAP_OPF_CACHED) && fs_cut_request(op.fs, size, op.fs->max_write))
-		op.rec.flags |= IOTAP_OPF_CUT;
+	fs_calls_begin(&op, f, size, op.fs->max_write, &piece);
 	op.rec.aux = fi->writepage;
 	ret = fs_op_fault(&op);
 	if (ret)
@@ -258,6 +259,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 out:
 	if (ret < 0 && fi->writepage)
 		fs_wbfail_write(op.fs, f->inode);
+	fs_calls_end(&op, f, asked, &piece, ret);
 	fs_op_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);

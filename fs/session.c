@@ -307,6 +307,7 @@ static int check_input(struct fs_daemon *d, char *msg)
 	char type[64];
 	struct stat st;
 	size_t len;
+	int ret;
 
 	if (o->fuse_opts && *o->fuse_opts) {
 		if (fuse_opt_add_arg(&d->args, "-o") || fuse_opt_add_arg(&d->args, o->fuse_opts))
@@ -325,10 +326,11 @@ static int check_input(struct fs_daemon *d, char *msg)
 		fs->o.uring_depth = own.uring_depth;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
-	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_IO) {
+	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_WRITE_URING) {
 		snprintf(msg, MSG_MAX, "cannot mount '%s': max_write %u out of range: %u to %u bytes "
-			 "(libfuse %s reads requests into a buffer of 1 MiB + 4 KiB)", o->mountpoint,
-			 fs->max_write_asked, FS_MIN_WRITE, FS_MAX_IO, fuse_pkgversion());
+			 "(%u over /dev/fuse: libfuse %s reads requests into a buffer of 1 MiB + "
+			 "4 KiB)", o->mountpoint, fs->max_write_asked, FS_MIN_WRITE,
+			 FS_MAX_WRITE_URING, FS_MAX_IO, fuse_pkgversion());
 		return -EINVAL;
 	}
 	plan_request_limits(fs);
@@ -415,7 +417,19 @@ static int check_input(struct fs_daemon *d, char *msg)
 			 strerror(errno));
 		return -errno;
 	}
-	return fs_transport_choose(fs, msg, MSG_MAX);
+	ret = fs_transport_choose(fs, msg, MSG_MAX);
+	if (ret)
+		return ret;
+	/* libfuse reads /dev/fuse into 1 MiB + 4 KiB: only the rings can take more */
+	if (fs->max_write_asked > FS_MAX_IO && fs->transport != IOTAP_FS_TRANSPORT_URING) {
+		snprintf(msg, MSG_MAX, "cannot mount '%s': --max-write %u needs FUSE over io_uring "
+			 "(--transport uring, with 'echo Y > /sys/module/fuse/parameters/"
+			 "enable_uring'): over /dev/fuse libfuse %s reads requests into a buffer "
+			 "of 1 MiB + 4 KiB, so %u is the most", o->mountpoint, fs->max_write_asked,
+			 fuse_pkgversion(), FS_MAX_IO);
+		return -EINVAL;
+	}
+	return 0;
 
 enomem:
 	snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint, strerror(ENOMEM));
@@ -498,6 +512,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	int ret;
 
 	pthread_mutex_init(&fs->ctl_lock, NULL);
+	fs_calls_init(fs);
 	fs->mount_opts = d->mount_opts;
 	fs->start_ns = iotap_trace_now_ns();
 	fs->filter = o->only_ops || o->only_uid_set || o->only_pid;

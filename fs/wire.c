@@ -51,11 +51,16 @@
 #include <linux/fuse.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "fs_i.h"
+
+#ifndef FUSE_OVER_IO_URING
+#define FUSE_OVER_IO_URING	(1ULL << 41)	/* protocol 7.42: see transport/uring.c */
+#endif
 
 /* Opcodes libfuse answers with ENOSYS without calling us, given our ops. */
 static bool opcode_unhandled(uint32_t opcode)
@@ -159,7 +164,7 @@ void fs_describe_limits(struct fs_ctx *fs)
 {
 	snprintf(fs->fuse_desc, sizeof(fs->fuse_desc),
 		 "max_write=%u max_read=%u max_pages=%u max_pages_want=%u max_pages_limit=%u "
-		 "page_size=%u max_write_asked=%u", fs->max_write, fs->max_read, fs->max_pages,
+		 "page_size=%u max_write_asked=%u calls=1", fs->max_write, fs->max_read, fs->max_pages,
 		 fs->max_pages_want, fs->max_pages_limit, fs->page_size, fs->max_write_asked);
 }
 
@@ -186,6 +191,18 @@ static void patch_init_pages(struct fs_ctx *fs, const struct fuse_out_header *oh
 	}
 	if (pages < fs->max_pages)
 		fs->max_pages = pages;
+	/*
+	 * libfuse capped max_write to its /dev/fuse buffer (1 MiB); over
+	 * io_uring the ring buffers are ours and sized from this reply. The
+	 * device still carries FORGET, INTERRUPT and whatever comes before the
+	 * rings are up: libfuse's reads of it go through a larger buffer
+	 * (fs_wire_read()), as the kernel refuses reads smaller than max_write.
+	 */
+	if (fs->max_write_asked > io->max_write && CMM_LOAD_SHARED(fs->uring_init_unique) &&
+	    (fs->uring_init_flags2 & (uint32_t)(FUSE_OVER_IO_URING >> 32))) {
+		io->max_write = fs->max_write_asked;
+		CMM_STORE_SHARED(fs->wire_bounce, 1);
+	}
 	fs->max_write = io->max_write;
 	if (fs->max_write > fs->max_pages * fs->page_size)
 		fs->max_write = fs->max_pages * fs->page_size;
@@ -269,9 +286,46 @@ void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n)
 	}
 }
 
+/*
+ * libfuse's read of /dev/fuse when max_write is larger than its buffer:
+ * through a thread's buffer of max_write + a page. A request that does not
+ * fit libfuse's buffer (a WRITE over 1 MiB sent before the rings were up)
+ * is answered EIO here, as the kernel would have.
+ */
+static ssize_t bounce_read(struct fs_ctx *fs, int fd, void *buf, size_t len)
+{
+	static __thread char *big;
+	size_t size = (size_t)fs->max_write + 4096;
+	ssize_t n;
+
+	if (!big && posix_memalign((void **)&big, 4096, size))
+		return -1;	/* errno ENOMEM: libfuse ends the loop and says so */
+	for (;;) {
+		const struct fuse_in_header *in = (const void *)big;
+
+		n = read(fd, big, size);
+		if (n <= 0)
+			return n;
+		if ((size_t)n <= len) {
+			memcpy(buf, big, (size_t)n);
+			return n;
+		}
+		if ((size_t)n >= sizeof(*in)) {
+			struct fuse_out_header oh = { sizeof(oh), -EIO, in->unique };
+
+			fs_log(FS_LOG_WARN, "a %zd-byte request (opcode %u) came over /dev/fuse, "
+			       "larger than libfuse's buffer: answered EIO", n, in->opcode);
+			if (write(fd, &oh, sizeof(oh)) < 0)
+				return -1;
+		}
+	}
+}
+
 ssize_t fs_wire_read(int fd, void *buf, size_t len, void *userdata)
 {
-	ssize_t n = read(fd, buf, len);
+	struct fs_ctx *fs = userdata;
+	ssize_t n = caa_unlikely(CMM_LOAD_SHARED(fs->wire_bounce)) ? bounce_read(fs, fd, buf, len)
+								   : read(fd, buf, len);
 
 	if (n > 0)
 		fs_wire_inspect(userdata, buf, (size_t)n);

@@ -114,8 +114,13 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 			fprintf(f, " fh=%" PRIu64, r->fh);
 		if (r->file2)
 			fprintf(f, " file2=%" PRIu64, r->file2);
-		if (r->flags)
+		if (r->flags) {
+			char fn[IOTAP_OPF_NAMES_MAX];
+
 			fprintf(f, " flags=0x%x", r->flags);
+			if (*iotap_trace_opf_names(r->op, r->flags, fn, sizeof(fn)))
+				fprintf(f, "(%s)", fn);
+		}
 		if (r->mode)
 			fprintf(f, " mode=0%o", r->mode);
 		if (r->aux)
@@ -330,8 +335,15 @@ static int text_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t 
 		p = iotap_fmt_u64(p, r->file2);
 	}
 	if (r->flags) {
+		char fn[IOTAP_OPF_NAMES_MAX];
+
 		p = PUT_LIT(p, " flags=0x");
 		p = iotap_fmt_hex(p, r->flags);
+		if (*iotap_trace_opf_names(r->op, r->flags, fn, sizeof(fn))) {
+			*p++ = '(';
+			p = put_str(p, fn);
+			*p++ = ')';
+		}
 	}
 	if (r->mode) {
 		p = PUT_LIT(p, " mode=0");
@@ -359,7 +371,7 @@ static const char *const csv_sample_cols =
 static void csv_head(FILE *f)
 {
 	fprintf(f, "time_s,type,op,tid,pid,uid,gid,file,fh,offset,length,result,error,lat_us,"
-		   "file2,flags,mode,aux,name%s\n", csv_sample_cols);
+		   "file2,flags,mode,aux,name%s,flag_names\n", csv_sample_cols);
 }
 
 /* A quoted CSV field (RFC 4180: quotes doubled). */
@@ -397,8 +409,17 @@ static const char *rec_op_name(const struct iotap_trace_rec *r)
 	return "";
 }
 
+/* An OP record's flags by name (iotap_trace_opf_names), "" for other records. */
+static const char *opf_names(const struct iotap_trace_rec *r, char *buf)
+{
+	if (r->type != IOTAP_REC_OP || !r->flags)
+		return "";
+	return iotap_trace_opf_names(r->op, r->flags, buf, IOTAP_OPF_NAMES_MAX);
+}
+
 static void csv_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 {
+	char fn[IOTAP_OPF_NAMES_MAX];
 	double t = ((int64_t)(r->time_ns - base)) / 1e9;
 	const struct iotap_trace_sample *s = &r->sample;
 
@@ -411,18 +432,19 @@ static void csv_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 	if (r->type == IOTAP_REC_SAMPLE)
 		fprintf(f, ",%u:%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",\n",
 			s->dev_major, s->dev_minor, s->rd_ios, s->rd_sectors, s->wr_ios,
 			s->wr_sectors, s->io_ticks_ms, s->queue_ms, s->in_flight, s->proc_user_ns,
 			s->proc_sys_ns, s->sys_user_ns, s->sys_sys_ns, s->sys_idle_ns,
 			s->sys_iowait_ns, s->proc_rss_kb);
 	else
-		fputs(",,,,,,,,,,,,,,,\n", f);
+		fprintf(f, ",,,,,,,,,,,,,,,,%s\n", opf_names(r, fn));
 }
 
 /* csv_rec() of any but a SAMPLE record; 0: not covered, use csv_rec(). */
 static int csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 {
+	char fn[IOTAP_OPF_NAMES_MAX];
 	char *p, *p0;
 	unsigned int i;
 	int64_t t;
@@ -477,7 +499,9 @@ static int csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t b
 		}
 		*p++ = '"';
 	}
-	p = PUT_LIT(p, ",,,,,,,,,,,,,,,\n");
+	p = PUT_LIT(p, ",,,,,,,,,,,,,,,,");
+	p = put_str(p, opf_names(r, fn));
+	*p++ = '\n';
 	ob->len += (size_t)(p - p0);
 	return 1;
 }
@@ -492,6 +516,7 @@ static void json_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 {
 	json_object *o = json_object_new_object();
 	const struct iotap_trace_sample *s = &r->sample;
+	char fn[IOTAP_OPF_NAMES_MAX];
 	char dev[32];
 
 	json_object_object_add(o, "time_s", report_jnum(((int64_t)(r->time_ns - base)) / 1e9, 9));
@@ -515,6 +540,8 @@ static void json_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 		if (r->file2)
 			jadd_u64(o, "file2", r->file2);
 		jadd_u64(o, "flags", r->flags);
+		if (*opf_names(r, fn))
+			json_object_object_add(o, "flag_names", json_object_new_string(fn));
 		if (r->mode)
 			jadd_u64(o, "mode", r->mode);
 		if (r->aux)
@@ -578,6 +605,7 @@ static void json_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 static int json_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 {
 	const char *en = err_name(r);
+	char fn[IOTAP_OPF_NAMES_MAX];
 	char *p, *p0;
 	int64_t t;
 
@@ -621,6 +649,11 @@ static int json_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t 
 	}
 	p = PUT_LIT(p, ",\"flags\":");
 	p = iotap_fmt_u64(p, r->flags);
+	if (*opf_names(r, fn)) {
+		p = PUT_LIT(p, ",\"flag_names\":\"");
+		p = put_str(p, fn);
+		*p++ = '"';
+	}
 	if (r->mode) {
 		p = PUT_LIT(p, ",\"mode\":");
 		p = iotap_fmt_u64(p, r->mode);
@@ -675,6 +708,7 @@ int cmd_dump(int argc, char **argv)
 {
 	unsigned char want[IOTAP_OP_MAX] = { 0 }, want_type[IOTAP_REC_TYPE_MAX] = { 0 };
 	struct iotap_trace_reader *r;
+	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_read_stats st;
 	struct iotap_trace_rec rec;
 	const char *arg, *path;
@@ -753,8 +787,18 @@ int cmd_dump(int argc, char **argv)
 			fio_dir[strlen(fio_dir) - 1] = '\0';
 		fio_iolog_init(&fio, stdout, *fio_dir ? fio_dir : NULL, &fio_sum);
 	}
+	/* fio replays application calls: the pieces of a cut one as one (trace/join.c) */
+	if (fmt == F_FIO && (ret = iotap_trace_join_open(&jn, r)) < 0) {
+		ob_flush(ob);
+		free(ob);
+		iotap_trace_reader_close(r);
+		fio_iolog_release(&fio);
+		die_msg("out of memory");
+		return 1;
+	}
 	/* stop at the first failed write: the rest would fail the same way */
-	while (lines < limit && !ferror(stdout) && (ret = iotap_trace_reader_next(r, &rec)) > 0) {
+	while (lines < limit && !ferror(stdout) &&
+	       (ret = jn ? iotap_trace_join_next(jn, &rec) : iotap_trace_reader_next(r, &rec)) > 0) {
 		if (fmt == F_FIO) {
 			if (rec.type != IOTAP_REC_NAME && filter &&
 			    (rec.type != IOTAP_REC_OP || rec.op >= IOTAP_OP_MAX || !want[rec.op]))
@@ -790,6 +834,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	ob_flush(ob);
 	free(ob);
+	iotap_trace_join_close(jn);
 	iotap_trace_reader_stats(r, &st);
 	iotap_trace_reader_close(r);
 	if (fmt == F_FIO) {

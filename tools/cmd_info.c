@@ -77,8 +77,9 @@ static void transport_line(const struct iotap_trace_header *h)
 /*
  * The FUSE request limits of a capture (header tag fuse, or the NOTE the
  * daemon wrote when the kernel's INIT answer differed from it) and what
- * they did to the records: calls cut at the page cap, and the sysctl that
- * would have kept each one whole.
+ * they did to the records: calls that arrived in pieces (larger than
+ * max_write, or cut at the page cap), and the sysctl that would have kept
+ * each max_write-sized one whole.
  */
 static void requests(const char *fuse, uint32_t mode, uint64_t cut)
 {
@@ -87,6 +88,7 @@ static void requests(const char *fuse, uint32_t mode, uint64_t cut)
 	uint64_t want = iotap_trace_fuse_field(fuse, "max_pages_want");
 	uint64_t limit = iotap_trace_fuse_field(fuse, "max_pages_limit");
 	uint64_t page = iotap_trace_fuse_field(fuse, "page_size");
+	int exact = iotap_trace_fuse_field(fuse, "calls") == 1;
 	uint64_t fit;
 
 	if (!mw || !pages || !page)
@@ -108,12 +110,19 @@ static void requests(const char *fuse, uint32_t mode, uint64_t cut)
 	else
 		printf("%-14s a read() or write() of more than %" PRIu64 " bytes from a buffer "
 		       "that does not start on a page is cut in two records\n", "", fit);
-	if (cut)
+	if (exact)
+		printf("%-14s a larger call is several records, flagged "
+		       "cut/cont, report and replay join them\n", "");
+	if (cut && exact)
+		printf("%-14s %" PRIu64 " call(s) arrived in pieces: flagged cut (all but the "
+		       "last) and cont (all but the first), report and replay join them\n",
+		       "split", cut);
+	else if (cut)
 		printf("%-14s %" PRIu64 " call(s) were cut: their first piece is flagged cut, "
 		       "report and replay join the pieces\n", "split", cut);
 	if (pages < want && limit && limit < want)
 		printf("%-14s 'sysctl -w fs.fuse.max_pages_limit=%" PRIu64 "' before mounting "
-		       "keeps each call one record\n", "", want);
+		       "keeps each call of up to %" PRIu64 " bytes one request\n", "", want, mw);
 }
 
 static int info_one(const char *path, int strict)
@@ -132,7 +141,9 @@ static int info_one(const char *path, int strict)
 	if (open_trace(path, IOTAP_TRACE_READ_FILE_ORDER, &r))
 		return 1;
 	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
-		if (rec.type == IOTAP_REC_OP && (rec.flags & IOTAP_OPF_CUT) &&
+		/* a call's first piece: the only one flagged cut alone */
+		if (rec.type == IOTAP_REC_OP &&
+		    (rec.flags & (IOTAP_OPF_CUT | IOTAP_OPF_CONT)) == IOTAP_OPF_CUT &&
 		    (rec.op == IOTAP_OP_READ || rec.op == IOTAP_OP_WRITE))
 			cut++;
 		else if (rec.type == IOTAP_REC_NOTE && rec.name && !strncmp(rec.name, "fuse: ", 6))

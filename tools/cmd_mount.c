@@ -53,7 +53,10 @@ static const struct opt_desc mount_opts[] = {
 			  "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
 			  "default auto, or $IOTAP_TRANSPORT" },
 	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
-			  "3.14's most): a write() above it is several records" },
+			  "3.14's most over /dev/fuse), up to 4M over io_uring (the\n"
+			  "pages need fs.fuse.max_pages_limit >= SIZE/4k + 1): a\n"
+			  "write() above it is several requests, flagged cut/cont\n"
+			  "and joined by report, replay and dump --fio-iolog" },
 	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
 			   "daemon creates (default 0600: a trace names every file and caller)" },
 	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
@@ -167,9 +170,10 @@ int cmd_mount(int argc, char **argv)
 			o.fd_cache = (unsigned int)v;
 			break;
 		case O_MAX_WRITE:
-			if (iotap_size_parse(arg, 1, &v) || v < 4096 || v > 1024 * 1024)
-				return opt_error(&mount_cmd, "--max-write wants 4k..1M (libfuse 3.14 "
-						 "reads requests into 1 MiB + 4 KiB), not '%s'", arg);
+			if (iotap_size_parse(arg, 1, &v) || v < 4096 || v > 4 * 1024 * 1024)
+				return opt_error(&mount_cmd, "--max-write wants 4k..1M, or up to 4M "
+						 "with --transport uring (libfuse 3.14 reads /dev/fuse "
+						 "into 1 MiB + 4 KiB), not '%s'", arg);
 			o.max_write = (unsigned int)v;
 			break;
 		case O_TRACE_MODE:

@@ -4,26 +4,32 @@
  *
  * In direct_io mode the kernel sends one application read() or write() as
  * one request unless it does not fit: a request holds at most max_write
- * (max_read) bytes and max_pages pages of the caller's buffer. A buffer
- * that does not start on a page needs one page more than its size, so
- * where the kernel's fs.fuse.max_pages_limit keeps max_pages at max_write's
- * pages, a max_write-sized call from such a buffer arrives as two requests
- * (1,048,560 + 16 bytes for 1 MiB at a buffer 16 bytes into a page). The
- * capture flags the first piece IOTAP_OPF_CUT (FORMAT.md): its size is
- * between max_pages - 1 and max_pages pages, less than max_write, which
- * a page cap produces (and, rarely, an uncut call of just that size: it
- * is joined with its thread's next contiguous call). The kernel sends the
- * rest from the same caller thread right after the first piece's reply,
- * page-aligned, in pieces of max_write and a last shorter one.
+ * (max_read) bytes and max_pages pages of the caller's buffer, so a longer
+ * call, or one from a buffer that needs one page more than max_pages,
+ * arrives in pieces, one after the other from the caller's thread, each
+ * where the previous one ended.
  *
- * This filter folds them back: a CUT READ or WRITE takes the following
- * records of the same op, file handle and thread that start where it ends,
- * as long as each piece before was whole (max_write bytes, from the
- * header's fuse field; without one, only the next piece). The joined record
- * keeps the first piece's start and ends with the last piece; its result
- * is what the kernel returns to the caller (the bytes done, or the first
- * piece's error). Records in between (other threads) keep their order
- * after it. Memory: a ring of JOIN_WINDOW records with copied names.
+ * Traces whose header's fuse field says calls=1 (fs/calls.c) say which
+ * records are pieces: every piece but the last is flagged IOTAP_OPF_CUT,
+ * every piece but the first IOTAP_OPF_CONT, from the call the daemon saw
+ * the thread blocked in. This filter folds exactly those: a CUT READ or
+ * WRITE takes the same thread's next record if it is a CONT piece of the
+ * same op, file and handle that starts where the call so far ends, and
+ * goes on while the piece taken is CUT itself. Two independent calls are
+ * never joined (neither side is flagged).
+ *
+ * Older traces (no calls field) flagged only the first piece of a call cut
+ * at the page cap, by its size alone (more than max_pages - 1 pages, less
+ * than max_write): there a CUT record takes the thread's next contiguous
+ * READ/WRITE on the handle, and more while each piece before was whole
+ * (max_write bytes), as the kernel sends them -- an uncut call of just
+ * such a size was joined with the next one by mistake.
+ *
+ * The joined record keeps the first piece's start and ends with the last
+ * piece; its length is the pieces' sum and its result what the kernel
+ * returns to the caller (the bytes done, or the first piece's error);
+ * CUT and CONT are cleared. Records in between (other threads) keep their
+ * order after it. Memory: a ring of JOIN_WINDOW records with copied names.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,6 +54,7 @@ struct iotap_trace_join {
 	struct join_slot ring[JOIN_WINDOW];
 	unsigned int head, n;		/* live slots: head .. head + n - 1 */
 	uint64_t max_write;		/* from the header, 0: not known */
+	bool exact;			/* the header says calls=1: pieces are flagged CONT */
 	uint64_t joined;		/* pieces folded into an earlier record */
 	uint64_t calls;			/* records that took at least one piece */
 	int eof;			/* 1: the reader is done; err its last result */
@@ -77,6 +84,7 @@ int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_read
 		return -ENOMEM;
 	j->r = r;
 	j->max_write = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "max_write");
+	j->exact = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "calls") == 1;
 	*out = j;
 	return 0;
 }
@@ -161,7 +169,7 @@ static void fold(struct iotap_trace_rec *h, const struct iotap_trace_rec *c)
 		h->result += c->result;
 	if (end > h->time_ns + h->dur_ns)
 		h->dur_ns = end - h->time_ns;
-	h->flags &= ~IOTAP_OPF_CUT;
+	h->flags &= ~(IOTAP_OPF_CUT | IOTAP_OPF_CONT);
 }
 
 /* The ring's first record is a cut piece: fold its continuation into it. */
@@ -187,6 +195,22 @@ static int resolve(struct iotap_trace_join *j)
 		c = &s->rec;
 		if (s->dead || c->type != IOTAP_REC_OP || c->tid != h->tid)
 			continue;
+		if (j->exact) {
+			/* the thread's next op: its flagged next piece, or the call ended */
+			bool more = c->flags & IOTAP_OPF_CUT;
+
+			if (!(c->flags & IOTAP_OPF_CONT) || c->op != h->op || c->fh != h->fh ||
+			    c->file != h->file || c->offset != h->offset + h->length)
+				return 0;
+			if (h->flags & IOTAP_OPF_CUT)
+				j->calls++;
+			fold(h, c);
+			s->dead = true;
+			j->joined++;
+			if (!more)
+				return 0;
+			continue;
+		}
 		/* the thread's next op: the next piece, or something else */
 		if (c->op != h->op || c->fh != h->fh || c->file != h->file || is_cut(c) ||
 		    c->offset != h->offset + h->length || h->result != (int64_t)h->length)

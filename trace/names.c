@@ -104,6 +104,47 @@ const char *iotap_trace_op_name(unsigned int op)
 }
 
 /**
+ * iotap_trace_opf_names - the IOTAP_OPF_* bits of an OP record by name
+ * @op:    the record's op
+ * @flags: its flags
+ * @buf:   where to write "direct|cut" (32 bytes hold every name)
+ *
+ * Return: @buf; "" when none is set or when @op's flags are not IOTAP_OPF_*
+ * bits (open(2) flags, a setattr mask, a fallocate mode: FORMAT.md's op
+ * table). Bits without a name are left out (the hex value has them).
+ */
+const char *iotap_trace_opf_names(unsigned int op, uint32_t flags, char *buf, size_t size)
+{
+	static const char *const names[] = { "datasync", "direct", "sync", "cached", "rejected",
+					     "cut", "cont" };
+	size_t len = 0;
+	unsigned int i;
+
+	if (!size)
+		return "";
+	buf[0] = '\0';
+	switch (op) {
+	case IOTAP_OP_SETATTR: case IOTAP_OP_RENAME: case IOTAP_OP_OPEN: case IOTAP_OP_RELEASE:
+	case IOTAP_OP_OPENDIR: case IOTAP_OP_SETXATTR: case IOTAP_OP_CREATE:
+	case IOTAP_OP_FALLOCATE: case IOTAP_OP_COPY_FILE_RANGE: case IOTAP_OP_LSEEK:
+		return buf;
+	default:
+		break;
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t n = strlen(names[i]);
+
+		if (!(flags & (1u << i)) || len + n + 2 > size)
+			continue;
+		if (len)
+			buf[len++] = '|';
+		memcpy(buf + len, names[i], n + 1);
+		len += n;
+	}
+	return buf;
+}
+
+/**
  * iotap_trace_rec_type_name - name of a record type ("op"), "?" if unknown
  * @type: enum iotap_trace_rec_type
  */

@@ -12,7 +12,11 @@
  *    the call (the next op of the thread is not contiguous): joined up to it;
  *  - a cut piece followed by a new cut call of the same thread: not joined;
  *  - a cut piece whose continuation never comes (end of file): as it was;
- *  - without a fuse field, only the next piece is taken.
+ *  - without a fuse field, only the next piece is taken;
+ *  - with calls=1 (the daemon flags every piece: CUT but the last, CONT
+ *    but the first) exactly the flagged pieces fold: a call cut at the
+ *    page cap, one longer than max_write, and never an uncut call of the
+ *    cut size and the thread's next contiguous call, nor two whole ones.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -94,6 +98,52 @@ static const char *write_trace(const char *name, const char *fuse)
 	return path;
 }
 
+static struct iotap_trace_rec piece(unsigned int op, uint32_t tid, uint64_t fh, uint64_t off,
+				    uint64_t len, uint32_t flags)
+{
+	struct iotap_trace_rec r = data_op(op, tid, fh, off, len, false);
+
+	r.flags = flags;
+	return r;
+}
+
+/* A calls=1 trace: pieces flagged on both sides. */
+static const char *write_exact(const char *name)
+{
+	const char *path = test_path(name);
+	const uint32_t cut = IOTAP_OPF_CUT, cont = IOTAP_OPF_CONT;
+	struct iotap_trace_writer *w;
+	struct iotap_trace_header h;
+
+	iotap_trace_header_init(&h, IOTAP_SOURCE_CAPTURE);
+	h.fuse = "max_write=524288 max_pages=128 page_size=4096 calls=1";
+	if (iotap_trace_writer_open(&w, path, &h, 0)) {
+		ok(0, "open %s", path);
+		return path;
+	}
+	/* 1: page-cap cut 1 MiB write in three pieces, tid 8 in between */
+	put(w, piece(IOTAP_OP_WRITE, 7, 1, 0, MW - 16, cut));
+	put(w, piece(IOTAP_OP_READ, 8, 2, 0, 4096, 0));
+	put(w, piece(IOTAP_OP_WRITE, 7, 1, MW - 16, MW, cut | cont));
+	put(w, piece(IOTAP_OP_WRITE, 7, 1, 2 * MW - 16, 16, cont));
+	/* 2: an uncut call of the cut size, then the next call: never joined */
+	put(w, piece(IOTAP_OP_WRITE, 7, 1, 2 * MW, MW - 16, 0));
+	put(w, piece(IOTAP_OP_WRITE, 7, 1, 3 * MW - 16, MW, 0));
+	/* 3: a 1.5 MiB read, larger than max_write */
+	put(w, piece(IOTAP_OP_READ, 9, 3, 0, MW, cut));
+	put(w, piece(IOTAP_OP_READ, 9, 3, MW, MW, cut | cont));
+	put(w, piece(IOTAP_OP_READ, 9, 3, 2 * MW, MW, cont));
+	/* 4: two whole max_write calls in a row */
+	put(w, piece(IOTAP_OP_READ, 9, 3, 3 * MW, MW, 0));
+	put(w, piece(IOTAP_OP_READ, 9, 3, 4 * MW, MW, 0));
+	/* 5: the next op of the thread is on another handle: the cut one stays */
+	put(w, piece(IOTAP_OP_WRITE, 10, 5, 0, MW, cut));
+	put(w, piece(IOTAP_OP_WRITE, 10, 6, MW, MW, cont));
+	if (iotap_trace_writer_close(w))
+		ok(0, "close");
+	return path;
+}
+
 /* Read @path through the join: records into @out (names dropped), count. */
 static int read_joined(const char *path, struct iotap_trace_rec *out, int max, uint64_t *joined,
 		       uint64_t *calls)
@@ -156,6 +206,24 @@ int main(void)
 		ok(o[6].length == MW, "the new call joins its own remainder");
 		ok(o[7].tid == 10 && o[7].length == MW - 16 && (o[7].flags & IOTAP_OPF_CUT),
 		   "a cut piece at the end of the file stays");
+	}
+
+	p = write_exact("exact.iotap");
+	n = read_joined(p, o, 32, &joined, &calls);
+	ok(n == 9, "calls=1: 9 ops after joining (got %d)", n);
+	ok(joined == 4 && calls == 2, "calls=1: 4 pieces folded into 2 calls (got %" PRIu64
+	   ", %" PRIu64 ")", joined, calls);
+	if (n == 9) {
+		ok(o[0].length == 2 * MW && o[0].result == 2 * MW &&
+		   !(o[0].flags & (IOTAP_OPF_CUT | IOTAP_OPF_CONT)) && o[1].tid == 8,
+		   "calls=1: a page-cap cut write is one record, unflagged");
+		ok(o[2].length == MW - 16 && o[3].length == MW && o[3].offset == 3 * MW - 16,
+		   "calls=1: an uncut call of the cut size is not joined with the next");
+		ok(o[4].length == 3 * MW && o[4].op == IOTAP_OP_READ,
+		   "calls=1: a read longer than max_write is one record");
+		ok(o[5].length == MW && o[6].length == MW, "calls=1: two whole calls stay two");
+		ok((o[7].flags & IOTAP_OPF_CUT) && (o[8].flags & IOTAP_OPF_CONT),
+		   "calls=1: pieces on different handles are not joined");
 	}
 
 	p = write_trace("nofuse.iotap", NULL);

@@ -366,10 +366,14 @@ static void print_run(FILE *f, const struct report *rep, const struct run_args *
 			units = (double)(p->op_count[IOTAP_OP_CREATE] + p->op_count[IOTAP_OP_MKNOD]);
 			ns = lat_max(p, IOTAP_OP_CREATE, IOTAP_OP_MKNOD);
 		} else if (k == B_SEQ_STAT || k == B_RAN_STAT) {
+			/*
+			 * a stat() is a LOOKUP (with --entry-timeout 0) and a GETATTR
+			 * of the file; the kernel also asks for the directory's
+			 * attributes: count the files, not the requests
+			 */
 			uint64_t found = p->op_count[IOTAP_OP_LOOKUP] - p->op_errors[IOTAP_OP_LOOKUP];
 
-			units = (double)(found > p->op_count[IOTAP_OP_GETATTR]
-						 ? found : p->op_count[IOTAP_OP_GETATTR]);
+			units = (double)(found > p->stat_files ? found : p->stat_files);
 			ns = lat_max(p, IOTAP_OP_LOOKUP, IOTAP_OP_GETATTR);
 		} else {
 			units = (double)p->op_count[IOTAP_OP_UNLINK];

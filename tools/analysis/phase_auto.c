@@ -29,6 +29,11 @@
  * writeback-only phase between two different ones (bonnie's block write,
  * whose writes all come as writeback) stays a phase.
  *
+ * Time: a phase lasts from its first op's start to the next phase's first
+ * op, or to its last op's end where an idle gap (gap_ns) follows: a
+ * program's own time after its last request of a phase (a sync() that
+ * sends no request, closing, printing) is in the figure it reports.
+ *
  * Closing syncs: a block of nothing but fsyncs (and the flush and release
  * around them) joins the open phase, the one that wrote the data, even
  * when it is too small to judge: it would otherwise be pooled with the
@@ -390,6 +395,16 @@ static void flush_pend(struct autoseg *a)
 	a->pend_gap = 0;
 }
 
+/* @p's ops are of @q's kinds (what judge() would join to it). */
+static int like(const struct pstats *p, const struct pstats *q)
+{
+	struct sig sp, sq;
+
+	sig_of(p, &sp);
+	sig_of(q, &sq);
+	return sig_dist(&sp, &sq) < 1.0;
+}
+
 /* Only fsyncs (and bookkeeping: flush, release, forget) in @p. */
 static int sync_only(const struct pstats *p)
 {
@@ -423,9 +438,13 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 	/*
 	 * The fsync (and close) that ends a file's writing belongs to the
 	 * phase that dirtied the data: bonnie++ times its rewrite with it.
-	 * A block of nothing else joins what came before, never what follows.
+	 * A block of nothing else joins what came before, never what follows;
+	 * so does a block too small to judge that ends with an fsync and
+	 * looks like the open phase (its last ops and the sync that closes
+	 * them), rather than being pooled with the next phase's first ops.
 	 */
-	if (!is_gap && !a->pend.ops && open && sync_only(blk)) {
+	if (!is_gap && !a->pend.ops && open &&
+	    (sync_only(blk) || (blk->ends_sync && classified(blk) < MIN_JUDGE && like(blk, open)))) {
 		open->blocks += blk->blocks ? blk->blocks : 1;
 		if (pstats_merge(open, blk))
 			a->err = 1;
@@ -459,9 +478,20 @@ void autoseg_finish(struct autoseg *a)
 	flush_pend(a);
 	look_back(a, a->n, 0, 0);
 	for (i = 0; i < a->n; i++) {
+		const struct pstats *next = i + 1 < a->n ? &a->seg[i + 1] : NULL;
+
 		a->seg[i].index = i;
 		a->seg[i].t_begin = a->seg[i].first_op;
 		a->seg[i].t_end = a->seg[i].last_end;
+		/*
+		 * Up to the next phase's first op, unless an idle gap comes
+		 * between: what a program does after its last request of a
+		 * phase (bonnie++'s sync() after its creates and deletes,
+		 * closing, printing) is in the time it reports for it.
+		 */
+		if (next && next->first_op > a->seg[i].t_end &&
+		    next->first_op - a->seg[i].t_end < a->gap_ns)
+			a->seg[i].t_end = next->first_op;
 		phase_auto_name(&a->seg[i], a->seg[i].name, sizeof(a->seg[i].name));
 	}
 }

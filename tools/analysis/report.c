@@ -17,8 +17,9 @@
  *
  * The total is the sum of the phases (pstats merge exactly), so it costs
  * nothing per record. An automatic phase lasts from its first op's start
- * to its last op's end, so idle gaps do not dilute its rates; the total
- * lasts from the first op to the last op's end.
+ * to the next phase's first op (its last op's end where an idle gap
+ * follows, so idle gaps do not dilute its rates); the total lasts from
+ * the first op to the last op's end.
  *
  * Ops in flight: a min-heap of the end times of ops started so far gives,
  * at each op's start, how many are still running (max_inflight); the

@@ -27,9 +27,10 @@
  *                        successful write(2) and learns of it only at
  *                        fsync() or close(), if it checks (one flag per
  *                        file and errno, in the phase of the first failure)
- *   split-calls          (whole trace) the kernel cut read()/write() calls
- *                        at its page cap; counted joined, with the sysctl
- *                        that would have kept them one request each
+ *   split-calls          (whole trace) the kernel sent read()/write() calls
+ *                        in pieces (larger than max_write, or cut at its
+ *                        page cap); counted joined, with the sysctl that
+ *                        would have kept a max_write-sized one one request
  *
  * Everything works from the phase's counters and the time bins, after
  * the pass: nothing here reads the trace.
@@ -326,17 +327,17 @@ void report_flags(struct report *rep)
 		const char *fuse = rep->hdr.fuse;
 		uint64_t want = iotap_trace_fuse_field(fuse, "max_pages_want");
 		uint64_t limit = iotap_trace_fuse_field(fuse, "max_pages_limit");
+		uint64_t mw = iotap_trace_fuse_field(fuse, "max_write");
 
 		if (limit && want > limit)
-			add_flag(&rep->tflags, "split-calls: the kernel cut %" PRIu64 " read()/write() "
-				 "calls in pieces at its page cap (fs.fuse.max_pages_limit %" PRIu64
-				 "); counted here as the calls they were. 'sysctl -w "
-				 "fs.fuse.max_pages_limit=%" PRIu64 "' before mounting keeps each "
-				 "one request", rep->split_calls, limit, want);
+			add_flag(&rep->tflags, "split-calls: %" PRIu64 " read()/write() calls came in "
+				 "pieces (over max_write %" PRIu64 " or the page cap), counted as calls; "
+				 "'sysctl -w fs.fuse.max_pages_limit=%" PRIu64 "' keeps one of max_write "
+				 "one request", rep->split_calls, mw, want);
 		else
-			add_flag(&rep->tflags, "split-calls: the kernel cut %" PRIu64 " read()/write() "
-				 "calls in pieces at its page cap; counted here as the calls they were",
-				 rep->split_calls);
+			add_flag(&rep->tflags, "split-calls: %" PRIu64 " read()/write() calls came in "
+				 "pieces (over max_write %" PRIu64 " or the page cap), counted as calls",
+				 rep->split_calls, mw);
 	}
 	/* across phases, changes and outliers are the phases' business */
 	if (rep->nphases <= 1) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "stat.h"
 
@@ -54,6 +55,7 @@ void pstats_clear(struct pstats *p)
 	p->has_cpu_mark = 0;
 	p->gap_before = 0;
 	p->blocks = 0;
+	p->ends_sync = 0;
 }
 
 /* Metadata ops: everything that is not data, fsync, open/close bookkeeping. */
@@ -83,7 +85,8 @@ static inline unsigned int size_bucket(uint64_t len)
 void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist)
 {
 	unsigned int op = r->op < IOTAP_OP_MAX ? r->op : IOTAP_OP_UNKNOWN;
-	uint64_t end = r->time_ns + r->dur_ns;
+	/* nobody waits for a FORGET (it has no reply): it ends where it starts */
+	uint64_t end = r->time_ns + (op == IOTAP_OP_FORGET ? 0 : r->dur_ns);
 	unsigned int slot = tid_slot(r->tid);
 	struct dir_stats *d = NULL;
 
@@ -97,6 +100,12 @@ void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_see
 	p->tid_bits[slot / 64] |= 1ull << (slot % 64);
 	if (r->result < 0)
 		p->op_errors[op]++;
+	else if (op == IOTAP_OP_GETATTR && S_ISREG(r->mode))
+		p->stat_files++;
+	if (op == IOTAP_OP_FSYNC || op == IOTAP_OP_FSYNCDIR)
+		p->ends_sync = 1;
+	else if (op != IOTAP_OP_FLUSH && op != IOTAP_OP_RELEASE && op != IOTAP_OP_FORGET)
+		p->ends_sync = 0;
 	if (op == IOTAP_OP_READ) {
 		d = &p->rd;
 	} else if (op == IOTAP_OP_WRITE) {
@@ -170,6 +179,7 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 			dst->last_end = src->last_end;
 		if (!dst->ops || src->ord_first < dst->ord_first)
 			dst->ord_first = src->ord_first;
+		dst->ends_sync = src->ends_sync;	/* @src comes later */
 	}
 	for (i = 0; i < n; i++)
 		d[i] += s[i];

@@ -117,7 +117,8 @@ enum iotap_op {
 #define IOTAP_OPF_SYNC		(1u << 2)	/* WRITE on an O_SYNC/O_DSYNC handle */
 #define IOTAP_OPF_CACHED	(1u << 3)	/* READ/WRITE went through the kernel page cache */
 #define IOTAP_OPF_REJECTED	(1u << 4)	/* the daemon answered without calling the backing fs */
-#define IOTAP_OPF_CUT		(1u << 5)	/* READ/WRITE cut at the kernel's page cap: the call goes on */
+#define IOTAP_OPF_CUT		(1u << 5)	/* READ/WRITE: the application's call goes on in the next piece */
+#define IOTAP_OPF_CONT		(1u << 6)	/* READ/WRITE: continues the thread's previous CUT record */
 
 /* Phase marker kinds (rec.flags of a PHASE record). */
 #define IOTAP_PHASE_BEGIN	0
@@ -247,6 +248,9 @@ _Static_assert(sizeof(struct iotap_trace_sample) == 8 + 14 * 8,
 /* Names for printing. Never NULL: unknown values give "?". */
 const char *iotap_trace_op_name(unsigned int op);
 const char *iotap_trace_rec_type_name(unsigned int type);
+/* An OP record's IOTAP_OPF_* bits by name ("direct|cut"; "" if none or not OPF bits). */
+#define IOTAP_OPF_NAMES_MAX	64
+const char *iotap_trace_opf_names(unsigned int op, uint32_t flags, char *buf, size_t size);
 const char *iotap_trace_source_name(unsigned int source);
 const char *iotap_trace_mode_name(unsigned int mode);
 /* Parse an op name ("read", "getattr"); returns the op or -EINVAL. */
@@ -584,12 +588,13 @@ void iotap_trace_reader_close(struct iotap_trace_reader *r);
  * struct iotap_trace_join - records of a reader with the pieces of a cut
  * read()/write() joined into one (trace/join.c)
  *
- * The kernel cuts a direct_io call whose buffer needs more pages than
- * max_pages; the capture flags the first piece IOTAP_OPF_CUT (FORMAT.md).
- * iotap_trace_join_next() returns what iotap_trace_reader_next() would,
- * except that a CUT READ or WRITE comes back as the whole call (length,
- * result and duration of all its pieces, the flag cleared) and the later
- * pieces not at all. rec->name is valid until the next call. The reader
+ * The kernel sends a direct_io call larger than max_write, or whose buffer
+ * needs more pages than max_pages, in pieces; the capture flags every
+ * piece but the last IOTAP_OPF_CUT and every piece but the first
+ * IOTAP_OPF_CONT (FORMAT.md). iotap_trace_join_next() returns what
+ * iotap_trace_reader_next() would, except that a CUT READ or WRITE comes
+ * back as the whole call (length, result and duration of all its pieces,
+ * the flags cleared) and the later pieces not at all. rec->name is valid until the next call. The reader
  * stays the caller's: close it after the join.
  */
 struct iotap_trace_join;

@@ -96,6 +96,7 @@ struct pstats {
 	uint64_t seek_hist[SEEK_BUCKETS];
 	uint64_t seek_back;		/* seeks towards the start of the file */
 	uint64_t fsyncs;
+	uint64_t stat_files;		/* successful GETATTRs of regular files (files stat'ed) */
 	uint64_t wb_writes;		/* writes the kernel's writeback sent (pid 0, --cache) */
 	uint64_t busy_ns;		/* sum of op durations (mean in flight = busy / span) */
 	uint64_t max_inflight;		/* most ops in flight at any op's start */
@@ -111,6 +112,7 @@ struct pstats {
 	uint64_t unit_max_ns;		/* END marker's aux: the workload's longest unit, ns (0: none) */
 	int gap_before;			/* automatic phases: an idle gap comes first */
 	unsigned int blocks;		/* automatic phases: blocks merged into this span */
+	int ends_sync;			/* the last op but flush/release/forget is an fsync */
 };
 
 void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_t t_begin);
