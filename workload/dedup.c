@@ -467,7 +467,7 @@ close_fds:
 static void take_backup(struct dd_run *run)
 {
 	struct iotap_workload_dedup_gen *g = &run->r->gen[run->gen];
-	struct dd_hist miss;
+	struct iotap_hist miss = { 0 };
 	uint64_t written;
 	unsigned int i;
 
@@ -485,16 +485,18 @@ static void take_backup(struct dd_run *run)
 		s->gen_ns = s->hash_ns = 0;
 	}
 	if (run->index_open) {
+		/* no memory for a histogram group: quantiles of the rest (as report's would be) */
 		dd_index_take(&run->ix, &g->lookups, &g->cache_hits, &g->index_reads, &written,
 			      &miss);
 		g->written_bytes += written;
 	} else {
 		/* restic: the index is in RAM, every look-up answered there */
-		memset(&miss, 0, sizeof(miss));
 		g->lookups = g->cache_hits = g->segments;
 	}
-	g->miss_p50_s = dd_hist_quantile(&miss, 0.50);
-	g->miss_p99_s = dd_hist_quantile(&miss, 0.99);
+	/* iotap_hist, as report's of the trace's index READs: the same quantiles */
+	g->miss_p50_s = (double)iotap_hist_quantile(&miss, 0.50) / 1e9;
+	g->miss_p99_s = (double)iotap_hist_quantile(&miss, 0.99) / 1e9;
+	iotap_hist_release(&miss);
 	g->backup.bytes = g->logical_bytes;
 	g->backup.units = g->segments;
 	{

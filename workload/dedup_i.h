@@ -43,19 +43,6 @@ struct dd_entry {
 
 _Static_assert(sizeof(struct dd_entry) == DD_ENTRY, "index entry is 32 bytes");
 
-/* Log-linear latency histogram: 16 sub-buckets per power of two of ns. */
-#define DD_HIST_BITS	4
-#define DD_HIST_BUCKETS (64 * 16)	/* > IOTAP_HIST_BUCKETS_OF(DD_HIST_BITS) */
-struct dd_hist {
-	uint64_t n;
-	uint64_t b[DD_HIST_BUCKETS];
-};
-
-void dd_hist_add(struct dd_hist *h, uint64_t ns);
-void dd_hist_merge(struct dd_hist *dst, const struct dd_hist *src);
-/* Seconds at quantile @q (0..1); 0 when empty. */
-double dd_hist_quantile(const struct dd_hist *h, double q);
-
 /* --- dedup_data.c: what the images hold ---------------------------------- */
 
 /*
@@ -136,7 +123,7 @@ struct dd_index {
 	uint64_t pool_used;
 	/* figures since the last dd_index_take() */
 	uint64_t lookups, hits, reads, written;
-	struct dd_hist miss;
+	struct iotap_hist miss;		/* index read latencies, ns */
 };
 
 int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
@@ -156,9 +143,12 @@ int dd_index_insert(struct dd_index *ix, const struct dd_entry *e);
 int dd_index_update(struct dd_index *ix, const struct dd_fp *fp, const struct dd_entry *e);
 /* Write back every dirty bucket and fdatasync. 0 or -errno. */
 int dd_index_flush(struct dd_index *ix);
-/* Figures since the last take, then reset them. */
-void dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
-		   uint64_t *written, struct dd_hist *miss);
+/*
+ * Figures since the last take, then reset them; the index reads' latencies
+ * are added to @miss. 0, or -ENOMEM (@miss then lacks some).
+ */
+int dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
+		  uint64_t *written, struct iotap_hist *miss);
 
 /* --- dedup.c: the run, its segment and container tables ------------------ */
 
