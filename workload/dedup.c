@@ -146,6 +146,15 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 	if (p->index_bytes < 16 * DD_PAGE)
 		p->index_bytes = 16 * DD_PAGE;
 	p->map_bytes = p->segments * DD_ENTRY;
+	if (cfg.borg) {
+		/* borg: the chunk index in RAM; compaction copies before it unlinks */
+		p->cache_entries = p->unique_segments + 8;
+		p->index_bytes = 18 + 40 * (p->unique_segments * 2 + 1031);
+		p->need_data = 2 * (uint64_t)((double)p->stored_bytes * cfg.rand_per_512 / 512.0) +
+			       2 * p->map_bytes + 2 * p->index_bytes + 16 * DD_MIB;
+		p->need_meta = 2 * (44 * (p->unique_segments * 2 + 1031) + DD_MIB);
+		return 0;
+	}
 	if (cfg.cdc) {
 		/* restic: the index in RAM, the maps are the trees in the data */
 		p->cache_entries = p->unique_segments + 8;
@@ -345,6 +354,10 @@ static int init(struct dd_run *run, const struct iotap_workload_dedup_plan *plan
 	ret = mkdir_at(run, run->top_fd, run->top_ino, "data", &run->data_fd, &run->data_ino);
 	if (ret)
 		goto out;
+	if (run->cfg.borg) {
+		ret = dd_borg_init(run);
+		goto out;
+	}
 	if (run->cfg.cdc) {
 		ret = dd_restic_init(run);
 		goto out;
@@ -384,6 +397,10 @@ static void drop_store(struct dd_run *run)
 	char name[48];
 	uint32_t id;
 
+	if (run->cfg.borg) {
+		dd_borg_drop(run);
+		return;
+	}
 	for (id = 0; id < run->ncont; id++) {
 		int fd;
 
@@ -417,7 +434,9 @@ static void cleanup(struct dd_run *run)
 	/* the removal is no phase of the capture either */
 	if (run->o->mark_capture && run->last_mark[0])
 		setxattr(c->dir, "user.iotap.mark_end", run->last_mark, strlen(run->last_mark), 0);
-	if (run->cfg.cdc)
+	if (run->cfg.borg)
+		dd_borg_cleanup(run);
+	else if (run->cfg.cdc)
 		dd_restic_cleanup(run);
 	if (run->o->keep)
 		goto close_fds;

@@ -28,6 +28,8 @@
 #define DD_SLOTS	127u		/* entries in a bucket after its 32-byte header */
 #define DD_ENTRY	32u		/* bytes of an index, map or cache entry */
 
+struct dd_borg;
+
 struct dd_fp {
 	uint64_t lo, hi;
 };
@@ -54,7 +56,8 @@ struct dd_cfg {
 	uint32_t run;			/* positions per changed or duplicated extent */
 	uint32_t rand_per_512;		/* random bytes in each 512 (the rest is zeros) */
 	uint32_t max_seg;		/* largest segment */
-	int cdc;			/* content-defined chunks (restic) */
+	int cdc;			/* content-defined chunks (restic, borg) */
+	int borg;			/* borg's chunker and repository */
 };
 
 int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o,
@@ -246,6 +249,7 @@ struct dd_run {
 	struct dd_entry **tree;		/* each image's blob list (in its tree pack) */
 	uint64_t *ntree;
 	int ret;			/* of the owner's on_done work */
+	struct dd_borg *borg;		/* borg: its repository and cache (dedup_borg.c) */
 };
 
 /*
@@ -287,6 +291,17 @@ int dd_restic_restore(struct dd_stream *s);
 int dd_restic_expire(struct dd_run *run);
 int dd_restic_compact(struct dd_run *run);
 void dd_restic_cleanup(struct dd_run *run);
+
+/* --- dedup_borg.c: the borg flavor's phases ------------------------------ */
+
+int dd_borg_init(struct dd_run *run);
+int dd_borg_backup(struct dd_stream *s);
+int dd_borg_restore(struct dd_stream *s);
+int dd_borg_expire(struct dd_run *run);
+int dd_borg_compact(struct dd_run *run);
+/* posix_fadvise DONTNEED on every segment (not traced). */
+void dd_borg_drop(struct dd_run *run);
+void dd_borg_cleanup(struct dd_run *run);
 
 /* --- dedup_compact.c: expiry and compaction ------------------------------ */
 
