@@ -43,8 +43,8 @@
  * the index, the manifest and the archive metadata.
  *
  * borg prune (--expire: the oldest archives): their metadata read, every
- * chunk whose last reference goes gets a DELETE entry, then the manifest,
- * commit, index, cache commit. borg compact: the manifest and a commit,
+ * chunk whose last reference goes gets a DELETE entry, then a nonce
+ * reservation, the manifest, commit, index, cache commit. borg compact: the manifest and a commit,
  * then every segment whose freeable part (everything but the live PUTs) is
  * over --compact-threshold (10%) read front to back and its live PUTs (and
  * the DELETEs whose chunk's PUT is still in a kept segment) appended to
@@ -298,6 +298,17 @@ static int seg_name(char *buf, size_t len, uint32_t seg)
 	return snprintf(buf, len, "%u", seg);
 }
 
+/* An entry's header: crc32 (0 here), size (u32 LE, header included), tag. */
+static void hdr(uint8_t *ent, uint64_t size, uint8_t tag)
+{
+	unsigned int i;
+
+	memset(ent, 0, 4);
+	for (i = 0; i < 4; i++)
+		ent[4 + i] = (uint8_t)(size >> (8 * i));
+	ent[8] = tag;
+}
+
 static int wflush(struct dd_run *run, uint64_t *written)
 {
 	struct dd_borg *b = run->borg;
@@ -408,9 +419,7 @@ static int put(struct dd_run *run, uint8_t *ent, uint64_t len, int want_new, uin
 
 	if (ret)
 		return ret;
-	memset(ent, 0, 9);
-	ent[4] = (uint8_t)(len + BG_PUT_HDR);
-	ent[8] = 0;			/* TAG_PUT */
+	hdr(ent, len + BG_PUT_HDR, 0);	/* TAG_PUT */
 	*seg = b->wseg;
 	*off = (uint32_t)b->woff;
 	return wput(run, ent, len + BG_PUT_HDR, written);
@@ -424,7 +433,7 @@ static int del_tag(struct dd_run *run, uint32_t put_seg, int want_new, uint64_t 
 
 	if (ret)
 		return ret;
-	ent[8] = 1;			/* TAG_DELETE */
+	hdr(ent, BG_PUT_HDR, 1);	/* TAG_DELETE */
 	if (b->ndel == b->delcap) {
 		uint32_t cap = b->delcap ? 2 * b->delcap : 256;
 		struct bg_del *n = realloc(b->del, cap * sizeof(*n));
@@ -533,7 +542,7 @@ static int commit_tag(struct dd_run *run, uint64_t *written)
 	int ret = seg_want(run, 1, written);
 
 	if (!ret) {
-		ent[8] = 2;		/* TAG_COMMIT */
+		hdr(ent, BG_COMMIT, 2);	/* TAG_COMMIT */
 		b->txn = b->wseg;
 		ret = wput(run, ent, BG_COMMIT, written);
 	}
@@ -750,6 +759,16 @@ int dd_borg_init(struct dd_run *run)
 
 /* --- borg create --------------------------------------------------------------------- */
 
+/* The first encryption of a command reserves nonces: nonce read, saved as a SaveFile. */
+static int nonce_reserve(struct dd_run *run, uint64_t *written)
+{
+	int64_t got = get_file(run, run->top_fd, run->top_ino, "nonce", 0, NULL);
+
+	if (got < 0)
+		return (int)got;
+	return put_file(run, run->top_fd, run->top_ino, "nonce", 16, 2, written);
+}
+
 /* PUT of a metadata object of @len bytes (items, archive): into the open segment. */
 static int put_meta(struct dd_run *run, uint64_t len, uint32_t *seg, uint64_t *written)
 {
@@ -787,14 +806,8 @@ int dd_borg_backup(struct dd_stream *s)
 		ret = repo_open(run, 1, NULL);
 	if (!ret)
 		ret = cache_begin(run);
-	/* the nonce reservation: read, then saved as a SaveFile */
-	if (!ret) {
-		int64_t got = get_file(run, run->top_fd, run->top_ino, "nonce", 0, NULL);
-
-		ret = got < 0 ? (int)got : 0;
-	}
 	if (!ret)
-		ret = put_file(run, run->top_fd, run->top_ino, "nonce", 16, 2, &s->written);
+		ret = nonce_reserve(run, &s->written);
 	for (k = 0; !ret && k < p->n; k++) {
 		struct dd_entry *e = &tree[k];
 		uint32_t len = p->len[k];
@@ -1080,6 +1093,9 @@ int dd_borg_expire(struct dd_run *run)
 		r->expired_images++;
 	}
 	rd_close(run, &rd);
+	/* the new manifest is encrypted: a nonce reservation first */
+	if (!ret)
+		ret = nonce_reserve(run, &w);
 	if (!ret)
 		ret = manifest(run, &w);
 	if (!ret)

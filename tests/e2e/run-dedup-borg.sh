@@ -7,9 +7,11 @@
 # (config, chunks, files) in --meta-dir; in the trace, every segment
 # written is fdatasync'd before its close and its directory fsync'd, each
 # index/hints/integrity .tmp fsync'd before its rename; chunks of 512 KiB
-# to 8 MiB written once each as one PUT write (41 + 43 bytes of headers
+# to 8 MiB written once each (a chunk's id and contents appear once in the
+# log) as one PUT write (41 + 43 bytes of headers
 # and what lz4 keeps: half of a 50% compressible chunk, which zlib cannot
-# shrink further); later backups write only the chunks a change touched; the
+# shrink further; twice what the backups wrote is what the run says it
+# stored); later backups write only the chunks a change touched; the
 # restore reads the segments; prune + compact unlink segments. Bad input
 # (several streams) refused with exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -109,6 +111,31 @@ data = open(f"{repo}/data/0/{big}", "rb").read()
 r = len(zlib.compress(data, 1)) / len(data)
 if r < 0.97:
     bad.append(f"segment {big} compresses to {r:.2f} with zlib: not what lz4 keeps")
+# the log parses: entries of (crc, size, tag, id); a chunk is stored once (ids and
+# contents distinct) and what the backups wrote, uncompressed (x2), is what the run
+# says it stored: the written data dedups at the run's ratio
+import hashlib, struct
+ids, sums, nput = set(), set(), 0
+for n in segs:
+    d = open(f"{repo}/data/0/{n}", "rb").read()
+    o = 8
+    while o < len(d):
+        size, tag = struct.unpack_from("<IB", d, o + 4)
+        if size < 9 or o + size > len(d) or tag > 2:
+            bad.append(f"segment {n}: a bad entry at {o}")
+            break
+        if tag == 0 and any(d[o + 9:o + 41]):
+            nput += 1
+            ids.add(d[o + 9:o + 41])
+            sums.add(hashlib.sha256(d[o + 41:o + size]).digest())
+        o += size
+if not nput or len(ids) != nput or len(sums) != nput:
+    bad.append(f"{nput} chunk PUTs, {len(ids)} ids, {len(sums)} contents: a chunk stored twice")
+m = re.search(r"stored ([0-9.]+) MB of ([0-9.]+) MB logical", open(f"{T}/out.txt").read())
+stored = float(m.group(1)) * 1e6
+wrote = 2 * sum(v for k, v in puts.items() if k.startswith("backup"))
+if abs(wrote - stored) > 0.03 * stored:
+    bad.append(f"backups wrote {wrote / 1e6:.1f} MB uncompressed, the run stored {stored / 1e6:.1f} MB")
 ph = collections.Counter(x[0] for k in seg_files for x in ops[k] if x[1] == "read")
 if not ph.get("restore gen=2"):
     bad.append("the restore read no segment")
