@@ -55,12 +55,14 @@
  * on what is read there, the lock roster's JSON contents, the
  * chunks.archive.d directory, checkpoints (every 30 minutes).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "dedup_i.h"
 
@@ -1233,55 +1235,86 @@ void dd_borg_drop(struct dd_run *run)
 	}
 }
 
+/*
+ * Remove everything in @dfd, traced (unlink, rmdir), depth first, whatever
+ * a stopped command left (locks, txn.active, .tmp files); @keep: a
+ * subdirectory emptied but kept (its owner removes it).
+ */
+static void empty_dir(struct dd_run *run, int dfd, uint64_t dino, const char *keep)
+{
+	struct iotap_workload_ctx *c = run->c;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *d;
+	int fd = dup(dfd);
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	rewinddir(d);
+	/* the names first: the directory changes under a readdir otherwise */
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*nn));
+
+			if (!nn)
+				break;
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+			goto next;
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (sub >= 0) {
+				empty_dir(run, sub, (uint64_t)st.st_ino, NULL);
+				close(sub);
+			}
+			if (!keep || strcmp(names[i], keep))
+				wl_rmdir(c, dfd, dino, names[i], (uint64_t)st.st_ino);
+		} else {
+			wl_unlink_old(c, dfd, dino, names[i]);
+		}
+next:
+		free(names[i]);
+	}
+	free(names);
+}
+
 void dd_borg_cleanup(struct dd_run *run)
 {
-	static const char *const top[] = { "config", "README", "nonce", "lock.roster",
-					   "config-tmp", "nonce-tmp" };
-	static const char *const cache[] = { "config", "chunks", "files", "lock.roster",
-					     "config-tmp" };
 	struct dd_borg *b = run->borg;
 	struct iotap_workload_ctx *c = run->c;
-	char name[40];
 	unsigned int i, g;
-	uint32_t id;
 
 	if (!b)
 		return;
 	if (b->wf.fd >= 0)
 		wl_close(c, &b->wf);
 	if (!run->o->keep) {
-		for (id = 0; id < run->ncont; id++) {
-			if (run->cont[id].state == CONT_GONE || b->dir_fd[id / BG_PER_DIR] < 0)
-				continue;
-			seg_name(name, sizeof(name), id);
-			wl_unlink_old(c, b->dir_fd[id / BG_PER_DIR], b->dir_ino[id / BG_PER_DIR],
-				      name);
-		}
-		for (i = 0; i < 256; i++)
-			if (b->dir_fd[i] >= 0) {
-				snprintf(name, sizeof(name), "%u", i);
-				wl_rmdir(c, run->data_fd, run->data_ino, name, b->dir_ino[i]);
-			}
-		for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
-			wl_unlink_old(c, run->top_fd, run->top_ino, top[i]);
-		if (b->txn != UINT32_MAX) {
-			static const char *const kinds[] = { "hints", "integrity", "index" };
-
-			for (i = 0; i < 3; i++) {
-				snprintf(name, sizeof(name), "%s.%u", kinds[i], b->txn);
-				wl_unlink_old(c, run->top_fd, run->top_ino, name);
-				snprintf(name, sizeof(name), "%s.%u.tmp", kinds[i], b->txn);
-				wl_unlink_old(c, run->top_fd, run->top_ino, name);
-			}
-		}
-		for (i = 0; b->cache_fd >= 0 && i < sizeof(cache) / sizeof(cache[0]); i++)
-			wl_unlink_old(c, b->cache_fd, b->cache_ino, cache[i]);
-		if (b->cache_sub)
-			wl_rmdir(c, run->top_fd, run->top_ino, "cache", b->cache_ino);
-		if (b->cache_own) {
+		/* the repository (data/ itself is dedup.c's) and the cache, whatever they hold */
+		if (run->top_fd >= 0)
+			empty_dir(run, run->top_fd, run->top_ino, "data");
+		if (b->cache_own && b->cache_fd >= 0) {
 			int mfd = open(run->o->meta_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			struct stat st;
 
+			empty_dir(run, b->cache_fd, b->cache_ino, NULL);
 			if (mfd >= 0 && !fstat(mfd, &st))
 				wl_rmdir(c, mfd, st.st_ino, run->o->name, b->cache_ino);
 			if (mfd >= 0)

@@ -12,8 +12,10 @@
 # and what lz4 keeps: half of a 50% compressible chunk, which zlib cannot
 # shrink further; twice what the backups wrote is what the run says it
 # stored); later backups write only the chunks a change touched; the
-# restore reads the segments; prune + compact unlink segments. Bad input
-# (several streams) refused with exit 2.
+# restore reads the segments; prune + compact unlink segments; report
+# shows the dedup figures. Bad input (several streams) refused with exit
+# 2; Ctrl-C mid-backup (locks and txn.active on disk) removes everything;
+# two directories at once.
 . "$(dirname "$0")/lib.sh"
 [ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
 A=$T/a
@@ -146,5 +148,30 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
-"$IOTAP" report $T/b.iotap > /dev/null || fail "report of the borg trace"
+"$IOTAP" report $T/b.iotap > $T/rep.txt || fail "report of the borg trace"
+grep -q "^application: backup media server" $T/rep.txt || fail "report has no dedup figures"
+rm -rf $A/iotap-dedup.* $M/iotap-dedup.*
+
+# Ctrl-C in the middle of a backup (locks held, txn.active in the cache): exit 130,
+# everything removed
+"$IOTAP" run dedup $A --flavor borg --meta-dir $M --image-size 2g --generations 2 \
+	> $T/int.txt 2> $T/interr.txt &
+pid=$!
+for i in $(seq 100); do
+	ls $M/iotap-dedup.*/txn.active > /dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.3
+kill -INT $pid
+wait $pid
+expect_eq "exit status after Ctrl-C" $? 130
+grep -q "partial" $T/int.txt || { cat $T/int.txt; fail "no partial marker"; }
+[ -z "$(find $A $M -mindepth 1)" ] || fail "Ctrl-C left files: $(find $A $M -mindepth 1)"
+
+# two directories at once: a repository each, nothing left
+mkdir -p $T/b
+"$IOTAP" run dedup $A $T/b --flavor borg --image-size 8m --generations 2 -q > $T/two.txt ||
+	fail "two directories"
+[ "$(grep -c '^dedup borg on' $T/two.txt)" = 2 ] || { cat $T/two.txt; fail "not two reports"; }
+[ -z "$(find $A $T/b -mindepth 1)" ] || fail "left files: $(find $A $T/b -mindepth 1)"
 exit 0
