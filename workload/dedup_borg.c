@@ -249,7 +249,7 @@ out:
 }
 
 /* mkdir lock.exclusive.tmp, its owner file, rename; lock.roster; @dfd the repo or cache. */
-static int lock_take(struct dd_run *run, int dfd, uint64_t dino)
+static int lock_take(struct dd_run *run, int dfd, uint64_t dino, uint64_t *written)
 {
 	struct iotap_workload_ctx *c = run->c;
 	struct wl_file f;
@@ -269,7 +269,7 @@ static int lock_take(struct dd_run *run, int dfd, uint64_t dino)
 	if (!ret)
 		ret = wl_rename(c, dfd, dino, "lock.exclusive.tmp", dfd, dino, "lock.exclusive");
 	if (!ret)
-		ret = put_file(run, dfd, dino, "lock.roster", BG_LOCK_ROSTER, 0, NULL);
+		ret = put_file(run, dfd, dino, "lock.roster", BG_LOCK_ROSTER, 0, written);
 	return ret;
 }
 
@@ -595,7 +595,7 @@ static int repo_open(struct dd_run *run, int with_hints, struct dd_stream *cnt)
 }
 
 /* The cache: config, chunks, files read; begin_txn copies them into txn.active. */
-static int cache_begin(struct dd_run *run)
+static int cache_begin(struct dd_run *run, uint64_t *written)
 {
 	static const char *const names[] = { "config", "chunks", "files" };
 	struct dd_borg *b = run->borg;
@@ -604,7 +604,7 @@ static int cache_begin(struct dd_run *run)
 	unsigned int i;
 	int ret, tfd;
 
-	ret = lock_take(run, b->cache_fd, b->cache_ino);
+	ret = lock_take(run, b->cache_fd, b->cache_ino, written);
 	for (i = 0; i < 3 && !ret; i++) {
 		int64_t got = get_file(run, b->cache_fd, b->cache_ino, names[i],
 				       i == 1, NULL);
@@ -631,7 +631,7 @@ static int cache_begin(struct dd_run *run)
 		if (got < 0)
 			ret = (int)got;
 		else
-			ret = put_file(run, tfd, tino, names[i], (uint64_t)st.st_size, 0, NULL);
+			ret = put_file(run, tfd, tino, names[i], (uint64_t)st.st_size, 0, written);
 	}
 	close(tfd);
 	if (!ret)
@@ -803,11 +803,11 @@ int dd_borg_backup(struct dd_stream *s)
 	tree = calloc(p->n ? p->n : 1, sizeof(*tree));
 	if (!tree)
 		return -ENOMEM;
-	ret = lock_take(run, run->top_fd, run->top_ino);
+	ret = lock_take(run, run->top_fd, run->top_ino, &s->written);
 	if (!ret)
 		ret = repo_open(run, 1, NULL);
 	if (!ret)
-		ret = cache_begin(run);
+		ret = cache_begin(run, &s->written);
 	if (!ret)
 		ret = nonce_reserve(run, &s->written);
 	for (k = 0; !ret && k < p->n; k++) {
@@ -1027,6 +1027,11 @@ int dd_borg_restore(struct dd_stream *s)
 	ret = put_file(run, run->top_fd, run->top_ino, "lock.roster", BG_LOCK_ROSTER, 0, NULL);
 	if (!ret)
 		ret = repo_open(run, 0, s);
+	/* the last commit segment, read by the open: a file of data/ read */
+	if (!ret && b->txn != UINT32_MAX && !rd.seen[b->txn]) {
+		rd.seen[b->txn] = 1;
+		s->rconts++;
+	}
 	/* the manifest, the archive and its items */
 	if (!ret)
 		ret = rd_entry(run, &rd, (uint32_t)b->manifest, BG_MAGIC,
@@ -1061,11 +1066,11 @@ int dd_borg_expire(struct dd_run *run)
 	unsigned int g;
 	int ret;
 
-	ret = lock_take(run, run->top_fd, run->top_ino);
+	ret = lock_take(run, run->top_fd, run->top_ino, &w);
 	if (!ret)
 		ret = repo_open(run, 1, NULL);
 	if (!ret)
-		ret = cache_begin(run);
+		ret = cache_begin(run, &w);
 	for (g = 0; !ret && g < run->o->expire; g++) {
 		uint64_t k;
 
@@ -1121,7 +1126,7 @@ int dd_borg_compact(struct dd_run *run)
 	uint64_t w = 0;
 	int ret;
 
-	ret = lock_take(run, run->top_fd, run->top_ino);
+	ret = lock_take(run, run->top_fd, run->top_ino, &w);
 	if (!ret)
 		ret = repo_open(run, 1, NULL);
 	if (!ret)

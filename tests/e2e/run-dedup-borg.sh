@@ -150,6 +150,23 @@ if bad:
 PY
 "$IOTAP" report $T/b.iotap > $T/rep.txt || fail "report of the borg trace"
 grep -q "^application: backup media server" $T/rep.txt || fail "report has no dedup figures"
+# the report's figures from the trace are the run's own: backup logical and physical
+# MB/s, ratios, look-ups; restore MB, reads and segment files read
+python3 - $T/out.txt $T/rep.txt <<'PY' || fail "report's borg figures differ from the run's"
+import re, sys
+run, rep = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+app = rep[rep.index("\napplication:"):]
+rbk = run[run.index("\nbackup "):run.index("\nrestore ")]
+rrs = run[run.index("\nrestore "):]
+bk = re.findall(r"^(gen=\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +[0-9.]+ +([0-9.]+) +([0-9.]+) +([0-9.]+)", rbk, re.M)
+rb = {m[0]: m for m in re.findall(r"^  (gen=\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+)", app, re.M)}
+rs = re.findall(r"^(gen=\d+) +[0-9.]+ +([0-9.]+) +[0-9.]+ +(\d+) +[0-9.]+ +(\d+) +\d+$", rrs, re.M)
+rr = {m[0]: m for m in re.findall(r"^  (gen=\d+) +[0-9.]+ +([0-9.]+) +[0-9.]+ +(\d+) +(\d+)$", app, re.M)}
+bad = [w for w in bk if rb.get(w[0]) != w] + [w for w in rs if rr.get(w[0]) != w]
+if len(bk) != 3 or len(rs) != 3 or bad:
+    print(len(bk), len(rs), bad, rb, rr)
+    sys.exit(1)
+PY
 rm -rf $A/iotap-dedup.* $M/iotap-dedup.*
 
 # Ctrl-C in the middle of a backup (locks held, txn.active in the cache): exit 130,
