@@ -509,7 +509,7 @@ static void take_backup(struct dd_run *run)
 			      &miss);
 		g->written_bytes += written;
 	} else {
-		/* restic: the index is in RAM, every look-up answered there */
+		/* restic, borg: the index is in RAM, every look-up answered there */
 		g->lookups = g->cache_hits = g->segments;
 	}
 	/* iotap_hist, as report's of the trace's index READs: the same quantiles */

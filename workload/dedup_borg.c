@@ -53,7 +53,10 @@
  *
  * Not modelled: borg's reads of the source tree, the files cache's effect
  * on what is read there, the lock roster's JSON contents, the
- * chunks.archive.d directory, checkpoints (every 30 minutes).
+ * chunks.archive.d directory, checkpoints (every 30 minutes), compaction
+ * moving the items and archive objects of a compacted data segment (a
+ * few bytes per chunk); borg's chunker restarts at each file, the model's
+ * image is one stream (its files cache: one entry per 16 MiB).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -774,7 +777,6 @@ static int nonce_reserve(struct dd_run *run, uint64_t *written)
 /* PUT of a metadata object of @len bytes (items, archive): into the open segment. */
 static int put_meta(struct dd_run *run, uint64_t len, uint32_t *seg, uint64_t *written)
 {
-	struct dd_borg *b = run->borg;
 	uint8_t *ent = calloc(1, BG_PUT_HDR + len);
 	uint32_t off;
 	int ret;
@@ -785,7 +787,6 @@ static int put_meta(struct dd_run *run, uint64_t len, uint32_t *seg, uint64_t *w
 	if (!ret)
 		run->cont[*seg].live += BG_PUT_HDR + len;
 	free(ent);
-	(void)b;
 	return ret;
 }
 

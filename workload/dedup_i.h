@@ -5,6 +5,7 @@
  * Module prefix dd_. Files: dedup.c (the run, its phases in order, the
  * segment and container tables, init and cleanup), dedup_stream.c (the
  * backup and restore streams), dedup_compact.c (expiry, compaction),
+ * dedup_restic.c and dedup_borg.c (the restic and borg flavors),
  * dedup_data.c (what the
  * images hold: content ids per position, segment bytes, fingerprints),
  * dedup_index.c (fingerprint cache and on-disk index), dedup_out.c (the
