@@ -32,7 +32,8 @@ static const struct opt_desc compare_opts[] = {
 	[O_BASELINE] = { "baseline", 'b', "RUN",
 			 "ratios are to this trace or label (default: the first)" },
 	[O_JSON] = { "json", 0, NULL, "JSON: runs, and per phase each figure's mean, sd, ratio" },
-	[O_CSV] = { "csv", 0, NULL, "CSV: one row per phase, figure and run" },
+	[O_CSV] = { "csv", 0, NULL, "CSV: one row per phase, figure and run; then the\n"
+		    "pgsql/dedup figures as phase \"application\"" },
 	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML page with bar charts" },
 	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
 	[O_FORCE] = { "force", 0, NULL,
@@ -50,6 +51,8 @@ static const struct opt_cmd compare_cmd = {
 		"fsyncs/s, metadata ops/s, read and write p99 latency, ops in flight, CPU% and\n"
 		"the device's MB/s and utilisation, each with its ratio to the baseline run.\n"
 		"Repeats given under one --label are shown as mean ± sample standard deviation.\n"
+		"For `run pgsql` and `run dedup` traces the application's own figures follow\n"
+		"(tps, commit p99, restore MB/s, ...) with a verdict each, in every output.\n"
 		"MB means 10^6 bytes.",
 	.opts = compare_opts,
 	.footer =

@@ -39,12 +39,16 @@ enum {
 static const struct opt_desc dedup_opts[] = {
 	[O_META] = { "meta-dir", 0, "DIR",
 		     "the fingerprint index and the segment maps go here (another\n"
-		     "array, as MSDP's guide advises); default: in DIR" },
+		     "array, as MSDP's guide advises); borg: its client cache\n"
+		     "(BORG_CACHE_DIR); default: in DIR" },
 	[O_FLAVOR] = { "flavor", 0, "NAME",
 		       "msdp (NetBackup MSDP: fixed segments, on-disk index; the\n"
 		       "default) or restic (restic 0.14: content-defined chunks,\n"
 		       "compressed blobs in 16 MiB packs, the index in RAM; 1 stream,\n"
-		       "5% prune threshold by default; no --meta-dir)" },
+		       "5% prune threshold by default; no --meta-dir) or borg\n"
+		       "(borg 1.2: buzhash chunks of ~2.5 MiB, lz4, a log of 500 MiB\n"
+		       "segments, index/hints/integrity per commit, the chunk index\n"
+		       "in RAM, the cache in --meta-dir; 1 stream, compact's 10%)" },
 	[O_STREAMS] = { "streams", 0, "N", "concurrent backup streams, one thread each (default 4)" },
 	[O_IMAGE] = { "image-size", 0, "SIZE", "one stream's backup image (default 1G)" },
 	[O_GENS] = { "generations", 0, "N", "full backups of each stream (default 7)" },
@@ -56,7 +60,8 @@ static const struct opt_desc dedup_opts[] = {
 			 "part of the data a compressor removes, 0..95% (default 50%)" },
 	[O_SEGMENT] = { "segment-size", 0, "SIZE", "fixed segment size, 4 KiB steps (default 128k)" },
 	[O_CONTAINER] = { "container-size", 0, "SIZE",
-			  "container file size (default 64m; restic: pack size, 16m)" },
+			  "container file size (default 64m; restic: pack size, 16m;\n"
+			  "borg: max_segment_size, 500m)" },
 	[O_CACHE] = { "fp-cache", 0, "SIZE",
 		      "fingerprint cache, 32 bytes an entry (default: a quarter of\n"
 		      "the index, so the index does not fit)" },
@@ -386,10 +391,10 @@ static int parse(struct run *r, int argc, char **argv)
 			else if (!strcmp(arg, "restic"))
 				r->o.flavor = IOTAP_DEDUP_RESTIC;
 			else if (!strcmp(arg, "borg"))
-				return opt_error(&dedup_cmd, "--flavor borg is not modelled yet "
-						 "(msdp and restic are)");
+				r->o.flavor = IOTAP_DEDUP_BORG;
 			else
-				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp, restic)", arg);
+				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp, restic, borg)",
+						 arg);
 			break;
 		case O_STREAMS:
 			if (parse_count(arg, 256, &r->o.streams) || !r->o.streams)
@@ -472,6 +477,15 @@ static int parse(struct run *r, int argc, char **argv)
 			r->o.container_bytes = 16ull << 20;
 		if (!thr_set)
 			r->o.compact_threshold = 0.05;
+	}
+	if (r->o.flavor == IOTAP_DEDUP_BORG) {
+		/* borg 1.2's: one process per repository, 500 MiB segments, compact's 10% */
+		if (!streams_set)
+			r->o.streams = 1;
+		if (!cont_set)
+			r->o.container_bytes = 500ull << 20;
+		if (!thr_set)
+			r->o.compact_threshold = 0.10;
 	}
 	return -1;
 }

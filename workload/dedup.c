@@ -146,6 +146,15 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 	if (p->index_bytes < 16 * DD_PAGE)
 		p->index_bytes = 16 * DD_PAGE;
 	p->map_bytes = p->segments * DD_ENTRY;
+	if (cfg.borg) {
+		/* borg: the chunk index in RAM; compaction copies before it unlinks */
+		p->cache_entries = p->unique_segments + 8;
+		p->index_bytes = 18 + 40 * (p->unique_segments * 2 + 1031);
+		p->need_data = 2 * (uint64_t)((double)p->stored_bytes * cfg.rand_per_512 / 512.0) +
+			       2 * p->map_bytes + 2 * p->index_bytes + 16 * DD_MIB;
+		p->need_meta = 2 * (44 * (p->unique_segments * 2 + 1031) + DD_MIB);
+		return 0;
+	}
 	if (cfg.cdc) {
 		/* restic: the index in RAM, the maps are the trees in the data */
 		p->cache_entries = p->unique_segments + 8;
@@ -345,6 +354,10 @@ static int init(struct dd_run *run, const struct iotap_workload_dedup_plan *plan
 	ret = mkdir_at(run, run->top_fd, run->top_ino, "data", &run->data_fd, &run->data_ino);
 	if (ret)
 		goto out;
+	if (run->cfg.borg) {
+		ret = dd_borg_init(run);
+		goto out;
+	}
 	if (run->cfg.cdc) {
 		ret = dd_restic_init(run);
 		goto out;
@@ -384,6 +397,10 @@ static void drop_store(struct dd_run *run)
 	char name[48];
 	uint32_t id;
 
+	if (run->cfg.borg) {
+		dd_borg_drop(run);
+		return;
+	}
 	for (id = 0; id < run->ncont; id++) {
 		int fd;
 
@@ -417,7 +434,9 @@ static void cleanup(struct dd_run *run)
 	/* the removal is no phase of the capture either */
 	if (run->o->mark_capture && run->last_mark[0])
 		setxattr(c->dir, "user.iotap.mark_end", run->last_mark, strlen(run->last_mark), 0);
-	if (run->cfg.cdc)
+	if (run->cfg.borg)
+		dd_borg_cleanup(run);
+	else if (run->cfg.cdc)
 		dd_restic_cleanup(run);
 	if (run->o->keep)
 		goto close_fds;
@@ -467,7 +486,7 @@ close_fds:
 static void take_backup(struct dd_run *run)
 {
 	struct iotap_workload_dedup_gen *g = &run->r->gen[run->gen];
-	struct dd_hist miss;
+	struct iotap_hist miss = { 0 };
 	uint64_t written;
 	unsigned int i;
 
@@ -485,16 +504,18 @@ static void take_backup(struct dd_run *run)
 		s->gen_ns = s->hash_ns = 0;
 	}
 	if (run->index_open) {
+		/* no memory for a histogram group: quantiles of the rest (as report's would be) */
 		dd_index_take(&run->ix, &g->lookups, &g->cache_hits, &g->index_reads, &written,
 			      &miss);
 		g->written_bytes += written;
 	} else {
-		/* restic: the index is in RAM, every look-up answered there */
-		memset(&miss, 0, sizeof(miss));
+		/* restic, borg: the index is in RAM, every look-up answered there */
 		g->lookups = g->cache_hits = g->segments;
 	}
-	g->miss_p50_s = dd_hist_quantile(&miss, 0.50);
-	g->miss_p99_s = dd_hist_quantile(&miss, 0.99);
+	/* iotap_hist, as report's of the trace's index READs: the same quantiles */
+	g->miss_p50_s = (double)iotap_hist_quantile(&miss, 0.50) / 1e9;
+	g->miss_p99_s = (double)iotap_hist_quantile(&miss, 0.99) / 1e9;
+	iotap_hist_release(&miss);
 	g->backup.bytes = g->logical_bytes;
 	g->backup.units = g->segments;
 	{

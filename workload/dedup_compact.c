@@ -35,7 +35,8 @@ int dd_expire(struct dd_run *run)
 	int ret = 0;
 
 	if (run->cfg.cdc)
-		return restic_phase(run, "expire", &r->expire, dd_restic_expire);
+		return restic_phase(run, "expire", &r->expire,
+				    run->cfg.borg ? dd_borg_expire : dd_restic_expire);
 	dd_phase_begin(run, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
 	for (g = 0; !ret && g < run->o->expire; g++) {
 		for (i = 0; !ret && i < run->o->streams; i++) {
@@ -211,7 +212,8 @@ int dd_compact(struct dd_run *run)
 	int ret = 0;
 
 	if (run->cfg.cdc) {
-		ret = restic_phase(run, "compact", &r->compact, dd_restic_compact);
+		ret = restic_phase(run, "compact", &r->compact,
+				   run->cfg.borg ? dd_borg_compact : dd_restic_compact);
 		r->compact.bytes = r->compact_read + r->compact_written;
 		return ret;
 	}

@@ -42,6 +42,7 @@
 #define RESTIC_MIN	(512 * 1024)	/* restic chunker MinSize */
 #define RESTIC_MAX	(8 * MIB)	/* MaxSize */
 #define RESTIC_AVG	(3 * MIB / 2)	/* mean length beyond MinSize, as measured (below) */
+#define BORG_AVG	(2 * MIB)	/* buzhash,19,23,21: a cut where 21 hash bits are 0 */
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -59,8 +60,18 @@ int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o, c
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->o = o;
 	*why = NULL;
-	if (o->flavor != IOTAP_DEDUP_MSDP && o->flavor != IOTAP_DEDUP_RESTIC)
+	if (o->flavor != IOTAP_DEDUP_MSDP && o->flavor != IOTAP_DEDUP_RESTIC &&
+	    o->flavor != IOTAP_DEDUP_BORG)
 		*why = "unknown flavor";
+	else if (o->flavor == IOTAP_DEDUP_BORG && o->streams != 1)
+		*why = "borg writes a repository from one process (an exclusive lock): --streams 1";
+	else if (o->flavor == IOTAP_DEDUP_BORG && o->image_bytes < RESTIC_MIN)
+		*why = "the image is smaller than one 512 KiB chunk";
+	else if (o->flavor == IOTAP_DEDUP_BORG && (o->container_bytes < 8 * MIB ||
+						 o->container_bytes > 2047 * MIB))
+		*why = "borg segments are 8 MiB to 2047 MiB (max_segment_size)";
+	else if (o->flavor == IOTAP_DEDUP_BORG)
+		;
 	else if (o->flavor == IOTAP_DEDUP_RESTIC && o->meta_dir)
 		*why = "restic keeps its index and snapshots in the repository: no --meta-dir";
 	else if (o->flavor == IOTAP_DEDUP_RESTIC && o->image_bytes < RESTIC_MIN)
@@ -95,8 +106,9 @@ int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o, c
 		*why = "the compaction threshold must be 0..100%";
 	if (*why)
 		return -EINVAL;
-	if (o->flavor == IOTAP_DEDUP_RESTIC) {
+	if (o->flavor == IOTAP_DEDUP_RESTIC || o->flavor == IOTAP_DEDUP_BORG) {
 		/* at most this many chunks; the first generation says how many */
+		cfg->borg = o->flavor == IOTAP_DEDUP_BORG;
 		cfg->positions = o->image_bytes / RESTIC_MIN + 1;
 		cfg->max_seg = RESTIC_MAX;
 		cfg->run = 1;
@@ -174,15 +186,18 @@ static void fresh_at(const struct dd_cfg *cfg, struct dd_pos *p, uint64_t i, uns
 }
 
 /*
- * restic's chunks: MinSize plus a geometric run up to MaxSize. restic
+ * restic's and borg's chunks: MinSize plus a geometric run up to MaxSize.
+ * borg 1.2's buzhash chunker with its defaults (19,23,21,4095) starts
+ * looking for a cut 512 KiB into a chunk and cuts where the low 21 bits
+ * of the rolling hash are 0: 512 KiB + Exp(2 MiB), at most 8 MiB. restic
  * 0.14 on this model's data (123 chunks of a 256 MiB file, from its
  * index): mean 2.08 MiB, smallest 0.54, standard deviation 1.47, so
  * 512 KiB + Exp(1.5 MiB), capped at 8 MiB.
  */
-static uint32_t cdc_len(uint64_t *s)
+static uint32_t cdc_len(const struct dd_cfg *cfg, uint64_t *s)
 {
 	double u = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
-	double extra = -log(u) * RESTIC_AVG;
+	double extra = -log(u) * (cfg->borg ? BORG_AVG : RESTIC_AVG);
 
 	if (extra > RESTIC_MAX - RESTIC_MIN)
 		extra = RESTIC_MAX - RESTIC_MIN;
@@ -205,7 +220,7 @@ static void cdc_generation(const struct dd_cfg *cfg, struct dd_pos *p, unsigned 
 		uint64_t left = cfg->o->image_bytes, ls = s ^ 0x6a09e667f3bcc908ull;
 
 		for (i = 0; i < p->cap && left; i++) {
-			uint32_t l = cdc_len(&ls);
+			uint32_t l = cdc_len(cfg, &ls);
 
 			p->len[i] = l < left ? l : (uint32_t)left;
 			left -= p->len[i];
@@ -365,58 +380,4 @@ void dd_hash(const void *buf, uint32_t len, struct dd_fp *fp)
 
 	fp->lo = h.low64;
 	fp->hi = h.high64;
-}
-
-/* --- latency histogram --------------------------------------------------- */
-
-/* The shared log-linear scheme (iotap_base.h) at 16 sub-buckets per octave. */
-static unsigned int hist_idx(uint64_t ns)
-{
-	return iotap_hist_index(ns, DD_HIST_BITS);
-}
-
-static double hist_val(unsigned int i)
-{
-	uint64_t lo, hi;
-
-	if (i < 16)
-		return i;
-	/* the middle of the sub-bucket */
-	iotap_hist_range(i, DD_HIST_BITS, &lo, &hi);
-	return (double)lo + (double)(hi - lo) / 2;
-}
-
-void dd_hist_add(struct dd_hist *h, uint64_t ns)
-{
-	unsigned int i = hist_idx(ns);
-
-	h->b[i < DD_HIST_BUCKETS ? i : DD_HIST_BUCKETS - 1]++;
-	h->n++;
-}
-
-void dd_hist_merge(struct dd_hist *dst, const struct dd_hist *src)
-{
-	unsigned int i;
-
-	for (i = 0; i < DD_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-	dst->n += src->n;
-}
-
-double dd_hist_quantile(const struct dd_hist *h, double q)
-{
-	uint64_t want, seen = 0;
-	unsigned int i;
-
-	if (!h->n)
-		return 0;
-	want = (uint64_t)ceil(q * (double)h->n);
-	if (!want)
-		want = 1;
-	for (i = 0; i < DD_HIST_BUCKETS; i++) {
-		seen += h->b[i];
-		if (seen >= want)
-			return hist_val(i) / 1e9;
-	}
-	return hist_val(DD_HIST_BUCKETS - 1) / 1e9;
 }

@@ -5,6 +5,7 @@
  * Module prefix dd_. Files: dedup.c (the run, its phases in order, the
  * segment and container tables, init and cleanup), dedup_stream.c (the
  * backup and restore streams), dedup_compact.c (expiry, compaction),
+ * dedup_restic.c and dedup_borg.c (the restic and borg flavors),
  * dedup_data.c (what the
  * images hold: content ids per position, segment bytes, fingerprints),
  * dedup_index.c (fingerprint cache and on-disk index), dedup_out.c (the
@@ -28,6 +29,8 @@
 #define DD_SLOTS	127u		/* entries in a bucket after its 32-byte header */
 #define DD_ENTRY	32u		/* bytes of an index, map or cache entry */
 
+struct dd_borg;
+
 struct dd_fp {
 	uint64_t lo, hi;
 };
@@ -43,19 +46,6 @@ struct dd_entry {
 
 _Static_assert(sizeof(struct dd_entry) == DD_ENTRY, "index entry is 32 bytes");
 
-/* Log-linear latency histogram: 16 sub-buckets per power of two of ns. */
-#define DD_HIST_BITS	4
-#define DD_HIST_BUCKETS (64 * 16)	/* > IOTAP_HIST_BUCKETS_OF(DD_HIST_BITS) */
-struct dd_hist {
-	uint64_t n;
-	uint64_t b[DD_HIST_BUCKETS];
-};
-
-void dd_hist_add(struct dd_hist *h, uint64_t ns);
-void dd_hist_merge(struct dd_hist *dst, const struct dd_hist *src);
-/* Seconds at quantile @q (0..1); 0 when empty. */
-double dd_hist_quantile(const struct dd_hist *h, double q);
-
 /* --- dedup_data.c: what the images hold ---------------------------------- */
 
 /*
@@ -67,7 +57,8 @@ struct dd_cfg {
 	uint32_t run;			/* positions per changed or duplicated extent */
 	uint32_t rand_per_512;		/* random bytes in each 512 (the rest is zeros) */
 	uint32_t max_seg;		/* largest segment */
-	int cdc;			/* content-defined chunks (restic) */
+	int cdc;			/* content-defined chunks (restic, borg) */
+	int borg;			/* borg's chunker and repository */
 };
 
 int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o,
@@ -136,7 +127,7 @@ struct dd_index {
 	uint64_t pool_used;
 	/* figures since the last dd_index_take() */
 	uint64_t lookups, hits, reads, written;
-	struct dd_hist miss;
+	struct iotap_hist miss;		/* index read latencies, ns */
 };
 
 int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
@@ -156,9 +147,12 @@ int dd_index_insert(struct dd_index *ix, const struct dd_entry *e);
 int dd_index_update(struct dd_index *ix, const struct dd_fp *fp, const struct dd_entry *e);
 /* Write back every dirty bucket and fdatasync. 0 or -errno. */
 int dd_index_flush(struct dd_index *ix);
-/* Figures since the last take, then reset them. */
-void dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
-		   uint64_t *written, struct dd_hist *miss);
+/*
+ * Figures since the last take, then reset them; the index reads' latencies
+ * are added to @miss. 0, or -ENOMEM (@miss then lacks some).
+ */
+int dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
+		  uint64_t *written, struct iotap_hist *miss);
 
 /* --- dedup.c: the run, its segment and container tables ------------------ */
 
@@ -256,6 +250,7 @@ struct dd_run {
 	struct dd_entry **tree;		/* each image's blob list (in its tree pack) */
 	uint64_t *ntree;
 	int ret;			/* of the owner's on_done work */
+	struct dd_borg *borg;		/* borg: its repository and cache (dedup_borg.c) */
 };
 
 /*
@@ -297,6 +292,17 @@ int dd_restic_restore(struct dd_stream *s);
 int dd_restic_expire(struct dd_run *run);
 int dd_restic_compact(struct dd_run *run);
 void dd_restic_cleanup(struct dd_run *run);
+
+/* --- dedup_borg.c: the borg flavor's phases ------------------------------ */
+
+int dd_borg_init(struct dd_run *run);
+int dd_borg_backup(struct dd_stream *s);
+int dd_borg_restore(struct dd_stream *s);
+int dd_borg_expire(struct dd_run *run);
+int dd_borg_compact(struct dd_run *run);
+/* posix_fadvise DONTNEED on every segment (not traced). */
+void dd_borg_drop(struct dd_run *run);
+void dd_borg_cleanup(struct dd_run *run);
 
 /* --- dedup_compact.c: expiry and compaction ------------------------------ */
 

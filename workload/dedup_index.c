@@ -75,6 +75,7 @@ err_free:
 	free(ix->cache);
 	free(ix->age);
 	iotap_map_release(&ix->dirty);
+	iotap_hist_release(&ix->miss);
 	free(ix->pool);
 	free(ix->sorted);
 	memset(ix, 0, sizeof(*ix));
@@ -92,6 +93,7 @@ void dd_index_close(struct dd_index *ix)
 	free(ix->cache);
 	free(ix->age);
 	iotap_map_release(&ix->dirty);
+	iotap_hist_release(&ix->miss);
 	free(ix->pool);
 	free(ix->sorted);
 	ix->cache = NULL;
@@ -233,7 +235,7 @@ static int get_bucket(struct dd_index *ix, uint64_t b, uint8_t *scratch, int mak
 		      uint8_t **out)
 {
 	uint8_t *p = dirty_find(ix, b);
-	uint64_t t0;
+	uint64_t ns;
 	ssize_t n;
 
 	if (p) {
@@ -241,16 +243,16 @@ static int get_bucket(struct dd_index *ix, uint64_t b, uint8_t *scratch, int mak
 		return 0;
 	}
 	pthread_mutex_unlock(&ix->lock);
-	t0 = wl_now();
-	n = wl_pread(ix->c, &ix->f, scratch, DD_PAGE, b * DD_PAGE);
-	t0 = wl_now() - t0;
+	/* the read's own time, as its OP record has it: report's figure is the run's */
+	n = wl_pread_ns(ix->c, &ix->f, scratch, DD_PAGE, b * DD_PAGE, &ns);
 	pthread_mutex_lock(&ix->lock);
 	if (n < 0)
 		return (int)n;
 	if (n != DD_PAGE)
 		memset(scratch + n, 0, DD_PAGE - (size_t)n);
 	ix->reads++;
-	dd_hist_add(&ix->miss, t0);
+	if (iotap_hist_add(&ix->miss, ns))
+		return -ENOMEM;
 	p = dirty_find(ix, b);
 	if (p) {
 		*out = p;
@@ -418,16 +420,19 @@ int dd_index_update(struct dd_index *ix, const struct dd_fp *fp, const struct dd
 	return ret;
 }
 
-void dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
-		   uint64_t *written, struct dd_hist *miss)
+int dd_index_take(struct dd_index *ix, uint64_t *lookups, uint64_t *hits, uint64_t *reads,
+		   uint64_t *written, struct iotap_hist *miss)
 {
+	int ret;
+
 	pthread_mutex_lock(&ix->lock);
 	*lookups = ix->lookups;
 	*hits = ix->hits;
 	*reads = ix->reads;
 	*written = ix->written;
-	*miss = ix->miss;
+	ret = iotap_hist_merge(miss, &ix->miss);
 	ix->lookups = ix->hits = ix->reads = ix->written = 0;
-	memset(&ix->miss, 0, sizeof(ix->miss));
+	iotap_hist_clear(&ix->miss);
 	pthread_mutex_unlock(&ix->lock);
+	return ret;
 }

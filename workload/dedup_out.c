@@ -58,13 +58,18 @@ void iotap_workload_dedup_print(FILE *f, const char *target,
 	size_str(index, sizeof(index), p->index_bytes);
 	fprintf(f, "dedup %s on '%s'%s%s%s: %u streams x %s, %u generations, %.4g%% change, "
 		   "%.4g%% duplicates, %.4g%% compressible\n",
-		o->flavor == IOTAP_DEDUP_MSDP ? "msdp" : "restic", target,
+		o->flavor == IOTAP_DEDUP_MSDP ? "msdp" : o->flavor == IOTAP_DEDUP_BORG ? "borg" :
+		"restic", target,
 		o->meta_dir ? " (meta '" : "", o->meta_dir ? o->meta_dir : "",
 		o->meta_dir ? "')" : "", o->streams, img, o->generations, o->change * 100,
 		o->dup * 100, o->compress * 100);
 	if (o->flavor == IOTAP_DEDUP_RESTIC)
 		fprintf(f, "chunks 512 KiB-8 MiB (content-defined), packs %s, index in RAM; "
 			   "planned dedup ratio %.2f:1\n\n", cont, p->dedup_ratio);
+	else if (o->flavor == IOTAP_DEDUP_BORG)
+		fprintf(f, "chunks 512 KiB-8 MiB, ~2.5 MiB (buzhash,19,23,21), lz4, segments %s, "
+			   "chunk index in RAM; planned dedup ratio %.2f:1\n\n", cont,
+			p->dedup_ratio);
 	else
 		fprintf(f, "segments %s, containers %s, fingerprint cache %s (%" PRIu64
 			   " entries), index %s; planned dedup ratio %.2f:1\n\n",

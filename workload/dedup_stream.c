@@ -128,7 +128,7 @@ static int backup_stream(struct wl_threads *t, unsigned int i)
 
 	if (run->cfg.cdc) {
 		wl_threads_ready(t);
-		s->ret = dd_restic_backup(s);
+		s->ret = run->cfg.borg ? dd_borg_backup(s) : dd_restic_backup(s);
 		return s->ret;
 	}
 	dd_map_name(name, sizeof(name), i, run->gen);
@@ -295,7 +295,7 @@ static int restore_stream(struct wl_threads *t, unsigned int i)
 
 	if (run->cfg.cdc) {
 		wl_threads_ready(t);
-		s->ret = dd_restic_restore(s);
+		s->ret = run->cfg.borg ? dd_borg_restore(s) : dd_restic_restore(s);
 		return s->ret;
 	}
 	oc = calloc(MAX_OPEN, sizeof(*oc));

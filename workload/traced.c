@@ -160,18 +160,35 @@ ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *b
 	return (ssize_t)n;
 }
 
-ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
-		 uint64_t off)
+/* pread(2) at @off; with @ns also timed without a trace, its dur_ns there. */
+static ssize_t pread_at(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+			uint64_t off, uint64_t *ns)
 {
 	struct sys_call sc;
 	int64_t n;
 
 	call_data(c, &sc, IOTAP_OP_READ, f, len, off);
 	sc.buf = buf;
+	if (ns)
+		sc.how |= SYS_TIMED;
 	n = sys_do(c->rec, &sc);
+	if (ns)
+		*ns = sc.t1 > sc.t0 ? sc.t1 - sc.t0 : 0;	/* the record's dur_ns */
 	if (n < 0)
 		return wl_fail(c, (int)n, "pread '%s' at %" PRIu64, f->name, off);
 	return (ssize_t)n;
+}
+
+ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		 uint64_t off)
+{
+	return pread_at(c, f, buf, len, off, NULL);
+}
+
+ssize_t wl_pread_ns(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		    uint64_t off, uint64_t *ns)
+{
+	return pread_at(c, f, buf, len, off, ns);
 }
 
 int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off)

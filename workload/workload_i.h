@@ -175,6 +175,9 @@ ssize_t wl_pwrite(struct iotap_workload_ctx *c, struct wl_file *f, const void *b
 		  uint64_t off);
 ssize_t wl_pread(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
 		 uint64_t off);
+/* wl_pread that also says how long the call took, ns: its OP record's dur_ns. */
+ssize_t wl_pread_ns(struct iotap_workload_ctx *c, struct wl_file *f, void *buf, size_t len,
+		    uint64_t off, uint64_t *ns);
 /* lseek(2) to @off (not recorded). Return: 0 or -errno. */
 int wl_seek(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t off);
 /* fsync(2) or fdatasync(2). Return: 0 or -errno. */

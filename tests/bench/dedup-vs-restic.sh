@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# dedup-vs-restic.sh - real restic 0.14 against `iotap run dedup --flavor restic`
+# dedup-vs-restic.sh - real restic 0.14 (or borg 1.2) against
+# `iotap run dedup --flavor restic` (or --flavor borg)
 #
-#   tests/bench/dedup-vs-restic.sh [--files N] [--file-mib M] [--generations G]
-#                                  [--change PCT] [--keep DIR]
+#   tests/bench/dedup-vs-restic.sh [--tool restic|borg] [--files N] [--file-mib M]
+#                                  [--generations G] [--change PCT] [--keep DIR]
 #
 # Both run through an iotap mount (direct_io), so the two captures are
 # compared with the same eyes:
@@ -13,34 +14,43 @@
 #          their repeat), backed up G times with PCT% of its 1 MiB extents
 #          rewritten before each later backup, every generation restored
 #          (to a directory outside the mount), then `restic forget
-#          --keep-last G-1` and `restic prune`; each step marked with
-#          `iotap mark` as the model names its phases;
-#   model: iotap run dedup MNT --flavor restic with the same figures (its
-#          phases mark the capture).
+#          --keep-last G-1` and `restic prune` (borg: `borg create`, `borg
+#          extract`, `borg prune --keep-last G-1` as "expire", `borg
+#          compact`; its cache, BORG_CACHE_DIR, on the mount too); each
+#          step marked with `iotap mark` as the model names its phases;
+#   model: iotap run dedup MNT --flavor restic|borg with the same figures
+#          (borg: --meta-dir on the mount for its cache; its phases mark
+#          the capture).
 # Prints per phase, side by side: bytes and requests written and read,
 # request-size histograms, fsyncs, renames, unlinks, read/write ratio, and
-# model/real. Needs root, /dev/fuse, restic and python3; exits 77 without.
+# model/real. Needs root, /dev/fuse, restic or borg and python3; exits 77
+# without.
 set -u
 cd "$(dirname "$0")/../.."
 IOTAP=${IOTAP:-$PWD/build/tools/iotap}
-FILES=4 FMIB=16 GENS=4 CHANGE=5 KEEP=""
+TOOL=restic FILES=4 FMIB=16 GENS=4 CHANGE=5 KEEP=""
 while [ $# -gt 0 ]; do
 	case $1 in
+	--tool) TOOL=$2; shift ;;
 	--files) FILES=$2; shift ;;
 	--file-mib) FMIB=$2; shift ;;
 	--generations) GENS=$2; shift ;;
 	--change) CHANGE=${2%\%}; shift ;;
 	--keep) KEEP=$2; shift ;;
-	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,28p' "$0"; exit 0 ;;
 	*) echo "dedup-vs-restic: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
 [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] || { echo "needs root and /dev/fuse" >&2; exit 77; }
-command -v restic > /dev/null || { echo "needs restic (apt-get install restic)" >&2; exit 77; }
+case $TOOL in
+restic|borg) ;;
+*) echo "dedup-vs-restic: --tool restic or borg, not '$TOOL'" >&2; exit 2 ;;
+esac
+command -v $TOOL > /dev/null || { echo "needs $TOOL (apt-get install ${TOOL/borg/borgbackup})" >&2; exit 77; }
 [ -x "$IOTAP" ] || { echo "no iotap at $IOTAP" >&2; exit 1; }
 
-T=$(mktemp -d /tmp/dedup-vs-restic.XXXXXX)
+T=$(mktemp -d /tmp/dedup-vs-$TOOL.XXXXXX)
 cleanup() {
 	for m in $T/mnt $T/mnt2; do
 		mountpoint -q $m 2>/dev/null && fusermount3 -u $m
@@ -52,6 +62,7 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p $T/src $T/back $T/mnt $T/back2 $T/mnt2 $T/tmp $T/cache
 export RESTIC_PASSWORD=iotap RESTIC_CACHE_DIR=$T/cache TMPDIR=$T/tmp
+export BORG_PASSPHRASE=iotap BORG_BASE_DIR=$T/borgbase BORG_CACHE_DIR=$T/mnt/cache
 
 # the tree: the model's content rule, per file a seed; changes rewrite 1 MiB extents
 gen() {
@@ -98,41 +109,65 @@ umount_at() {
 	done
 }
 
-echo "dedup-vs-restic: $FILES files x $FMIB MiB, $GENS generations, $CHANGE% change" >&2
+echo "dedup-vs-restic: $TOOL, $FILES files x $FMIB MiB, $GENS generations, $CHANGE% change" >&2
 gen 0
-mount_at $T/back $T/mnt $T/restic.iotap
-R="--repo $T/mnt/repo -q"
-restic init $R > /dev/null || exit 1
-for g in $(seq 0 $((GENS - 1))); do
-	[ $g -gt 0 ] && gen $g
-	"$IOTAP" mark $T/mnt "backup gen=$g"
-	restic backup $R $T/src > /dev/null || exit 1
-done
-ids=$(restic snapshots $R --json | python3 -c 'import json,sys; print(" ".join(s["short_id"] for s in sorted(json.load(sys.stdin), key=lambda s: s["time"])))')
-g=0
-for id in $ids; do
-	"$IOTAP" mark $T/mnt "restore gen=$g"
-	restic restore $R $id --target $T/rst > /dev/null || exit 1
-	rm -rf $T/rst
-	g=$((g + 1))
-done
-"$IOTAP" mark $T/mnt expire
-restic forget $R --keep-last $((GENS - 1)) > /dev/null || exit 1
-"$IOTAP" mark $T/mnt compact
-restic prune $R > /dev/null || exit 1
+mount_at $T/back $T/mnt $T/real.iotap
+if [ $TOOL = restic ]; then
+	R="--repo $T/mnt/repo -q"
+	restic init $R > /dev/null || exit 1
+	for g in $(seq 0 $((GENS - 1))); do
+		[ $g -gt 0 ] && gen $g
+		"$IOTAP" mark $T/mnt "backup gen=$g"
+		restic backup $R $T/src > /dev/null || exit 1
+	done
+	ids=$(restic snapshots $R --json | python3 -c 'import json,sys; print(" ".join(s["short_id"] for s in sorted(json.load(sys.stdin), key=lambda s: s["time"])))')
+	g=0
+	for id in $ids; do
+		"$IOTAP" mark $T/mnt "restore gen=$g"
+		restic restore $R $id --target $T/rst > /dev/null || exit 1
+		rm -rf $T/rst
+		g=$((g + 1))
+	done
+	"$IOTAP" mark $T/mnt expire
+	restic forget $R --keep-last $((GENS - 1)) > /dev/null || exit 1
+	"$IOTAP" mark $T/mnt compact
+	restic prune $R > /dev/null || exit 1
+else
+	mkdir -p $T/mnt/cache
+	B=$T/mnt/repo
+	borg init -e repokey $B > /dev/null 2>&1 || exit 1
+	for g in $(seq 0 $((GENS - 1))); do
+		[ $g -gt 0 ] && gen $g
+		"$IOTAP" mark $T/mnt "backup gen=$g"
+		(cd $T && borg create $B::g$g src) || exit 1
+	done
+	for g in $(seq 0 $((GENS - 1))); do
+		"$IOTAP" mark $T/mnt "restore gen=$g"
+		mkdir -p $T/rst && (cd $T/rst && borg extract $B::g$g) || exit 1
+		rm -rf $T/rst
+	done
+	"$IOTAP" mark $T/mnt expire
+	borg prune --keep-last $((GENS - 1)) $B || exit 1
+	"$IOTAP" mark $T/mnt compact
+	borg compact $B || exit 1
+fi
 "$IOTAP" mark $T/mnt compact --end
 umount_at $T/mnt $T/back
 
+mkdir -p $T/back2/meta
 mount_at $T/back2 $T/mnt2 $T/model.iotap
-"$IOTAP" run dedup $T/mnt2 --flavor restic --image-size $((FILES * FMIB))m --generations $GENS \
-	--change $CHANGE% --dup 0 --compressibility 50% --expire 1 -q > $T/model.txt || exit 1
+META=
+[ $TOOL = borg ] && META="--meta-dir $T/mnt2/meta"
+"$IOTAP" run dedup $T/mnt2 --flavor $TOOL $META --image-size $((FILES * FMIB))m \
+	--generations $GENS --change $CHANGE% --dup 0 --compressibility 50% --expire 1 -q \
+	> $T/model.txt || exit 1
 umount_at $T/mnt2 $T/back2
 cat $T/model.txt
 echo
 
-"$IOTAP" dump $T/restic.iotap > $T/restic.txt
+"$IOTAP" dump $T/real.iotap > $T/real.txt
 "$IOTAP" dump $T/model.iotap > $T/model.dump
-python3 - $T/restic.txt $T/model.dump <<'PY'
+python3 - $T/real.txt $T/model.dump $TOOL <<'PY'
 import collections, re, sys
 
 def load(path):
@@ -166,8 +201,8 @@ def hist(h):
     top = sorted(h.items(), key=lambda kv: -kv[1])[:3]
     return ' '.join(f"{(k >> 10) if k >= 1024 else k}{'k' if k >= 1024 else 'b'}:{100 * v / tot:.0f}%" for k, v in top) or '-'
 
-real, model = load(sys.argv[1]), load(sys.argv[2])
-print(f"{'phase':<14} {'figure':<12} {'restic':>12} {'model':>12} {'model/real':>10}")
+real, model, tool = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
+print(f"{'phase':<14} {'figure':<12} {tool:>12} {'model':>12} {'model/real':>10}")
 worst = []
 for name in real:
     if name not in model:
@@ -191,11 +226,12 @@ for name in real:
     rwr = (rc['read_bytes'] / rc['write_bytes']) if rc['write_bytes'] else 0
     mwr = (mc['read_bytes'] / mc['write_bytes']) if mc['write_bytes'] else 0
     print(f"{name:<14} {'read/write':<12} {rwr:>12.3f} {mwr:>12.3f}")
-    print(f"{name:<14} {'write sizes':<12} restic {hist(rw)} | model {hist(mw)}")
+    print(f"{name:<14} {'write sizes':<12} {tool} {hist(rw)} | model {hist(mw)}")
     if rr or mr:
-        print(f"{name:<14} {'read sizes':<12} restic {hist(rr)} | model {hist(mr)}")
-# restic draws its chunker polynomial per repository: which chunks a change
-# hits varies from run to run, so the later backups are also given summed
+        print(f"{name:<14} {'read sizes':<12} {tool} {hist(rr)} | model {hist(mr)}")
+# restic draws its chunker polynomial (borg its buzhash seed) per repository:
+# which chunks a change hits varies from run to run, so the later backups
+# are also given summed
 later = [n for n in real if n.startswith('backup gen=') and n != 'backup gen=0' and n in model]
 if later:
     a = sum(real[n][0]['write_bytes'] for n in later) / 1e6

@@ -30,7 +30,7 @@ expect 2 "multiple of 4 KiB" "$IOTAP" run dedup $A --segment-size 5000
 expect 2 "smaller than one segment" "$IOTAP" run dedup $A --image-size 64k
 expect 2 "container size" "$IOTAP" run dedup $A --container-size 64k
 expect 2 "at least one generation" "$IOTAP" run dedup $A --generations 2 --expire 2
-expect 2 "not modelled yet" "$IOTAP" run dedup $A --flavor borg
+expect 2 "one process" "$IOTAP" run dedup $A --flavor borg --streams 3
 expect 2 "unknown flavor" "$IOTAP" run dedup $A --flavor tar
 expect 2 "no --meta-dir" "$IOTAP" run dedup $A --flavor restic --meta-dir $M
 expect 2 "bad stream count" "$IOTAP" run dedup $A --streams 0

@@ -7,7 +7,9 @@
  * then one verdict per figure that has a better direction: which layout
  * gives more tps, lower commit p99, a shorter checkpoint sync, a higher
  * restore rate. Groups whose traces are of another application (or none)
- * are left blank.
+ * are left blank. Text and JSON here; the CSV rows here too (compare's
+ * tidy columns, phase "application"); the HTML section in html.c, from
+ * the same cells and verdicts.
  */
 #include <math.h>
 #include <string.h>
@@ -17,13 +19,15 @@
 #include "app.h"
 #include "iotap_analysis.h"
 
-/* Figure @key of group @g: mean over its traces that have it. */
-static double group_mean(const struct compare *c, unsigned int g, const char *key, unsigned int *n)
+/* Figure @key of group @g over its traces that have it: n, mean, sample sd. */
+static void cell_raw(const struct compare *c, unsigned int g, const char *key,
+		     struct cmp_cell *out)
 {
-	double sum = 0;
+	double sum = 0, sq = 0;
 	unsigned int t, i;
 
-	*n = 0;
+	out->n = 0;
+	out->mean = out->sd = out->ratio = NAN;
 	for (t = 0; t < c->groups[g].n; t++) {
 		struct app_fig figs[APP_FIGS_MAX];
 		unsigned int k = app_figs(&c->groups[g].reps[t].app, figs);
@@ -31,14 +35,28 @@ static double group_mean(const struct compare *c, unsigned int g, const char *ke
 		for (i = 0; i < k; i++)
 			if (!strcmp(figs[i].key, key) && !isnan(figs[i].value)) {
 				sum += figs[i].value;
-				(*n)++;
+				sq += figs[i].value * figs[i].value;
+				out->n++;
 			}
 	}
-	return *n ? sum / *n : NAN;
+	if (!out->n)
+		return;
+	out->mean = sum / out->n;
+	out->sd = out->n > 1 ? sqrt(fmax(0, (sq - sum * sum / out->n) / (out->n - 1))) : 0;
 }
 
-/* The baseline's figures, or the first group's that has an application; its kind in @kind. */
-static unsigned int ref_figs(const struct compare *c, struct app_fig *figs, const char **kind)
+void app_compare_cell(const struct compare *c, unsigned int g, const char *key,
+		      struct cmp_cell *out)
+{
+	struct cmp_cell base;
+
+	cell_raw(c, g, key, out);
+	cell_raw(c, 0, key, &base);
+	if (out->n && base.n && base.mean != 0)
+		out->ratio = out->mean / base.mean;
+}
+
+unsigned int app_compare_figs(const struct compare *c, struct app_fig *figs, const char **kind)
 {
 	unsigned int g, t, n;
 
@@ -53,28 +71,28 @@ static unsigned int ref_figs(const struct compare *c, struct app_fig *figs, cons
 	return 0;
 }
 
-static const char *verdict_word(const struct app_fig *f)
+const char *app_compare_word(const struct app_fig *f)
 {
 	if (!strncmp(f->key, "tps", 3) || strstr(f->key, "mb_per_s") || strstr(f->key, "per_s"))
 		return f->better > 0 ? "higher" : "lower";
 	return f->better > 0 ? "more" : strstr(f->key, "_s") ? "shorter" : "lower";
 }
 
-/* Best group for @f: -1 when fewer than two groups have it. */
-static int best_group(const struct compare *c, const struct app_fig *f, double *best)
+int app_compare_best(const struct compare *c, const struct app_fig *f, double *best)
 {
-	unsigned int g, n, have = 0;
+	unsigned int g, have = 0;
 	int b = -1;
 
 	for (g = 0; g < c->ngroups; g++) {
-		double v = group_mean(c, g, f->key, &n);
+		struct cmp_cell cell;
 
-		if (!n)
+		cell_raw(c, g, f->key, &cell);
+		if (!cell.n)
 			continue;
 		have++;
-		if (b < 0 || (f->better > 0 ? v > *best : v < *best)) {
+		if (b < 0 || (f->better > 0 ? cell.mean > *best : cell.mean < *best)) {
 			b = (int)g;
-			*best = v;
+			*best = cell.mean;
 		}
 	}
 	return have >= 2 ? b : -1;
@@ -84,9 +102,10 @@ void app_compare_print_text(const struct compare *c, FILE *f)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";
-	unsigned int n = ref_figs(c, figs, &kind), i, g, cnt;
-	double base, v, best;
+	unsigned int n = app_compare_figs(c, figs, &kind), i, g;
+	struct cmp_cell cell;
 	char buf[48];
+	double best;
 	int b;
 
 	if (!n)
@@ -100,17 +119,16 @@ void app_compare_print_text(const struct compare *c, FILE *f)
 	fprintf(f, "\n");
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%-24s %-22.22s", i ? "" : kind, figs[i].label);
-		base = group_mean(c, 0, figs[i].key, &cnt);
 		for (g = 0; g < c->ngroups; g++) {
-			v = group_mean(c, g, figs[i].key, &cnt);
-			if (cnt)
-				snprintf(buf, sizeof(buf), "%.*f", figs[i].decimals, v);
+			app_compare_cell(c, g, figs[i].key, &cell);
+			if (cell.n)
+				snprintf(buf, sizeof(buf), "%.*f", figs[i].decimals, cell.mean);
 			else
 				snprintf(buf, sizeof(buf), "-");
 			fprintf(f, " %22s", buf);
 			if (g) {
-				if (cnt && !isnan(base) && base != 0)
-					fprintf(f, " %7.3f", v / base);
+				if (!isnan(cell.ratio))
+					fprintf(f, " %7.3f", cell.ratio);
 				else
 					fprintf(f, " %7s", "-");
 			}
@@ -118,9 +136,9 @@ void app_compare_print_text(const struct compare *c, FILE *f)
 		fprintf(f, "\n");
 	}
 	for (i = 0; i < n; i++) {
-		if (!figs[i].better || (b = best_group(c, &figs[i], &best)) < 0)
+		if (!figs[i].better || (b = app_compare_best(c, &figs[i], &best)) < 0)
 			continue;
-		fprintf(f, "%s %s: %s (%.*f)\n", verdict_word(&figs[i]), figs[i].label,
+		fprintf(f, "%s %s: %s (%.*f)\n", app_compare_word(&figs[i]), figs[i].label,
 			c->groups[b].label, figs[i].decimals, best);
 	}
 }
@@ -129,7 +147,7 @@ struct json_object *app_compare_json(const struct compare *c)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";
-	unsigned int n = ref_figs(c, figs, &kind), i, g, cnt;
+	unsigned int n = app_compare_figs(c, figs, &kind), i, g;
 	json_object *o, *fo, *vo;
 	double best;
 	int b;
@@ -141,22 +159,22 @@ struct json_object *app_compare_json(const struct compare *c)
 	vo = json_object_new_array();
 	for (i = 0; i < n; i++) {
 		json_object *arr = json_object_new_array();
-		double base = group_mean(c, 0, figs[i].key, &cnt);
 
 		for (g = 0; g < c->ngroups; g++) {
 			json_object *cell = json_object_new_object();
-			double v = group_mean(c, g, figs[i].key, &cnt);
+			struct cmp_cell cl;
 
+			app_compare_cell(c, g, figs[i].key, &cl);
 			json_object_object_add(cell, "run", json_object_new_string(c->groups[g].label));
-			json_object_object_add(cell, "n", json_object_new_int((int)cnt));
-			json_object_object_add(cell, "mean", cnt ? report_jnum(v, figs[i].decimals + 3)
-							    : NULL);
-			json_object_object_add(cell, "ratio", cnt && base != 0 ?
-					       report_jnum(v / base, 4) : NULL);
+			json_object_object_add(cell, "n", json_object_new_int((int)cl.n));
+			json_object_object_add(cell, "mean", cl.n ? report_jnum(cl.mean,
+										 figs[i].decimals + 3)
+							      : NULL);
+			json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
 			json_object_array_add(arr, cell);
 		}
 		json_object_object_add(fo, figs[i].key, arr);
-		if (figs[i].better && (b = best_group(c, &figs[i], &best)) >= 0) {
+		if (figs[i].better && (b = app_compare_best(c, &figs[i], &best)) >= 0) {
 			json_object *v = json_object_new_object();
 
 			json_object_object_add(v, "figure", json_object_new_string(figs[i].key));
@@ -171,4 +189,30 @@ struct json_object *app_compare_json(const struct compare *c)
 	json_object_object_add(o, "figures", fo);
 	json_object_object_add(o, "verdicts", vo);
 	return o;
+}
+
+/* --- CSV: compare's tidy rows, phase "application" ----------------------------------- */
+
+void app_compare_print_csv(const struct compare *c, FILE *f)
+{
+	struct app_fig figs[APP_FIGS_MAX];
+	const char *kind = "";
+	unsigned int n = app_compare_figs(c, figs, &kind), i, g;
+
+	for (i = 0; i < n; i++)
+		for (g = 0; g < c->ngroups; g++) {
+			struct cmp_cell cell;
+
+			app_compare_cell(c, g, figs[i].key, &cell);
+			fprintf(f, "\"application\",%s,\"%s\",%u,", figs[i].key, c->groups[g].label,
+				cell.n);
+			if (cell.n)
+				fprintf(f, "%.*f,%.*f,", figs[i].decimals + 3, cell.mean,
+					figs[i].decimals + 3, cell.sd);
+			else
+				fprintf(f, ",,");
+			if (!isnan(cell.ratio))
+				fprintf(f, "%.4f", cell.ratio);
+			fprintf(f, "\n");
+		}
 }

@@ -451,7 +451,7 @@ void compare_print_text(const struct compare *c, FILE *f)
 	app_compare_print_text(c, f);
 }
 
-/* --- CSV: one row per phase, figure and run (tidy) ----------------------- */
+/* --- CSV: one row per phase, figure and run (tidy); then the application's --- */
 
 void compare_print_csv(const struct compare *c, FILE *f)
 {
@@ -479,6 +479,7 @@ void compare_print_csv(const struct compare *c, FILE *f)
 			}
 		}
 	}
+	app_compare_print_csv(c, f);
 }
 
 /* --- JSON ---------------------------------------------------------------- */

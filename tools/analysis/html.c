@@ -763,6 +763,77 @@ static unsigned int metric_index(const char *key)
 	return 0;
 }
 
+/*
+ * The application figures of pgsql/dedup traces (app_compare.c's cells and
+ * verdicts, as compare's text and JSON have them): a ratio is green where
+ * the figure is better by more than 10% than the baseline's, orange where
+ * worse.
+ */
+static void compare_app(FILE *f, const struct compare *c)
+{
+	struct app_fig figs[APP_FIGS_MAX];
+	const char *kind = "";
+	unsigned int n = app_compare_figs(c, figs, &kind), i, g;
+	char buf[96];
+	double best;
+	int b;
+
+	if (!n)
+		return;
+	fprintf(f, "<section><h2>Application figures (%s)</h2><div style=\"overflow-x:auto\">"
+		   "<table><tr><th class=\"l\">figure</th>", kind);
+	for (g = 0; g < c->ngroups; g++) {
+		fprintf(f, "<th>");
+		html_esc(f, c->groups[g].label);
+		fprintf(f, "</th>%s", g ? "<th>ratio</th>" : "");
+	}
+	fprintf(f, "</tr>\n");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "<tr><td class=\"l\">");
+		html_esc(f, figs[i].label);
+		fprintf(f, "</td>");
+		for (g = 0; g < c->ngroups; g++) {
+			struct cmp_cell cell;
+			double up;
+
+			app_compare_cell(c, g, figs[i].key, &cell);
+			if (!cell.n)
+				snprintf(buf, sizeof(buf), "-");
+			else if (cell.n > 1)
+				snprintf(buf, sizeof(buf), "%.*f ± %.*f", figs[i].decimals,
+					 cell.mean, figs[i].decimals, cell.sd);
+			else
+				snprintf(buf, sizeof(buf), "%.*f", figs[i].decimals, cell.mean);
+			fprintf(f, "<td>%s</td>", buf);
+			if (!g)
+				continue;
+			if (isnan(cell.ratio)) {
+				fprintf(f, "<td>-</td>");
+				continue;
+			}
+			/* the ratio in the figure's better direction */
+			up = figs[i].better < 0 ? 1 / cell.ratio : cell.ratio;
+			fprintf(f, "<td class=\"%s\">%.3f</td>",
+				!figs[i].better ? "" : up > 1.1 ? "r" : up < 1 / 1.1 ? "w" : "",
+				cell.ratio);
+		}
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</table></div><ul>");
+	for (i = 0; i < n; i++) {
+		if (!figs[i].better || (b = app_compare_best(c, &figs[i], &best)) < 0)
+			continue;
+		fprintf(f, "<li>%s ", app_compare_word(&figs[i]));
+		html_esc(f, figs[i].label);
+		fprintf(f, ": <b>");
+		html_esc(f, c->groups[b].label);
+		fprintf(f, "</b> (%.*f)</li>", figs[i].decimals, best);
+	}
+	fprintf(f, "</ul><p class=\"note\">From the runs' APP records and the traces' ops, as "
+		   "<code>iotap report</code> shows them per trace; the mean over a run's "
+		   "traces.</p></section>\n");
+}
+
 void compare_write_html(const struct compare *c, FILE *f)
 {
 	static const char *const charts[][2] = {
@@ -849,7 +920,9 @@ void compare_write_html(const struct compare *c, FILE *f)
 			fprintf(f, "</tr>\n");
 		}
 	}
-	fprintf(f, "</table></div></section>\n<section><h2>Throughput over time, run by run</h2>");
+	fprintf(f, "</table></div></section>\n");
+	compare_app(f, c);
+	fprintf(f, "<section><h2>Throughput over time, run by run</h2>");
 	for (g = 0; g < c->ngroups; g++) {
 		const struct report *rep = &c->groups[g].reps[0];
 		struct svg_band *bands = phase_bands(rep);

@@ -388,7 +388,8 @@ void iotap_workload_hdparm_print(FILE *f, const char *target,
  */
 enum iotap_dedup_flavor {
 	IOTAP_DEDUP_MSDP,		/* NetBackup MSDP: fixed segments, 64 MiB containers */
-	IOTAP_DEDUP_RESTIC,		/* restic: content-defined chunks, packs (not yet) */
+	IOTAP_DEDUP_RESTIC,		/* restic 0.14: content-defined chunks, packs */
+	IOTAP_DEDUP_BORG,		/* borg 1.2: content-defined chunks, segment log */
 };
 
 struct iotap_workload_dedup_opts {

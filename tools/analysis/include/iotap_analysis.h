@@ -282,9 +282,25 @@ void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsig
 int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m);
 
 void compare_print_text(const struct compare *c, FILE *f);
-/* pgsql/dedup traces: their application figures side by side, with verdicts (app_compare.c). */
+/*
+ * pgsql/dedup traces: their application figures side by side, with verdicts
+ * (app_compare.c). app_compare_figs() fills @figs with the figures' rows
+ * (the first group's with an application; 0: none) and @kind ("pgsql",
+ * "dedup"); app_compare_cell() is figure @key of group @g (mean and sample
+ * sd over its traces, ratio to group 0's mean; n 0: none);
+ * app_compare_best() the group with the better mean of @f (-1: fewer than
+ * two groups have it), app_compare_word() its verdict's adjective.
+ */
+struct app_fig;
+unsigned int app_compare_figs(const struct compare *c, struct app_fig *figs, const char **kind);
+void app_compare_cell(const struct compare *c, unsigned int g, const char *key,
+		      struct cmp_cell *out);
+int app_compare_best(const struct compare *c, const struct app_fig *f, double *best);
+const char *app_compare_word(const struct app_fig *f);
 void app_compare_print_text(const struct compare *c, FILE *f);
 struct json_object *app_compare_json(const struct compare *c);
+/* The CSV rows of the application figures (phase "application"), no header. */
+void app_compare_print_csv(const struct compare *c, FILE *f);
 void compare_print_csv(const struct compare *c, FILE *f);
 int compare_print_json(const struct compare *c, FILE *f);
 /* The compare page into @f (out_open()); write errors show in ferror(@f). */
