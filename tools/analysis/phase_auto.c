@@ -197,7 +197,7 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 
 	if (a->n == a->cap) {
 		unsigned int ncap = a->cap ? a->cap * 2 : 16;
-		struct pstats *ns = realloc(a->seg, ncap * sizeof(*ns));
+		struct pstats **ns = realloc(a->seg, ncap * sizeof(*ns));
 
 		if (!ns) {
 			a->err = 1;
@@ -206,7 +206,12 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 		a->seg = ns;
 		a->cap = ncap;
 	}
-	s = &a->seg[a->n++];
+	s = malloc(sizeof(*s));
+	if (!s) {
+		a->err = 1;
+		return NULL;
+	}
+	a->seg[a->n++] = s;
 	pstats_init(s, "", 0, blk->t_begin);
 	s->smp_first = blk->smp_first;
 	s->gap_before = gap;
@@ -224,13 +229,20 @@ static double classified(const struct pstats *p)
 	return s.n;
 }
 
-/* Merge seg[i + 1] into seg[i]. */
+/*
+ * Merge seg[i + 1] into seg[i]. The phases are held out of line: only the
+ * pointers after it move (a phase is 6 KB; moving the whole array on every
+ * merge was a fifth of a report's instructions).
+ */
 static void merge_next(struct autoseg *a, unsigned int i)
 {
-	a->seg[i].blocks += a->seg[i + 1].blocks;
-	if (pstats_merge(&a->seg[i], &a->seg[i + 1]))
+	struct pstats *gone = a->seg[i + 1];
+
+	a->seg[i]->blocks += gone->blocks;
+	if (pstats_merge(a->seg[i], gone))
 		a->err = 1;
-	pstats_release(&a->seg[i + 1]);
+	pstats_release(gone);
+	free(gone);
 	memmove(&a->seg[i + 1], &a->seg[i + 2], (a->n - i - 2) * sizeof(*a->seg));
 	a->n--;
 }
@@ -239,8 +251,8 @@ static double seg_dist(struct autoseg *a, unsigned int i)
 {
 	struct sig x, y;
 
-	sig_of(&a->seg[i], &x);
-	sig_of(&a->seg[i + 1], &y);
+	sig_of(a->seg[i], &x);
+	sig_of(a->seg[i + 1], &y);
 	return sig_dist(&x, &y);
 }
 
@@ -252,16 +264,16 @@ static double seg_dist(struct autoseg *a, unsigned int i)
  */
 static int wb_burst(struct autoseg *a, unsigned int i, unsigned int upto)
 {
-	const struct pstats *s = &a->seg[i];
+	const struct pstats *s = a->seg[i];
 	double n = classified(s);
 	struct sig l, r;
 
-	if (!i || i + 1 >= upto || s->gap_before || a->seg[i + 1].gap_before)
+	if (!i || i + 1 >= upto || s->gap_before || a->seg[i + 1]->gap_before)
 		return 0;
 	if (n <= 0 || (double)s->wb_writes < WB_ONLY * n)
 		return 0;
-	sig_calc(&a->seg[i - 1], &l, 1);
-	sig_calc(&a->seg[i + 1], &r, 1);
+	sig_calc(a->seg[i - 1], &l, 1);
+	sig_calc(a->seg[i + 1], &r, 1);
 	return l.n > 0 && r.n > 0 && sig_dist(&l, &r) < 1.0;
 }
 
@@ -280,9 +292,9 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 	unsigned int i, best;
 
 	for (i = 0; i < upto && upto <= a->n;) {
-		double ci = classified(&a->seg[i]), dl = 1e9, dr = 1e9;
-		int left = i > 0 && !a->seg[i].gap_before;
-		int right = i + 1 < upto && !a->seg[i + 1].gap_before;
+		double ci = classified(a->seg[i]), dl = 1e9, dr = 1e9;
+		int left = i > 0 && !a->seg[i]->gap_before;
+		int right = i + 1 < upto && !a->seg[i + 1]->gap_before;
 
 		/*
 		 * Too few ops to stand alone, or one block that matches neither
@@ -290,7 +302,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		 * neighbours: a 64 MiB block phase is small next to a million
 		 * 1-byte calls, and still a phase.)
 		 */
-		if ((ci >= TINY_OPS && !(a->seg[i].blocks <= 1 && left && right)) ||
+		if ((ci >= TINY_OPS && !(a->seg[i]->blocks <= 1 && left && right)) ||
 		    (!left && !right)) {
 			i++;
 			continue;
@@ -303,7 +315,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 			merge_next(a, i - 1);
 			i--;
 		} else {
-			a->seg[i + 1].gap_before = a->seg[i].gap_before;
+			a->seg[i + 1]->gap_before = a->seg[i]->gap_before;
 			merge_next(a, i);
 		}
 		upto--;
@@ -327,7 +339,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		goto out;
 	}
 	for (i = 0; i < upto; i++)
-		sig_of(&a->seg[i], &sg[i]);
+		sig_of(a->seg[i], &sg[i]);
 	for (i = 0; i + 1 < upto; i++)
 		dist[i] = sig_dist(&sg[i], &sg[i + 1]);
 	for (;;) {
@@ -336,7 +348,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		best = UINT32_MAX;
 		bd = 1e18;
 		for (i = 0; i + 1 < upto; i++) {
-			if (a->seg[i + 1].gap_before && !forcing)
+			if (a->seg[i + 1]->gap_before && !forcing)
 				continue;
 			if (dist[i] < bd) {
 				bd = dist[i];
@@ -350,7 +362,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		memmove(&sg[best + 1], &sg[best + 2], (upto - best - 1) * sizeof(*sg));
 		memmove(&dist[best + 1], &dist[best + 2],
 			(upto > best + 2 ? upto - best - 2 : 0) * sizeof(*dist));
-		sig_of(&a->seg[best], &sg[best]);
+		sig_of(a->seg[best], &sg[best]);
 		if (best > 0)
 			dist[best - 1] = sig_dist(&sg[best - 1], &sg[best]);
 		if (best + 1 < upto)
@@ -363,7 +375,7 @@ out:
 
 static void judge(struct autoseg *a, const struct pstats *blk, int gap)
 {
-	struct pstats *open = a->n ? &a->seg[a->n - 1] : NULL;
+	struct pstats *open = a->n ? a->seg[a->n - 1] : NULL;
 	struct sig sb, so;
 
 	if (!open || gap) {
@@ -409,7 +421,7 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 
 	if (!blk->ops && !blk->lost)
 		return;
-	open = a->n ? &a->seg[a->n - 1] : NULL;
+	open = a->n ? a->seg[a->n - 1] : NULL;
 	if (gap >= a->gap_ns && gap && (a->n || a->pend.ops)) {
 		const struct pstats *ref = a->pend.ops ? &a->pend : open;
 		double span = ref ? (double)(ref->last_end - ref->first_op) : 0;
@@ -459,18 +471,30 @@ void autoseg_finish(struct autoseg *a)
 	flush_pend(a);
 	look_back(a, a->n, 0, 0);
 	for (i = 0; i < a->n; i++) {
-		a->seg[i].index = i;
-		a->seg[i].t_begin = a->seg[i].first_op;
-		a->seg[i].t_end = a->seg[i].last_end;
-		phase_auto_name(&a->seg[i], a->seg[i].name, sizeof(a->seg[i].name));
+		a->seg[i]->index = i;
+		a->seg[i]->t_begin = a->seg[i]->first_op;
+		a->seg[i]->t_end = a->seg[i]->last_end;
+		phase_auto_name(a->seg[i], a->seg[i]->name, sizeof(a->seg[i]->name));
 	}
 }
 
 struct pstats *autoseg_take(struct autoseg *a, unsigned int *n)
 {
-	struct pstats *s = a->seg;
+	struct pstats *s = malloc((a->n ? a->n : 1) * sizeof(*s));
+	unsigned int i;
 
+	*n = 0;
+	if (!s) {
+		a->err = 1;
+		return NULL;
+	}
+	/* the copies own the histograms now: free only the shells */
+	for (i = 0; i < a->n; i++) {
+		s[i] = *a->seg[i];
+		free(a->seg[i]);
+	}
 	*n = a->n;
+	free(a->seg);
 	a->seg = NULL;
 	a->n = a->cap = 0;
 	return s;
@@ -480,8 +504,10 @@ void autoseg_release(struct autoseg *a)
 {
 	unsigned int i;
 
-	for (i = 0; i < a->n; i++)
-		pstats_release(&a->seg[i]);
+	for (i = 0; i < a->n; i++) {
+		pstats_release(a->seg[i]);
+		free(a->seg[i]);
+	}
 	free(a->seg);
 	pstats_release(&a->pend);
 	memset(a, 0, sizeof(*a));
