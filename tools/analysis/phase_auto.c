@@ -373,18 +373,18 @@ out:
 	free(dist);
 }
 
-static void judge(struct autoseg *a, const struct pstats *blk, int gap)
+/* @sb: @blk's signature (the caller has it already: computed once a block). */
+static void judge(struct autoseg *a, const struct pstats *blk, const struct sig *sb, int gap)
 {
 	struct pstats *open = a->n ? a->seg[a->n - 1] : NULL;
-	struct sig sb, so;
+	struct sig so;
 
 	if (!open || gap) {
 		new_seg(a, blk, gap);
 		return;
 	}
-	sig_of(blk, &sb);
 	sig_of(open, &so);
-	if (sb.n >= MIN_JUDGE && sig_dist(&sb, &so) >= 1.0) {
+	if (sb->n >= MIN_JUDGE && sig_dist(sb, &so) >= 1.0) {
 		new_seg(a, blk, 0);
 		return;
 	}
@@ -393,11 +393,18 @@ static void judge(struct autoseg *a, const struct pstats *blk, int gap)
 		a->err = 1;
 }
 
-static void flush_pend(struct autoseg *a)
+/* @sp: the pending blocks' signature, NULL: not computed yet. */
+static void flush_pend(struct autoseg *a, const struct sig *sp)
 {
+	struct sig own;
+
 	if (!a->pend.ops && !a->pend.lost)
 		return;
-	judge(a, &a->pend, a->pend_gap);
+	if (!sp) {
+		sig_of(&a->pend, &own);
+		sp = &own;
+	}
+	judge(a, &a->pend, sp, a->pend_gap);
 	pstats_clear(&a->pend);
 	a->pend_gap = 0;
 }
@@ -417,6 +424,7 @@ static int sync_only(const struct pstats *p)
 void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 {
 	struct pstats *open;
+	struct sig sb;
 	int is_gap = 0;
 
 	if (!blk->ops && !blk->lost)
@@ -431,7 +439,7 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 			is_gap = 1;
 	}
 	if (is_gap)
-		flush_pend(a);
+		flush_pend(a, NULL);
 	/*
 	 * The fsync (and close) that ends a file's writing belongs to the
 	 * phase that dirtied the data: bonnie++ times its rewrite with it.
@@ -443,7 +451,9 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 			a->err = 1;
 		return;
 	}
-	if (a->pend.ops || classified(blk) < MIN_JUDGE) {
+	if (!a->pend.ops)
+		sig_of(blk, &sb);
+	if (a->pend.ops || sb.n < MIN_JUDGE) {
 		if (!a->pend.ops) {
 			a->pend.t_begin = blk->t_begin;
 			a->pend.smp_first = blk->smp_first;
@@ -452,10 +462,11 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 		a->pend.blocks++;
 		if (pstats_merge(&a->pend, blk))
 			a->err = 1;
-		if (classified(&a->pend) >= MIN_JUDGE)
-			flush_pend(a);
+		sig_of(&a->pend, &sb);
+		if (sb.n >= MIN_JUDGE)
+			flush_pend(a, &sb);
 	} else {
-		judge(a, blk, is_gap);
+		judge(a, blk, &sb, is_gap);
 	}
 	if (a->n >= AUTO_SEG_MAX) {
 		look_back(a, a->n - 1, 0, 0);
@@ -468,7 +479,7 @@ void autoseg_finish(struct autoseg *a)
 {
 	unsigned int i;
 
-	flush_pend(a);
+	flush_pend(a, NULL);
 	look_back(a, a->n, 0, 0);
 	for (i = 0; i < a->n; i++) {
 		a->seg[i]->index = i;
