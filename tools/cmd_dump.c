@@ -208,10 +208,13 @@ struct obuf {
 };
 
 /*
- * Write the buffer with write(2), after what stdio holds (the header, a
- * slow-path line): fwrite only copied it into stdio's own buffer first.
+ * A full buffer goes out with write(2), after what stdio holds (the
+ * header, slow-path lines): fwrite only copied it into stdio's own buffer
+ * first. A partly filled one (before a slow-path line, at the end) still
+ * goes through stdio: a system call for every slow-path line (names in
+ * --json) would cost more than the copy.
  */
-static void ob_flush(struct obuf *ob)
+static void ob_write(struct obuf *ob)
 {
 	const char *p = ob->buf;
 	size_t left = ob->len;
@@ -235,6 +238,13 @@ static void ob_flush(struct obuf *ob)
 		p += k;
 		left -= (size_t)k;
 	}
+}
+
+static void ob_flush(struct obuf *ob)
+{
+	if (ob->len && !ob->err)
+		fwrite(ob->buf, 1, ob->len, ob->f);
+	ob->len = 0;
 }
 
 /* Op names and their lengths, looked up once (strlen was per field). */
@@ -275,7 +285,7 @@ static char *ob_room(struct obuf *ob, size_t n)
 	if (n > OB_CAP)
 		return NULL;
 	if (ob->len + n > OB_CAP)
-		ob_flush(ob);
+		ob_write(ob);
 	return ob->buf + ob->len;
 }
 
