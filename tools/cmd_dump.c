@@ -208,11 +208,11 @@ struct obuf {
 };
 
 /*
- * A full buffer goes out with write(2), after what stdio holds (the
- * header, slow-path lines): fwrite only copied it into stdio's own buffer
- * first. A partly filled one (before a slow-path line, at the end) still
- * goes through stdio: a system call for every slow-path line (names in
- * --json) would cost more than the copy.
+ * A buffer at least half full goes out with write(2), after what
+ * stdio holds (the header, slow-path lines): fwrite only copied it into
+ * stdio's own buffer first. Less (before a slow-path line that follows
+ * soon after the last: names in --json) still goes through stdio: a
+ * system call for each would cost more than the copy.
  */
 static void ob_write(struct obuf *ob)
 {
@@ -242,6 +242,10 @@ static void ob_write(struct obuf *ob)
 
 static void ob_flush(struct obuf *ob)
 {
+	if (ob->len >= OB_CAP / 2) {	/* worth a system call of its own */
+		ob_write(ob);
+		return;
+	}
 	if (ob->len && !ob->err)
 		fwrite(ob->buf, 1, ob->len, ob->f);
 	ob->len = 0;
