@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -207,14 +208,84 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 struct obuf {
 	FILE *f;
 	size_t len;
+	int err;			/* errno of the first failed write, 0: none */
 	char buf[OB_CAP];
 };
 
+/*
+ * A buffer at least half full goes out with write(2), after what
+ * stdio holds (the header, slow-path lines): fwrite only copied it into
+ * stdio's own buffer first. Less (before a slow-path line that follows
+ * soon after the last: names in --json) still goes through stdio: a
+ * system call for each would cost more than the copy.
+ */
+static void ob_write(struct obuf *ob)
+{
+	const char *p = ob->buf;
+	size_t left = ob->len;
+
+	ob->len = 0;
+	if (!left || ob->err)
+		return;
+	if (fflush(ob->f)) {
+		ob->err = errno ? errno : EIO;
+		return;
+	}
+	while (left) {
+		ssize_t k = write(fileno(ob->f), p, left);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			ob->err = errno;
+			return;
+		}
+		p += k;
+		left -= (size_t)k;
+	}
+}
+
 static void ob_flush(struct obuf *ob)
 {
-	if (ob->len)
+	if (ob->len >= OB_CAP / 2) {	/* worth a system call of its own */
+		ob_write(ob);
+		return;
+	}
+	if (ob->len && !ob->err)
 		fwrite(ob->buf, 1, ob->len, ob->f);
 	ob->len = 0;
+}
+
+/* Op names and their lengths, looked up once (strlen was per field). */
+static struct op_str {
+	const char *s;
+	size_t len;
+} op_str[IOTAP_OP_MAX];
+
+static void op_str_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < IOTAP_OP_MAX; i++) {
+		op_str[i].s = iotap_trace_op_name(i);
+		op_str[i].len = strlen(op_str[i].s);
+	}
+}
+
+static char *put_op(char *p, unsigned int op)
+{
+	const char *s;
+	size_t n;
+
+	if (op < IOTAP_OP_MAX) {
+		s = op_str[op].s;
+		n = op_str[op].len;
+	} else {
+		s = iotap_trace_op_name(op);
+		n = strlen(s);
+	}
+	memcpy(p, s, n);
+	return p + n;
 }
 
 /* Room for @n bytes; NULL when a line that long does not fit the buffer. */
@@ -223,7 +294,7 @@ static char *ob_room(struct obuf *ob, size_t n)
 	if (n > OB_CAP)
 		return NULL;
 	if (ob->len + n > OB_CAP)
-		ob_flush(ob);
+		ob_write(ob);
 	return ob->buf + ob->len;
 }
 
@@ -309,7 +380,7 @@ static int text_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t 
 		ob->len += (size_t)(p - p0);
 		return 1;
 	}
-	p = put_str(p, iotap_trace_op_name(r->op));
+	p = put_op(p, r->op);
 	*p++ = ' ';
 	p = iotap_fmt_u64(p, r->file);
 	*p++ = ' ';
@@ -456,9 +527,14 @@ static int csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t b
 		return 0;
 	p = iotap_fmt_frac(p, t, 9);
 	*p++ = ',';
-	p = put_str(p, iotap_trace_rec_type_name(r->type));
-	*p++ = ',';
-	p = put_str(p, rec_op_name(r));
+	if (r->type == IOTAP_REC_OP) {
+		p = PUT_LIT(p, "op,");
+		p = put_op(p, r->op);
+	} else {
+		p = put_str(p, iotap_trace_rec_type_name(r->type));
+		*p++ = ',';
+		p = put_str(p, rec_op_name(r));
+	}
 	*p++ = ',';
 	p = iotap_fmt_u64(p, r->tid);
 	*p++ = ',';
@@ -617,7 +693,7 @@ static int json_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t 
 	p = PUT_LIT(p, "{\"time_s\":");
 	p = iotap_fmt_frac(p, t, 9);
 	p = PUT_LIT(p, ",\"type\":\"op\",\"op\":\"");
-	p = put_str(p, iotap_trace_op_name(r->op));
+	p = put_op(p, r->op);
 	p = PUT_LIT(p, "\",\"tid\":");
 	p = iotap_fmt_u64(p, r->tid);
 	p = PUT_LIT(p, ",\"pid\":");
@@ -714,7 +790,7 @@ int cmd_dump(int argc, char **argv)
 	const char *arg, *path;
 	unsigned int flags = 0;
 	uint64_t limit = UINT64_MAX, lines = 0, base;
-	int idx, rc, filter = 0, header = 1, ret = 0;
+	int idx, rc, filter = 0, header = 1, ret = 0, werr = 0;
 	enum dump_fmt fmt = F_TEXT;
 	const char *fio_root = NULL;
 	struct obuf *ob;
@@ -771,6 +847,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	ob->f = stdout;
 	ob->len = 0;
+	ob->err = 0;
+	op_str_init();
 	base = iotap_trace_reader_header(r)->mono_base_ns;
 	if (header && fmt == F_TEXT)
 		printf("# TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US\n");
@@ -797,7 +875,7 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	/* stop at the first failed write: the rest would fail the same way */
-	while (lines < limit && !ferror(stdout) &&
+	while (lines < limit && !ferror(stdout) && !ob->err &&
 	       (ret = jn ? iotap_trace_join_next(jn, &rec) : iotap_trace_reader_next(r, &rec)) > 0) {
 		if (fmt == F_FIO) {
 			if (rec.type != IOTAP_REC_NAME && filter &&
@@ -833,6 +911,7 @@ int cmd_dump(int argc, char **argv)
 		lines++;
 	}
 	ob_flush(ob);
+	werr = ob->err;
 	free(ob);
 	iotap_trace_join_close(jn);
 	iotap_trace_reader_stats(r, &st);
@@ -841,6 +920,11 @@ int cmd_dump(int argc, char **argv)
 		if (ret >= 0)
 			fio_iolog_summary(stderr, path, &fio);
 		fio_iolog_release(&fio);
+	}
+	if (werr) {
+		fflush(stdout);
+		die_msg("cannot write the output: %s", strerror(werr));
+		return 1;
 	}
 	if (out_close(stdout, NULL))
 		return 1;

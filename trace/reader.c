@@ -75,9 +75,13 @@ struct rd_batch {
 	struct rec_slim *recs;		/* decoded records, file order */
 	struct rd_key *keys;		/* merge order (merged reading only) */
 	struct rd_key *tmp;		/* sort scratch */
+	uint32_t *run;			/* sort scratch: run starts (cap + 1 entries) */
 	uint32_t nrec;			/* records in recs */
 	uint32_t pos;			/* next to deliver (index in keys or recs) */
 	int sorted;			/* recs already in merge order: keys unused */
+	int packed;			/* keys hold packed keys (pkey()), not struct rd_key */
+	uint64_t kbase;			/* packed keys: the chunk's earliest start */
+	uint64_t tmin, tmax;		/* earliest and latest start decoded */
 	uint32_t cap;			/* entries allocated in recs/keys/tmp */
 	char *arena;			/* names (NUL-terminated) and samples */
 	size_t arena_len, arena_cap;
@@ -228,6 +232,7 @@ static void batch_free(struct rd_batch *b)
 	free(b->recs);
 	free(b->keys);
 	free(b->tmp);
+	free(b->run);
 	free(b->arena);
 	free(b);
 }
@@ -247,7 +252,8 @@ static struct rd_batch *batch_get(struct iotap_trace_reader *r)
 /* Bytes a batch holds. */
 static size_t batch_mem(const struct rd_batch *b)
 {
-	return sizeof(*b) + b->cap * (sizeof(*b->recs) + 2 * sizeof(*b->keys)) + b->arena_cap;
+	return sizeof(*b) + b->cap * (sizeof(*b->recs) + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
+	       b->arena_cap;
 }
 
 static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
@@ -282,6 +288,10 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 		if (!p)
 			return -ENOMEM;
 		b->tmp = p;
+		p = realloc(b->run, (n + 1) * sizeof(*b->run));
+		if (!p)
+			return -ENOMEM;
+		b->run = p;
 	}
 	b->cap = n;
 	return 0;
@@ -320,10 +330,121 @@ static uint32_t run_end(const struct rd_key *a, uint32_t i, uint32_t n)
 }
 
 /*
+ * A packed key: the start less the chunk's earliest, above the record's
+ * index (PK_IDX_BITS: a chunk holds at most CHUNK_REC_MAX records). One
+ * 64-bit compare orders (start, position), and a merge moves half the
+ * bytes of a struct rd_key. Used when the chunk's starts span less than
+ * 2^44 ns (4.8 hours), which every chunk a recorder writes does.
+ */
+#define PK_IDX_BITS	20
+_Static_assert(CHUNK_REC_MAX <= 1u << PK_IDX_BITS, "index fits a packed key");
+
+/*
+ * Natural merge sort of packed keys (all distinct: the index is in them).
+ * @run holds the @nrun run starts and n after them (n + 1 entries at
+ * most); each pass merges neighbouring pairs and keeps every other start.
+ * Returns the array that holds the result, @src or @dst.
+ */
+static uint64_t *pk_merge(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t nrun,
+			  uint32_t n)
+{
+	uint32_t i, r;
+	uint64_t *t;
+
+	while (nrun > 1) {
+		for (r = 0; r + 1 < nrun; r += 2) {
+			uint32_t x = run[r], m = run[r + 1], e = run[r + 2], y = m, o = x;
+
+			/* branchless: which side wins is data, not a pattern */
+			while (x < m && y < e) {
+				uint64_t a = src[x], c = src[y];
+				int left = a < c;
+
+				dst[o++] = left ? a : c;
+				x += left;
+				y += !left;
+			}
+			memcpy(dst + o, src + x, (m - x) * sizeof(*src));
+			o += m - x;
+			memcpy(dst + o, src + y, (e - y) * sizeof(*src));
+		}
+		if (r < nrun)	/* an odd run out: copied as it is */
+			memcpy(dst + run[r], src + run[r], (n - run[r]) * sizeof(*src));
+		for (i = 0; 2 * i < nrun; i++)
+			run[i] = run[2 * i];
+		nrun = (nrun + 1) / 2;
+		run[nrun] = n;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	return src;
+}
+
+#define RADIX_BITS	11	/* counters a pass: 2^11, 8 KiB on the stack */
+
+/*
+ * LSD radix sort of packed keys on their start bits (@tbits of them above
+ * the index): each pass is stable, and the keys start in index order, so
+ * the result is in (start, index) order. Returns the array that holds it.
+ */
+static uint64_t *pk_radix(uint64_t *src, uint64_t *dst, uint32_t n, unsigned int tbits)
+{
+	uint32_t cnt[1u << RADIX_BITS];
+	unsigned int shift;
+	uint64_t *t;
+	uint32_t i;
+
+	for (shift = PK_IDX_BITS; shift < PK_IDX_BITS + tbits; shift += RADIX_BITS) {
+		uint32_t sum = 0, c;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(src[i] >> shift) & ((1u << RADIX_BITS) - 1)]++;
+		for (i = 0; i < 1u << RADIX_BITS; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i] >> shift) & ((1u << RADIX_BITS) - 1)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	return src;
+}
+
+/*
+ * Sort packed keys by merging their runs or by radix, whichever the
+ * instruction estimate favours: merging costs about 11 a key a pass and
+ * log2(runs) passes; radix about 9 a key and 6 k a pass (the counters),
+ * a pass per RADIX_BITS of the starts' span. (pgbench chunks: ~100 runs
+ * of ~13 keys, 27 bits of span: radix, 3 passes instead of 7.)
+ */
+static uint64_t *pk_sort(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t n,
+			 uint64_t span)
+{
+	unsigned int tbits = span ? 64 - (unsigned int)__builtin_clzll(span) : 0;
+	unsigned int rpass = (tbits + RADIX_BITS - 1) / RADIX_BITS, mpass;
+	uint32_t i, nrun = 0;
+
+	run[nrun++] = 0;
+	for (i = 1; i < n; i++)
+		if (src[i] < src[i - 1])
+			run[nrun++] = i;
+	run[nrun] = n;
+	mpass = nrun > 1 ? 64 - (unsigned int)__builtin_clzll(nrun - 1) : 0;
+	if ((uint64_t)rpass * (9ull * n + 6144) < (uint64_t)mpass * 11 * n)
+		return pk_radix(src, dst, n, tbits);
+	return pk_merge(src, dst, run, nrun, n);
+}
+
+/*
  * Natural merge sort: merges neighbouring sorted runs until one is left.
  * The result is in b->keys.
  */
-static void batch_sort(struct rd_batch *b)
+static void batch_sort_wide(struct rd_batch *b)
 {
 	struct rd_key *src = b->keys, *dst = b->tmp, *t;
 	uint32_t n = b->nrec;
@@ -359,15 +480,49 @@ static void batch_sort(struct rd_batch *b)
 	b->tmp = dst;
 }
 
+/* Put a batch whose records are not in start order into merge order. */
+static void batch_sort(struct rd_batch *b)
+{
+	uint64_t *k = (uint64_t *)b->keys, *res;
+	uint32_t i, n = b->nrec;
+
+	if ((b->tmax - b->tmin) >> (64 - PK_IDX_BITS)) {
+		for (i = 0; i < n; i++) {
+			b->keys[i].time = b->recs[i].time_ns;
+			b->keys[i].idx = i;
+		}
+		b->packed = 0;
+		batch_sort_wide(b);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		k[i] = (b->recs[i].time_ns - b->tmin) << PK_IDX_BITS | i;
+	res = pk_sort(k, (uint64_t *)b->tmp, b->run, n, b->tmax - b->tmin);
+	if (res != k) {
+		b->tmp = b->keys;
+		b->keys = (struct rd_key *)res;
+	}
+	b->packed = 1;
+	b->kbase = b->tmin;
+}
+
 /* Start time and index in recs of the @i-th record in merge order. */
 static inline uint64_t batch_time(const struct rd_batch *b, uint32_t i)
 {
-	return b->sorted ? b->recs[i].time_ns : b->keys[i].time;
+	if (b->sorted)
+		return b->recs[i].time_ns;
+	if (b->packed)
+		return b->kbase + (((const uint64_t *)b->keys)[i] >> PK_IDX_BITS);
+	return b->keys[i].time;
 }
 
 static inline uint32_t batch_idx(const struct rd_batch *b, uint32_t i)
 {
-	return b->sorted ? i : (uint32_t)b->keys[i].idx;
+	if (b->sorted)
+		return i;
+	if (b->packed)
+		return (uint32_t)(((const uint64_t *)b->keys)[i] & ((1u << PK_IDX_BITS) - 1));
+	return (uint32_t)b->keys[i].idx;
 }
 
 static inline int batch_before(const struct rd_batch *a, const struct rd_batch *b)
@@ -524,15 +679,13 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 {
 	const uint8_t *p = d->cd.raw, *end = d->cd.raw + h->raw_size;
 	uint32_t n = 0, total = 0;
-	struct rd_key *keys;
 	struct rec_extra x;
-	uint64_t last = 0;
+	uint64_t last = 0, tmin = 0, tmax = 0;
 	int ret, sorted = 1;
 
 	ret = batch_reserve(merge, b, h->nrec);
 	if (ret)
 		return ret;
-	keys = merge ? b->keys : NULL;
 	b->arena_len = 0;
 	rec_state_reset(&d->st);
 	while (p < end) {
@@ -571,31 +724,26 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		}
 		/*
 		 * Keys only once the chunk turns out not to be in start order
-		 * (most are: the keys were a sixth of the memory traffic).
+		 * (most are: the keys were a sixth of the memory traffic);
+		 * batch_sort() builds them from the records.
 		 */
-		if (keys) {
-			if (sorted && n && s->time_ns < last) {
-				uint32_t i;
-
-				sorted = 0;
-				for (i = 0; i < n; i++) {
-					keys[i].time = b->recs[i].time_ns;
-					keys[i].idx = i;
-				}
-			}
-			if (!sorted) {
-				keys[n].time = s->time_ns;
-				keys[n].idx = n;
-			}
-			last = s->time_ns;
-		}
+		if (n && s->time_ns < last)
+			sorted = 0;
+		last = s->time_ns;
+		if (!n || s->time_ns < tmin)
+			tmin = s->time_ns;
+		if (s->time_ns > tmax)
+			tmax = s->time_ns;
 		n++;
 	}
 	if (total != h->nrec)
 		return -EBADMSG;
 	b->nrec = n;
 	b->pos = 0;
-	b->sorted = !keys || sorted;
+	b->sorted = !merge || sorted;
+	b->packed = 0;
+	b->tmin = tmin;
+	b->tmax = tmax;
 	return 0;
 }
 

@@ -25,7 +25,12 @@
 # (output to /dev/null) of each capture, ROUNDS times (default 3); with BASELINE=PATH
 # (an older iotap binary) the same commands of that binary run interleaved
 # with this one's, round by round, so the ratio is measured side by side.
-# RECORDS=0 skips the synthetic part.
+# REPS=K runs each command K times under one timer (a capture of a few
+# hundred thousand records reads in 0.1 s: GNU time's 10 ms steps and the
+# process start weigh); the figures are per run. CALLGRIND=1 first counts
+# instructions (valgrind --tool=callgrind, one decoder thread) of report,
+# dump and dump --csv of each capture and binary: deterministic on a busy
+# machine, where CPU seconds are not. RECORDS=0 skips the synthetic part.
 set -u
 N=${1:-100000000}
 DIR=${2:-${TMPDIR:-/tmp}}
@@ -62,26 +67,64 @@ real_captures() {
 	done
 }
 
+# The command line of run @1 (report, report-1thread, dump...) of binary @2 on capture @3.
+real_cmd() {
+	case $1 in
+	report) echo "$2 report $3" ;;
+	report-1thread) echo "env IOTAP_READ_THREADS=1 $2 report $3" ;;
+	dump) echo "$2 dump $3" ;;
+	dump-csv) echo "$2 dump --csv $3" ;;
+	dump-json) echo "$2 dump --json $3" ;;
+	esac
+}
+
 real_run() {
 	local label=$1 bin=$2 round=$3 recs=$4 what=$5 cap=$6 tf=$DIR/report-bench.time tag=new
+	local reps=${REPS:-1}
 	[ "$bin" = "${BASELINE:-}" ] && tag=baseline
-	case $what in
-	report) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" report "$cap" ;;
-	report-1thread) IOTAP_READ_THREADS=1 /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" report "$cap" ;;
-	dump) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump "$cap" ;;
-	dump-csv) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump --csv "$cap" ;;
-	dump-json) /usr/bin/time -o "$tf" -f "%U %S %e %M" "$bin" dump --json "$cap" ;;
-	esac >/dev/null 2>&1 || { echo "report-bench: $bin $what $cap failed" >&2; exit 1; }
+	/usr/bin/time -o "$tf" -f "%U %S %e %M" bash -c \
+		'for i in $(seq "$1"); do $2 > /dev/null 2>&1 || exit 1; done' _ "$reps" \
+		"$(real_cmd "$what" "$bin" "$cap")" ||
+		{ echo "report-bench: $bin $what $cap failed" >&2; exit 1; }
 	set -- $(tail -1 "$tf")
 	rm -f "$tf"
 	awk -v n="$label" -v b="$tag" -v k="$round" -v u="$1" -v s="$2" -v e="$3" -v m="$4" \
-		-v r="$recs" 'BEGIN { c = u + s; if (e <= 0) e = 0.01; if (c <= 0) c = 0.01
-		printf "| %-28s | %-8s | %5d | %7.2f | %7.2f | %13.0f | %11.0f | %6.1f MB |\n",
+		-v r="$recs" -v reps="$reps" 'BEGIN { u /= reps; s /= reps; e /= reps
+		c = u + s; if (e <= 0) e = 0.01; if (c <= 0) c = 0.01
+		printf "| %-28s | %-8s | %5d | %7.3f | %7.3f | %13.0f | %11.0f | %6.1f MB |\n",
 			n, b, k, c, e, r / c, r / e, m / 1024 }'
+}
+
+# Instructions a record (callgrind, one decoder thread) of each capture, binary and command.
+real_callgrind() {
+	local bins="$IOTAP" cap b what recs ir tag cg=$DIR/report-bench.cg
+
+	command -v valgrind >/dev/null || { echo "report-bench: CALLGRIND=1 needs valgrind" >&2; exit 77; }
+	[ -n "${BASELINE:-}" ] && bins="${BASELINE} $IOTAP"
+	printf "| %-28s | %-8s | %15s | %12s |\n" "capture, run" "binary" "instructions" "per record"
+	printf "|%s|%s|%s|%s|\n" "------------------------------" "----------" "-----------------" \
+		"--------------"
+	for cap in $CAPTURES; do
+		recs=$("$IOTAP" info "$cap" | awk '$1 == "records" { print $2 }')
+		for what in report dump dump-csv; do
+			for b in $bins; do
+				tag=new
+				[ "$b" = "${BASELINE:-}" ] && tag=baseline
+				IOTAP_READ_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$cg" \
+					$(real_cmd "$what" "$b" "$cap") > /dev/null 2> "$cg.err" ||
+					{ echo "report-bench: callgrind $b $what $cap failed" >&2; exit 1; }
+				ir=$(awk '/I *refs:/ { gsub(",", "", $NF); print $NF }' "$cg.err")
+				rm -f "$cg" "$cg.err"
+				awk -v n="$(basename "$cap") $what" -v b="$tag" -v i="$ir" -v r="$recs" \
+					'BEGIN { printf "| %-28s | %-8s | %15.0f | %12.0f |\n", n, b, i, i / r }'
+			done
+		done
+	done
 }
 
 if [ -n "${CAPTURES:-}" ]; then
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	[ -n "${CALLGRIND:-}" ] && real_callgrind
 	real_captures
 	echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ "$N" = 0 ] && exit 0

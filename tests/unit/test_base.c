@@ -8,7 +8,9 @@
  * hist: the bucket scheme at 3 and 6 bits (every value inside its bucket's
  * range, ranges contiguous), quantiles within the stated error, merge;
  * size: what both former parsers accepted and refused; argv: joining;
- * bonnie: the CSV line's columns, +++++, rates and latency units.
+ * bonnie: the CSV line's columns, +++++, rates and latency units;
+ * fmt: iotap_fmt_* give printf's bytes for every digit count, the
+ * powers of ten and their neighbours, the extremes and random values.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -330,6 +332,95 @@ static void test_bonnie(void)
 	ok(strstr(csv_of(&l), ",,,,,512.0,,16,") != NULL, "bonnie: seeks/s < 1000 with one");
 }
 
+/* One value through every formatter, against snprintf. */
+static int fmt_one(uint64_t v, char *why, size_t len)
+{
+	char want[64], got[64], *e;
+	unsigned int dec;
+	int64_t s = (int64_t)v;
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	e = iotap_fmt_u64(got, v);
+	*e = '\0';
+	if (strcmp(want, got))
+		return snprintf(why, len, "u64 %s: %s", want, got), 0;
+	snprintf(want, sizeof(want), "%" PRId64, s);
+	e = iotap_fmt_i64(got, s);
+	*e = '\0';
+	if (strcmp(want, got))
+		return snprintf(why, len, "i64 %s: %s", want, got), 0;
+	snprintf(want, sizeof(want), "%" PRIo64, v);
+	e = iotap_fmt_oct(got, v);
+	*e = '\0';
+	if (strcmp(want, got))
+		return snprintf(why, len, "oct %s: %s", want, got), 0;
+	snprintf(want, sizeof(want), "%" PRIx64, v);
+	e = iotap_fmt_hex(got, v);
+	*e = '\0';
+	if (strcmp(want, got))
+		return snprintf(why, len, "hex %s: %s", want, got), 0;
+	/* what %.Nf prints of s / 10^N, taken exactly: integer part, N digits */
+	for (dec = 0; dec <= 18; dec++) {
+		uint64_t a = s < 0 ? 0 - (uint64_t)s : (uint64_t)s, pw = 1;
+		unsigned int k;
+
+		for (k = 0; k < dec; k++)
+			pw *= 10;
+		if (dec)
+			snprintf(want, sizeof(want), "%s%" PRIu64 ".%0*" PRIu64, s < 0 ? "-" : "",
+				 a / pw, (int)dec, a % pw);
+		else
+			snprintf(want, sizeof(want), "%" PRId64, s);
+		e = iotap_fmt_frac(got, s, dec);
+		*e = '\0';
+		if (strcmp(want, got))
+			return snprintf(why, len, "frac %" PRId64 " /10^%u %s: %s", s, dec, want,
+					got), 0;
+	}
+	/* and, where a double holds it exactly, what printf itself says */
+	if (s < 1000000 && s > -1000000) {
+		snprintf(want, sizeof(want), "%.3f", (double)s / 1e3);
+		e = iotap_fmt_frac(got, s, 3);
+		*e = '\0';
+		if (strcmp(want, got))
+			return snprintf(why, len, "frac %" PRId64 " /1e3 %s: %s", s, want, got), 0;
+	}
+	return 1;
+}
+
+static void test_fmt(void)
+{
+	uint64_t p = 1;
+	char why[512] = "";
+	int good = 1;
+	unsigned int i, k;
+
+	for (i = 0; i < 20 && good; i++, p *= 10) {
+		/* around each power of ten, and minus/plus */
+		for (k = 0; k < 3 && good; k++) {
+			uint64_t v = p + k - 1;
+
+			good = fmt_one(v, why, sizeof(why)) && fmt_one(0 - v, why, sizeof(why));
+		}
+		if (i == 19)
+			break;
+	}
+	for (i = 0; i < 64 && good; i++)
+		good = fmt_one(1ull << i, why, sizeof(why)) &&
+		       fmt_one((1ull << i) - 1, why, sizeof(why));
+	for (i = 0; i < 1000 && good; i++)
+		good = fmt_one(i, why, sizeof(why));
+	good = good && fmt_one(UINT64_MAX, why, sizeof(why)) &&
+	       fmt_one((uint64_t)INT64_MAX, why, sizeof(why)) &&
+	       fmt_one((uint64_t)INT64_MIN, why, sizeof(why));
+	for (i = 0; i < 200000 && good; i++) {
+		uint64_t v = rnd();
+
+		good = fmt_one(v >> (rnd() % 64), why, sizeof(why));
+	}
+	ok(good, "fmt: u64, i64, oct, hex and frac give printf's bytes %s", why);
+}
+
 int main(void)
 {
 	test_clock();
@@ -339,5 +430,6 @@ int main(void)
 	test_size();
 	test_argv();
 	test_bonnie();
+	test_fmt();
 	return done_testing();
 }

@@ -5,7 +5,10 @@
  * - the header's fields and strings come back;
  * - 100 k mixed records with edge values over many chunks (explicit
  *   flushes and 1 MiB auto-closes) come back field for field, in file
- *   order as written, and merged as a stable sort by start time;
+ *   order as written, and merged as a stable sort by start time; again
+ *   with every start in a 5 us window (ties everywhere, and a chunk's
+ *   span small enough for the reader's packed sort keys; edge values
+ *   take its wide keys);
  * - records of several threads appended out of order, but within the
  *   watermark rules the recorder follows, come back in exact start order
  *   with per-thread order kept and no late records, while the reader
@@ -112,9 +115,10 @@ static int cmp_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void test_mixed(void)
+/* @span: 0, starts with edge values; else starts in [1e9, 1e9 + span). */
+static void test_mixed(const char *name, uint64_t span)
 {
-	const char *path = test_path("mixed.iotap");
+	const char *path = test_path(name);
 	struct iotap_trace_read_stats st;
 	struct iotap_trace_writer *w;
 	struct iotap_trace_reader *r;
@@ -127,6 +131,8 @@ static void test_mixed(void)
 
 	for (i = 0; i < NREC; i++) {
 		rec_random(&recs[i], &seed);
+		if (span)
+			recs[i].time_ns = 1000000000ull + rng_below(&seed, span);
 		if (recs[i].type == IOTAP_REC_END)
 			recs[i].type = IOTAP_REC_NOTE;	/* END is the writer's */
 		if (recs[i].type == IOTAP_REC_LOST)
@@ -443,7 +449,8 @@ static void test_no_watermarks(void)
 int main(void)
 {
 	test_header();
-	test_mixed();
+	test_mixed("mixed.iotap", 0);
+	test_mixed("mixed-ties.iotap", 5000);
 	test_watermarks();
 	test_default_watermark();
 	test_write_error();

@@ -202,7 +202,7 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 
 	if (a->n == a->cap) {
 		unsigned int ncap = a->cap ? a->cap * 2 : 16;
-		struct pstats *ns = realloc(a->seg, ncap * sizeof(*ns));
+		struct pstats **ns = realloc(a->seg, ncap * sizeof(*ns));
 
 		if (!ns) {
 			a->err = 1;
@@ -211,7 +211,12 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 		a->seg = ns;
 		a->cap = ncap;
 	}
-	s = &a->seg[a->n++];
+	s = malloc(sizeof(*s));
+	if (!s) {
+		a->err = 1;
+		return NULL;
+	}
+	a->seg[a->n++] = s;
 	pstats_init(s, "", 0, blk->t_begin);
 	s->smp_first = blk->smp_first;
 	s->gap_before = gap;
@@ -229,13 +234,20 @@ static double classified(const struct pstats *p)
 	return s.n;
 }
 
-/* Merge seg[i + 1] into seg[i]. */
+/*
+ * Merge seg[i + 1] into seg[i]. The phases are held out of line: only the
+ * pointers after it move (a phase is 6 KB; moving the whole array on every
+ * merge was a fifth of a report's instructions).
+ */
 static void merge_next(struct autoseg *a, unsigned int i)
 {
-	a->seg[i].blocks += a->seg[i + 1].blocks;
-	if (pstats_merge(&a->seg[i], &a->seg[i + 1]))
+	struct pstats *gone = a->seg[i + 1];
+
+	a->seg[i]->blocks += gone->blocks;
+	if (pstats_merge(a->seg[i], gone))
 		a->err = 1;
-	pstats_release(&a->seg[i + 1]);
+	pstats_release(gone);
+	free(gone);
 	memmove(&a->seg[i + 1], &a->seg[i + 2], (a->n - i - 2) * sizeof(*a->seg));
 	a->n--;
 }
@@ -244,8 +256,8 @@ static double seg_dist(struct autoseg *a, unsigned int i)
 {
 	struct sig x, y;
 
-	sig_of(&a->seg[i], &x);
-	sig_of(&a->seg[i + 1], &y);
+	sig_of(a->seg[i], &x);
+	sig_of(a->seg[i + 1], &y);
 	return sig_dist(&x, &y);
 }
 
@@ -257,16 +269,16 @@ static double seg_dist(struct autoseg *a, unsigned int i)
  */
 static int wb_burst(struct autoseg *a, unsigned int i, unsigned int upto)
 {
-	const struct pstats *s = &a->seg[i];
+	const struct pstats *s = a->seg[i];
 	double n = classified(s);
 	struct sig l, r;
 
-	if (!i || i + 1 >= upto || s->gap_before || a->seg[i + 1].gap_before)
+	if (!i || i + 1 >= upto || s->gap_before || a->seg[i + 1]->gap_before)
 		return 0;
 	if (n <= 0 || (double)s->wb_writes < WB_ONLY * n)
 		return 0;
-	sig_calc(&a->seg[i - 1], &l, 1);
-	sig_calc(&a->seg[i + 1], &r, 1);
+	sig_calc(a->seg[i - 1], &l, 1);
+	sig_calc(a->seg[i + 1], &r, 1);
 	return l.n > 0 && r.n > 0 && sig_dist(&l, &r) < 1.0;
 }
 
@@ -285,9 +297,9 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 	unsigned int i, best;
 
 	for (i = 0; i < upto && upto <= a->n;) {
-		double ci = classified(&a->seg[i]), dl = 1e9, dr = 1e9;
-		int left = i > 0 && !a->seg[i].gap_before;
-		int right = i + 1 < upto && !a->seg[i + 1].gap_before;
+		double ci = classified(a->seg[i]), dl = 1e9, dr = 1e9;
+		int left = i > 0 && !a->seg[i]->gap_before;
+		int right = i + 1 < upto && !a->seg[i + 1]->gap_before;
 
 		/*
 		 * Too few ops to stand alone, or one block that matches neither
@@ -295,7 +307,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		 * neighbours: a 64 MiB block phase is small next to a million
 		 * 1-byte calls, and still a phase.)
 		 */
-		if ((ci >= TINY_OPS && !(a->seg[i].blocks <= 1 && left && right)) ||
+		if ((ci >= TINY_OPS && !(a->seg[i]->blocks <= 1 && left && right)) ||
 		    (!left && !right)) {
 			i++;
 			continue;
@@ -308,7 +320,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 			merge_next(a, i - 1);
 			i--;
 		} else {
-			a->seg[i + 1].gap_before = a->seg[i].gap_before;
+			a->seg[i + 1]->gap_before = a->seg[i]->gap_before;
 			merge_next(a, i);
 		}
 		upto--;
@@ -332,7 +344,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		goto out;
 	}
 	for (i = 0; i < upto; i++)
-		sig_of(&a->seg[i], &sg[i]);
+		sig_of(a->seg[i], &sg[i]);
 	for (i = 0; i + 1 < upto; i++)
 		dist[i] = sig_dist(&sg[i], &sg[i + 1]);
 	for (;;) {
@@ -341,7 +353,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		best = UINT32_MAX;
 		bd = 1e18;
 		for (i = 0; i + 1 < upto; i++) {
-			if (a->seg[i + 1].gap_before && !forcing)
+			if (a->seg[i + 1]->gap_before && !forcing)
 				continue;
 			if (dist[i] < bd) {
 				bd = dist[i];
@@ -355,7 +367,7 @@ static void look_back(struct autoseg *a, unsigned int upto, int force, unsigned 
 		memmove(&sg[best + 1], &sg[best + 2], (upto - best - 1) * sizeof(*sg));
 		memmove(&dist[best + 1], &dist[best + 2],
 			(upto > best + 2 ? upto - best - 2 : 0) * sizeof(*dist));
-		sig_of(&a->seg[best], &sg[best]);
+		sig_of(a->seg[best], &sg[best]);
 		if (best > 0)
 			dist[best - 1] = sig_dist(&sg[best - 1], &sg[best]);
 		if (best + 1 < upto)
@@ -366,18 +378,18 @@ out:
 	free(dist);
 }
 
-static void judge(struct autoseg *a, const struct pstats *blk, int gap)
+/* @sb: @blk's signature (the caller has it already: computed once a block). */
+static void judge(struct autoseg *a, const struct pstats *blk, const struct sig *sb, int gap)
 {
-	struct pstats *open = a->n ? &a->seg[a->n - 1] : NULL;
-	struct sig sb, so;
+	struct pstats *open = a->n ? a->seg[a->n - 1] : NULL;
+	struct sig so;
 
 	if (!open || gap) {
 		new_seg(a, blk, gap);
 		return;
 	}
-	sig_of(blk, &sb);
 	sig_of(open, &so);
-	if (sb.n >= MIN_JUDGE && sig_dist(&sb, &so) >= 1.0) {
+	if (sb->n >= MIN_JUDGE && sig_dist(sb, &so) >= 1.0) {
 		new_seg(a, blk, 0);
 		return;
 	}
@@ -386,11 +398,18 @@ static void judge(struct autoseg *a, const struct pstats *blk, int gap)
 		a->err = 1;
 }
 
-static void flush_pend(struct autoseg *a)
+/* @sp: the pending blocks' signature, NULL: not computed yet. */
+static void flush_pend(struct autoseg *a, const struct sig *sp)
 {
+	struct sig own;
+
 	if (!a->pend.ops && !a->pend.lost)
 		return;
-	judge(a, &a->pend, a->pend_gap);
+	if (!sp) {
+		sig_of(&a->pend, &own);
+		sp = &own;
+	}
+	judge(a, &a->pend, sp, a->pend_gap);
 	pstats_clear(&a->pend);
 	a->pend_gap = 0;
 }
@@ -420,11 +439,12 @@ static int sync_only(const struct pstats *p)
 void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 {
 	struct pstats *open;
+	struct sig sb;
 	int is_gap = 0;
 
 	if (!blk->ops && !blk->lost)
 		return;
-	open = a->n ? &a->seg[a->n - 1] : NULL;
+	open = a->n ? a->seg[a->n - 1] : NULL;
 	if (gap >= a->gap_ns && gap && (a->n || a->pend.ops)) {
 		const struct pstats *ref = a->pend.ops ? &a->pend : open;
 		double span = ref ? (double)(ref->last_end - ref->first_op) : 0;
@@ -434,7 +454,7 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 			is_gap = 1;
 	}
 	if (is_gap)
-		flush_pend(a);
+		flush_pend(a, NULL);
 	/*
 	 * The fsync (and close) that ends a file's writing belongs to the
 	 * phase that dirtied the data: bonnie++ times its rewrite with it.
@@ -450,7 +470,9 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 			a->err = 1;
 		return;
 	}
-	if (a->pend.ops || classified(blk) < MIN_JUDGE) {
+	if (!a->pend.ops)
+		sig_of(blk, &sb);
+	if (a->pend.ops || sb.n < MIN_JUDGE) {
 		if (!a->pend.ops) {
 			a->pend.t_begin = blk->t_begin;
 			a->pend.smp_first = blk->smp_first;
@@ -459,10 +481,11 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 		a->pend.blocks++;
 		if (pstats_merge(&a->pend, blk))
 			a->err = 1;
-		if (classified(&a->pend) >= MIN_JUDGE)
-			flush_pend(a);
+		sig_of(&a->pend, &sb);
+		if (sb.n >= MIN_JUDGE)
+			flush_pend(a, &sb);
 	} else {
-		judge(a, blk, is_gap);
+		judge(a, blk, &sb, is_gap);
 	}
 	if (a->n >= AUTO_SEG_MAX) {
 		look_back(a, a->n - 1, 0, 0);
@@ -475,32 +498,44 @@ void autoseg_finish(struct autoseg *a)
 {
 	unsigned int i;
 
-	flush_pend(a);
+	flush_pend(a, NULL);
 	look_back(a, a->n, 0, 0);
 	for (i = 0; i < a->n; i++) {
-		const struct pstats *next = i + 1 < a->n ? &a->seg[i + 1] : NULL;
+		const struct pstats *next = i + 1 < a->n ? a->seg[i + 1] : NULL;
 
-		a->seg[i].index = i;
-		a->seg[i].t_begin = a->seg[i].first_op;
-		a->seg[i].t_end = a->seg[i].last_end;
+		a->seg[i]->index = i;
+		a->seg[i]->t_begin = a->seg[i]->first_op;
+		a->seg[i]->t_end = a->seg[i]->last_end;
 		/*
 		 * Up to the next phase's first op, unless an idle gap comes
 		 * between: what a program does after its last request of a
 		 * phase (bonnie++'s sync() after its creates and deletes,
 		 * closing, printing) is in the time it reports for it.
 		 */
-		if (next && next->first_op > a->seg[i].t_end &&
-		    next->first_op - a->seg[i].t_end < a->gap_ns)
-			a->seg[i].t_end = next->first_op;
-		phase_auto_name(&a->seg[i], a->seg[i].name, sizeof(a->seg[i].name));
+		if (next && next->first_op > a->seg[i]->t_end &&
+		    next->first_op - a->seg[i]->t_end < a->gap_ns)
+			a->seg[i]->t_end = next->first_op;
+		phase_auto_name(a->seg[i], a->seg[i]->name, sizeof(a->seg[i]->name));
 	}
 }
 
 struct pstats *autoseg_take(struct autoseg *a, unsigned int *n)
 {
-	struct pstats *s = a->seg;
+	struct pstats *s = malloc((a->n ? a->n : 1) * sizeof(*s));
+	unsigned int i;
 
+	*n = 0;
+	if (!s) {
+		a->err = 1;
+		return NULL;
+	}
+	/* the copies own the histograms now: free only the shells */
+	for (i = 0; i < a->n; i++) {
+		s[i] = *a->seg[i];
+		free(a->seg[i]);
+	}
 	*n = a->n;
+	free(a->seg);
 	a->seg = NULL;
 	a->n = a->cap = 0;
 	return s;
@@ -510,8 +545,10 @@ void autoseg_release(struct autoseg *a)
 {
 	unsigned int i;
 
-	for (i = 0; i < a->n; i++)
-		pstats_release(&a->seg[i]);
+	for (i = 0; i < a->n; i++) {
+		pstats_release(a->seg[i]);
+		free(a->seg[i]);
+	}
 	free(a->seg);
 	pstats_release(&a->pend);
 	memset(a, 0, sizeof(*a));

@@ -266,6 +266,8 @@ static int enter_marks(struct engine *e)
 	autoseg_finish(&e->seg);
 	segs = autoseg_take(&e->seg, &n);
 	e->mode = M_MARKS;
+	if (!segs)
+		return -ENOMEM;
 	if (n) {
 		ret = new_phase(e, "(before marks)", segs[0].first_op);
 		if (!ret) {
@@ -498,6 +500,8 @@ static int finish(struct engine *e)
 	if (e->mode == M_AUTO) {
 		autoseg_finish(&e->seg);
 		rep->phases = autoseg_take(&e->seg, &rep->nphases);
+		if (!rep->phases)
+			ret = -ENOMEM;
 		number_repeats(rep);
 		rep->phase_source = "automatic";
 	} else {

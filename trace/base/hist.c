@@ -18,6 +18,8 @@
 
 #include "iotap_base.h"
 
+typedef uint64_t iotap_u64x2 __attribute__((vector_size(16)));
+
 void iotap_hist_range(unsigned int idx, unsigned int bits, uint64_t *lo, uint64_t *hi)
 {
 	unsigned int group = idx >> bits, sub = idx & ((1u << bits) - 1), shift;
@@ -60,14 +62,23 @@ int iotap_hist_merge(struct iotap_hist *dst, const struct iotap_hist *src)
 	dst->sum += src->sum;
 	while (used) {
 		uint64_t *d;
+		const uint64_t *s;
 
 		g = (unsigned int)__builtin_ctzll(used);
 		used &= used - 1;
 		d = iotap_hist_group(dst, g);
 		if (!d)
 			return -ENOMEM;
-		for (i = 0; i < IOTAP_HIST_SUB; i++)
-			d[i] += src->grp[g][i];
+		/* two u64 a step (SSE2 is in every x86-64; elsewhere the compiler splits it) */
+		s = src->grp[g];
+		for (i = 0; i < IOTAP_HIST_SUB; i += 2) {
+			iotap_u64x2 a, b;
+
+			memcpy(&a, d + i, sizeof(a));
+			memcpy(&b, s + i, sizeof(b));
+			a += b;
+			memcpy(d + i, &a, sizeof(a));
+		}
 	}
 	return 0;
 }

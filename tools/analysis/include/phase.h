@@ -44,7 +44,7 @@ void sig_of(const struct pstats *p, struct sig *s);
 double sig_dist(const struct sig *a, const struct sig *b);
 
 struct autoseg {
-	struct pstats *seg;		/* phases so far; the last is open */
+	struct pstats **seg;		/* phases so far, each out of line; the last is open */
 	unsigned int n, cap;
 	struct pstats pend;		/* small blocks waiting to be judged together */
 	int pend_gap;
@@ -61,7 +61,10 @@ void autoseg_init(struct autoseg *a, uint64_t gap_ns);
 void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap);
 /* Look back over all phases and name them. */
 void autoseg_finish(struct autoseg *a);
-/* Hand the phases over (caller frees with pstats_release + free). */
+/*
+ * Hand the phases over as one array (caller frees with pstats_release +
+ * free); NULL with *@n 0 and a->err set when memory runs out.
+ */
 struct pstats *autoseg_take(struct autoseg *a, unsigned int *n);
 void autoseg_release(struct autoseg *a);
 
