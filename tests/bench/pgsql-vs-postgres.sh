@@ -10,9 +10,9 @@
 # 1. Real: initdb (outside any capture) with pg_wal a symlink into a second
 #    directory; both directories captured through their own iotap mount
 #    (data as on the seed's RAID10, WAL as on its RAID1); PostgreSQL 15
-#    started on the mount with log_checkpoints and checkpoint_timeout;
-#    phase "init" = pgbench -i -s SCALE, marked on both mounts, alone on
-#    the machine.
+#    started on the mount with log_checkpoints (checkpoint_timeout 1h, so
+#    that no checkpoint runs during the load); phase "init" = pgbench -i -s
+#    SCALE, marked on both mounts, alone on the machine.
 # 2. Model: `iotap run pgsql DATA --wal-dir WAL -s SCALE -c CLIENTS -T SEC
 #    -R TPS --warmup 0 --checkpoint-timeout SEC --cpu-per-txn US` on two
 #    more iotap mounts, so both sides are seen at the same level (FUSE
@@ -21,8 +21,12 @@
 #    is marked on all four mounts and the real pgbench -c CLIENTS -j
 #    CLIENTS -T SEC -R TPS starts: the two benches run side by side, so
 #    both see the same machine (--sequential: the model after PostgreSQL
-#    has finished, as before). The model's own trace gives its phase
-#    times, lined up with its mounts by its first create (PG_VERSION).
+#    has finished, as before). SEC after the model started (as its first
+#    checkpoint), PostgreSQL's checkpoint_timeout becomes SEC (pg_ctl
+#    reload): its checkpointer starts a timed checkpoint at once and then
+#    every SEC, so both sides' checkpoints cover the same work. The model's
+#    own trace gives its phase times, lined up with its mounts by its first
+#    create (PG_VERSION).
 #    PostgreSQL's own CPU per transaction over its bench (the postmaster
 #    and its children from /proc) is printed; US (default 1400, measured
 #    1340-1715 on this VM) is what the model spins per transaction.
@@ -60,7 +64,7 @@ while [ $# -gt 0 ]; do
 	--window) WIN=$2; shift 2 ;;
 	--sequential) SEQ=1; shift ;;
 	--keep) KEEP=$2; shift 2 ;;
-	-h|--help) sed -n '3,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "pgsql-vs-postgres.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -86,6 +90,9 @@ chown postgres $RB_D $RB_W $T/sock $T/log
 as_pg "$PGBIN/initdb" -D $RB_D/data -X $RB_W/wal -A trust > $T/log/initdb.log 2>&1 ||
 	{ cat $T/log/initdb.log; fail "initdb"; }
 ln -sfn $RM_W/wal $RB_D/data/pg_wal	# WAL through the second mount
+# no timed checkpoint during the load: the checkpoint timer starts when the
+# model's does (ckpt_timer below), so both sides' checkpoints fall alike
+echo "checkpoint_timeout = 3600s" >> $RB_D/data/postgresql.conf
 iotap_mount $RB_D $RM_D --trace $T/real-data.iotap
 RD_PID=$MOUNT_PID
 iotap_mount $RB_W $RM_W --trace $T/real-wal.iotap
@@ -93,7 +100,7 @@ RW_PID=$MOUNT_PID
 pg_stop() { as_pg "$PGBIN/pg_ctl" -D $RM_D/data -m fast -w stop > /dev/null 2>&1; }
 at_exit pg_stop
 as_pg "$PGBIN/pg_ctl" -D $RM_D/data -l $T/log/pg.log -w -o "-k $T/sock -c listen_addresses= \
--p $PORT -c log_checkpoints=on -c checkpoint_timeout=${CKPT}s" start > /dev/null ||
+-p $PORT -c log_checkpoints=on" start > /dev/null ||
 	{ cat $T/log/pg.log; fail "pg_ctl start"; }
 mark() {	# mark MOUNT... -- NAME [--end]
 	local m=() a
@@ -133,21 +140,37 @@ real_bench() {
 		"(all its processes, at $RATE tps)" >&2
 }
 
+# checkpoint_timeout SEC from now on: the checkpointer, woken by the reload,
+# finds more than SEC since its start and begins a timed checkpoint at once,
+# then every SEC, as the model's does SEC after it starts
+ckpt_timer() {
+	sleep $CKPT
+	as_pg sh -c "echo 'checkpoint_timeout = ${CKPT}s' >> $RM_D/data/postgresql.conf" &&
+		as_pg "$PGBIN/pg_ctl" -D $RM_D/data reload > /dev/null
+}
+
 # --- the model, and the two benches side by side ------------------------------------
 iotap_mount $MB_D $MM_D --trace $T/model-data.iotap
 MD_PID=$MOUNT_PID
 iotap_mount $MB_W $MM_W --trace $T/model-wal.iotap
 MW_PID=$MOUNT_PID
 if [ $SEQ = 1 ]; then
+	ckpt_timer &
+	CKT=$!
 	mark $RM_D $RM_W -- bench
 	date +%s.%N > $T/log/bench-t0
 	real_bench
+	wait $CKT
 fi
 echo "# model: iotap run pgsql -s $S -c $C -T $DUR -R $RATE --cpu-per-txn ${CPU_US}us" >&2
 "$IOTAP" run pgsql $MM_D/pg --wal-dir $MM_W/wal -s $S -c $C -T $DUR -R $RATE --warmup 0 \
 	--cpu-per-txn ${CPU_US}us --checkpoint-timeout ${CKPT}s -q --trace $T/model.iotap \
 	> $T/log/model.out 2> $T/log/model.err &
 MODEL=$!
+if [ $SEQ = 0 ]; then
+	ckpt_timer &
+	CKT=$!
+fi
 at_exit 'kill -INT $MODEL 2>/dev/null; wait $MODEL 2>/dev/null' 
 # its clients have started when pgbench_history (16397) has its first page
 hist=$MB_D/pg/base/5/16397
@@ -163,6 +186,7 @@ else
 	real_bench
 fi
 wait $MODEL || { cat $T/log/model.err; fail "iotap run pgsql"; }
+[ $SEQ = 1 ] || wait $CKT
 mark $MM_D $MM_W -- bench --end
 echo "# end: $(uptime)" >&2
 pg_stop
