@@ -163,7 +163,10 @@ if [ $SEQ = 1 ]; then
 	wait $CKT
 fi
 echo "# model: iotap run pgsql -s $S -c $C -T $DUR -R $RATE --cpu-per-txn ${CPU_US}us" >&2
-"$IOTAP" run pgsql $MM_D/pg --wal-dir $MM_W/wal -s $S -c $C -T $DUR -R $RATE --warmup 0 \
+# in a session of its own, as pg_ctl starts the postmaster: with the
+# scheduler's autogroups on, each session gets a fair share of the CPU, and
+# the model must not share the script's (the mounts' daemons, pgbench)
+setsid "$IOTAP" run pgsql $MM_D/pg --wal-dir $MM_W/wal -s $S -c $C -T $DUR -R $RATE --warmup 0 \
 	--cpu-per-txn ${CPU_US}us --checkpoint-timeout ${CKPT}s -q --trace $T/model.iotap \
 	> $T/log/model.out 2> $T/log/model.err &
 MODEL=$!
