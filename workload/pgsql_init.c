@@ -508,6 +508,14 @@ static int analyze(struct pg *pg, enum pg_relid id, uint64_t *rnd)
 	return ret;
 }
 
+/* Block @blk of a BufFile (8 KiB blocks), read whole. */
+static int read_block(struct iotap_workload_ctx *c, struct wl_file *f, char *buf, uint32_t blk)
+{
+	ssize_t n = wl_pread(c, f, buf, PG_BLCKSZ, (uint64_t)blk * PG_BLCKSZ);
+
+	return n < 0 ? (int)n : 0;
+}
+
 /*
  * A parallel btree build (8 MiB of heap or more; maintenance_work_mem
  * 64 MB allows one worker beside the leader), as nbtsort.c and
@@ -521,13 +529,6 @@ static int analyze(struct pg *pg, enum pg_relid id, uint64_t *rnd)
  * The leader then merges the two runs, reading both tapes through
  * (alternately), and the filesets are removed.
  */
-static int read_block(struct iotap_workload_ctx *c, struct wl_file *f, char *buf, uint32_t blk)
-{
-	ssize_t n = wl_pread(c, f, buf, PG_BLCKSZ, (uint64_t)blk * PG_BLCKSZ);
-
-	return n < 0 ? (int)n : 0;
-}
-
 static int parallel_sort(struct pg *pg, uint64_t keys)
 {
 	struct iotap_workload_ctx *c = pg->c;
@@ -559,11 +560,11 @@ static int parallel_sort(struct pg *pg, uint64_t keys)
 		ret = mk(pg, pg->tmpfd, pg->tmp_ino, set[k], &fd[k], &set_ino[k]);
 		/* the sorted runs (spool2's: one empty block), then LogicalTapeFreeze's read */
 		for (i = 0; i < 2 && !ret; i++) {
-			uint32_t n = k ? 1 : part[i];
+			uint32_t n = k ? 1 : part[i], j;
 
 			ret = wl_open(c, &f[k][i], fd[k], set_ino[k], name[i],
 				      O_RDWR | O_CREAT | O_TRUNC, 0600);
-			for (b[0] = 0; b[0] < n && !ret; b[0]++)
+			for (j = 0; j < n && !ret; j++)
 				ret = wl_write_full(c, &f[k][i], buf, PG_BLCKSZ);
 			if (!ret)
 				ret = read_block(c, &f[k][i], buf, 0);
