@@ -71,6 +71,7 @@ done
 for v in "$S" "$C" "$DUR" "$RATE" "$CKPT" "$CPU_US" "$WIN"; do
 	case $v in ''|*[!0-9]*) echo "pgsql-vs-postgres.sh: '$v' is not a whole number" >&2; exit 2 ;; esac
 done
+[ "$CKPT" -ge 30 ] || { echo "pgsql-vs-postgres.sh: --checkpoint-timeout $CKPT: PostgreSQL's minimum is 30" >&2; exit 2; }
 . "$(dirname "$0")/../e2e/lib.sh"
 need_fuse
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
