@@ -142,10 +142,8 @@ struct pg_wal {
 	atomic_uint_fast64_t written, flushed;
 	/*
 	 * XLogCtl->LogwrtRqst.Write: the end of the last record that crossed a
-	 * page boundary (XLogInsertRecord), or of the last write. XLogFlush
-	 * writes and syncs up to it or to its own record, whichever is later,
-	 * not to everything inserted: a commit inserted after the flusher's
-	 * record on the same page waits for a flush of its own.
+	 * page boundary (XLogInsertRecord), or of the last write; the WAL
+	 * writer's target (XLogBackgroundFlush), backed off to a page boundary
 	 */
 	atomic_uint_fast64_t rqst_write;
 	uint64_t async_lsn;		/* XLogSetAsyncXactLSN (standby snapshots) */

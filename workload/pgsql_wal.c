@@ -15,11 +15,11 @@
  * segment (that segment is then synced at once, "finishing_seg") and at
  * the wrap of the wal_buffers ring; then one fdatasync (wal_sync_method)
  * of the open segment when a flush is asked. XLogFlush (pg_wal_flush)
- * flushes up to its record or to LogwrtRqst.Write (the end of the last
- * record that crossed a page boundary), whichever is later, so the
- * clients waiting on the lock behind it whose commits lie before that
- * find them durable: group commit; a commit inserted after it on the
- * same page is flushed by its own backend.
+ * flushes everything inserted when it takes the lock, so the clients
+ * waiting on the lock behind it find their commit durable: group commit.
+ * The WAL writer writes up to LogwrtRqst.Write (the end of the last record
+ * that crossed a page boundary, or of the last write), backed off to a
+ * page boundary.
  *
  * Segments: XLogFileInit creates a missing segment as xlogtemp.PID,
  * zero-filled (8.4/9.6: 8 KiB write()s; 15/17: 256 KiB pwritev()s, 32
@@ -321,17 +321,15 @@ int pg_wal_flush(struct pg *pg, uint64_t lsn, int commit)
 		return 0;
 	}
 	/*
-	 * XLogFlush: up to the record, or further to LogwrtRqst.Write (the last
-	 * record that crossed a page), not to everything inserted; commits
-	 * waiting behind this one whose records lie before the target find them
-	 * durable (group commit), later ones flush again.
+	 * XLogFlush: WaitXLogInsertionsToFinish(max(record, LogwrtRqst.Write))
+	 * returns the head of the reserved WAL when no insertion is in progress
+	 * (finishedUpto = reservedUpto), and the backend takes WALWriteLock
+	 * right after it: everything inserted so far is written and synced, so
+	 * the clients waiting behind it whose commits are in find them durable
+	 * (group commit)
 	 */
 	pthread_mutex_lock(&w->insert_lock);
-	target = atomic_load(&w->rqst_write);
-	if (target < lsn)
-		target = lsn;
-	if (target > w->insert)
-		target = w->insert;
+	target = w->insert;
 	pthread_mutex_unlock(&w->insert_lock);
 	ret = xlog_write(pg, target, 1, commit);
 	pthread_mutex_unlock(&w->write_lock);

@@ -26,9 +26,8 @@
  *     and the key build then reads the same blocks; the parallel key
  *     build's two sorted runs (halves) in pgsql_tmpPID.0.fileset, each
  *     read back once more than written, spool2's empty runs in .1.fileset;
- *   - white-box (pgsql_i.h): XLogFlush flushes up to its record or
- *     LogwrtRqst.Write (the last record that crossed a page), not to
- *     everything inserted.
+ *   - white-box (pgsql_i.h): LogwrtRqst.Write (the WAL writer's target)
+ *     moves with records that cross a page; XLogFlush syncs all inserted.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -486,9 +485,11 @@ static void test_era(enum iotap_pgsql_era era, uint64_t sb, const char *wal_dir,
 }
 
 /*
- * XLogFlush's target (white-box, on pgsql_wal.c): two commits on one page,
- * the first flushed: only it is durable; a record crossing a page moves
- * LogwrtRqst.Write, and the next flush goes that far.
+ * The WAL's positions (white-box, on pgsql_wal.c): a commit that stays on
+ * its page leaves LogwrtRqst.Write (the WAL writer's target) where it was,
+ * a record crossing pages moves it to its end; XLogFlush of the first of
+ * two commits writes and syncs both (what is inserted when it takes the
+ * lock), so the second's flush finds it durable: one fdatasync.
  */
 static void test_wal_flush(void)
 {
@@ -507,7 +508,7 @@ static void test_wal_flush(void)
 	memset(&pg, 0, sizeof(pg));
 	memset(&r, 0, sizeof(r));
 	if (iotap_workload_ctx_open(&c, &env)) {
-		ok(0, "XLogFlush: context");
+		ok(0, "WAL positions: context");
 		return;
 	}
 	pg.c = c;
@@ -516,11 +517,11 @@ static void test_wal_flush(void)
 	pg.ckpt_segs = 64;
 	pthread_mutex_init(&pg.state_lock, NULL);
 	pthread_cond_init(&pg.state_cond, NULL);
-	ok(!pg_wal_init(&pg), "XLogFlush: WAL buffers");
+	ok(!pg_wal_init(&pg), "WAL positions: WAL buffers");
 	pg.wal.dirfd = c->dirfd;
 	pg.wal.dir_ino = c->dir_ino;
 	pg.wal.seg_hi = 0;
-	ok(!pg_wal_seg_create(&pg, 1, &added) && added, "XLogFlush: segment 1 created");
+	ok(!pg_wal_seg_create(&pg, 1, &added) && added, "WAL positions: segment 1 created");
 	/* start on a fresh page, so that neither commit crosses one */
 	pthread_mutex_lock(&pg.wal.insert_lock);
 	pg.wal.insert += PG_BLCKSZ - pg.wal.insert % PG_BLCKSZ + 100;
@@ -531,22 +532,22 @@ static void test_wal_flush(void)
 	w0 = pg.wal.insert;
 	a = pg_wal_insert(&pg, REC_COMMIT);
 	b = pg_wal_insert(&pg, REC_COMMIT);
-	ret = pg_wal_flush(&pg, a, 1);
-	got = atomic_load(&pg.wal.flushed);
-	ok(!ret && got == a, "XLogFlush of the first of two commits on a page flushes to its "
-	   "end (%" PRIu64 ", not the second's %" PRIu64 "; got %" PRIu64 ")", a - w0, b - w0,
-	   got - w0);
+	got = atomic_load(&pg.wal.rqst_write);
+	ok(got == w0, "commits within a page leave LogwrtRqst.Write at %" PRIu64 " (got %"
+	   PRIu64 ")", (uint64_t)0, got - w0);
 	big = pg_wal_insert(&pg, 3 * PG_BLCKSZ);
 	d = pg_wal_insert(&pg, REC_COMMIT);
-	ok(atomic_load(&pg.wal.rqst_write) == big,
-	   "a record crossing pages moves LogwrtRqst.Write to its end");
-	ret = pg_wal_flush(&pg, b, 1);
+	got = atomic_load(&pg.wal.rqst_write);
+	ok(got == big, "a record crossing pages moves LogwrtRqst.Write to its end (%" PRIu64
+	   ", not the commit after it %" PRIu64 "; got %" PRIu64 ")", big - w0, d - w0, got - w0);
+	ret = pg_wal_flush(&pg, a, 1);
 	got = atomic_load(&pg.wal.flushed);
-	ok(!ret && got == big, "the second commit's flush goes to that record's end (%" PRIu64
-	   "), not to the commit after it (%" PRIu64 "; got %" PRIu64 ")", big - w0, d - w0,
-	   got - w0);
-	ok(atomic_load(&pg.cnt.wal_syncs) == 2,
-	   "one fdatasync per flush (%" PRIu64 ")", (uint64_t)atomic_load(&pg.cnt.wal_syncs));
+	ok(!ret && got == d, "XLogFlush of the first commit writes and syncs all inserted (%"
+	   PRIu64 "; got %" PRIu64 ")", d - w0, got - w0);
+	ret = pg_wal_flush(&pg, b, 1);
+	ok(!ret && atomic_load(&pg.cnt.wal_syncs) == 1,
+	   "the second commit finds it durable: one fdatasync (%" PRIu64 ")",
+	   (uint64_t)atomic_load(&pg.cnt.wal_syncs));
 	pg.wal.seg_lo = 1;
 	pg.wal.seg_hi = 1;
 	{
