@@ -568,6 +568,7 @@ static void snap(struct pg *pg, struct iotap_workload_pgsql_io *io)
 	io->fsyncs = atomic_load(&pg->cnt.fsyncs);
 	io->writebacks = atomic_load(&pg->cnt.writebacks);
 	io->fpw = atomic_load(&pg->cnt.fpw);
+	io->prefetches = atomic_load(&pg->cnt.prefetches);
 }
 
 static void io_diff(struct iotap_workload_pgsql_io *d, const struct iotap_workload_pgsql_io *a,
@@ -685,7 +686,10 @@ static void drive(struct wl_threads *t)
 	pthread_mutex_unlock(&pg->phase_lock);
 	pg_phase_update(pg, &cpu);
 	span_mark(pg, &cpu, &s0);
+	snap(pg, &a);
 	run->ret = pg_init_load(pg);
+	snap(pg, &b);
+	io_diff(&r->io_init, &a, &b);
 	span_mark(pg, &cpu, &s1);
 	span_result(&s0, &s1, run->ret != 0, 0, &r->init);
 	span_app(pg, "init", s0.t, s1.t, run->ret != 0);

@@ -100,7 +100,7 @@ struct pg_rel {
 struct pg_counters {
 	atomic_uint_fast64_t txns, wal_bytes, wal_writes, wal_write_bytes, wal_syncs;
 	atomic_uint_fast64_t data_reads, data_writes, writes_ckpt, writes_bgwriter, writes_backend;
-	atomic_uint_fast64_t extends, fsyncs, writebacks, fpw;
+	atomic_uint_fast64_t extends, fsyncs, writebacks, fpw, prefetches;
 };
 
 /* struct pg_buf - one of shared_buffers: which page it holds and its state */
@@ -140,6 +140,12 @@ struct pg_wal {
 	uint64_t insert;		/* next insert position (bytes, with page headers) */
 	pthread_mutex_t write_lock;	/* WALWriteLock */
 	atomic_uint_fast64_t written, flushed;
+	/*
+	 * XLogCtl->LogwrtRqst.Write: the end of the last record that crossed a
+	 * page boundary (XLogInsertRecord), or of the last write; the WAL
+	 * writer's target (XLogBackgroundFlush), backed off to a page boundary
+	 */
+	atomic_uint_fast64_t rqst_write;
 	uint64_t async_lsn;		/* XLogSetAsyncXactLSN (standby snapshots) */
 	uint64_t last_flush_ns;		/* the WAL writer's last flush */
 	struct wl_file f;		/* the open segment (f.fd < 0: none) */

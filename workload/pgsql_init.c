@@ -7,8 +7,9 @@
  * pgbench -i, PostgreSQL 15's way: the catalogs read and changed (one
  * commit per statement), COPY ... FREEZE through the 16 MiB bulk-write
  * ring, VACUUM (free space maps) and ANALYZE (a sample read through a
- * strategy ring), the primary keys (heap scanned; a parallel build's sort
- * spilled to base/pgsql_tmp; index pages logged, written, fsynced).
+ * strategy ring, 15: each block hinted 10 blocks ahead), the primary keys
+ * (heap scanned; a parallel build's sorted runs spilled to base/pgsql_tmp;
+ * index pages logged, written, fsynced).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -436,46 +437,107 @@ static int copy_table(struct pg *pg, enum pg_relid id, enum pg_relid vm, uint64_
 	return ret;
 }
 
-/* ANALYZE: a sorted random sample of up to 30000 pages (Knuth's algorithm S). */
-static int analyze(struct pg *pg, enum pg_relid id, uint64_t *rnd)
+/*
+ * PrefetchBuffer (bufmgr.c PrefetchSharedBuffer): a block not in
+ * shared_buffers gets smgrprefetch -> mdprefetch -> FilePrefetch, one
+ * posix_fadvise(POSIX_FADV_WILLNEED) of 8 KiB. The kernel reads the page
+ * into its cache (on a FUSE mount: one READ request, as PostgreSQL's own
+ * hint makes); the trace has no record for a hint, so the model's own
+ * trace does not show it.
+ */
+static void prefetch(struct pg *pg, enum pg_relid id, uint32_t blk)
 {
-	uint32_t n = pg->rel[id].nblocks, want = n < 30000 ? n : 30000, b, run = 0, first = 0;
-	int ret = 0;
+	struct pg_rel *rel = &pg->rel[id];
+	struct pg_seg *s;
 
-	for (b = 0; b < n && want && !ret; b++) {
-		*rnd = *rnd * 6364136223846793005ull + 1442695040888963407ull;
-		if ((double)(*rnd >> 11) / 9007199254740992.0 * (n - b) < want) {
-			want--;
-			if (run && first + run == b) {
-				run++;
-				continue;
-			}
-			if (run)
-				ret = scan(pg, id, first, run, 1);
-			first = b;
-			run = 1;
-		}
-	}
-	if (!ret && run)
-		ret = scan(pg, id, first, run, 1);
-	return ret;
+	if (blk >= rel->nblocks || pg_resident(pg, id, blk))
+		return;
+	s = &rel->seg[blk / PG_RELSEG_BLOCKS];
+	posix_fadvise(s->f.fd, (off_t)(blk % PG_RELSEG_BLOCKS) * PG_BLCKSZ, PG_BLCKSZ,
+		      POSIX_FADV_WILLNEED);
+	atomic_fetch_add(&pg->cnt.prefetches, 1);
 }
 
 /*
- * A parallel btree build (8 MiB of heap or more): two participants spill
- * their sorted runs to a shared fileset, base/pgsql_tmp/pgsql_tmpPID.0.fileset/
- * 0.0 and 1.0, 8 KiB BufFile blocks (about 20 bytes per key), read back to
- * merge, then removed.
+ * ANALYZE: a sorted random sample of up to 30000 pages (Knuth's algorithm
+ * S), read through the strategy ring. 14 to 16 (acquire_sample_rows with
+ * USE_PREFETCH) run a second sampler maintenance_io_concurrency (10)
+ * blocks ahead: the first 10 blocks hinted, then after each block read the
+ * one 10 further on. 17 reads the sample through a read stream (combined
+ * reads, runs of io_combine_limit); before 14 there was no hint.
+ */
+#define MAINT_IO_CONCURRENCY	10u
+
+static int analyze(struct pg *pg, enum pg_relid id, uint64_t *rnd)
+{
+	uint32_t n = pg->rel[id].nblocks, want = n < 30000 ? n : 30000, b, k = 0, i;
+	int hint = pg->o->era == IOTAP_PGSQL_15, ret = 0;
+	uint32_t *sample;
+
+	if (!n)
+		return 0;
+	sample = malloc((size_t)want * sizeof(*sample));
+	if (!sample)
+		return -ENOMEM;
+	for (b = 0; b < n && k < want; b++) {
+		*rnd = *rnd * 6364136223846793005ull + 1442695040888963407ull;
+		if ((double)(*rnd >> 11) / 9007199254740992.0 * (n - b) < want - k)
+			sample[k++] = b;
+	}
+	if (pg->o->era >= IOTAP_PGSQL_17) {
+		/* runs of consecutive sampled blocks, combined by scan() */
+		for (i = 0; i < k && !ret;) {
+			uint32_t j = i + 1;
+
+			while (j < k && sample[j] == sample[j - 1] + 1)
+				j++;
+			ret = scan(pg, id, sample[i], sample[j - 1] - sample[i] + 1, 1);
+			i = j;
+		}
+		free(sample);
+		return ret;
+	}
+	for (i = 0; hint && i < k && i < MAINT_IO_CONCURRENCY; i++)
+		prefetch(pg, id, sample[i]);
+	for (i = 0; i < k && !ret; i++) {
+		ret = scan(pg, id, sample[i], 1, 1);
+		if (hint && i + MAINT_IO_CONCURRENCY < k)
+			prefetch(pg, id, sample[i + MAINT_IO_CONCURRENCY]);
+	}
+	free(sample);
+	return ret;
+}
+
+/* Block @blk of a BufFile (8 KiB blocks), read whole. */
+static int read_block(struct iotap_workload_ctx *c, struct wl_file *f, char *buf, uint32_t blk)
+{
+	ssize_t n = wl_pread(c, f, buf, PG_BLCKSZ, (uint64_t)blk * PG_BLCKSZ);
+
+	return n < 0 ? (int)n : 0;
+}
+
+/*
+ * A parallel btree build (8 MiB of heap or more; maintenance_work_mem
+ * 64 MB allows one worker beside the leader), as nbtsort.c and
+ * tuplesort.c/logtape.c do it: each participant sorts its half of the
+ * heap scan and writes its run to the shared fileset
+ * base/pgsql_tmp/pgsql_tmpPID.0.fileset/ (the leader 0.0, the worker 1.0;
+ * 8 KiB BufFile blocks, about 20 bytes per key), then reads the tape's
+ * first block back (LogicalTapeFreeze); a unique index also has a second
+ * spool for dead tuples (_bt_spools_heapscan's spool2), an empty run per
+ * participant in pgsql_tmpPID.1.fileset/ (one block written, read back).
+ * The leader then merges the two runs, reading both tapes through
+ * (alternately), and the filesets are removed.
  */
 static int parallel_sort(struct pg *pg, uint64_t keys)
 {
 	struct iotap_workload_ctx *c = pg->c;
-	uint32_t blocks = pg_div_up(keys * 41 / 2, PG_BLCKSZ), part[2], b;
-	char set[64], *buf = NULL;
-	struct wl_file f[2] = { { .fd = -1 }, { .fd = -1 } };
+	uint32_t blocks = pg_div_up(keys * 41 / 2, PG_BLCKSZ), part[2], b[2];
+	char set[2][64], *buf = NULL;
+	struct wl_file f[2][2] = { { { .fd = -1 }, { .fd = -1 } }, { { .fd = -1 }, { .fd = -1 } } };
 	static const char *const name[2] = { "0.0", "1.0" };
-	uint64_t set_ino = 0;
-	int fd = -1, basefd, ret, i;
+	uint64_t set_ino[2] = { 0, 0 };
+	int fd[2] = { -1, -1 }, basefd, ret, i, k;
 	struct stat st;
 
 	basefd = openat(pg->datafd, "base", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -488,35 +550,49 @@ static int parallel_sort(struct pg *pg, uint64_t keys)
 	close(basefd);
 	if (ret)
 		return ret;
-	snprintf(set, sizeof(set), "pgsql_tmp%u.0.fileset", (unsigned int)getpid());
-	ret = mk(pg, pg->tmpfd, pg->tmp_ino, set, &fd, &set_ino);
 	buf = wl_buf_alloc(PG_BLCKSZ);
-	if (!ret && !buf)
-		ret = -ENOMEM;
-	part[0] = blocks / 3;
-	part[1] = blocks - part[0];
-	for (i = 0; i < 2 && !ret; i++) {
-		ret = wl_open(c, &f[i], fd, set_ino, name[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
-		for (b = 0; b < part[i] && !ret; b++)
-			ret = wl_write_full(c, &f[i], buf, PG_BLCKSZ);
+	if (!buf)
+		return -ENOMEM;
+	part[1] = blocks / 2;
+	part[0] = blocks - part[1];
+	for (k = 0; k < 2 && !ret; k++) {
+		snprintf(set[k], sizeof(set[k]), "pgsql_tmp%u.%d.fileset", (unsigned int)getpid(), k);
+		ret = mk(pg, pg->tmpfd, pg->tmp_ino, set[k], &fd[k], &set_ino[k]);
+		/* the sorted runs (spool2's: one empty block), then LogicalTapeFreeze's read */
+		for (i = 0; i < 2 && !ret; i++) {
+			uint32_t n = k ? 1 : part[i], j;
+
+			ret = wl_open(c, &f[k][i], fd[k], set_ino[k], name[i],
+				      O_RDWR | O_CREAT | O_TRUNC, 0600);
+			for (j = 0; j < n && !ret; j++)
+				ret = wl_write_full(c, &f[k][i], buf, PG_BLCKSZ);
+			if (!ret)
+				ret = read_block(c, &f[k][i], buf, 0);
+		}
 	}
-	for (i = 0; i < 2 && !ret; i++) {
-		ret = wl_seek(c, &f[i], 0);
-		for (b = 0; b < part[i] && !ret; b++)
-			ret = wl_read_full(c, &f[i], buf, PG_BLCKSZ);
+	/* the leader's merge: both runs read through, a block of each in turn */
+	b[0] = b[1] = 0;
+	while (!ret && (b[0] < part[0] || b[1] < part[1])) {
+		for (i = 0; i < 2 && !ret; i++) {
+			if (b[i] >= part[i])
+				continue;
+			ret = read_block(c, &f[0][i], buf, b[i]++);
+		}
 	}
-	for (i = 0; i < 2; i++) {
-		if (f[i].fd >= 0) {
-			wl_close(c, &f[i]);
-			wl_unlink(c, fd, set_ino, name[i], f[i].ino);
+	for (k = 1; k >= 0; k--) {
+		for (i = 0; i < 2; i++) {
+			if (f[k][i].fd >= 0) {
+				wl_close(c, &f[k][i]);
+				wl_unlink(c, fd[k], set_ino[k], name[i], f[k][i].ino);
+			}
+		}
+		if (fd[k] >= 0) {
+			close(fd[k]);
+			if (!fstatat(pg->tmpfd, set[k], &st, AT_SYMLINK_NOFOLLOW))
+				wl_rmdir(c, pg->tmpfd, pg->tmp_ino, set[k], st.st_ino);
 		}
 	}
 	free(buf);
-	if (fd >= 0) {
-		close(fd);
-		if (!fstatat(pg->tmpfd, set, &st, AT_SYMLINK_NOFOLLOW))
-			wl_rmdir(c, pg->tmpfd, pg->tmp_ino, set, st.st_ino);
-	}
 	return ret;
 }
 
@@ -528,7 +604,12 @@ static int build_key(struct pg *pg, enum pg_relid heap, enum pg_relid key, uint6
 	int ret;
 
 	ret = scan(pg, heap, 0, pg->rel[heap].nblocks, pg->rel[heap].nblocks > pg->pool.n / 4);
-	if (!ret && pg->rel[heap].nblocks >= 1024)
+	/*
+	 * parallel builds came with 11 (plan_create_index_workers); 8.4 and 9.6
+	 * sort in maintenance_work_mem (an external sort of a larger table's
+	 * keys is not modelled)
+	 */
+	if (!ret && pg->rel[heap].nblocks >= 1024 && pg->o->era >= IOTAP_PGSQL_15)
 		ret = parallel_sort(pg, keys);
 	if (!ret)
 		ret = pg_rel_extend(pg, key, 0, 0);

@@ -15,8 +15,11 @@
  * segment (that segment is then synced at once, "finishing_seg") and at
  * the wrap of the wal_buffers ring; then one fdatasync (wal_sync_method)
  * of the open segment when a flush is asked. XLogFlush (pg_wal_flush)
- * flushes everything inserted so far, so the clients waiting on the lock
- * behind it find their commit durable: group commit.
+ * flushes everything inserted when it takes the lock, so the clients
+ * waiting on the lock behind it find their commit durable: group commit.
+ * The WAL writer writes up to LogwrtRqst.Write (the end of the last record
+ * that crossed a page boundary, or of the last write), backed off to a
+ * page boundary.
  *
  * Segments: XLogFileInit creates a missing segment as xlogtemp.PID,
  * zero-filled (8.4/9.6: 8 KiB write()s; 15/17: 256 KiB pwritev()s, 32
@@ -244,6 +247,9 @@ static int xlog_write(struct pg *pg, uint64_t target, int flush, int commit)
 			p += n;
 		}
 		atomic_store(&w->written, end);
+		/* XLogWrite's shared status: LogwrtRqst.Write is at least what is written */
+		if (atomic_load(&w->rqst_write) < end)
+			atomic_store(&w->rqst_write, end);
 		if (end == seg_end) {
 			/* a finished segment is synced at once */
 			ret = wal_sync(pg, commit);
@@ -276,6 +282,9 @@ uint64_t pg_wal_insert(struct pg *pg, uint32_t len)
 	start = w->insert;
 	end = wal_advance(start, len);
 	w->insert = end;
+	/* XLogInsertRecord: a record that crossed a page boundary advances LogwrtRqst.Write */
+	if (start / PG_BLCKSZ != end / PG_BLCKSZ && atomic_load(&w->rqst_write) < end)
+		atomic_store(&w->rqst_write, end);
 	pthread_mutex_unlock(&w->insert_lock);
 	atomic_fetch_add(&pg->cnt.wal_bytes, len);
 	/* (a flush may already have written past @end) */
@@ -311,6 +320,14 @@ int pg_wal_flush(struct pg *pg, uint64_t lsn, int commit)
 		pthread_mutex_unlock(&w->write_lock);
 		return 0;
 	}
+	/*
+	 * XLogFlush: WaitXLogInsertionsToFinish(max(record, LogwrtRqst.Write))
+	 * returns the head of the reserved WAL when no insertion is in progress
+	 * (finishedUpto = reservedUpto), and the backend takes WALWriteLock
+	 * right after it: everything inserted so far is written and synced, so
+	 * the clients waiting behind it whose commits are in find them durable
+	 * (group commit)
+	 */
 	pthread_mutex_lock(&w->insert_lock);
 	target = w->insert;
 	pthread_mutex_unlock(&w->insert_lock);
@@ -335,8 +352,9 @@ int pg_walwriter(struct pg *pg, struct pg_cpu *t)
 		if (pg_stopping(pg))
 			break;
 		pthread_mutex_lock(&w->write_lock);
+		/* XLogBackgroundFlush: LogwrtRqst.Write, backed off to the last completed page */
 		pthread_mutex_lock(&w->insert_lock);
-		ins = w->insert;
+		ins = atomic_load(&w->rqst_write);
 		target = ins - ins % PG_BLCKSZ;
 		if (target <= atomic_load(&w->flushed) && w->async_lsn > target)
 			target = w->async_lsn;
@@ -445,6 +463,7 @@ int pg_wal_init(struct pg *pg)
 	pg->ckpt_redo = w->insert;	/* the distance of the first checkpoint counts from here */
 	atomic_init(&w->written, w->insert);
 	atomic_init(&w->flushed, w->insert);
+	atomic_init(&w->rqst_write, w->insert);
 	return 0;
 }
 

@@ -2,15 +2,21 @@
 # SPDX-License-Identifier: MIT
 # pgsql_compare.py - the figures of tests/bench/pgsql-vs-postgres.sh
 #
-# usage: pgsql_compare.py TRACEDIR LOGDIR SCALE CLIENTS SEC RATE
+# usage: pgsql_compare.py TRACEDIR LOGDIR SCALE CLIENTS SEC RATE [WINDOW [SEQUENTIAL]]
 #   TRACEDIR: `iotap dump` of real-data, real-wal (the PostgreSQL captures,
 #   phases "init" and "bench" marked), model-data, model-wal (the model's
-#   mounts) and model (its own trace); LOGDIR: bench.out (pgbench),
-#   bench-pg.log (the server log during the bench), model.out.
-import re, sys
+#   mounts, phase "bench" marked when its clients started) and model (its
+#   own trace); LOGDIR: bench.out (pgbench), bench-pg.log (the server log
+#   after the load), bench-t0 (the bench's start, epoch seconds),
+#   model.out. WINDOW: seconds per latency window (default 10);
+#   SEQUENTIAL: 1 when the model ran after PostgreSQL, not beside it.
+import re, statistics, sys
 from collections import Counter
+from datetime import datetime, timezone
 
 T, L, S, C, DUR, RATE = sys.argv[1:7]
+WIN = float(sys.argv[7]) if len(sys.argv) > 7 else 10.0
+SEQ = len(sys.argv) > 8 and sys.argv[8] == '1'
 
 def load(path):
     ops, phases, names = [], [], {}
@@ -41,9 +47,18 @@ def first_create(ops, names, wanted):
             return o[0]
     return None
 
+def syncs(ops, w):
+    """(time, latency ms) of the fdatasyncs in window w"""
+    return [(t, lat / 1000) for t, op, f, off, ln, res, lat, line in ops
+            if w[0] <= t <= w[1] and op == 'fsync' and 'flags=0x1' in line]
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(len(v) * q))] if v else 0
+
 def stats(ops, w):
     s = Counter()
-    rs, ws, dl = Counter(), Counter(), []
+    rs, ws = Counter(), Counter()
     for t, op, f, off, ln, res, lat, line in ops:
         if not (w[0] <= t <= w[1]):
             continue
@@ -55,12 +70,12 @@ def stats(ops, w):
                 s['wsmall'] += max(res, 0)
         elif op == 'fsync':
             if 'flags=0x1' in line:
-                s['fdatasync'] += 1; dl.append(lat)
+                s['fdatasync'] += 1
             else:
                 s['fsync'] += 1
-    dl.sort()
-    s['p50'] = dl[len(dl) // 2] / 1000 if dl else 0
-    s['p99'] = dl[min(len(dl) - 1, int(len(dl) * 0.99))] / 1000 if dl else 0
+    dl = [l for t, l in syncs(ops, w)]
+    s['p50'] = pct(dl, 0.5)
+    s['p99'] = pct(dl, 0.99)
     return s, rs, ws
 
 def grab(path, pat, cast=float):
@@ -85,16 +100,51 @@ tps_real = grab(f'{L}/bench.out', r'^tps = ([0-9.]+)')
 tps_model = grab(f'{L}/model.out', r'^tps = ([0-9.]+) \(including')
 lat_real = grab(f'{L}/bench.out', r'latency average = ([0-9.]+) ms')
 lat_model = grab(f'{L}/model.out', r'latency average = ([0-9.]+) ms')
-ck_real = sum(1 for l in open(f'{L}/bench-pg.log') if 'checkpoint complete' in l)
-ck_model = sum(1 for l in open(f'{L}/model.out') if 'checkpoint complete' in l)
+init_model_s = grab(f'{L}/model.out', r'^done in ([0-9.]+) s')
+bench_t0 = float(open(f'{L}/bench-t0').read())
+dur = float(DUR)
 
-print(f'pgbench -s {S} -c {C} -T {DUR} -R {RATE}: PostgreSQL 15 vs iotap run pgsql '
+# log_checkpoints: (start s from the bench's start, buffers, files synced) of the
+# checkpoints completed within the bench (time- or WAL-started, not shutdown)
+def ckpts_real():
+    out, start = [], None
+    for line in open(f'{L}/bench-pg.log'):
+        m = re.match(r'(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) UTC', line)
+        if not m:
+            continue
+        ts = datetime.strptime(m.group(1), '%Y-%m-%d %H:%M:%S.%f').replace(
+            tzinfo=timezone.utc).timestamp() - bench_t0
+        if re.search(r'checkpoint starting: (time|wal)', line):
+            start = ts
+        m2 = re.search(r'checkpoint complete: wrote (\d+) buffers.*sync files=(\d+)', line)
+        if m2 and start is not None:
+            if 0 <= ts <= dur + 1:
+                out.append((start, int(m2.group(1)), int(m2.group(2))))
+            start = None
+    return out
+
+def ckpts_model():
+    out, start = [], None
+    for line in open(f'{L}/model.out'):
+        m = re.search(r'checkpoint starting: \w+ \(at ([0-9.]+) s\)', line)
+        if m:
+            start = float(m.group(1)) - init_model_s
+        m2 = re.search(r'checkpoint complete: wrote (\d+) buffers.*sync files=(\d+)', line)
+        if m2 and start is not None:
+            out.append((start, int(m2.group(1)), int(m2.group(2))))
+            start = None
+    return out
+
+ck_real, ck_model = ckpts_real(), ckpts_model()
+
+how = 'after it (sequential)' if SEQ else 'beside it, both benches at once'
+print(f'pgbench -s {S} -c {C} -T {DUR} -R {RATE}: PostgreSQL 15 vs iotap run pgsql {how} '
       f'(ratio model/real; target within 15%, tps within 5%)')
-rows = []
-def row(what, a, b, tol=0.15):
+
+def row(what, a, b, tol=0.15, note=''):
     r = b / a if a else (1.0 if not b else float('inf'))
     ok = 'ok' if abs(r - 1) <= tol else 'OFF'
-    print(f'  {what:44s} {a:12.3f} {b:12.3f} {r:7.2f}  {ok}')
+    print(f'  {what:44s} {a:12.3f} {b:12.3f} {r:7.2f}  {ok}{note}')
 
 def hist(c):
     n = sum(c.values())
@@ -103,7 +153,16 @@ def hist(c):
 print(f'  {"":44s} {"postgres":>12s} {"model":>12s} {"ratio":>7s}')
 row('tps', tps_real, tps_model, 0.05)
 row('latency average, ms', lat_real, lat_model)
-row('checkpoints completed in the run', ck_real, ck_model)
+row('checkpoints completed in the bench', len(ck_real), len(ck_model))
+row('files synced per checkpoint (log lines)',
+    statistics.mean(x[2] for x in ck_real) if ck_real else 0,
+    statistics.mean(x[2] for x in ck_model) if ck_model else 0)
+row('buffers written per checkpoint',
+    statistics.mean(x[1] for x in ck_real) if ck_real else 0,
+    statistics.mean(x[1] for x in ck_model) if ck_model else 0)
+for name, ck in (('postgres', ck_real), ('model', ck_model)):
+    print(f'    {name:8s} checkpoints (start s from the bench start, buffers, files): ' +
+          ('; '.join(f'{a:+.0f} s {b} {c}' for a, b, c in ck) or '-'))
 for d in ('data', 'wal'):
     for ph in ('init', 'bench'):
         rw = window(real[d][1], ph)
@@ -114,6 +173,8 @@ for d in ('data', 'wal'):
         print(f'                 model:    {hist(mws)}')
         print(f'    read sizes   postgres: {hist(rrs)}')
         print(f'                 model:    {hist(mrs)}')
+        row('read/write op ratio', rs['reads'] / max(rs['writes'], 1),
+            ms['reads'] / max(ms['writes'], 1))
         if ph == 'init':
             row('MB written', rs['wbytes'] / 1e6, ms['wbytes'] / 1e6)
             row('writes', rs['writes'], ms['writes'])
@@ -121,8 +182,6 @@ for d in ('data', 'wal'):
             row('fsyncs + fdatasyncs', rs['fsync'] + rs['fdatasync'],
                 ms['fsync'] + ms['fdatasync'])
             continue
-        row('read/write op ratio', rs['reads'] / max(rs['writes'], 1),
-            ms['reads'] / max(ms['writes'], 1))
         row('writes per transaction', rs['writes'] / tx_real, ms['writes'] / tx_model)
         row('reads per transaction', rs['reads'] / tx_real, ms['reads'] / tx_model)
         row('bytes written per transaction', rs['wbytes'] / tx_real, ms['wbytes'] / tx_model)
@@ -134,5 +193,28 @@ for d in ('data', 'wal'):
             row('fdatasync latency p50, ms', rs['p50'], ms['p50'])
             row('fdatasync latency p99, ms', rs['p99'], ms['p99'])
         else:
-            row('fsyncs per checkpoint', rs['fsync'] / max(ck_real, 1),
-                ms['fsync'] / max(ck_model, 1))
+            row('fsyncs per checkpoint (trace)', rs['fsync'] / max(len(ck_real), 1),
+                ms['fsync'] / max(len(ck_model), 1))
+
+# commit latency per window of the bench: both WAL mounts' "bench" markers are
+# the same instant (side by side), so window k of each saw the same machine
+rb = window(real['wal'][1], 'bench')
+mb = [t for t, k, n in model['wal'][1] if k == 'begin' and n == 'bench']
+if rb and mb:
+    rsy = syncs(real['wal'][0], rb)
+    msy = syncs(model['wal'][0], (mb[0], mb[0] + dur))
+    r50, r99 = [], []
+    k = 0
+    while (k + 1) * WIN <= dur:
+        a = [l for t, l in rsy if rb[0] + k * WIN <= t < rb[0] + (k + 1) * WIN]
+        b = [l for t, l in msy if mb[0] + k * WIN <= t < mb[0] + (k + 1) * WIN]
+        if len(a) >= 20 and len(b) >= 20:
+            r50.append(pct(b, 0.5) / pct(a, 0.5))
+            r99.append(pct(b, 0.99) / pct(a, 0.99))
+        k += 1
+    if r50:
+        print(f' fdatasync latency ratio model/real per {WIN:.0f} s window '
+              f'({len(r50)} windows{", not simultaneous" if SEQ else ", simultaneous"}):')
+        for what, v in (('p50', r50), ('p99', r99)):
+            print(f'    {what}: median {statistics.median(v):.2f}, range '
+                  f'{min(v):.2f}..{max(v):.2f}; ' + ' '.join(f'{x:.2f}' for x in v))

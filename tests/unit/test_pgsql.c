@@ -20,7 +20,14 @@
  *     none, and pg_control is rewritten (8 KiB at 0) and fsynced;
  *   - the phases init, warmup, steady and "checkpoint N write/sync" are
  *     marked, BEGIN/END alternating; the directories are empty afterwards;
- *   - the results: transactions, checkpoints with buffers and files synced.
+ *   - the results: transactions, checkpoints with buffers and files synced;
+ *   - pgbench -i as 15 does it: ANALYZE hints each sampled block not in
+ *     shared_buffers (posix_fadvise, untraced: the result counts them)
+ *     and the key build then reads the same blocks; the parallel key
+ *     build's two sorted runs (halves) in pgsql_tmpPID.0.fileset, each
+ *     read back once more than written, spool2's empty runs in .1.fileset;
+ *   - white-box (pgsql_i.h): LogwrtRqst.Write (the WAL writer's target)
+ *     moves with records that cross a page; XLogFlush syncs all inserted.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +41,7 @@
 #include "tap.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
+#include "pgsql_i.h"
 
 #define MAXF 4096
 
@@ -50,6 +58,7 @@ struct file {
 	uint32_t seg;
 	uint64_t wal_end;		/* end of the last WAL write */
 	int ckpt_written, ckpt_synced;
+	uint64_t init_reads, init_writes;	/* in the init phase */
 };
 
 struct sum {
@@ -63,6 +72,8 @@ struct sum {
 	uint64_t ckpt_writes, ckpt_unsorted, ckpt_unsynced, ckpt_sync_writes, ckpt_files;
 	uint64_t control_writes, control_fsyncs;
 	uint64_t steady_reads, steady_writes;
+	uint64_t tmpset_ino[2];		/* base/pgsql_tmp/pgsql_tmpPID.{0,1}.fileset */
+	uint64_t tmp_w[2][2], tmp_r[2][2];	/* [fileset][participant] blocks written, read */
 };
 
 static struct file *find(struct sum *s, uint64_t ino)
@@ -104,6 +115,21 @@ static void classify(struct sum *s, struct file *f)
 	(void)i;
 }
 
+/* A sort run file's counts, kept before its inode number names another file. */
+static void fold_tmp(struct sum *s, struct file *f)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		if (s->tmpset_ino[k] && f->parent == s->tmpset_ino[k] &&
+		    (!strcmp(f->name, "0.0") || !strcmp(f->name, "1.0"))) {
+			s->tmp_w[k][f->name[0] - '0'] += f->init_writes;
+			s->tmp_r[k][f->name[0] - '0'] += f->init_reads;
+		}
+	}
+	f->init_reads = f->init_writes = 0;
+}
+
 static void name_rec(struct sum *s, const struct iotap_trace_rec *r)
 {
 	struct file *f = find(s, r->file);
@@ -115,6 +141,12 @@ static void name_rec(struct sum *s, const struct iotap_trace_rec *r)
 			s->db_ino = r->file;
 		if (!strcmp(nm, "pg_wal") || !strcmp(nm, "pg_xlog"))
 			s->wal_ino = r->file;
+		if (!strncmp(nm, "pgsql_tmp", 9) && strstr(nm, ".fileset")) {
+			const char *d = strstr(nm, ".fileset");
+
+			if (d[-2] == '.' && (d[-1] == '0' || d[-1] == '1'))
+				s->tmpset_ino[d[-1] - '0'] = r->file;
+		}
 	}
 	if (!f) {
 		if (s->n >= MAXF)
@@ -123,6 +155,8 @@ static void name_rec(struct sum *s, const struct iotap_trace_rec *r)
 		memset(f, 0, sizeof(*f));
 		f->ino = r->file;
 	}
+	if (f->parent != r->file2 || strcmp(f->name, nm))
+		fold_tmp(s, f);
 	snprintf(f->name, sizeof(f->name), "%s", nm);
 	f->parent = r->file2;
 	f->wal_end = 0;
@@ -205,6 +239,10 @@ static int read_trace(const char *path, struct sum *s)
 		switch (r.op) {
 		case IOTAP_OP_READ:
 		case IOTAP_OP_WRITE:
+			if (!strcmp(phase, "init")) {
+				f->init_reads += r.op == IOTAP_OP_READ;
+				f->init_writes += r.op == IOTAP_OP_WRITE;
+			}
 			if (f->kind == K_REL) {
 				s->rel_ops++;
 				if (r.offset % 8192 || !r.length || r.length % 8192 ||
@@ -265,6 +303,9 @@ static int read_trace(const char *path, struct sum *s)
 		}
 	}
 	iotap_trace_reader_close(rd);
+	for (i = 0; i < s->n; i++)
+		if (s->f[i].kind != K_REL)
+			fold_tmp(s, &s->f[i]);
 	s->phases_ok = s->order_ok && !open;
 	return ret;
 }
@@ -313,6 +354,48 @@ static void small(struct iotap_workload_pgsql_opts *o, enum iotap_pgsql_era era)
 	o->warmup_ns = 500000000ull;
 	o->checkpoint_timeout_ns = 1000000000ull;
 	o->seed = 7;
+}
+
+/* pgbench -i's reads: ANALYZE's hints, the parallel key build's sorted runs. */
+static void check_init(const struct sum *s, const struct iotap_workload_pgsql_result *r,
+		       enum iotap_pgsql_era era, uint64_t sb, const char *label)
+{
+	uint64_t acc_reads = 0, hints = r->io_init.prefetches;
+	const uint64_t (*w)[2] = s->tmp_w, (*rd)[2] = s->tmp_r;
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct file *f = &s->f[i];
+
+		if (f->kind == K_REL && f->relkey == 16403ull << 2 && !f->seg)
+			acc_reads = f->init_reads;
+	}
+	if (era == IOTAP_PGSQL_15 && sb) {
+		/*
+		 * scale 1 (1640 accounts pages) through 256 buffers: ANALYZE hints
+		 * and reads every block its 32-page ring did not leave behind; the
+		 * key build reads the same ones (a few more, evicted meanwhile)
+		 */
+		ok(hints > 1500 && acc_reads >= 2 * hints && acc_reads <= 2 * hints + 64,
+		   "%s: ANALYZE hints %" PRIu64 " blocks ahead of reading them; init reads "
+		   "accounts %" PRIu64 " times (ANALYZE + key build)", label, hints, acc_reads);
+	} else if (!sb) {
+		ok(hints == 0, "%s: no hints when the table is in shared_buffers (%" PRIu64 ")",
+		   label, hints);
+	}
+	if (era < IOTAP_PGSQL_15) {
+		ok(!s->tmpset_ino[0] && !s->tmpset_ino[1],
+		   "%s: no parallel key build before 11: no sort runs in pgsql_tmp", label);
+		return;
+	}
+	ok(s->tmpset_ino[0] && s->tmpset_ino[1] && w[0][0] && w[0][1] &&
+	   (w[0][0] > w[0][1] ? w[0][0] - w[0][1] : w[0][1] - w[0][0]) <= 1 &&
+	   rd[0][0] == w[0][0] + 1 && rd[0][1] == w[0][1] + 1 &&
+	   w[1][0] == 1 && w[1][1] == 1 && rd[1][0] == 1 && rd[1][1] == 1,
+	   "%s: parallel key build: runs of %" PRIu64 " and %" PRIu64 " blocks, read back %"
+	   PRIu64 " and %" PRIu64 " times; spool2's runs %" PRIu64 "/%" PRIu64 " written, %"
+	   PRIu64 "/%" PRIu64 " read", label, w[0][0], w[0][1], rd[0][0], rd[0][1], w[1][0],
+	   w[1][1], rd[1][0], rd[1][1]);
 }
 
 static void test_era(enum iotap_pgsql_era era, uint64_t sb, const char *wal_dir, int segs)
@@ -396,8 +479,88 @@ static void test_era(enum iotap_pgsql_era era, uint64_t sb, const char *wal_dir,
 		ok(s.steady_reads > 0 && r.io_steady.writes_backend + r.io_steady.writes_bgwriter > 0,
 		   "%s: a small pool reads pages back (%" PRIu64 ") and evicts dirty ones", label,
 		   s.steady_reads);
+	check_init(&s, &r, era, sb, label);
 	iotap_workload_pgsql_result_release(&r);
 	unlink(tr);
+}
+
+/*
+ * The WAL's positions (white-box, on pgsql_wal.c): a commit that stays on
+ * its page leaves LogwrtRqst.Write (the WAL writer's target) where it was,
+ * a record crossing pages moves it to its end; XLogFlush of the first of
+ * two commits writes and syncs both (what is inserted when it takes the
+ * lock), so the second's flush finds it durable: one fdatasync.
+ */
+static void test_wal_flush(void)
+{
+	struct iotap_workload_pgsql_opts o;
+	struct iotap_workload_pgsql_result r;
+	struct iotap_workload_ctx *c;
+	static struct pg pg;
+	char dir[300];
+	struct iotap_workload_env env = { .target = dir };
+	uint64_t a, b, big, d, w0, got;
+	int added = 0, ret;
+
+	snprintf(dir, sizeof(dir), "%s/walflush", tmpdir);
+	mkdir(dir, 0755);
+	small(&o, IOTAP_PGSQL_15);
+	memset(&pg, 0, sizeof(pg));
+	memset(&r, 0, sizeof(r));
+	if (iotap_workload_ctx_open(&c, &env)) {
+		ok(0, "WAL positions: context");
+		return;
+	}
+	pg.c = c;
+	pg.o = &o;
+	pg.r = &r;
+	pg.ckpt_segs = 64;
+	pthread_mutex_init(&pg.state_lock, NULL);
+	pthread_cond_init(&pg.state_cond, NULL);
+	ok(!pg_wal_init(&pg), "WAL positions: WAL buffers");
+	pg.wal.dirfd = c->dirfd;
+	pg.wal.dir_ino = c->dir_ino;
+	pg.wal.seg_hi = 0;
+	ok(!pg_wal_seg_create(&pg, 1, &added) && added, "WAL positions: segment 1 created");
+	/* start on a fresh page, so that neither commit crosses one */
+	pthread_mutex_lock(&pg.wal.insert_lock);
+	pg.wal.insert += PG_BLCKSZ - pg.wal.insert % PG_BLCKSZ + 100;
+	atomic_store(&pg.wal.written, pg.wal.insert);
+	atomic_store(&pg.wal.flushed, pg.wal.insert);
+	atomic_store(&pg.wal.rqst_write, pg.wal.insert);
+	pthread_mutex_unlock(&pg.wal.insert_lock);
+	w0 = pg.wal.insert;
+	a = pg_wal_insert(&pg, REC_COMMIT);
+	b = pg_wal_insert(&pg, REC_COMMIT);
+	got = atomic_load(&pg.wal.rqst_write);
+	ok(got == w0, "commits within a page leave LogwrtRqst.Write at %" PRIu64 " (got %"
+	   PRIu64 ")", (uint64_t)0, got - w0);
+	big = pg_wal_insert(&pg, 3 * PG_BLCKSZ);
+	d = pg_wal_insert(&pg, REC_COMMIT);
+	got = atomic_load(&pg.wal.rqst_write);
+	ok(got == big, "a record crossing pages moves LogwrtRqst.Write to its end (%" PRIu64
+	   ", not the commit after it %" PRIu64 "; got %" PRIu64 ")", big - w0, d - w0, got - w0);
+	ret = pg_wal_flush(&pg, a, 1);
+	got = atomic_load(&pg.wal.flushed);
+	ok(!ret && got == d, "XLogFlush of the first commit writes and syncs all inserted (%"
+	   PRIu64 "; got %" PRIu64 ")", d - w0, got - w0);
+	ret = pg_wal_flush(&pg, b, 1);
+	ok(!ret && atomic_load(&pg.cnt.wal_syncs) == 1,
+	   "the second commit finds it durable: one fdatasync (%" PRIu64 ")",
+	   (uint64_t)atomic_load(&pg.cnt.wal_syncs));
+	pg.wal.seg_lo = 1;
+	pg.wal.seg_hi = 1;
+	{
+		char name[32];
+
+		if (pg.wal.f.fd >= 0)
+			wl_close(c, &pg.wal.f);
+		pg_wal_seg_name(1, name, sizeof(name));
+		unlinkat(c->dirfd, name, 0);
+	}
+	pg_wal_release(&pg);
+	iotap_workload_ctx_close(c);
+	rmdir(dir);
 }
 
 static void test_errors(void)
@@ -428,6 +591,7 @@ int main(void)
 	test_era(IOTAP_PGSQL_84, 0, NULL, 1);
 	test_era(IOTAP_PGSQL_17, 0, NULL, 0);
 	test_errors();
+	test_wal_flush();
 	{
 		char cmd[400];
 

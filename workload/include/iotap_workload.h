@@ -578,6 +578,7 @@ struct iotap_workload_pgsql_io {
 	uint64_t fsyncs;		/* fsync of data files, pg_control, directories */
 	uint64_t writebacks;		/* sync_file_range calls */
 	uint64_t fpw;			/* full-page images logged */
+	uint64_t prefetches;		/* posix_fadvise(WILLNEED) hints (PrefetchBuffer); untraced */
 };
 
 #define IOTAP_PGSQL_PCT	6		/* 50, 90, 95, 99, 99.9, 100 */
@@ -585,7 +586,7 @@ struct iotap_workload_pgsql_io {
 struct iotap_workload_pgsql_result {
 	struct iotap_workload_phase_result init, warmup, steady;
 	double init_tables_s, init_generate_s, init_vacuum_s, init_keys_s;
-	struct iotap_workload_pgsql_io io_warmup, io_steady;
+	struct iotap_workload_pgsql_io io_init, io_warmup, io_steady;
 	double tps_all;			/* all transactions / (warm-up + steady) */
 	double tps_steady;		/* steady transactions / steady time */
 	uint64_t txns_all;
