@@ -91,6 +91,15 @@ struct iotap_fs_opts {
 	int only_uid_set;
 	uint32_t only_uid;
 	uint32_t only_pid;
+	/*
+	 * Subtree filter: record only the ops on files and directories under
+	 * these paths (relative to the mount root, or absolute below the
+	 * mount point or the backing dir; resolved when the mount starts and
+	 * followed by inode across renames). NAMEs only for those and the
+	 * directories above them. 0 paths: the whole tree.
+	 */
+	const char *const *only_under;
+	unsigned int nr_only_under;
 	const char *save_to;
 	const char *save_mark;
 	int save_lat_op;		/* enum iotap_op, 0: none */
