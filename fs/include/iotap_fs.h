@@ -23,6 +23,15 @@
 /* getxattr: live counters, "key value" lines (fs/stats.c), at most 64 KiB */
 #define IOTAP_FS_XATTR_STATS	"user.iotap.stats"
 #define IOTAP_FS_STATS_MAX	65536
+/*
+ * The latency classes of `iotap top` (live, from the daemon's counters, and
+ * over a finished trace): one class per op, in this order, each a
+ * log-linear histogram of IOTAP_FS_LAT_BITS (iotap_hist_index()).
+ */
+#define IOTAP_FS_LAT_CLASSES	7
+#define IOTAP_FS_LAT_BITS	3
+extern const char *const iotap_fs_lat_names[IOTAP_FS_LAT_CLASSES];
+unsigned int iotap_fs_lat_class(unsigned int op);
 
 /* How FUSE requests reach the daemon (iotap mount --transport). */
 enum iotap_fs_transport {
