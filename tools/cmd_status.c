@@ -457,7 +457,7 @@ static void top_frame(const char *mnt, const struct stats *c, const struct stats
 	uint64_t fs_prev = p->ops[IOTAP_OP_FSYNC] + p->ops[IOTAP_OP_FSYNCDIR];
 	struct rate r[MAX_TOP];
 	char tbuf[32], size[32], rate[32];
-	time_t now = time(NULL);
+	time_t now = (time_t)c->real_s;	/* when the counters were read */
 	struct tm tm;
 	unsigned int i, n;
 
@@ -465,13 +465,13 @@ static void top_frame(const char *mnt, const struct stats *c, const struct stats
 		secs = 1e-9;
 	localtime_r(&now, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	/* to the millisecond: the window's end, to set beside another tool's log */
+	snprintf(tbuf + strlen(tbuf), sizeof(tbuf) - strlen(tbuf), ".%03d",
+		 (int)((c->real_s - (double)now) * 1000) % 1000);
 	if (!batch)
 		printf("\033[H\033[2J");
 	if (c->from_trace) {
 		/* the trace's own clock: when this window was recorded */
-		now = (time_t)c->real_s;
-		localtime_r(&now, &tm);
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 		printf("iotap top %s  %s  %s mode, speed %gx%s  (over %.2f s, %.3f to %.3f s "
 		       "into the trace)\n", mnt, tbuf,
 		       !strcmp(c->mode, "cache") ? "cache" : "direct_io", c->speed,
