@@ -54,10 +54,8 @@ static const struct opt_desc mount_opts[] = {
 			  "default auto, or $IOTAP_TRANSPORT" },
 	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
 			  "3.14's most): a write() above it is several records" },
-	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
-			   "daemon creates (default 0600: a trace names every file and caller)" },
-	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
-			    "to let it read them)" },
+	[O_TRACE_MODE] = OPT_TRACE_MODE("the traces and the log the daemon creates"),
+	[O_TRACE_GROUP] = OPT_TRACE_GROUP,
 	[O_MARK_OWNER] = { "allow-mark-owner", 0, NULL, "let the owner of BACKING's root mark phases too\n"
 			   "(iotap mark); otherwise only root or CAP_SYS_ADMIN may" },
 	[O_ROT_SIZE] = { "rotate-size", 0, "SIZE", "close the trace when it reaches about SIZE bytes\n"
@@ -112,6 +110,7 @@ static const struct opt_cmd mount_cmd = {
 int cmd_mount(int argc, char **argv)
 {
 	struct iotap_fs_opts o = { 0 };
+	struct iotap_trace_perm perm = { 0 };
 	const char *under[UNDER_MAX];
 	char *under_lists[UNDER_MAX];
 	unsigned int nr_under = 0, nr_lists = 0, i;
@@ -183,14 +182,12 @@ int cmd_mount(int argc, char **argv)
 			o.max_write = (unsigned int)v;
 			break;
 		case O_TRACE_MODE:
-			if (parse_trace_mode(arg, &o.trace_mode))
-				return opt_error(&mount_cmd, "--trace-mode wants octal bits within 0666 "
-						 "including 0600, not '%s'", arg);
-			break;
 		case O_TRACE_GROUP:
-			if (parse_group(arg, &o.trace_gid))
-				return opt_error(&mount_cmd, "--trace-group: no group '%s'", arg);
-			o.trace_gid_set = 1;
+			if (opt_trace_perm(&mount_cmd, idx == O_TRACE_GROUP, arg, &perm))
+				return 2;
+			o.trace_mode = perm.mode;
+			o.trace_gid = perm.gid;
+			o.trace_gid_set = perm.has_gid;
 			break;
 		case O_MARK_OWNER: o.allow_mark_owner = 1; break;
 		case O_ROT_SIZE:
