@@ -102,7 +102,8 @@ static const struct opt_cmd mount_cmd = {
 		"  iotap mount /srv/pgdata /srv/pgdata --trace /var/tmp/pg.iotap\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap -f\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap --cache\n"
-		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg-%F.iotap --rotate-time 24h --rotate-keep 7",
+		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg-%F.iotap --rotate-time 24h --rotate-keep 7\n"
+		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg.iotap --only-under base,pg_wal",
 };
 
 #define UNDER_MAX	16	/* the daemon's most (fs/fs_i.h FS_UNDER_MAX) */
