@@ -35,9 +35,10 @@ while read -r sec ops wmb rmb; do
 	want=$(awk -v s=$sec '$1 == s { print $2, $3, $4 }' $T/want)
 	expect_eq "second $sec: ops/s, write MB/s, read MB/s" "$ops $wmb $rmb" "$want"
 done < $T/got
-# a steady second holds fio's rate (400 writes of 4 KiB = 1.64 MB/s), give or take fio's pacing
-awk '$2 >= 300 && $2 <= 500 && $3 >= 1.2 && $3 <= 2.1 { ok = 1 } END { exit !ok }' $T/got ||
-	{ cat $T/got; fail "no window shows fio's 400 writes/s"; }
+# the seconds after the first hold fio's rate on average (400 writes of 4 KiB =
+# 1.64 MB/s; fio's pacing lags and catches up in bursts on a loaded machine)
+awk '$1 >= 1 { n++; o += $2; w += $3 } END { exit !(n && o / n >= 300 && o / n <= 500 &&
+	w / n >= 1.2 && w / n <= 2.1) }' $T/got || { cat $T/got; fail "the windows do not average fio's 400 writes/s"; }
 grep -A2 'FILE ' $T/top | grep -q 'w\.0\.0' || fail "fio's file is not the busiest"
 
 # pacing and -n
