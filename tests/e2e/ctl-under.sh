@@ -96,4 +96,17 @@ expect_eq "writes of db/a/rot.dat after the rotation" \
 	"$(awk -v f=$(ino db/a/rot.dat) '$4 == "write" && $5 == f' $T/dump2 | wc -l)" 1
 expect_eq "records of db/b/rot.dat after the rotation" \
 	"$(awk -v f=$(ino db/b/rot.dat) '$5 == f' $T/dump2 | wc -l)" 0
+
+# a comma list and a repeated option, the absolute form below BACKING too
+iotap_mount "$BACKING" "$MNT" --trace $T/m.iotap --only-under db/a,other --only-under "$BACKING/db/b"
+echo x > "$MNT/db/b/m.dat"
+echo x > "$MNT/x.dat"
+iotap_umount "$MNT"
+"$IOTAP" info $T/m.iotap | grep -q 'only_under=db/a,only_under=other,only_under=db/b' ||
+	fail "the mount options do not list the three subtrees"
+"$IOTAP" dump $T/m.iotap > $T/dump3
+grep -q 'NAME.*name="m.dat"' $T/dump3 || fail "db/b/m.dat (third subtree) is not named"
+grep -q 'NAME.*name="x.dat"' $T/dump3 && fail "x.dat (outside every subtree) is named"
+many=$(for i in $(seq 17); do printf 'db/a,'; done)
+expect 2 "at most 16" "$IOTAP" mount "$BACKING" "$MNT" --trace $T/x.iotap --only-under "$many"
 exit 0
