@@ -472,9 +472,8 @@ static void top_frame(const char *mnt, const struct stats *c, const struct stats
 		printf("\033[H\033[2J");
 	if (c->from_trace) {
 		/* the trace's own clock: when this window was recorded */
-		printf("iotap top %s  %s  %s mode, speed %gx%s  (over %.2f s, %.3f to %.3f s "
-		       "into the trace)\n", mnt, tbuf,
-		       !strcmp(c->mode, "cache") ? "cache" : "direct_io", c->speed,
+		printf("iotap top %s  %s  %s, speed %gx%s  (over %.2f s, %.3f to %.3f s "
+		       "into the trace)\n", mnt, tbuf, c->mode, c->speed,
 		       c->speed ? "" : " (as fast as it reads)", secs, c->t_from, c->t_to);
 	} else {
 		printf("iotap top %s  %s  %s mode, %s%s  (over %.2f s", mnt, tbuf,
@@ -727,8 +726,11 @@ static int top_trace(const char *path, uint64_t iv_ns, double speed, uint64_t co
 	iotap_map_init(&t.procs, sizeof(struct acc));
 	iotap_map_init(&t.files, sizeof(struct acc));
 	memset(t.c, 0, sizeof(*t.c));
+	/* what made it: a capture's mode, or the run or replay that wrote it */
 	snprintf(t.c->mode, sizeof(t.c->mode), "%s",
-		 t.h->capture_mode == IOTAP_MODE_CACHE ? "cache" : "direct_io");
+		 t.h->source == IOTAP_SOURCE_WORKLOAD ? "iotap run" :
+		 t.h->source == IOTAP_SOURCE_REPLAY ? "iotap replay" :
+		 t.h->capture_mode == IOTAP_MODE_CACHE ? "cache mode" : "direct_io mode");
 	snprintf(t.c->trace, sizeof(t.c->trace), "%s", path);
 	t.c->tracing = 1;
 	t.c->trace_files = 1;
