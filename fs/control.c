@@ -144,6 +144,36 @@ static void emit_name(struct iotap_trace_recorder *r, uint64_t ino, uint64_t par
 	iotap_trace_recorder_emit(r, &rec);
 }
 
+bool fs_ctl_name_inode(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_trace_recorder *r,
+		       bool emit)
+{
+	struct rebind_ent e;
+	struct iotap_trace_rec rec;
+
+	if (!rebind_one(fs, inode, &e))
+		return false;
+	if (emit) {
+		emit_name(r, e.ino, e.parent, e.name, e.mode, e.uid, e.gid, e.size);
+	} else {
+		memset(&rec, 0, sizeof(rec));
+		rec.type = IOTAP_REC_NAME;
+		rec.tid = (uint32_t)gettid();
+		rec.pid = (uint32_t)getpid();
+		rec.file = e.ino;
+		rec.file2 = e.parent;
+		rec.mode = e.mode;
+		rec.uid = e.uid;
+		rec.gid = e.gid;
+		rec.length = e.size;
+		rec.name = e.name;
+		rec.name_len = (uint32_t)strnlen(e.name, IOTAP_TRACE_NAME_MAX - 1);
+		rec.time_ns = iotap_trace_op_begin(r);
+		iotap_trace_record(r, &rec);
+	}
+	free(e.name);
+	return true;
+}
+
 /**
  * fs_ctl_rebind - the recorder's rebind callback: NAME records for every
  * inode the kernel knows, the root first, then parents before children
@@ -165,7 +195,9 @@ void fs_ctl_rebind(void *arg, struct iotap_trace_recorder *r)
 	n = fs_inode_collect(fs, &v);
 	ents = n > 0 ? calloc((size_t)n, sizeof(*ents)) : NULL;
 	for (i = 0; i < n; i++) {
-		if (ents && v[i] != fs->root && rebind_one(fs, v[i], &ents[k]))
+		/* with --only-under: only what is under a subtree, and the dirs above */
+		if (ents && v[i] != fs->root && fs_scope(fs, v[i], NULL) != FS_SCOPE_OUT &&
+		    rebind_one(fs, v[i], &ents[k]))
 			k++;
 		fs_inode_forget(fs, v[i], 1);
 	}

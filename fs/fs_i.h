@@ -212,6 +212,8 @@ struct fs_inode {
 	uint8_t pinned;			/* fd held for the inode's life (no handle) */
 	uint8_t wb_failed;		/* cache mode: a writeback WRITE failed (wbfail.c) */
 	uint64_t binding[2];		/* hashes of the last two (parent, name) in NAMEs */
+	uint32_t scope_gen;		/* fs->scope_gen when scope was set, 0: never */
+	uint8_t scope;			/* FS_SCOPE_*: --only-under (capture.c) */
 	struct file_handle handle;	/* followed by handle.handle_bytes bytes; 0 when pinned */
 };
 
@@ -247,6 +249,8 @@ void fs_inode_forget(struct fs_ctx *fs, struct fs_inode *inode, uint64_t n);
  * Return: the count, or -ENOMEM.
  */
 long fs_inode_collect(struct fs_ctx *fs, struct fs_inode ***out);
+/* Live inode (@dev, @ino) with one more reference (fs_inode_forget it), or NULL. */
+struct fs_inode *fs_inode_find(struct fs_ctx *fs, uint64_t dev, uint64_t ino);
 /* The path below the backing dir of live inode (@dev, @ino) into @buf; 0 or -errno. */
 int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size_t size);
 /* Borrow an O_PATH fd of @inode; 0 or -errno (-ESTALE: gone from the backing fs). */
@@ -303,8 +307,35 @@ struct fs_calls {
 	struct fs_call slot[FS_CALLS_MAX];
 };
 
+/*
+ * The subtree filter (--only-under): the subtree roots and the directories
+ * above them, by backing inode, found when the mount starts. An inode is
+ * FS_SCOPE_IN when it is a root or was named in an IN directory,
+ * FS_SCOPE_PATH when it is a directory above a root (its NAME is recorded,
+ * so that paths resolve, its ops are not), else FS_SCOPE_OUT.
+ */
+enum { FS_SCOPE_OUT, FS_SCOPE_PATH, FS_SCOPE_IN };
+#define FS_UNDER_MAX		16	/* subtrees */
+#define FS_UNDER_ANC_MAX	256	/* directories above them, all together */
+
+struct fs_under {
+	unsigned int n;				/* subtrees; 0: no subtree filter */
+	char *rel[FS_UNDER_MAX];		/* path below the backing dir, as resolved */
+	int fd[FS_UNDER_MAX];			/* O_PATH fd of each root: its current path */
+	uint64_t dev[FS_UNDER_MAX], ino[FS_UNDER_MAX];
+	unsigned int nanc;
+	uint64_t anc_dev[FS_UNDER_ANC_MAX], anc_ino[FS_UNDER_ANC_MAX];
+};
+
 struct fs_ctx {
 	struct iotap_fs_opts o;			/* copy of the caller's options */
+	struct fs_under under;			/* --only-under, fixed before the mount */
+	/*
+	 * Bumped when a known directory changes scope (a rename into or out
+	 * of a subtree): inodes set under an older value find their scope
+	 * again from their current path (capture.c).
+	 */
+	uint32_t scope_gen;
 	/*
 	 * The recorder while a trace is being written, else NULL: read once
 	 * per request (fs_op_start) with CMM_LOAD_SHARED; control.c sets it.
@@ -444,6 +475,7 @@ struct fs_op {
 	struct fs_thread *t;
 	struct iotap_trace_rec rec;
 	bool begun;			/* rec.time_ns taken */
+	bool in;			/* on something under an --only-under subtree */
 	unsigned int nr_names;		/* queued in t->pend */
 };
 
@@ -452,7 +484,7 @@ struct fs_op {
  * Fills caller tid/pid/uid/gid and file = @inode's st_ino (0 if NULL).
  */
 void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
-		 const struct fs_inode *inode);
+		 struct fs_inode *inode);
 /* Start of the backing call: takes rec.time_ns. */
 static inline void fs_op_io_begin(struct fs_op *op)
 {
@@ -468,16 +500,38 @@ static inline void fs_op_io_end(struct fs_op *op)
 /* Fault injection: -errno if this request must fail untried, else 0. */
 int fs_op_fault(struct fs_op *op);
 /*
- * fs_op_name - queue a NAME record for @st's inode bound to (@parent, @name)
+ * fs_op_name - queue a NAME record for @st's inode bound to (@dir, @name)
  * @inode: the inode, or NULL to find it in the table; the binding is
  *         remembered there and, unless @force, the NAME is skipped when it
  *         is one of the two bindings last emitted. @flags 1: an additional
  *         hard-link name (see fs_binding_note()).
+ * With --only-under the binding also sets the inode's scope (from @dir's),
+ * a binding outside every subtree gets no NAME, and one inside makes the
+ * op recorded (a lookup or rename of something under a subtree).
  * @name is copied. Dropped silently without memory (the trace is a record,
  * not the file system).
  */
-void fs_op_name(struct fs_op *op, struct fs_inode *inode, uint64_t parent,
+void fs_op_name(struct fs_op *op, struct fs_inode *inode, struct fs_inode *dir,
 		const char *name, const struct stat *st, uint32_t flags, bool force);
+/*
+ * fs_scope - @inode's FS_SCOPE_* (FS_SCOPE_IN without --only-under). After
+ * a directory changed scope it is found again from the inode's current
+ * path; an inode that comes into a subtree that way gets its NAME in @r.
+ */
+uint8_t fs_scope(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_trace_recorder *r);
+/* The op acts on an entry of @dir: recorded if @dir is under a subtree. */
+static inline void fs_op_dir(struct fs_op *op, struct fs_inode *dir)
+{
+	if (caa_unlikely(op->fs->under.n) && !op->in)
+		op->in = fs_scope(op->fs, dir, op->r) == FS_SCOPE_IN;
+}
+/*
+ * fs_under_init - resolve o.only_under below the backing dir (fs->root_fd)
+ * into fs->under, before the mount; 0 or -errno with @msg.
+ */
+int fs_under_init(struct fs_ctx *fs, char *msg, size_t size);
+/* The root's scope, once fs->root exists. */
+void fs_under_root(struct fs_ctx *fs);
 /* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
 void fs_op_end(struct fs_op *op, int64_t result);
 
@@ -521,6 +575,12 @@ char *fs_ctl_expand(struct fs_ctx *fs, const char *path);
 void fs_ctl_note_file(struct fs_ctx *fs, const char *path);
 /* The trace being written into @buf, "" when none. */
 void fs_ctl_trace_path(struct fs_ctx *fs, char *buf, size_t size);
+/*
+ * @inode's current name in the backing fs as a NAME record, into @r from a
+ * worker (@emit false) or the writer thread (@emit true); false if unknown.
+ */
+bool fs_ctl_name_inode(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_trace_recorder *r,
+		       bool emit);
 /* The recorder's rebind callback (every file id in use, at each new file). */
 void fs_ctl_rebind(void *arg, struct iotap_trace_recorder *r);
 /* A capture header for the mount (@layout: free it after use). */

@@ -606,17 +606,12 @@ int fs_inode_root_init(struct fs_ctx *fs)
 	return 0;
 }
 
-int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size_t size)
+struct fs_inode *fs_inode_find(struct fs_ctx *fs, uint64_t dev, uint64_t ino)
 {
 	struct inode_key key = { .dev = dev, .ino = ino, .fh = NULL };
 	struct fs_inode *inode = NULL;
-	char proc[FS_PROCNAME_MAX], path[PATH_MAX];
-	size_t blen = strlen(fs->backing);
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
-	struct fs_fdref ref;
-	ssize_t n;
-	int ret;
 
 	urcu_memb_read_lock();
 	cds_lfht_lookup(fs->itable, inode_hash(dev, ino), inode_match, &key, &iter);
@@ -624,6 +619,18 @@ int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size
 	if (node && inode_tryget(caa_container_of(node, struct fs_inode, node)))
 		inode = caa_container_of(node, struct fs_inode, node);
 	urcu_memb_read_unlock();
+	return inode;
+}
+
+int fs_inode_name(struct fs_ctx *fs, uint64_t dev, uint64_t ino, char *buf, size_t size)
+{
+	struct fs_inode *inode = fs_inode_find(fs, dev, ino);
+	char proc[FS_PROCNAME_MAX], path[PATH_MAX];
+	size_t blen = strlen(fs->backing);
+	struct fs_fdref ref;
+	ssize_t n;
+	int ret;
+
 	if (!inode)
 		return -ENOENT;
 	ret = fs_inode_fd(fs, inode, &ref);

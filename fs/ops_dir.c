@@ -141,7 +141,7 @@ static int entry_bind(struct fs_op *op, struct fs_inode *dir, const char *name, 
 	if (ret)
 		return ret;
 	entry_fill(op->fs, e, inode, st);
-	fs_op_name(op, inode, dir->ino, name, st,
+	fs_op_name(op, inode, dir, name, st,
 		   !created && !S_ISDIR(st->st_mode) && st->st_nlink > 1, created);
 	*out = inode;
 	return 0;
@@ -167,6 +167,7 @@ static void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	fs_op_start(&op, req, IOTAP_OP_LOOKUP, NULL);
 	op.rec.file2 = dir->ino;
+	fs_op_dir(&op, dir);
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -287,6 +288,7 @@ static void make_op(fuse_req_t req, unsigned int opcode, fuse_ino_t parent,
 
 	fs_op_start(&op, req, opcode, NULL);
 	op.rec.file2 = dir->ino;
+	fs_op_dir(&op, dir);
 	op.rec.mode = mode;
 	if (opcode == IOTAP_OP_MKNOD)
 		op.rec.aux = rdev;
@@ -338,6 +340,7 @@ static void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	fs_op_start(&op, req, IOTAP_OP_CREATE, NULL);
 	op.rec.file2 = dir->ino;
+	fs_op_dir(&op, dir);
 	op.rec.flags = fi->flags;
 	op.rec.mode = mode;
 	ret = fs_op_fault(&op);
@@ -371,7 +374,7 @@ static void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		goto out_forget;
 	op.rec.fh = fs_file(fi)->id;
 	entry_fill(fs, &e, inode, &st);
-	fs_op_name(&op, inode, dir->ino, name, &st, 0, true);
+	fs_op_name(&op, inode, dir, name, &st, 0, true);
 	goto out;
 
 out_forget:
@@ -407,6 +410,7 @@ static void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 
 	fs_op_start(&op, req, IOTAP_OP_LINK, inode);
 	op.rec.file2 = dir->ino;
+	fs_op_dir(&op, dir);
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -430,7 +434,7 @@ static void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		op.rec.mode = st.st_mode;
 		fs_inode_ref(inode);
 		entry_fill(fs, &e, inode, &st);
-		fs_op_name(&op, inode, dir->ino, newname, &st, 1, true);
+		fs_op_name(&op, inode, dir, newname, &st, 1, true);
 	}
 	fs_fdref_put(&dref);
 out_put_inode:
@@ -458,6 +462,7 @@ static void remove_op(fuse_req_t req, fuse_ino_t parent, const char *name, bool 
 
 	fs_op_start(&op, req, isdir ? IOTAP_OP_RMDIR : IOTAP_OP_UNLINK, NULL);
 	op.rec.file2 = dir->ino;
+	fs_op_dir(&op, dir);
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -507,6 +512,8 @@ static void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	fs_op_start(&op, req, IOTAP_OP_RENAME, NULL);
 	op.rec.file2 = newdir->ino;
+	fs_op_dir(&op, dir);
+	fs_op_dir(&op, newdir);
 	op.rec.aux = dir->ino;
 	op.rec.flags = flags;
 	ret = fs_op_fault(&op);
@@ -529,11 +536,11 @@ static void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		/* with several hard links the old name says which one moved */
 		if (!S_ISDIR(st.st_mode) && st.st_nlink > 1)
 			op.rec.name = name;
-		fs_op_name(&op, NULL, newdir->ino, newname, &st, 0, true);
+		fs_op_name(&op, NULL, newdir, newname, &st, 0, true);
 	}
 	if (!ret && (flags & RENAME_EXCHANGE) &&
 	    fstatat(dref.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		fs_op_name(&op, NULL, dir->ino, name, &st, 0, true);
+		fs_op_name(&op, NULL, dir, name, &st, 0, true);
 	fs_fdref_put(&nref);
 out_put_dir:
 	fs_fdref_put(&dref);
@@ -663,7 +670,7 @@ static size_t fill_dir(struct fs_op *op, fuse_req_t req, struct fs_dir *d, char 
 				break;
 			}
 			if (inode)
-				fs_op_name(op, inode, d->inode->ino, name, &e.attr,
+				fs_op_name(op, inode, d->inode, name, &e.attr,
 					   !S_ISDIR(e.attr.st_mode) && e.attr.st_nlink > 1, false);
 		} else {
 			struct stat st = {

@@ -515,7 +515,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	fs_calls_init(fs);
 	fs->mount_opts = d->mount_opts;
 	fs->start_ns = iotap_trace_now_ns();
-	fs->filter = o->only_ops || o->only_uid_set || o->only_pid;
+	fs->filter = o->only_ops || o->only_uid_set || o->only_pid || fs->under.n;
 	if (o->ring_bytes) {
 		/* flight recorder: recording from the start, into memory */
 		fs_recorder_opts(fs, &ro);
@@ -635,6 +635,10 @@ static void describe_opts(struct fs_daemon *d)
 	if (fs->o.only_pid && n > 0 && (size_t)n < sizeof(d->mount_opts))
 		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_pid=%u",
 			      fs->o.only_pid);
+	/* one only_under= per subtree (a path may hold '+'), relative to the mount root */
+	for (i = 0; i < (int)fs->under.n && n > 0 && (size_t)n < sizeof(d->mount_opts); i++)
+		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_under=%s",
+			      fs->under.rel[i]);
 	/* the transport and why (transport/uring.c), then what is left of -o */
 	if (n > 0 && (size_t)n < sizeof(d->mount_opts))
 		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n,
@@ -770,6 +774,9 @@ static int setup(struct fs_daemon *d, char *msg)
 			 fs->o.mountpoint, fs->o.backing, strerror(-ret));
 		return ret;
 	}
+	ret = fs_under_init(fs, msg, MSG_MAX);
+	if (ret)
+		return ret;
 	describe_opts(d);
 	ret = create_session(d, msg);
 	if (ret)
@@ -804,6 +811,7 @@ static int setup(struct fs_daemon *d, char *msg)
 		snprintf(msg, MSG_MAX, "cannot mount '%s': %s", fs->o.mountpoint, strerror(-ret));
 		return ret;
 	}
+	fs_under_root(fs);
 	fs_creds_init(fs);
 	fs_record_root(fs, &st);
 

@@ -40,13 +40,16 @@ static struct fs_thread *threads;	/* live, registered (stats_lock) */
 static struct fs_stats gone;		/* of the threads that exited (stats_lock) */
 static unsigned int nthreads;
 
-static const char *const lat_names[FS_LAT_N] = {
+_Static_assert(FS_LAT_N == IOTAP_FS_LAT_CLASSES && FS_LAT_BITS == IOTAP_FS_LAT_BITS,
+	       "iotap_fs.h's latency classes are these");
+
+const char *const iotap_fs_lat_names[IOTAP_FS_LAT_CLASSES] = {
 	[FS_LAT_READ] = "read", [FS_LAT_WRITE] = "write", [FS_LAT_FSYNC] = "fsync",
 	[FS_LAT_OPEN] = "open", [FS_LAT_LOOKUP] = "lookup", [FS_LAT_GETATTR] = "getattr",
 	[FS_LAT_META] = "meta",
 };
 
-static unsigned int lat_class(unsigned int op)
+unsigned int iotap_fs_lat_class(unsigned int op)
 {
 	switch (op) {
 	case IOTAP_OP_READ: return FS_LAT_READ;
@@ -83,7 +86,7 @@ void fs_stats_op(struct fs_thread *t, const struct fs_op *op, int64_t result)
 	if (op->begun) {
 		unsigned int b = iotap_hist_index(op->rec.dur_ns, FS_LAT_BITS);
 
-		ADD(s->lat[lat_class(o)][b], 1);
+		ADD(s->lat[iotap_fs_lat_class(o)][b], 1);
 	}
 	e = &s->procs[iotap_hash_u64(pid) & (FS_TOP_SLOTS - 1)];
 	if (e->key != pid) {
@@ -348,7 +351,7 @@ ssize_t fs_stats_text(struct fs_ctx *fs, char *buf, size_t size)
 	for (c = 0; c < FS_LAT_N; c++) {
 		const char *sep = " ";
 
-		put(&o, "lat %s", lat_names[c]);
+		put(&o, "lat %s", iotap_fs_lat_names[c]);
 		for (i = 0; i < FS_LAT_BUCKETS; i++) {
 			if (sum.lat[c][i]) {
 				put(&o, "%s%u:%llu", sep, i, (unsigned long long)sum.lat[c][i]);

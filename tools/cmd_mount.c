@@ -28,7 +28,7 @@
 enum { O_TRACE, O_FG, O_CACHE, O_FORCE, O_OPTS, O_LOG, O_THREADS, O_SAMPLE, O_FDCACHE,
        O_DEBUG, O_ATTR_TIMEOUT, O_ENTRY_TIMEOUT, O_TRANSPORT, O_MAX_WRITE, O_TRACE_MODE,
        O_TRACE_GROUP, O_MARK_OWNER, O_ROT_SIZE, O_ROT_TIME, O_ROT_KEEP, O_RING, O_SAVE_TO,
-       O_SAVE_MARK, O_SAVE_LAT, O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_FAIL_OP, O_FAIL_NTH,
+       O_SAVE_MARK, O_SAVE_LAT, O_ONLY_OPS, O_ONLY_UID, O_ONLY_PID, O_ONLY_UNDER, O_FAIL_OP, O_FAIL_NTH,
        O_FAIL_ERRNO };
 
 static const struct opt_desc mount_opts[] = {
@@ -57,10 +57,8 @@ static const struct opt_desc mount_opts[] = {
 			  "pages need fs.fuse.max_pages_limit >= SIZE/4k + 1): a\n"
 			  "write() above it is several requests, flagged cut/cont\n"
 			  "and joined by report, replay and dump --fio-iolog" },
-	[O_TRACE_MODE] = { "trace-mode", 0, "MODE", "octal permissions of the traces and the log the\n"
-			   "daemon creates (default 0600: a trace names every file and caller)" },
-	[O_TRACE_GROUP] = { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n"
-			    "to let it read them)" },
+	[O_TRACE_MODE] = OPT_TRACE_MODE("the traces and the log the daemon creates"),
+	[O_TRACE_GROUP] = OPT_TRACE_GROUP,
 	[O_MARK_OWNER] = { "allow-mark-owner", 0, NULL, "let the owner of BACKING's root mark phases too\n"
 			   "(iotap mark); otherwise only root or CAP_SYS_ADMIN may" },
 	[O_ROT_SIZE] = { "rotate-size", 0, "SIZE", "close the trace when it reaches about SIZE bytes\n"
@@ -82,6 +80,11 @@ static const struct opt_desc mount_opts[] = {
 			 "names as iotap dump prints them); file names are kept" },
 	[O_ONLY_UID] = { "only-uid", 0, "USER", "record only the ops of callers with this fsuid" },
 	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process" },
+	[O_ONLY_UNDER] = { "only-under", 0, "PATH", "record only the ops on files and directories under\n"
+			   "PATH (relative to the mount root, or absolute below\n"
+			   "MOUNTPOINT or BACKING; an existing directory or file,\n"
+			   "followed across renames); repeat it or give a comma\n"
+			   "list, at most 16; the rest is served but not recorded" },
 	[O_FAIL_OP] = { "fail-op", 0, "OP", "test only: inject a failure into this op", 1 },
 	[O_FAIL_NTH] = { "fail-nth", 0, "N", "test only: ...on its Nth call", 1 },
 	[O_FAIL_ERRNO] = { "fail-errno", 0, "E", "test only: ...with this errno", 1 },
@@ -102,12 +105,19 @@ static const struct opt_cmd mount_cmd = {
 		"  iotap mount /srv/pgdata /srv/pgdata --trace /var/tmp/pg.iotap\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap -f\n"
 		"  iotap mount /data /mnt/data --trace cap.iotap --cache\n"
-		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg-%F.iotap --rotate-time 24h --rotate-keep 7",
+		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg-%F.iotap --rotate-time 24h --rotate-keep 7\n"
+		"  iotap mount /srv/pg /srv/pg --trace /var/tmp/pg.iotap --only-under base,pg_wal",
 };
+
+#define UNDER_MAX	16	/* the daemon's most (fs/fs_i.h FS_UNDER_MAX) */
 
 int cmd_mount(int argc, char **argv)
 {
 	struct iotap_fs_opts o = { 0 };
+	struct iotap_trace_perm perm = { 0 };
+	const char *under[UNDER_MAX];
+	char *under_lists[UNDER_MAX];
+	unsigned int nr_under = 0, nr_lists = 0, i;
 	const char *arg;
 	uint64_t v;
 	int idx, rc;
@@ -177,14 +187,12 @@ int cmd_mount(int argc, char **argv)
 			o.max_write = (unsigned int)v;
 			break;
 		case O_TRACE_MODE:
-			if (parse_trace_mode(arg, &o.trace_mode))
-				return opt_error(&mount_cmd, "--trace-mode wants octal bits within 0666 "
-						 "including 0600, not '%s'", arg);
-			break;
 		case O_TRACE_GROUP:
-			if (parse_group(arg, &o.trace_gid))
-				return opt_error(&mount_cmd, "--trace-group: no group '%s'", arg);
-			o.trace_gid_set = 1;
+			if (opt_trace_perm(&mount_cmd, idx == O_TRACE_GROUP, arg, &perm))
+				return 2;
+			o.trace_mode = perm.mode;
+			o.trace_gid = perm.gid;
+			o.trace_gid_set = perm.has_gid;
 			break;
 		case O_MARK_OWNER: o.allow_mark_owner = 1; break;
 		case O_ROT_SIZE:
@@ -237,6 +245,32 @@ int cmd_mount(int argc, char **argv)
 				o.only_uid = (uint32_t)v;
 			}
 			o.only_uid_set = 1;
+			break;
+		}
+		case O_ONLY_UNDER: {
+			char *list = strdup(arg), *tok, *save = NULL;
+
+			if (!list)
+				return opt_error(&mount_cmd, "out of memory");
+			if (nr_lists == UNDER_MAX) {
+				free(list);
+				return opt_error(&mount_cmd, "--only-under: at most %d paths", UNDER_MAX);
+			}
+			under_lists[nr_lists++] = list;	/* the paths point into it; freed at exit */
+			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (nr_under == UNDER_MAX) {
+					return opt_error(&mount_cmd, "--only-under: at most %d paths",
+							 UNDER_MAX);
+				}
+				if (!strcmp(tok, "..") || !strncmp(tok, "../", 3) || strstr(tok, "/../") ||
+				    (strlen(tok) >= 3 && !strcmp(tok + strlen(tok) - 3, "/..")))
+					return opt_error(&mount_cmd, "--only-under '%s': '..' is not "
+							 "allowed (name the subtree below the mount "
+							 "root)", tok);
+				under[nr_under++] = tok;
+			}
+			if (!nr_under)
+				return opt_error(&mount_cmd, "--only-under wants a path");
 			break;
 		}
 		case O_ONLY_PID:
@@ -342,9 +376,13 @@ int cmd_mount(int argc, char **argv)
 	}
 	o.backing = argv[optind];
 	o.mountpoint = argv[optind + 1];
+	o.only_under = under;
+	o.nr_only_under = nr_under;
 	cmdline = iotap_argv_join("iotap", argc, argv);
 	o.cmdline = cmdline;
 	rc = iotap_fs_main(&o);
 	free(cmdline);
+	for (i = 0; i < nr_lists; i++)
+		free(under_lists[i]);
 	return rc;
 }

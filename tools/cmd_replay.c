@@ -44,6 +44,7 @@ enum {
 	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CLOBBER, O_CHECK, O_FORCE, O_TIMING,
 	O_DATA,
 	O_MAP, O_PHASE, O_SKIP, O_PROCESSES, O_NO_FSUID, O_JSON, O_STRICT, O_QUIET,
+	O_TRACE_MODE, O_TRACE_GROUP,
 };
 
 static const struct opt_desc replay_opts[] = {
@@ -87,6 +88,8 @@ static const struct opt_desc replay_opts[] = {
 	[O_JSON] = { "json", 0, NULL, "print the summary as JSON on stdout" },
 	[O_STRICT] = { "strict", 0, NULL, "exit 1 if any result differs from the capture's" },
 	[O_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
+	[O_TRACE_MODE] = OPT_TRACE_MODE("T2"),
+	[O_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -363,7 +366,8 @@ int cmd_replay(int argc, char **argv)
 	const struct iotap_replay_plan *pl;
 	struct iotap_replay *r = NULL;
 	int prepare = 0, prepare_only = 0, check_only = 0, json = 0, strict = 0, idx, ret, i;
-	int made_dir = 0;
+	int made_dir = 0, perm_set = 0;
+	struct iotap_trace_perm perm = { 0 };
 	unsigned int nmaps = 0;
 	struct sigaction sa;
 	const char *arg;
@@ -380,6 +384,12 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_OVERWRITE:
 			o.flags |= IOTAP_REPLAY_TRACE_FORCE;
+			break;
+		case O_TRACE_MODE:
+		case O_TRACE_GROUP:
+			if (opt_trace_perm(&replay_cmd, idx == O_TRACE_GROUP, arg, &perm))
+				return 2;
+			perm_set = 1;
 			break;
 		case O_PREPARE:
 			prepare = 1;
@@ -453,6 +463,8 @@ int cmd_replay(int argc, char **argv)
 		return opt_error(&replay_cmd, "--clobber goes with --prepare or --prepare-only");
 	o.trace = argv[optind];
 	o.target = argv[optind + 1];
+	if (perm_set && !o.out_trace)
+		return opt_error(&replay_cmd, "--trace-mode and --trace-group need --trace T2");
 	if (o.out_trace) {
 		/* before anything in DIR is touched; never the trace replayed */
 		const char *inputs[] = { o.trace, NULL };
@@ -616,6 +628,10 @@ int cmd_replay(int argc, char **argv)
 	} else if (strict && (st.differences || st.unreplayable)) {
 		ret = 1;
 	}
+	/* T2, complete: shared as asked */
+	if (o.out_trace && perm_set && !st.trace_error && trace_perm_set(o.out_trace, &perm) &&
+	    !ret)
+		ret = 1;
 out:
 	iotap_replay_close(r);
 	if (ret && made_dir)

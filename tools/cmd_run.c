@@ -40,6 +40,7 @@
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
+#include "traceio.h"
 #include "run.h"
 
 #define MIB (1ull << 20)
@@ -70,6 +71,8 @@ struct run {
 	struct target *t;
 	unsigned int nt;
 	const char *trace;
+	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group */
+	int perm_set;
 	int force, quiet, drop_caches;
 	int no_lockstep;		/* --no-lockstep */
 	int concurrent;			/* the targets ran at once */
@@ -92,7 +95,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum {
 	B_SIZE, B_FILES, B_RAM, B_FAST, B_CHAR, B_SYNC, B_DIRECT, B_REPEAT, B_SEED, B_MACHINE,
-	B_QUIET, B_103, B_DIR, B_USER, B_GROUP, B_TRACE, B_FORCE, B_DROP, B_NOLOCK,
+	B_QUIET, B_103, B_DIR, B_USER, B_GROUP, B_TRACE, B_FORCE, B_DROP, B_NOLOCK, B_TRACE_MODE, B_TRACE_GROUP,
 };
 
 static const struct opt_desc bonnie_opts[] = {
@@ -130,6 +133,8 @@ static const struct opt_desc bonnie_opts[] = {
 	[B_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[B_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each test (root)" },
 	[B_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each test on all together" },
+	[B_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
+	[B_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -155,7 +160,7 @@ static const struct opt_cmd bonnie_cmd = {
 
 enum {
 	Z_TEST, Z_SIZE, Z_REC, Z_AUTO, Z_MINF, Z_MAXF, Z_MINR, Z_MAXR, Z_THREADS, Z_DIRECT,
-	Z_FSYNC, Z_CLOSE, Z_NOSTONE, Z_REPORT, Z_QUIET, Z_TRACE, Z_FORCE, Z_DROP, Z_NOLOCK,
+	Z_FSYNC, Z_CLOSE, Z_NOSTONE, Z_REPORT, Z_QUIET, Z_TRACE, Z_FORCE, Z_DROP, Z_NOLOCK, Z_TRACE_MODE, Z_TRACE_GROUP,
 };
 
 static const struct opt_desc iozone_opts[] = {
@@ -181,6 +186,8 @@ static const struct opt_desc iozone_opts[] = {
 	[Z_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[Z_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each test (root)" },
 	[Z_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each test on all together" },
+	[Z_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
+	[Z_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -199,7 +206,7 @@ static const struct opt_cmd iozone_cmd = {
 };
 
 enum { D_BS, D_COUNT, D_READ, D_WRITE, D_DIRECT, D_FDATASYNC, D_FILE, D_KEEP, D_QUIET,
-       D_TRACE, D_FORCE, D_DROP, D_NOLOCK };
+       D_TRACE, D_FORCE, D_DROP, D_NOLOCK, D_TRACE_MODE, D_TRACE_GROUP };
 
 static const struct opt_desc dd_opts[] = {
 	[D_BS] = { "bs", 0, "SIZE", "bytes per read/write (512, 64k, 1M; powers of 1024)" },
@@ -216,6 +223,8 @@ static const struct opt_desc dd_opts[] = {
 	[D_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[D_DROP] = { "drop-caches", 0, NULL, "sync and drop the page cache first (root)" },
 	[D_NOLOCK] = { "no-lockstep", 0, NULL, "several targets: do not start them together" },
+	[D_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
+	[D_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -230,7 +239,8 @@ static const struct opt_cmd dd_cmd = {
 	.footer = "example:\n  iotap run dd /mnt/array --bs 1M --count 20480 --read",
 };
 
-enum { H_CACHED, H_DEVICE, H_DIRECT, H_SIZE, H_QUIET, H_TRACE, H_FORCE };
+enum { H_CACHED, H_DEVICE, H_DIRECT, H_SIZE, H_QUIET, H_TRACE, H_FORCE, H_TRACE_MODE,
+       H_TRACE_GROUP };
 
 static const struct opt_desc hdparm_opts[] = {
 	[H_CACHED] = { "cached", 'T', NULL, "cached reads: the first 2 MiB re-read for 2 s" },
@@ -241,6 +251,8 @@ static const struct opt_desc hdparm_opts[] = {
 	[H_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
 	[H_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace" },
 	[H_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
+	[H_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
+	[H_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -443,6 +455,13 @@ int run_drop_check(const char *cmd)
 	return err;
 }
 
+/* --trace-mode (@group 0) or --trace-group (1): 0, or 2 after saying why. */
+static int run_perm_opt(struct run *r, int group, const char *arg)
+{
+	r->perm_set = 1;
+	return opt_trace_perm(r->cmd, group, arg, &r->perm);
+}
+
 /* Name each target's trace and check it may be written; 0 or 1 (said). */
 static int check_traces(struct run *r)
 {
@@ -519,6 +538,8 @@ static int check_targets(struct run *r, int need_dir, need_fn need)
 			return 2;
 		}
 	}
+	if (r->perm_set && !r->trace)
+		return opt_error(r->cmd, "--trace-mode and --trace-group need --trace FILE");
 	if (r->trace && check_traces(r))
 		return 1;
 	if (r->drop_caches && geteuid() != 0)
@@ -723,6 +744,9 @@ static int finish_target(struct run *r, struct target *t)
 		if (!rc)
 			rc = 1;
 	}
+	/* the trace this run created, complete: shared as asked */
+	if (t->trace && r->perm_set && trace_perm_set(t->trace, &r->perm) && !rc)
+		rc = 1;
 	return rc;
 }
 
@@ -922,6 +946,11 @@ static int run_bonnie(struct run *r, int argc, char **argv)
 			break;
 		case B_TRACE: r->trace = arg; break;
 		case B_FORCE: r->force = 1; break;
+		case B_TRACE_MODE:
+		case B_TRACE_GROUP:
+			if (run_perm_opt(r, idx == B_TRACE_GROUP, arg))
+				return 2;
+			break;
 		case B_DROP: r->drop_caches = 1; break;
 		case B_NOLOCK: r->no_lockstep = 1; break;
 		}
@@ -1079,6 +1108,11 @@ static int run_iozone(struct run *r, int argc, char **argv)
 		case Z_QUIET: r->quiet = 1; break;
 		case Z_TRACE: r->trace = arg; break;
 		case Z_FORCE: r->force = 1; break;
+		case Z_TRACE_MODE:
+		case Z_TRACE_GROUP:
+			if (run_perm_opt(r, idx == Z_TRACE_GROUP, arg))
+				return 2;
+			break;
 		case Z_DROP: r->drop_caches = 1; break;
 		case Z_NOLOCK: r->no_lockstep = 1; break;
 		}
@@ -1167,6 +1201,11 @@ static int run_dd(struct run *r, int argc, char **argv)
 		case D_QUIET: r->quiet = 1; break;
 		case D_TRACE: r->trace = arg; break;
 		case D_FORCE: r->force = 1; break;
+		case D_TRACE_MODE:
+		case D_TRACE_GROUP:
+			if (run_perm_opt(r, idx == D_TRACE_GROUP, arg))
+				return 2;
+			break;
 		case D_DROP: r->drop_caches = 1; break;
 		case D_NOLOCK: r->no_lockstep = 1; break;
 		}
@@ -1226,6 +1265,11 @@ static int run_hdparm(struct run *r, int argc, char **argv)
 		case H_QUIET: r->quiet = 1; break;
 		case H_TRACE: r->trace = arg; break;
 		case H_FORCE: r->force = 1; break;
+		case H_TRACE_MODE:
+		case H_TRACE_GROUP:
+			if (run_perm_opt(r, idx == H_TRACE_GROUP, arg))
+				return 2;
+			break;
 		}
 	}
 	rc = take_targets(r, rc, argc, argv);

@@ -223,6 +223,21 @@ int parse_group(const char *s, uint32_t *out)
 	return 0;
 }
 
+int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
+		   struct iotap_trace_perm *perm)
+{
+	if (!group) {
+		if (parse_trace_mode(arg, &perm->mode))
+			return opt_error(cmd, "--trace-mode wants octal bits within 0666 "
+					 "including 0600, not '%s'", arg);
+		return 0;
+	}
+	if (parse_group(arg, &perm->gid))
+		return opt_error(cmd, "--trace-group: no group '%s'", arg);
+	perm->has_gid = 1;
+	return 0;
+}
+
 int parse_duration_ns(const char *s, uint64_t *out)
 {
 	char *end;

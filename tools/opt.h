@@ -54,6 +54,21 @@ int parse_trace_mode(const char *s, unsigned int *out);
 /* parse_group - a group name or number (--trace-group). 0, -EINVAL or -ENOENT. */
 int parse_group(const char *s, uint32_t *out);
 
+/*
+ * --trace-mode MODE and --trace-group GROUP, the same for every command
+ * that writes traces (mount, run, replay): OPT_TRACE_MODE(what) and
+ * OPT_TRACE_GROUP are their table entries (@what: "the traces and the log
+ * the daemon creates"), opt_trace_perm() their parser, into @perm (@group
+ * 0: MODE, 1: GROUP). Return: 0, or 2 after the usage error.
+ */
+#define OPT_TRACE_MODE(what) { "trace-mode", 0, "MODE", "octal permissions of " what "\n" \
+			       "(default 0600: a trace names every file and caller)" }
+#define OPT_TRACE_GROUP { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n" \
+			  "to let it read them)" }
+struct iotap_trace_perm;
+int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
+		   struct iotap_trace_perm *perm);
+
 /* parse_u64 - a plain non-negative integer. 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);
 

@@ -7,9 +7,12 @@
  * commands that read traces themselves (info, dump, replay).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "iotap_analysis.h"
 #include "opt.h"
@@ -23,6 +26,31 @@ int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader *
 	ret = analysis_trace_open(path, flags, out, &err);
 	if (ret)
 		die_msg("%s", err.msg);
+	return ret;
+}
+
+int trace_perm_set(const char *path, const struct iotap_trace_perm *perm)
+{
+	struct stat st;
+	int fd, ret;
+
+	/* the file this command just wrote: never a link, nor someone else's file */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		ret = -EPERM;
+	else
+		ret = iotap_trace_perm_apply(fd, perm);
+	close(fd);
+out:
+	if (ret)
+		die_msg("cannot set the permissions of trace '%s' (--trace-mode, --trace-group): %s",
+			path, strerror(-ret));
 	return ret;
 }
 

@@ -15,6 +15,14 @@
  */
 int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader **out);
 
+/*
+ * trace_perm_set - give the finished trace @path (a regular file of ours,
+ * not followed if a link) the permissions of --trace-mode/--trace-group
+ * (the library creates it 0600, so it is never wider while being written).
+ * Prints why on failure. Return: 0 or -errno.
+ */
+int trace_perm_set(const char *path, const struct iotap_trace_perm *perm);
+
 /* Print the damage a finished reader met, as warnings; returns 1 if any. */
 int warn_damage(const char *path, const struct iotap_trace_read_stats *st);
 

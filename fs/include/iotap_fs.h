@@ -23,6 +23,15 @@
 /* getxattr: live counters, "key value" lines (fs/stats.c), at most 64 KiB */
 #define IOTAP_FS_XATTR_STATS	"user.iotap.stats"
 #define IOTAP_FS_STATS_MAX	65536
+/*
+ * The latency classes of `iotap top` (live, from the daemon's counters, and
+ * over a finished trace): one class per op, in this order, each a
+ * log-linear histogram of IOTAP_FS_LAT_BITS (iotap_hist_index()).
+ */
+#define IOTAP_FS_LAT_CLASSES	7
+#define IOTAP_FS_LAT_BITS	3
+extern const char *const iotap_fs_lat_names[IOTAP_FS_LAT_CLASSES];
+unsigned int iotap_fs_lat_class(unsigned int op);
 
 /* How FUSE requests reach the daemon (iotap mount --transport). */
 enum iotap_fs_transport {
@@ -91,6 +100,15 @@ struct iotap_fs_opts {
 	int only_uid_set;
 	uint32_t only_uid;
 	uint32_t only_pid;
+	/*
+	 * Subtree filter: record only the ops on files and directories under
+	 * these paths (relative to the mount root, or absolute below the
+	 * mount point or the backing dir; resolved when the mount starts and
+	 * followed by inode across renames). NAMEs only for those and the
+	 * directories above them. 0 paths: the whole tree.
+	 */
+	const char *const *only_under;
+	unsigned int nr_only_under;
 	const char *save_to;
 	const char *save_mark;
 	int save_lat_op;		/* enum iotap_op, 0: none */

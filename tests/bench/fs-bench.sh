@@ -673,7 +673,7 @@ CFG = {
 }
 MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
                          'iotap-uring-trace', 'ptll'],
-          [('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
+          [('iotap', 'ptll', 0.97), ('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
            ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
            ('iotap-uring-trace', 'ptll', 1.5)]),

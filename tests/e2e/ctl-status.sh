@@ -25,7 +25,7 @@ grep -q "not tracing" $T/st || { cat $T/st; fail "an untraced mount does not say
 	fail "status --json of an untraced mount"
 expect 1 "not the root of an iotap mount" "$IOTAP" status "$T"
 expect 1 "only root" setpriv --reuid=$U --regid=$U --clear-groups "$IOTAP" status "$MNT"
-expect 2 "MOUNTPOINT is required" "$IOTAP" top
+expect 2 "MOUNTPOINT or TRACE is required" "$IOTAP" top
 check "trace start" "$IOTAP" trace "$MNT" start $T/s.iotap
 
 fio --name=w --directory="$MNT" --rw=write --bs=4k --size=40M --ioengine=psync \
