@@ -26,14 +26,16 @@
 #include <unistd.h>
 
 #include "iotap_base.h"
+#include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"
+#include "traceio.h"
 
 enum {
 	O_META, O_FLAVOR, O_STREAMS, O_IMAGE, O_GENS, O_CHANGE, O_DUP, O_COMPRESS, O_SEGMENT,
 	O_CONTAINER, O_CACHE, O_EXPIRE, O_THRESHOLD, O_SEED, O_KEEP, O_QUIET, O_TRACE, O_FORCE,
-	O_DROP, O_NOLOCK,
+	O_DROP, O_NOLOCK, O_TRACE_MODE, O_TRACE_GROUP,
 };
 
 static const struct opt_desc dedup_opts[] = {
@@ -76,6 +78,8 @@ static const struct opt_desc dedup_opts[] = {
 	[O_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
 	[O_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each phase (root)" },
 	[O_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each phase on all together" },
+	[O_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
+	[O_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -120,6 +124,8 @@ struct run {
 	struct target *t;
 	unsigned int nt;
 	const char *trace;
+	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group */
+	int perm_set;
 	int force, quiet, drop;
 	int no_lockstep;		/* --no-lockstep */
 	struct iotap_workload_lockstep *lockstep;	/* several DIRs: phases in step */
@@ -179,6 +185,8 @@ static int check_all(struct run *r)
 	struct stat st;
 	char path[4200];
 
+	if (r->perm_set && !r->trace)
+		return opt_error(&dedup_cmd, "--trace-mode and --trace-group need --trace FILE");
 	for (i = 0; i < r->nt; i++) {
 		struct target *t = &r->t[i];
 
@@ -351,6 +359,9 @@ static int run_all(struct run *r)
 		if (iotap_workload_ctx_close(t->ctx)) {
 			die_msg("cannot write trace '%s'", t->trace);
 			rc = rc ? rc : 1;
+		} else if (t->trace && r->perm_set && trace_perm_set(t->trace, &r->perm)) {
+			/* the trace this run created, complete: shared as asked */
+			rc = rc ? rc : 1;
 		}
 		t->ctx = NULL;
 	}
@@ -454,6 +465,12 @@ static int parse(struct run *r, int argc, char **argv)
 		case O_QUIET: r->quiet = 1; break;
 		case O_TRACE: r->trace = arg; break;
 		case O_FORCE: r->force = 1; break;
+		case O_TRACE_MODE:
+		case O_TRACE_GROUP:
+			r->perm_set = 1;
+			if (opt_trace_perm(&dedup_cmd, idx == O_TRACE_GROUP, arg, &r->perm))
+				return 2;
+			break;
 		case O_DROP: r->drop = 1; break;
 		case O_NOLOCK: r->no_lockstep = 1; break;
 		}

@@ -8,7 +8,7 @@
  *                   [--max-wal-size SIZE] [--completion-target F]
  *                   [--wal-sync-method M] [--full-page-writes on|off]
  *                   [--*-flush-after SIZE] [--cpu-per-txn DURATION] [--no-lockstep]
- *                   [-q] [--trace FILE] [--force]
+ *                   [-q] [--trace FILE] [--force] [--trace-mode MODE] [--trace-group GROUP]
  *
  * Parses PostgreSQL's and pgbench's option names (defaults of the --era
  * chosen), checks every data and WAL directory before anything is written
@@ -36,15 +36,17 @@
 
 #include "cmds.h"
 #include "iotap_base.h"
+#include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"
+#include "traceio.h"
 
 enum {
 	P_SCALE, P_CLIENTS, P_DURATION, P_WARMUP, P_RATE, P_PROGRESS, P_ERA, P_WALDIR,
 	P_SB, P_WALBUF, P_CKTIMEOUT, P_MAXWAL, P_MINWAL, P_CKSEGS, P_CKTARGET, P_SYNC, P_FPW,
 	P_CKFLUSH, P_BGFLUSH, P_BEFLUSH, P_WWFLUSH, P_BGDELAY, P_BGMAX, P_BGMULT, P_WWDELAY,
-	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE, P_NOLOCK, P_CPU,
+	P_COMBINE, P_SEED, P_QUIET, P_TRACE, P_FORCE, P_NOLOCK, P_CPU, P_TRACE_MODE, P_TRACE_GROUP,
 };
 
 static const struct opt_desc pgsql_opts[] = {
@@ -90,6 +92,8 @@ static const struct opt_desc pgsql_opts[] = {
 	[P_CPU] = { "cpu-per-txn", 0, "DURATION", "CPU each client spends per transaction, as\n"
 					       "PostgreSQL's executor does (e.g. 300us; the\n"
 					       "bench script measures it); default 0: none" },
+	[P_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
+	[P_TRACE_GROUP] = OPT_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -133,6 +137,8 @@ struct pg_cli {
 	const char **wal;
 	unsigned int nwal;
 	const char *trace;
+	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group */
+	int perm_set;
 	int force, quiet;
 	int no_lockstep;		/* --no-lockstep */
 	struct iotap_workload_lockstep *lockstep;	/* several DIRs: started together */
@@ -354,6 +360,12 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 		case P_TRACE: cli->trace = arg; break;
 		case P_FORCE: cli->force = 1; break;
 		case P_NOLOCK: cli->no_lockstep = 1; break;
+		case P_TRACE_MODE:
+		case P_TRACE_GROUP:
+			cli->perm_set = 1;
+			if (opt_trace_perm(&pgsql_cmd, idx == P_TRACE_GROUP, arg, &cli->perm))
+				return 2;
+			break;
 		case P_CPU:
 			if (parse_duration_ns(arg, &o->cpu_per_txn_ns) ||
 			    o->cpu_per_txn_ns > 1000000000ull)
@@ -432,6 +444,8 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 	uint64_t data_need, wal_need;
 	unsigned int i, j;
 
+	if (cli->perm_set && !cli->trace)
+		return opt_error(&pgsql_cmd, "--trace-mode and --trace-group need --trace FILE");
 	iotap_workload_pgsql_need(o, &data_need, &wal_need);
 	for (i = 0; i < cli->nt; i++) {
 		struct pg_target *t = &cli->t[i];
@@ -699,6 +713,9 @@ static int finish(struct pg_cli *cli)
 			die_msg("cannot write trace '%s': %s", t->trace, strerror(-cret));
 			trc = trc ? trc : 1;
 		}
+		/* the trace this run created, complete: shared as asked */
+		if (!cret && t->trace && cli->perm_set && trace_perm_set(t->trace, &cli->perm))
+			trc = trc ? trc : 1;
 		iotap_workload_pgsql_result_release(&t->res);
 		if (trc && (!rc || trc == 130))
 			rc = trc;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# ctl-trace-perm: who may read the traces of `iotap run` and `iotap
-# replay`. Without options they are 0600 whatever the umask (user nobody
+# ctl-trace-perm: who may read the traces of `iotap run` (every model,
+# pgsql and dedup included) and `iotap replay`. Without options they are 0600 whatever the umask (user nobody
 # cannot read them); --trace-mode 0640 --trace-group GROUP (the parser
 # mount uses) gives each finished file that mode and group, every file of
 # a several-target run too, and then a member of GROUP reads it while
@@ -43,6 +43,20 @@ check "replay, shared" "$IOTAP" replay $T/tr/plain.iotap $T/r2 --prepare \
 expect_eq "mode of the replay's trace" "$(mode $T/tr/rp2.iotap)" 644
 expect_eq "group of the replay's trace" "$(group $T/tr/rp2.iotap)" $G
 reads_as 65534 $T/tr/rp2.iotap || fail "a 0644 trace is not readable"
+
+# the application models take the same options
+mkdir $T/pg $T/dd
+check "run pgsql, shared" "$IOTAP" run pgsql $T/pg -s 1 -c 1 -T 1 --warmup 0 \
+	--trace $T/tr/pg.iotap --trace-mode 0640 --trace-group daemon -q
+check "run dedup, shared" "$IOTAP" run dedup $T/dd --image-size 8M --generations 2 \
+	--trace $T/tr/dd.iotap --trace-mode 0640 --trace-group daemon -q
+for f in $T/tr/pg.iotap $T/tr/dd.iotap; do
+	expect_eq "mode of $f" "$(mode $f)" 640
+	expect_eq "group of $f" "$(group $f)" $G
+	reads_as 65534 $f && fail "a non-member reads $f"
+done
+expect 2 "need --trace" "$IOTAP" run pgsql $T/pg --trace-group daemon
+expect 2 "need --trace" "$IOTAP" run dedup $T/dd --trace-mode 0640
 
 expect 2 "--trace-mode wants octal" "$IOTAP" run dd $T/d1 --bs 4k --count 1 --write \
 	--trace $T/tr/bad.iotap --trace-mode 0777
