@@ -178,6 +178,24 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 
 /* --- the segment and container tables (run->lock held) ----------------------- */
 
+void dd_chunk_fp(struct dd_stream *s, uint64_t k)
+{
+	struct dd_pos *p = &s->pos;
+	uint64_t t0;
+
+	if (p->fresh[k] == DD_NEW) {
+		t0 = dd_cpu_ns();
+		dd_fill(&s->run->cfg, p->cid[k], s->buf, p->len[k]);
+		s->gen_ns += dd_cpu_ns() - t0;
+		t0 = dd_cpu_ns();
+		dd_hash(s->buf, p->len[k], &p->fp[k]);
+		s->hash_ns += dd_cpu_ns() - t0;
+		s->fresh++;
+	} else if (p->fresh[k] == DD_REPEAT) {
+		p->fp[k] = p->fp[p->src[k]];
+	}
+}
+
 int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp)
 {
 	uint64_t pos;

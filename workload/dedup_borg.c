@@ -821,18 +821,7 @@ int dd_borg_backup(struct dd_stream *s)
 			ret = -EINTR;
 			break;
 		}
-		if (p->fresh[k] == DD_NEW) {
-			uint64_t t0 = dd_cpu_ns();
-
-			dd_fill(&run->cfg, p->cid[k], s->buf, len);
-			s->gen_ns += dd_cpu_ns() - t0;
-			t0 = dd_cpu_ns();
-			dd_hash(s->buf, len, &p->fp[k]);
-			s->hash_ns += dd_cpu_ns() - t0;
-			s->fresh++;
-		} else if (p->fresh[k] == DD_REPEAT) {
-			p->fp[k] = p->fp[p->src[k]];
-		}
+		dd_chunk_fp(s, k);
 		e->lo = p->fp[k].lo;
 		e->hi = p->fp[k].hi;
 		/* the chunk index is in RAM (the cache's chunks file, read at the start) */

@@ -261,6 +261,13 @@ void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uin
 		    uint64_t unit);
 /* CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID). */
 uint64_t dd_cpu_ns(void);
+/*
+ * The fingerprint of position @k of the stream's image, into s->pos.fp[k]:
+ * a first appearance (DD_NEW) is generated into s->buf and hashed, its CPU
+ * counted in s->gen_ns and s->hash_ns; a repeat takes its source's. Any
+ * other position keeps the fingerprint it has (s->buf is then not filled).
+ */
+void dd_chunk_fp(struct dd_stream *s, uint64_t k);
 /* The tables (run->lock held): a stored segment by fingerprint (-1: none), a new one. */
 int64_t dd_seg_find(struct dd_run *run, const struct dd_fp *fp);
 /*

@@ -156,24 +156,13 @@ static int backup_stream(struct wl_threads *t, unsigned int i)
 	for (k = 0; k < p->n; k++) {
 		struct dd_entry *e = &s->map[s->nmap];
 		uint32_t len = p->len[k];
-		uint64_t t0;
 		int found;
 
 		if (wl_stopped()) {
 			ret = -EINTR;
 			goto out;
 		}
-		if (p->fresh[k] == DD_NEW) {
-			t0 = dd_cpu_ns();
-			dd_fill(&run->cfg, p->cid[k], s->buf, len);
-			s->gen_ns += dd_cpu_ns() - t0;
-			t0 = dd_cpu_ns();
-			dd_hash(s->buf, len, &p->fp[k]);
-			s->hash_ns += dd_cpu_ns() - t0;
-			s->fresh++;
-		} else if (p->fresh[k] == DD_REPEAT) {
-			p->fp[k] = p->fp[p->src[k]];
-		}
+		dd_chunk_fp(s, k);
 		memset(e, 0, sizeof(*e));
 		e->lo = p->fp[k].lo;
 		e->hi = p->fp[k].hi;
