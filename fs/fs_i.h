@@ -386,6 +386,7 @@ struct fs_ctx {
 	unsigned int max_pages_limit;		/* fs.fuse.max_pages_limit, 0: not known */
 	char fuse_desc[160];			/* the header's fuse field */
 	int wire_bounce;			/* read /dev/fuse through a max_write-sized buffer */
+	size_t wire_bounce_size;		/* its size: the kernel's max_write + a page */
 	struct fs_calls calls;			/* calls in pieces (calls.c) */
 	struct fs_inode *root;
 	struct cds_lfht *itable;

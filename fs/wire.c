@@ -178,7 +178,7 @@ static void patch_init_pages(struct fs_ctx *fs, const struct fuse_out_header *oh
 	const size_t pages_end = offsetof(struct fuse_init_out, max_pages) + sizeof(uint16_t);
 	struct fuse_init_out *io = iov[1].iov_base;
 	char planned[sizeof(fs->fuse_desc)];
-	unsigned int pages = fs->max_pages, fit;
+	unsigned int pages = fs->max_pages, fit, want;
 
 	if (oh->error)
 		return;
@@ -198,9 +198,14 @@ static void patch_init_pages(struct fs_ctx *fs, const struct fuse_out_header *oh
 	 * rings are up: libfuse's reads of it go through a larger buffer
 	 * (fs_wire_read()), as the kernel refuses reads smaller than max_write.
 	 */
-	if (fs->max_write_asked > io->max_write && CMM_LOAD_SHARED(fs->uring_init_unique) &&
+	want = fs->max_write_asked;
+	if (want > fs->max_pages * fs->page_size)
+		want = fs->max_pages * fs->page_size;	/* what the pages allow, as session.c caps it */
+	if (want > io->max_write && CMM_LOAD_SHARED(fs->uring_init_unique) &&
 	    (fs->uring_init_flags2 & (uint32_t)(FUSE_OVER_IO_URING >> 32))) {
-		io->max_write = fs->max_write_asked;
+		io->max_write = want;
+		/* the kernel refuses a read smaller than this max_write + the headers */
+		fs->wire_bounce_size = (size_t)io->max_write + 4096;
 		CMM_STORE_SHARED(fs->wire_bounce, 1);
 	}
 	fs->max_write = io->max_write;
@@ -288,14 +293,14 @@ void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n)
 
 /*
  * libfuse's read of /dev/fuse when max_write is larger than its buffer:
- * through a thread's buffer of max_write + a page. A request that does not
+ * through a thread's buffer of the kernel's max_write + a page. A request that does not
  * fit libfuse's buffer (a WRITE over 1 MiB sent before the rings were up)
  * is answered EIO here, as the kernel would have.
  */
 static ssize_t bounce_read(struct fs_ctx *fs, int fd, void *buf, size_t len)
 {
 	static __thread char *big;
-	size_t size = (size_t)fs->max_write + 4096;
+	size_t size = fs->wire_bounce_size;
 	ssize_t n;
 
 	if (!big && posix_memalign((void **)&big, 4096, size))
