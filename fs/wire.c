@@ -223,7 +223,7 @@ static void patch_init_pages(struct fs_ctx *fs, const struct fuse_out_header *oh
 	else if (fs->max_pages_limit && fs->max_pages_limit < fs->max_pages_want)
 		fs_log(FS_LOG_WARN, "requests: max_write %u, max_pages %u (fs.fuse.max_pages_limit "
 		       "%u): a read() or write() of more than %u bytes from a buffer that does "
-		       "not start on a page is cut in two records (flagged cut; report and "
+		       "not start on a page is cut in two records (flagged cut/cont; report and "
 		       "replay join them); 'sysctl -w fs.fuse.max_pages_limit=%u' makes it one",
 		       fs->max_write, fs->max_pages, fs->max_pages_limit, fit, fs->max_pages_want);
 	else
