@@ -41,7 +41,19 @@
  *    answer is logged, and a NOTE record follows the header where it
  *    differs from the plan the header holds.
  *
- * 4. The io_uring transport (transport/uring.c): its requests pass through
+ * 4. Parallel direct writes (built everywhere). In direct_io mode the
+ *    kernel holds the file's inode lock exclusively across a whole WRITE
+ *    round trip unless the open reply says FOPEN_PARALLEL_DIRECT_WRITES
+ *    (protocol 7.36), which libfuse 3.14 cannot set: four threads writing
+ *    one file then wait on each other for the daemon, where the backing
+ *    file system holds its lock only for the copy. The shim notes each
+ *    OPEN and CREATE request in a thread variable (the worker that reads a
+ *    request replies to it) and sets the flag in that request's reply when
+ *    it opened the file direct_io. The kernel still serialises appends,
+ *    writes past the end of the file and files someone opened with the
+ *    page cache; each WRITE stays one pwrite(2) on the backing file.
+ *
+ * 5. The io_uring transport (transport/uring.c): its requests pass through
  *    fs_wire_inspect() as /dev/fuse ones do, the INIT reply is where it
  *    asks for FUSE_OVER_IO_URING (after the patches above: it sizes its
  *    buffers from the final reply), and replies to ring requests leave
@@ -143,6 +155,30 @@ static void patch_init_killpriv(struct fs_ctx *fs, const struct fuse_out_header 
 	       "HANDLE_KILLPRIV_V2 not offered by the kernel");
 }
 #endif /* FS_WIRE_KILLPRIV */
+
+/* OPEN or CREATE being served by this thread: its unique, 0 none. */
+static __thread uint64_t open_unique;
+
+/*
+ * The reply to this thread's OPEN or CREATE: let direct writes to the file
+ * run in parallel. libfuse sends both as one argument iov ending with the
+ * struct fuse_open_out (after the fuse_entry_out for CREATE).
+ */
+static void patch_open_reply(struct fs_ctx *fs, struct iovec *iov, int count)
+{
+	const struct fuse_out_header *oh;
+	struct fuse_open_out *oo;
+
+	if (count != 2 || iov[0].iov_len < sizeof(*oh) || iov[1].iov_len < sizeof(*oo))
+		return;
+	oh = iov[0].iov_base;
+	if (oh->unique != open_unique || oh->error)
+		return;
+	open_unique = 0;
+	oo = (struct fuse_open_out *)((char *)iov[1].iov_base + iov[1].iov_len - sizeof(*oo));
+	if (fs->init_minor >= 36 && (oo->open_flags & FOPEN_DIRECT_IO))
+		oo->open_flags |= FOPEN_PARALLEL_DIRECT_WRITES;
+}
 
 /* The INIT request: what the kernel offers (its reply goes out of this thread). */
 static void note_init(struct fs_ctx *fs, const struct fuse_in_header *in, size_t n)
@@ -261,6 +297,10 @@ static void patch_init_reply(struct fs_ctx *fs, struct iovec *iov, int count)
 	patch_init_killpriv(fs, oh, iov);
 #endif
 	patch_init_pages(fs, oh, iov);
+	if (!oh->error && !fs->cache_mode)
+		fs_log(FS_LOG_INFO, "%s", fs->init_minor >= 36 ?
+		       "direct writes to one file run in parallel (FOPEN_PARALLEL_DIRECT_WRITES)" :
+		       "the kernel serialises direct writes to one file (protocol before 7.36)");
 }
 
 void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n)
@@ -276,6 +316,7 @@ void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n)
 #if FS_WIRE_KILLPRIV
 	note_request(fs, in, n);
 #endif
+	open_unique = in->opcode == FUSE_OPEN || in->opcode == FUSE_CREATE ? in->unique : 0;
 	if (caa_unlikely(opcode_unhandled(in->opcode))) {
 		int saved = errno, cancel;
 
@@ -342,6 +383,8 @@ ssize_t fs_wire_writev(int fd, struct iovec *iov, int count, void *userdata)
 	struct fs_ctx *fs = userdata;
 	ssize_t n;
 
+	if (open_unique)
+		patch_open_reply(fs, iov, count);
 	/* a reply to a request that came over io_uring goes back the same way */
 	if (fs_uring_reply(fs, iov, count, &n))
 		return n;

@@ -8,7 +8,8 @@
  *
  * IOTAP_SLOW_MS=N makes the daemon's fsync(2) and fdatasync(2) (with
  * IOTAP_SLOW_FSYNC=1) and its pread(2) of exactly IOTAP_SLOW_LEN bytes
- * sleep N milliseconds first: a slow disk, or a read that blocks, for the
+ * sleep N milliseconds first, and so does its pwrite(2) of exactly
+ * IOTAP_SLOW_WLEN bytes: a slow disk, or a read that blocks, for the
  * transport cases (fs-uring). Nothing else is changed.
  */
 #include <errno.h>
@@ -69,4 +70,13 @@ ssize_t pread(int fd, void *buf, size_t count, off_t off)
 	if (e && (size_t)atol(e) == count)
 		slow();
 	return syscall(SYS_pread64, fd, buf, count, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t off)
+{
+	const char *e = getenv("IOTAP_SLOW_WLEN");
+
+	if (e && (size_t)atol(e) == count)
+		slow();
+	return syscall(SYS_pwrite64, fd, buf, count, off);
 }

@@ -54,9 +54,29 @@ expect() {
 	grep -qi -- "$pat" $T/err || { cat $T/err; fail "'$*': stderr lacks '$pat'"; }
 }
 
+# A case that fails or times out shows what its daemons said and, when it
+# was killed (meson's timeout), where their threads wait in the kernel.
+_diagnose() {
+	local rc=$1 f p t
+	for f in "$T"/mount-*.log; do
+		[ -s "$f" ] || continue
+		echo "# --- last lines of $(basename "$f") ---" >&2
+		tail -n 25 "$f" >&2
+	done
+	[ "$rc" -eq 130 ] || return 0
+	for p in $_pids; do
+		[ -d /proc/$p ] || continue
+		for t in /proc/$p/task/*; do
+			echo "# daemon $p thread ${t##*/} ($(cat $t/comm 2>/dev/null)): $(cat $t/wchan 2>/dev/null)" \
+				"$(head -n 4 $t/stack 2>/dev/null | awk '{ printf "%s ", $2 }')" >&2
+		done
+	done
+}
+
 _cleanup() {
 	local rc=$?
 	local m p i
+	[ $rc -eq 0 ] || [ $rc -eq 77 ] || _diagnose $rc
 	for ((i = ${#_at_exit[@]} - 1; i >= 0; i--)); do
 		eval "${_at_exit[i]}"
 	done
