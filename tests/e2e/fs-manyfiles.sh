@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# fs-manyfiles: create, stat, list and delete 30,000 files through the
-# mount with the daemon's RLIMIT_NOFILE at 20,000: no EMFILE, because
+# fs-manyfiles: create, stat, list and delete 12,000 files through the
+# mount with the daemon's RLIMIT_NOFILE at 8,000: no EMFILE, because
 # inodes are held by file handle and the O_PATH fd cache is bounded (the
 # libfuse passthrough examples die here). The daemon's open fds stay far
 # below the number of files the kernel knows. Then the same inode table
@@ -14,15 +14,15 @@
 need_fuse
 command -v python3 >/dev/null || skip "python3 not installed"
 
-N=30000
-# the daemon raises its soft limit to the hard one: make that 20,000 here
-ulimit -n 20000 2>/dev/null || ulimit -Sn 20000 || skip "cannot set RLIMIT_NOFILE"
+N=12000
+# the daemon raises its soft limit to the hard one: make that 8,000 here
+ulimit -n 8000 2>/dev/null || ulimit -Sn 8000 || skip "cannot set RLIMIT_NOFILE"
 TR=$T/many.iotap
 iotap_mount "$BACKING" "$MNT" --trace "$TR"
 mkdir "$MNT/d" "$MNT/d2" || fail "mkdir"
 
 start=$(date +%s)
-python3 - "$MNT" $N $MOUNT_PID > $T/py.out 2>&1 <<'EOF' || { cat $T/py.out; fail "30,000 files through the mount"; }
+python3 - "$MNT" $N $MOUNT_PID > $T/py.out 2>&1 <<'EOF' || { cat $T/py.out; fail "12,000 files through the mount"; }
 import os, sys
 mnt, n, pid = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 d = os.path.join(mnt, "d")
@@ -59,7 +59,7 @@ print("maxfds", maxfds)
 EOF
 secs=$(( $(date +%s) - start ))
 maxfds=$(awk '/^maxfds/ { print $2 }' $T/py.out)
-note "30,000 files created, linked, listed, stat'ed, deleted in ${secs}s; daemon fds peaked at $maxfds"
+note "$N files created, linked, listed, stat'ed, deleted in ${secs}s; daemon fds peaked at $maxfds"
 # the O_PATH cache holds at most 4096 (the default); a few more are sessions, trace, log
 [ "$maxfds" -lt 4200 ] || fail "daemon held $maxfds fds for $N files"
 [ -z "$(ls -A "$BACKING/d")$(ls -A "$BACKING/d2")" ] || fail "backing dirs not empty"
@@ -75,7 +75,7 @@ expect_eq "unlink records" "$u" $((N + N / 2))
 command -v stress-ng >/dev/null || { note "no stress-ng: small-cache part skipped"; exit 0; }
 iotap_mount "$BACKING" "$MNT" --fd-cache 16 --threads 16
 chmod 1777 "$MNT"
-(cd "$MNT" && stress-ng --dir 4 --rename 4 --link 4 --symlink 2 --timeout 10s \
+(cd "$MNT" && stress-ng --dir 4 --rename 4 --link 4 --symlink 2 --timeout 6s \
 	--temp-path "$MNT" > $T/sng.out 2>&1) || { cat $T/sng.out; fail "stress-ng with a 16-entry fd cache"; }
 iotap_umount "$MNT"
 expect_eq "daemon exit status (small cache)" "$MOUNT_RC" 0
