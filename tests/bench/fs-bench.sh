@@ -23,6 +23,7 @@
 #   kernel has no such parameter they are left out)
 #   cache mode:  iotap-cache        iotap mount B M -f --cache
 #                iotap-cache-trace  iotap mount B M -f --cache --trace T
+#                iotap-uring-cache-trace  the same over --transport uring
 #                ptll-cache         passthrough_ll -o source=B,cache=always,writeback
 #                ptll-cache-same    the same with iotap's own mount options:
 #                                   xattr,allow_other,default_permissions
@@ -89,7 +90,7 @@ REPORT_DIR=""
 IOTAP=${IOTAP:-}
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace ptll iotap-cache iotap-cache-trace ptll-cache ptll-cache-same"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace ptll iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
 ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
 CONFIGS=""
 JOBS=""
@@ -207,14 +208,15 @@ check_env() {
 	# Until the daemon builds, the harness still runs raw vs passthrough_ll.
 	if [ -z "$IOTAP" ] || [ ! -x "$IOTAP" ]; then
 		note "no iotap binary (${IOTAP:-build/tools/iotap}): iotap configs left out"
-		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-cache iotap-cache-trace
+		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-cache iotap-cache-trace \
+			iotap-uring-cache-trace
 	fi
 	# FUSE over io_uring: on for the run (restored by cleanup), where the kernel has it
 	if [[ " $CONFIGS " == *" iotap-uring"* ]]; then
 		local p=/sys/module/fuse/parameters/enable_uring
 		if [ ! -e $p ]; then
 			note "this kernel has no FUSE over io_uring ($p): uring configs left out"
-			drop_configs iotap-uring iotap-uring-trace
+			drop_configs iotap-uring iotap-uring-trace iotap-uring-cache-trace
 		else
 			URING_OLD=$(cat $p)
 			echo Y >$p || die "cannot turn on $p"
@@ -333,6 +335,7 @@ mount_cfg() {
 	iotap-uring-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace") ;;
 	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache) ;;
 	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache --trace "$trace") ;;
+	iotap-uring-cache-trace) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --cache --trace "$trace") ;;
 	ptll)               cmd=("$PTLL" -f -o "source=$WORK/backing,cache=never" "$MNT") ;;
 	ptll-cache)         cmd=("$PTLL" -f -o "source=$WORK/backing,cache=always,writeback" "$MNT") ;;
 	ptll-cache-same)    cmd=("$PTLL" -f -o "source=$WORK/backing,cache=always,writeback,xattr,allow_other,default_permissions" "$MNT") ;;
@@ -571,7 +574,7 @@ run_rounds() {
 run_rss() {
 	local cfg run secs log trace rss ts status pid_meta
 	[ $RSS -eq 1 ] || return 0
-	for cfg in iotap-trace iotap-uring-trace iotap-cache-trace; do
+	for cfg in iotap-trace iotap-uring-trace iotap-cache-trace iotap-uring-cache-trace; do
 		[[ " $CONFIGS " == *" $cfg "* ]] || continue
 		[[ " $FAILED_CFGS " == *" $cfg "* ]] && continue
 		for run in short long; do
@@ -668,6 +671,7 @@ CFG = {
     'ptll': 'passthrough_ll -o source=B,cache=never',
     'iotap-cache': 'iotap mount B M -f --transport dev --cache',
     'iotap-cache-trace': 'iotap mount B M -f --transport dev --cache --trace T',
+    'iotap-uring-cache-trace': 'iotap mount B M -f --transport uring --cache --trace T',
     'ptll-cache': 'passthrough_ll -o source=B,cache=always,writeback',
     'ptll-cache-same': 'passthrough_ll -o source=B,cache=always,writeback,xattr,allow_other,default_permissions',
 }
@@ -677,9 +681,11 @@ MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-starte
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
            ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
            ('iotap-uring-trace', 'ptll', 1.5)]),
-         ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'ptll-cache', 'ptll-cache-same'],
+         ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'iotap-uring-cache-trace', 'ptll-cache',
+                         'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
-           ('iotap-cache-trace', 'ptll-cache-same', 0.97)])]
+           ('iotap-cache-trace', 'ptll-cache-same', 0.97),
+           ('iotap-uring-cache-trace', 'iotap-cache-trace', 0.97)])]
 
 def num(s):
     try:
@@ -797,7 +803,8 @@ for mode, cfgs, targets in MODES:
         table(head, body)
 
 # ---- trace size per op
-traced = [c for c in ['iotap-trace', 'iotap-uring-trace', 'iotap-cache-trace'] if c in configs]
+traced = [c for c in ['iotap-trace', 'iotap-uring-trace', 'iotap-cache-trace', 'iotap-uring-cache-trace']
+          if c in configs]
 GROUPS = [('seq 1 MiB jobs', ['seqwrite', 'seqread']),
           ('random 8 KiB jobs', ['randread', 'randread4', 'randwrite', 'randwrite4', 'fsyncmix']),
           ('metadata loop', ['meta'])]
