@@ -20,18 +20,22 @@
  *    the ring threads start (fs_uring_init_reply()).
  *  - One queue per possible CPU (the kernel routes a request to the queue
  *    of the CPU the application runs on and uses the ring only once every
- *    queue has an entry), uring_depth entries per queue (default 8).
- *  - Each entry is one thread with its own small ring (IORING_SETUP_SQE128:
- *    the command sits in the SQE's 80-byte area), pinned to its queue's
- *    CPU, with a registered header page and a payload buffer of the
- *    connection's largest request. That is the answer to blocking
- *    handlers: a thread serves one request at a time, synchronously, and
- *    the kernel only hands requests to entries that are waiting, so a slow
- *    fsync holds its own entry and nothing else -- the other entries of
- *    the queue keep serving (tests/bench/fs-bench.sh measures it). The
- *    queue depth an application gets is uring_depth per CPU, like libfuse's
- *    worker threads on /dev/fuse.
- *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
+ *    queue has an entry), uring_depth entries per queue (default 16).
+ *  - Each queue has one ring (IORING_SETUP_SQE128: the command sits in
+ *    the SQE's 80-byte area) holding its entries' commands, each entry a
+ *    registered header page and a payload buffer of the connection's
+ *    largest request, and threads pinned to its CPU, one of which leads:
+ *    it waits for completions and serves them inline, so a busy queue
+ *    serves many requests per wake-up. That is also the answer to
+ *    blocking handlers: a leader that stays in one handler for one to two
+ *    URING_WATCH_NS (an fsync on a slow array) is handed over by the
+ *    watchdog, which wakes or starts another thread of the queue (up to
+ *    one per entry) to lead, so a slow fsync holds its own entry and
+ *    nothing else -- the other entries keep serving (e2e fs-uring proves
+ *    it; fs-bench's fsyncmix measures it). The queue depth an application
+ *    gets is uring_depth per CPU, like libfuse's worker threads on
+ *    /dev/fuse.
+  - A request (CQE) is rebuilt as the contiguous message libfuse expects
  *    -- fuse_in_header, the op's header, then the payload -- without moving
  *    the payload: the payload buffer has a page of room in front, where the
  *    two headers are copied. fuse_session_process_buf() then runs the
@@ -294,8 +298,6 @@ void fs_uring_note_init(struct fs_ctx *fs, const void *buf, size_t n)
 	/* the reply goes out of this thread; others only test for 0 */
 	CMM_STORE_SHARED(fs->uring_init_unique, in->unique);
 }
-
-/* --- the ring threads ----------------------------------------------------- */
 
 /* --- the ring threads ----------------------------------------------------- */
 
