@@ -35,7 +35,7 @@
  *    it; fs-bench's fsyncmix measures it). The queue depth an application
  *    gets is uring_depth per CPU, like libfuse's worker threads on
  *    /dev/fuse.
-  - A request (CQE) is rebuilt as the contiguous message libfuse expects
+ *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
  *    -- fuse_in_header, the op's header, then the payload -- without moving
  *    the payload: the payload buffer has a page of room in front, where the
  *    two headers are copied. fuse_session_process_buf() then runs the
