@@ -450,25 +450,7 @@ void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace
 		CMM_STORE_SHARED(s->cur_min, b->min_time);
 	}
 	e = (struct rec_slim *)(b->data + b->len);
-	e->time_ns = rec->time_ns;
-	e->dur_ns = rec->dur_ns;
-	e->file = rec->file;
-	e->file2 = rec->file2;
-	e->fh = rec->fh;
-	e->offset = rec->offset;
-	e->length = rec->length;
-	e->result = rec->result;
-	e->aux = rec->aux;
-	e->flags = rec->flags;
-	e->tid = rec->tid;
-	e->pid = rec->pid;
-	e->uid = rec->uid;
-	e->gid = rec->gid;
-	e->mode = rec->mode;
-	e->name_len = rec->name_len;
-	e->data = rec->name ? 0 : REC_NO_DATA;
-	e->type = rec->type;
-	e->op = rec->op;
+	rec_slim_from(e, rec);
 	e->pad = (uint32_t)need;
 	if (rec->name)
 		memcpy(e + 1, rec->name, rec->name_len);
@@ -528,45 +510,28 @@ static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf 
 	const uint8_t *p = b->data, *end = b->data + b->len;
 	struct iotap_trace_rec rec;
 
-	memset(&rec, 0, sizeof(rec));
 	while (p < end) {
 		const struct rec_slim *e = (const struct rec_slim *)p;
+		const char *name = e->data == REC_NO_DATA ? NULL : (const char *)(e + 1);
 
+		p += e->pad;
 		if (!r->w || e->time_ns < r->floor) {
 			/* stopped, or begun before a start: not this file's */
 			r->discarded++;
-			p += e->pad;
 			continue;
 		}
 		r->written++;
-
-		rec.type = e->type;
-		rec.op = e->op;
-		rec.flags = e->flags;
-		rec.time_ns = e->time_ns;
-		rec.dur_ns = e->dur_ns;
-		rec.tid = e->tid;
-		rec.pid = e->pid;
-		rec.uid = e->uid;
-		rec.gid = e->gid;
-		rec.file = e->file;
-		rec.file2 = e->file2;
-		rec.fh = e->fh;
-		rec.offset = e->offset;
-		rec.length = e->length;
-		rec.result = e->result;
-		rec.mode = e->mode;
-		rec.name_len = e->name_len;
-		rec.aux = e->aux;
-		rec.name = e->data == REC_NO_DATA ? NULL : (const char *)(e + 1);
+		/* after a write error the writer drops and counts it (wr_dropped()) */
+		if (caa_likely(e->type == IOTAP_REC_OP)) {
+			wr_append_op(r->w, e, name);
+			continue;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec_from_slim(&rec, e, name);
 		if (e->type == IOTAP_REC_SAMPLE)
 			memcpy(&rec.sample, (const uint8_t *)(e + 1) + align8(e->name_len),
 			       sizeof(rec.sample));
-		/* after a write error the writer drops and counts it (wr_dropped()) */
 		wr_append(r->w, &rec, 0);
-		if (e->type == IOTAP_REC_SAMPLE)
-			memset(&rec.sample, 0, sizeof(rec.sample));
-		p += e->pad;
 	}
 }
 
