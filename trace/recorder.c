@@ -65,6 +65,7 @@
 #include <urcu/uatomic.h>
 #include <urcu/wfcqueue.h>
 
+#include "iotap_base.h"
 #include "trace_i.h"
 
 /*
@@ -97,6 +98,7 @@ struct rcd_slot {
 	uint64_t cur_min;		/* oldest time_ns in the owner's buffer (ns), or older */
 	uint64_t gen;			/* buffers taken so far (owner) */
 	uint64_t inflight;		/* provisional start of the op in flight (ns), 0: none */
+	uint64_t last_begin;		/* what iotap_trace_op_begin() last returned (owner) */
 	uint64_t recorded;		/* records put in buffers (owner stores) */
 	uint64_t lost;			/* records dropped (owner stores) */
 	uint64_t lost_reported;		/* of those, already in LOST records (writer) */
@@ -331,31 +333,38 @@ static inline struct rcd_slot *slot_get(struct iotap_trace_recorder *r)
  * iotap_trace_op_begin - note that the calling thread starts an operation
  * @r: recorder
  *
- * Stores a provisional start in the thread's slot, then reads the clock
- * again for the start it returns, so the stored value is never later than
- * the record's time_ns. The in-flight state lasts until the thread's next
+ * Stores a provisional start in the thread's slot -- the start this
+ * function last returned on the thread, a clock read of the past, so never
+ * later than the record's time_ns -- then reads the clock once for the
+ * start it returns. The in-flight state lasts until the thread's next
  * iotap_trace_record(). Non-op records take their time here too, for an
  * exact place in the merged order. Wait-free after the thread's first
  * call (which allocates its slot). Context: any thread, one operation in
  * flight per thread.
+ *
+ * A provisional start older than the true one only holds a batch's
+ * promise back (promises never shrink, wr_promise()); on a busy thread it
+ * is one request old.
  *
  * Return: the start time (CLOCK_MONOTONIC ns) to put in rec->time_ns.
  */
 uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r)
 {
 	struct rcd_slot *s = slot_get(r);
-	uint64_t t = iotap_trace_now_ns();
+	uint64_t t;
 
 	if (caa_unlikely(!s))
-		return t;
-	CMM_STORE_SHARED(s->inflight, t ? t : 1);
+		return iotap_clock_ns();
+	CMM_STORE_SHARED(s->inflight, s->last_begin ? s->last_begin : 1);
 	/*
 	 * (A), pairs with (B) in rcd_batch(), between its clock read and its
 	 * in-flight reads: either the writer sees this store, or its clock
 	 * read came before the one below (FORMAT.md "Order and watermarks").
 	 */
 	cmm_smp_mb();
-	return iotap_trace_now_ns();
+	t = iotap_clock_ns();
+	s->last_begin = t;
+	return t;
 }
 
 /**
