@@ -103,7 +103,7 @@
  * (Tgid from /proc/TID/status) is cached in a direct-mapped table of
  * 64-bit {tid, tgid, epoch} words read and written with single atomic
  * loads and stores, so a thread costs one /proc read per second at most
- * (plus a coarse clock read per request). A thread id reused by another
+ * (the epoch is that of the request's start time). A thread id reused by another
  * process within that second is attributed to the previous owner.
  */
 #include <errno.h>
@@ -174,25 +174,33 @@ static uint32_t read_tgid(uint32_t tid)
 #define TGID_EPOCH_MASK	((1u << TGID_EPOCH_BITS) - 1)
 #define TGID_TTL	4
 
+static inline uint32_t tgid_epoch_of(uint64_t mono_ns)
+{
+	return (uint32_t)(mono_ns >> 28) & TGID_EPOCH_MASK;
+}
+
 static uint32_t tgid_epoch(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint32_t)(((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec) >> 28) &
-	       TGID_EPOCH_MASK;
+	return tgid_epoch_of((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec);
 }
 
-/* Thread-group id of thread @tid, cached. */
-static uint32_t fs_tgid(uint32_t tid)
+/*
+ * Thread-group id of thread @tid, cached; @now is the epoch of a
+ * CLOCK_MONOTONIC time read just before (a request's own start time saves
+ * the coarse clock read; coarse and fine differ by a tick at most, which
+ * at worst makes an entry look stale once).
+ */
+static uint32_t fs_tgid_at(uint32_t tid, uint32_t now)
 {
 	uint64_t *slot = &tgid_cache[tid & (TGID_CACHE_SIZE - 1)];
-	uint32_t tgid, now;
+	uint32_t tgid;
 	uint64_t e;
 
 	if (!tid || tid > TGID_ID_MASK)
 		return tid;
-	now = tgid_epoch();
 	e = CMM_LOAD_SHARED(*slot);
 	if ((uint32_t)(e >> (64 - TGID_ID_BITS)) == tid &&
 	    ((now - (uint32_t)e) & TGID_EPOCH_MASK) < TGID_TTL)
@@ -204,6 +212,12 @@ static uint32_t fs_tgid(uint32_t tid)
 	CMM_STORE_SHARED(*slot, (uint64_t)tid << (64 - TGID_ID_BITS) |
 				(uint64_t)tgid << TGID_EPOCH_BITS | now);
 	return tgid;
+}
+
+/* Thread-group id of thread @tid, cached. */
+static uint32_t fs_tgid(uint32_t tid)
+{
+	return fs_tgid_at(tid, tgid_epoch());
 }
 
 uint32_t fs_caller_tgid(uint32_t tid)
@@ -329,8 +343,8 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->pid = ctx->pid;
 	if (!op->r)
 		return;
+	/* rec.pid: fs_op_end() (from the tid and the op's clock read) */
 	op->rec.tid = ctx->pid;
-	op->rec.pid = fs_tgid(ctx->pid);
 	op->rec.uid = ctx->uid;
 	op->rec.gid = ctx->gid;
 }
@@ -733,6 +747,8 @@ void fs_op_end(struct fs_op *op, int64_t result)
 			       iotap_trace_op_name(op->rec.op), op->rec.dur_ns / 1e6,
 			       op->fs->o.save_lat_ns / 1e6);
 	op->rec.result = result;
+	op->rec.pid = fs_tgid_at(op->rec.tid, op->begun ? tgid_epoch_of(op->rec.time_ns) :
+						       tgid_epoch());
 	if (caa_likely(!op->fs->filter) || (op->in && filter_pass(op->fs, &op->rec))) {
 		if (!op->begun)
 			op->rec.time_ns = iotap_trace_op_begin(r);

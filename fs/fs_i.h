@@ -490,13 +490,13 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 static inline void fs_op_io_begin(struct fs_op *op)
 {
 	/* timed untraced too: the live counters' latencies (stats.c) */
-	op->rec.time_ns = op->r ? iotap_trace_op_begin(op->r) : iotap_trace_now_ns();
+	op->rec.time_ns = op->r ? iotap_trace_op_begin(op->r) : iotap_clock_ns();
 	op->begun = true;
 }
 /* End of the backing call: sets rec.dur_ns. */
 static inline void fs_op_io_end(struct fs_op *op)
 {
-	op->rec.dur_ns = iotap_trace_now_ns() - op->rec.time_ns;
+	op->rec.dur_ns = iotap_clock_ns() - op->rec.time_ns;
 }
 /* Fault injection: -errno if this request must fail untried, else 0. */
 int fs_op_fault(struct fs_op *op);

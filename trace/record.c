@@ -55,6 +55,8 @@
 #define GB_NAME		(1u << 15)
 #define GB_ALL		((1u << 16) - 1)
 
+#define rec_unlikely(x)	__builtin_expect(!!(x), 0)
+
 static inline uint64_t zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -183,106 +185,158 @@ int rec_check(const struct iotap_trace_rec *rec)
 	return 0;
 }
 
-static size_t enc_op(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
+/*
+ * One varint, unrolled for the values an OP record mostly holds (one to
+ * three bytes: op, bits, time gaps and durations of microseconds).
+ */
+static inline uint8_t *put_varint_fast(uint8_t *p, uint64_t v)
 {
-	struct rec_tid_slot *ts = &st->tids[rec->tid & (REC_TID_SLOTS - 1)];
-	struct rec_file_slot *fs = &st->files[file_slot(rec->file)];
-	uint64_t base = ts->tid == rec->tid ? ts->end : st->last_time;
+	if (v < 0x80) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)v | 0x80;
+		p[1] = (uint8_t)(v >> 7);
+		return p + 2;
+	}
+	if (v < 0x200000) {
+		p[0] = (uint8_t)v | 0x80;
+		p[1] = (uint8_t)(v >> 7) | 0x80;
+		p[2] = (uint8_t)(v >> 14);
+		return p + 3;
+	}
+	return put_varint(p, v);
+}
+
+/**
+ * rec_encode_op - append one OP record to a raw payload
+ * @st:   the chunk's encoder state, updated
+ * @out:  at least REC_ENC_MAX bytes of room
+ * @e:    the record's fields (type IOTAP_REC_OP; @e->data and @e->pad are
+ *        not read)
+ * @name: @e->name_len bytes of name, or NULL for no name
+ *
+ * The one OP encoder: rec_encode() comes here too. The recorder calls it
+ * straight on the records its threads buffered, with no struct
+ * iotap_trace_rec in between.
+ *
+ * Return: bytes written.
+ */
+size_t rec_encode_op(struct rec_state *st, uint8_t *out, const struct rec_slim *e,
+		     const char *name)
+{
+	struct rec_tid_slot *ts = &st->tids[e->tid & (REC_TID_SLOTS - 1)];
+	struct rec_file_slot *fs = &st->files[file_slot(e->file)];
+	uint64_t base = ts->tid == e->tid ? ts->end : st->last_time;
 	uint64_t p_off = 0, p_fh = 0, p_len = 0;
 	int64_t p_res = 0;
-	int data = is_data_op(rec->op);
+	int data = is_data_op(e->op);
 	unsigned int bits = 0;
 	uint8_t *p = out;
 
 	if (data) {
-		if (fs->file == rec->file) {
+		if (fs->file == e->file) {
 			p_off = fs->end;
 			p_fh = fs->fh;
 			p_len = fs->length;
 		}
-		p_res = (int64_t)rec->length;
+		p_res = (int64_t)e->length;
 	}
-	if (rec->offset != p_off)
+	if (e->offset != p_off)
 		bits |= OPB_OFF;
-	if (rec->length != p_len)
+	if (e->length != p_len)
 		bits |= OPB_LEN;
-	if (rec->result != p_res)
+	if (e->result != p_res)
 		bits |= OPB_RES;
-	if (rec->fh != p_fh)
+	if (e->fh != p_fh)
 		bits |= OPB_FH;
-	if (rec->file != st->prev_file)
+	if (e->file != st->prev_file)
 		bits |= OPB_FILE;
-	if (rec->tid != st->prev_tid)
+	if (e->tid != st->prev_tid)
 		bits |= OPB_TID;
-	if (rec->flags)
+	if (e->flags)
 		bits |= OPB_FLAGS;
-	if (rec->pid != st->prev_pid)
+	if (e->pid != st->prev_pid)
 		bits |= OPB_PID;
-	if (rec->uid != st->prev_uid)
+	if (e->uid != st->prev_uid)
 		bits |= OPB_UID;
-	if (rec->gid != st->prev_gid)
+	if (e->gid != st->prev_gid)
 		bits |= OPB_GID;
-	if (rec->file2)
+	if (e->file2)
 		bits |= OPB_FILE2;
-	if (rec->mode)
+	if (e->mode)
 		bits |= OPB_MODE;
-	if (rec->aux)
+	if (e->aux)
 		bits |= OPB_AUX;
-	if (rec->name)
+	if (name)
 		bits |= OPB_NAME;
 
 	*p++ = IOTAP_REC_OP;
-	p = put_varint(p, rec->op);
-	p = put_varint(p, bits);
+	p = put_varint_fast(p, e->op);
+	p = put_varint_fast(p, bits);
 	if (bits & OPB_TID)
-		p = put_varint(p, rec->tid);
-	if (bits & OPB_PID)
-		p = put_varint(p, rec->pid);
-	if (bits & OPB_UID)
-		p = put_varint(p, rec->uid);
-	if (bits & OPB_GID)
-		p = put_varint(p, rec->gid);
-	p = put_varint(p, zigzag((int64_t)(rec->time_ns - base)));
-	p = put_varint(p, rec->dur_ns);
+		p = put_varint_fast(p, e->tid);
+	if (rec_unlikely(bits & (OPB_PID | OPB_UID | OPB_GID))) {
+		if (bits & OPB_PID)
+			p = put_varint(p, e->pid);
+		if (bits & OPB_UID)
+			p = put_varint(p, e->uid);
+		if (bits & OPB_GID)
+			p = put_varint(p, e->gid);
+	}
+	p = put_varint_fast(p, zigzag((int64_t)(e->time_ns - base)));
+	p = put_varint_fast(p, e->dur_ns);
 	if (bits & OPB_FILE)
-		p = put_varint(p, zigzag((int64_t)(rec->file - st->prev_file)));
+		p = put_varint(p, zigzag((int64_t)(e->file - st->prev_file)));
 	if (bits & OPB_FILE2)
-		p = put_varint(p, zigzag((int64_t)(rec->file2 - rec->file)));
+		p = put_varint(p, zigzag((int64_t)(e->file2 - e->file)));
 	if (bits & OPB_FH)
-		p = put_varint(p, rec->fh);
+		p = put_varint(p, e->fh);
 	if (bits & OPB_OFF)
-		p = put_varint(p, zigzag((int64_t)(rec->offset - p_off)));
+		p = put_varint(p, zigzag((int64_t)(e->offset - p_off)));
 	if (bits & OPB_LEN)
-		p = put_varint(p, rec->length);
+		p = put_varint_fast(p, e->length);
 	if (bits & OPB_RES)
-		p = put_varint(p, zigzag(rec->result));
-	if (bits & OPB_FLAGS)
-		p = put_varint(p, rec->flags);
-	if (bits & OPB_MODE)
-		p = put_varint(p, rec->mode);
-	if (bits & OPB_AUX)
-		p = put_varint(p, rec->aux);
-	if (bits & OPB_NAME) {
-		p = put_varint(p, rec->name_len);
-		memcpy(p, rec->name, rec->name_len);
-		p += rec->name_len;
+		p = put_varint_fast(p, zigzag(e->result));
+	if (rec_unlikely(bits & (OPB_FLAGS | OPB_MODE | OPB_AUX | OPB_NAME))) {
+		if (bits & OPB_FLAGS)
+			p = put_varint(p, e->flags);
+		if (bits & OPB_MODE)
+			p = put_varint(p, e->mode);
+		if (bits & OPB_AUX)
+			p = put_varint(p, e->aux);
+		if (bits & OPB_NAME) {
+			p = put_varint(p, e->name_len);
+			memcpy(p, name, e->name_len);
+			p += e->name_len;
+		}
 	}
 
-	st->last_time = rec->time_ns;
-	st->prev_file = rec->file;
-	st->prev_tid = rec->tid;
-	st->prev_pid = rec->pid;
-	st->prev_uid = rec->uid;
-	st->prev_gid = rec->gid;
-	ts->tid = rec->tid;
-	ts->end = rec->time_ns + rec->dur_ns;
+	st->last_time = e->time_ns;
+	st->prev_file = e->file;
+	st->prev_tid = e->tid;
+	st->prev_pid = e->pid;
+	st->prev_uid = e->uid;
+	st->prev_gid = e->gid;
+	ts->tid = e->tid;
+	ts->end = e->time_ns + e->dur_ns;
 	if (data) {
-		fs->file = rec->file;
-		fs->end = data_end(rec->offset, rec->length, rec->result);
-		fs->fh = rec->fh;
-		fs->length = rec->length;
+		fs->file = e->file;
+		fs->end = data_end(e->offset, e->length, e->result);
+		fs->fh = e->fh;
+		fs->length = e->length;
 	}
 	return (size_t)(p - out);
+}
+
+/* An OP record of the API: its fields in a struct rec_slim, then rec_encode_op(). */
+static size_t enc_op(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)
+{
+	struct rec_slim e;
+
+	rec_slim_from(&e, rec);
+	return rec_encode_op(st, out, &e, rec->name);
 }
 
 static size_t enc_other(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec)

@@ -65,6 +65,7 @@
 #include <urcu/uatomic.h>
 #include <urcu/wfcqueue.h>
 
+#include "iotap_base.h"
 #include "trace_i.h"
 
 /*
@@ -74,6 +75,13 @@
  * 50 ms, 0.78..0.95. The buffer pool (64 MiB) covers far more than 50 ms.
  */
 #define RCD_TICK_MS		50
+/*
+ * zstd level when the caller leaves it at 0. The recorder compresses on
+ * the CPUs of the system it traces, at every record's cost: level 1 takes
+ * 17-24% fewer instructions than level 3 on capture payloads for 2-5%
+ * larger chunks (BENCHMARKS.md, mount-cost, session 5).
+ */
+#define RCD_ZSTD_LEVEL		1
 #define RCD_BUF_MIN		(8u << 10)
 #define RCD_BUF_MAX		(16u << 20)
 #define RCD_LOST_SLOTS		64		/* LOST records per batch, one per thread */
@@ -97,6 +105,7 @@ struct rcd_slot {
 	uint64_t cur_min;		/* oldest time_ns in the owner's buffer (ns), or older */
 	uint64_t gen;			/* buffers taken so far (owner) */
 	uint64_t inflight;		/* provisional start of the op in flight (ns), 0: none */
+	uint64_t last_begin;		/* what iotap_trace_op_begin() last returned (owner) */
 	uint64_t recorded;		/* records put in buffers (owner stores) */
 	uint64_t lost;			/* records dropped (owner stores) */
 	uint64_t lost_reported;		/* of those, already in LOST records (writer) */
@@ -331,31 +340,38 @@ static inline struct rcd_slot *slot_get(struct iotap_trace_recorder *r)
  * iotap_trace_op_begin - note that the calling thread starts an operation
  * @r: recorder
  *
- * Stores a provisional start in the thread's slot, then reads the clock
- * again for the start it returns, so the stored value is never later than
- * the record's time_ns. The in-flight state lasts until the thread's next
+ * Stores a provisional start in the thread's slot -- the start this
+ * function last returned on the thread, a clock read of the past, so never
+ * later than the record's time_ns -- then reads the clock once for the
+ * start it returns. The in-flight state lasts until the thread's next
  * iotap_trace_record(). Non-op records take their time here too, for an
  * exact place in the merged order. Wait-free after the thread's first
  * call (which allocates its slot). Context: any thread, one operation in
  * flight per thread.
+ *
+ * A provisional start older than the true one only holds a batch's
+ * promise back (promises never shrink, wr_promise()); on a busy thread it
+ * is one request old.
  *
  * Return: the start time (CLOCK_MONOTONIC ns) to put in rec->time_ns.
  */
 uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r)
 {
 	struct rcd_slot *s = slot_get(r);
-	uint64_t t = iotap_trace_now_ns();
+	uint64_t t;
 
 	if (caa_unlikely(!s))
-		return t;
-	CMM_STORE_SHARED(s->inflight, t ? t : 1);
+		return iotap_clock_ns();
+	CMM_STORE_SHARED(s->inflight, s->last_begin ? s->last_begin : 1);
 	/*
 	 * (A), pairs with (B) in rcd_batch(), between its clock read and its
 	 * in-flight reads: either the writer sees this store, or its clock
 	 * read came before the one below (FORMAT.md "Order and watermarks").
 	 */
 	cmm_smp_mb();
-	return iotap_trace_now_ns();
+	t = iotap_clock_ns();
+	s->last_begin = t;
+	return t;
 }
 
 /**
@@ -450,25 +466,7 @@ void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace
 		CMM_STORE_SHARED(s->cur_min, b->min_time);
 	}
 	e = (struct rec_slim *)(b->data + b->len);
-	e->time_ns = rec->time_ns;
-	e->dur_ns = rec->dur_ns;
-	e->file = rec->file;
-	e->file2 = rec->file2;
-	e->fh = rec->fh;
-	e->offset = rec->offset;
-	e->length = rec->length;
-	e->result = rec->result;
-	e->aux = rec->aux;
-	e->flags = rec->flags;
-	e->tid = rec->tid;
-	e->pid = rec->pid;
-	e->uid = rec->uid;
-	e->gid = rec->gid;
-	e->mode = rec->mode;
-	e->name_len = rec->name_len;
-	e->data = rec->name ? 0 : REC_NO_DATA;
-	e->type = rec->type;
-	e->op = rec->op;
+	rec_slim_from(e, rec);
 	e->pad = (uint32_t)need;
 	if (rec->name)
 		memcpy(e + 1, rec->name, rec->name_len);
@@ -528,45 +526,28 @@ static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf 
 	const uint8_t *p = b->data, *end = b->data + b->len;
 	struct iotap_trace_rec rec;
 
-	memset(&rec, 0, sizeof(rec));
 	while (p < end) {
 		const struct rec_slim *e = (const struct rec_slim *)p;
+		const char *name = e->data == REC_NO_DATA ? NULL : (const char *)(e + 1);
 
+		p += e->pad;
 		if (!r->w || e->time_ns < r->floor) {
 			/* stopped, or begun before a start: not this file's */
 			r->discarded++;
-			p += e->pad;
 			continue;
 		}
 		r->written++;
-
-		rec.type = e->type;
-		rec.op = e->op;
-		rec.flags = e->flags;
-		rec.time_ns = e->time_ns;
-		rec.dur_ns = e->dur_ns;
-		rec.tid = e->tid;
-		rec.pid = e->pid;
-		rec.uid = e->uid;
-		rec.gid = e->gid;
-		rec.file = e->file;
-		rec.file2 = e->file2;
-		rec.fh = e->fh;
-		rec.offset = e->offset;
-		rec.length = e->length;
-		rec.result = e->result;
-		rec.mode = e->mode;
-		rec.name_len = e->name_len;
-		rec.aux = e->aux;
-		rec.name = e->data == REC_NO_DATA ? NULL : (const char *)(e + 1);
+		/* after a write error the writer drops and counts it (wr_dropped()) */
+		if (caa_likely(e->type == IOTAP_REC_OP)) {
+			wr_append_op(r->w, e, name);
+			continue;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec_from_slim(&rec, e, name);
 		if (e->type == IOTAP_REC_SAMPLE)
 			memcpy(&rec.sample, (const uint8_t *)(e + 1) + align8(e->name_len),
 			       sizeof(rec.sample));
-		/* after a write error the writer drops and counts it (wr_dropped()) */
 		wr_append(r->w, &rec, 0);
-		if (e->type == IOTAP_REC_SAMPLE)
-			memset(&rec.sample, 0, sizeof(rec.sample));
-		p += e->pad;
 	}
 }
 
@@ -1032,18 +1013,18 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 		ret = -ENOMEM;
 		goto err_free_recorder;
 	}
-	r->zstd_level = opts->zstd_level;
+	r->zstd_level = opts->zstd_level ? opts->zstd_level : RCD_ZSTD_LEVEL;
 	r->perm = opts->perm;
 	r->rebind = opts->rebind;
 	r->rebind_arg = opts->rebind_arg;
 	if (opts->ring_bytes) {
-		ret = path ? -EINVAL : wr_open_ring(&r->w, opts->zstd_level, opts->ring_bytes);
+		ret = path ? -EINVAL : wr_open_ring(&r->w, r->zstd_level, opts->ring_bytes);
 		if (ret)
 			goto err_free_batch;
 		r->ring = 1;
 		wr_promise(r->w, 0);
 	} else if (path) {
-		ret = wr_open_level(&r->w, path, hdr, opts->flags, opts->zstd_level, &opts->perm);
+		ret = wr_open_level(&r->w, path, hdr, opts->flags, r->zstd_level, &opts->perm);
 		if (ret)
 			goto err_free_batch;
 		r->files = 1;

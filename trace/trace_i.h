@@ -143,6 +143,56 @@ _Static_assert(sizeof(struct rec_slim) == 112, "rec_slim layout");
 
 #define REC_NO_DATA		UINT32_MAX
 
+/* @e takes @rec's fields; @e->data says whether there is a name, @e->pad is 0. */
+static inline void rec_slim_from(struct rec_slim *e, const struct iotap_trace_rec *rec)
+{
+	e->time_ns = rec->time_ns;
+	e->dur_ns = rec->dur_ns;
+	e->file = rec->file;
+	e->file2 = rec->file2;
+	e->fh = rec->fh;
+	e->offset = rec->offset;
+	e->length = rec->length;
+	e->result = rec->result;
+	e->aux = rec->aux;
+	e->flags = rec->flags;
+	e->tid = rec->tid;
+	e->pid = rec->pid;
+	e->uid = rec->uid;
+	e->gid = rec->gid;
+	e->mode = rec->mode;
+	e->name_len = rec->name_len;
+	e->data = rec->name ? 0 : REC_NO_DATA;
+	e->type = rec->type;
+	e->op = rec->op;
+	e->pad = 0;
+}
+
+/* @rec takes @e's fields and @name (NULL: none); rec->sample is left alone. */
+static inline void rec_from_slim(struct iotap_trace_rec *rec, const struct rec_slim *e,
+				 const char *name)
+{
+	rec->type = e->type;
+	rec->op = e->op;
+	rec->flags = e->flags;
+	rec->time_ns = e->time_ns;
+	rec->dur_ns = e->dur_ns;
+	rec->tid = e->tid;
+	rec->pid = e->pid;
+	rec->uid = e->uid;
+	rec->gid = e->gid;
+	rec->file = e->file;
+	rec->file2 = e->file2;
+	rec->fh = e->fh;
+	rec->offset = e->offset;
+	rec->length = e->length;
+	rec->result = e->result;
+	rec->mode = e->mode;
+	rec->name_len = e->name_len;
+	rec->aux = e->aux;
+	rec->name = name;
+}
+
 struct rec_tid_slot {
 	uint32_t tid;
 	uint32_t pad;
@@ -174,6 +224,8 @@ struct rec_extra {
 void rec_state_reset(struct rec_state *st);
 int rec_check(const struct iotap_trace_rec *rec);
 size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec);
+size_t rec_encode_op(struct rec_state *st, uint8_t *out, const struct rec_slim *e,
+		     const char *name);
 int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 	       struct rec_slim *s, struct rec_extra *x);
 
@@ -183,6 +235,7 @@ int wr_open_level(struct iotap_trace_writer **out, const char *path,
 		  const struct iotap_trace_header *hdr, unsigned int flags, int level,
 		  const struct iotap_trace_perm *perm);
 int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, int own);
+int wr_append_op(struct iotap_trace_writer *w, const struct rec_slim *e, const char *name);
 void wr_promise(struct iotap_trace_writer *w, uint64_t watermark);
 int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time);
 int wr_error(const struct iotap_trace_writer *w);

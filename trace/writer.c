@@ -443,6 +443,28 @@ int wr_open_level(struct iotap_trace_writer **out, const char *path,
 	return wr_open(out, path, hdr, flags, level, perm);
 }
 
+/* Account a record just encoded into the open chunk; write the chunk when full. */
+static inline int wr_appended(struct iotap_trace_writer *w, uint64_t time_ns, uint64_t dur_ns,
+			      int own)
+{
+	uint64_t end = time_ns + dur_ns;
+
+	if (end < time_ns)
+		end = UINT64_MAX;
+	if (!w->nrec || time_ns < w->t_first)
+		w->t_first = time_ns;
+	if (!w->nrec || end > w->t_last)
+		w->t_last = end;
+	if (time_ns > w->max_time)
+		w->max_time = time_ns;
+	w->nrec++;
+	w->own += !!own;
+	w->records++;
+	if (w->raw_len >= CHUNK_RAW_TARGET || w->nrec >= CHUNK_REC_TARGET)
+		return wr_write_chunk(w);
+	return 0;
+}
+
 /**
  * wr_append - iotap_trace_writer_append(), telling the writer's own
  * records apart
@@ -455,7 +477,6 @@ int wr_open_level(struct iotap_trace_writer **out, const char *path,
  */
 int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, int own)
 {
-	uint64_t end;
 	int ret;
 
 	ret = rec_check(rec);
@@ -475,25 +496,36 @@ int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, i
 			return ret;
 	}
 	w->raw_len += rec_encode(&w->st, w->raw + w->raw_len, rec);
-	end = rec->time_ns + rec->dur_ns;
-	if (end < rec->time_ns)
-		end = UINT64_MAX;
-	if (!w->nrec || rec->time_ns < w->t_first)
-		w->t_first = rec->time_ns;
-	if (!w->nrec || end > w->t_last)
-		w->t_last = end;
-	if (rec->time_ns > w->max_time)
-		w->max_time = rec->time_ns;
 	if (rec->type == IOTAP_REC_LOST) {
 		w->lost += rec->length;
 		w->chunk_lost += rec->length;
 	}
-	w->nrec++;
-	w->own += !!own;
-	w->records++;
-	if (w->raw_len >= CHUNK_RAW_TARGET || w->nrec >= CHUNK_REC_TARGET)
-		return wr_write_chunk(w);
-	return 0;
+	return wr_appended(w, rec->time_ns, rec->dur_ns, own);
+}
+
+/**
+ * wr_append_op - wr_append() of an OP record the recorder buffered
+ * @w:    writer
+ * @e:    the record (passed rec_check() when it was buffered)
+ * @name: its name bytes, or NULL
+ *
+ * The recorder's path for the records of its threads (not "own"): encodes
+ * @e as it is, with no struct iotap_trace_rec in between.
+ *
+ * Return: as iotap_trace_writer_append().
+ */
+int wr_append_op(struct iotap_trace_writer *w, const struct rec_slim *e, const char *name)
+{
+	if (__builtin_expect(w->pending_lost && !w->nrec, 0)) {
+		/* a new chunk after a failed one: wr_append() says first what is missing */
+		struct iotap_trace_rec rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec_from_slim(&rec, e, name);
+		return wr_append(w, &rec, 0);
+	}
+	w->raw_len += rec_encode_op(&w->st, w->raw + w->raw_len, e, name);
+	return wr_appended(w, e->time_ns, e->dur_ns, 0);
 }
 
 /**

@@ -8,8 +8,11 @@
 #
 # Each config's daemon runs under valgrind --tool=callgrind (foreground,
 # /dev/fuse transport, direct_io / cache=never, so each 4 KiB read() or
-# write() of dd is one request). After a warm-up (the file created, 16
-# writes), callgrind_control dumps the counters at the start and end of
+# write() of dd is one request). After a warm-up (the file created, N
+# writes and N reads, each followed by a flush period, so that the trace
+# writer's zstd context has grown its tables to the phases' chunk size: a
+# one-time cost that would otherwise land in whichever phase first
+# writes a larger chunk), callgrind_control dumps the counters at the start and end of
 # each phase: N 4 KiB writes over the file, then N 4 KiB reads of it. A
 # phase's instructions (all the daemon's threads: workers, the trace
 # writer's encoding and compression) divided by N are its instructions per
@@ -91,8 +94,10 @@ run_cfg() {
 	done
 	grep -q " $MNT fuse" /proc/self/mounts || { cat $W/$cfg.$round.log >&2; exit 1; }
 	[ $cfg = iotap-stopped ] && "$IOTAP" trace $MNT stop >/dev/null
-	dd if=/dev/zero of=$MNT/f bs=4k count=16 2>/dev/null
+	dd if=/dev/zero of=$MNT/f bs=4k count=$OPS 2>/dev/null
 	sleep 1.2	# the trace writer flushes at least once a second
+	dd if=$MNT/f of=/dev/null bs=4k count=$OPS 2>/dev/null
+	sleep 1.2
 	dump
 	dd if=/dev/zero of=$MNT/f bs=4k count=$OPS conv=notrunc 2>/dev/null
 	sleep 1.2

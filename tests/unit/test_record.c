@@ -13,9 +13,15 @@
  */
 #include <errno.h>
 
+#include <xxhash.h>
+
 #include "tap.h"
 #include "trace_test.h"
 #include "trace_i.h"
+
+/* test_golden(): XXH64 of the encoder's bytes, from the encoder of commit 7dc92e6 */
+#define GOLDEN_RANDOM	0x76a0d43b4bc47ec1ull
+#define GOLDEN_OPS	0xef903be75cf21d7cull
 
 static uint8_t buf[64 << 20];
 static char names[3][IOTAP_TRACE_NAME_MAX + 1];
@@ -216,6 +222,67 @@ static void test_random(void)
 	}
 	ok(roundtrip(recs, n, "tables"), "%zu data ops with tid/file slot collisions round-trip",
 	   n);
+}
+
+/*
+ * The encoder's output, byte for byte: XXH64 of the raw payloads of
+ * test_random()'s two sequences, as the encoder before rec_encode_op()
+ * (commit 7dc92e6) wrote them. The format lets an encoder no choice, so
+ * a faster encoder must write exactly these bytes.
+ */
+static uint64_t encode_hash(const struct iotap_trace_rec *recs, size_t n)
+{
+	static struct rec_state enc;
+	size_t i, len = 0;
+
+	rec_state_reset(&enc);
+	for (i = 0; i < n; i++)
+		len += rec_encode(&enc, buf + len, &recs[i]);
+	return XXH64(buf, len, 0);
+}
+
+static void test_golden(void)
+{
+	static struct iotap_trace_rec recs[200000];
+	uint64_t seed = 42, h;
+	size_t i, n = sizeof(recs) / sizeof(recs[0]);
+
+	for (i = 0; i < n; i++)
+		rec_random(&recs[i], &seed);
+	h = encode_hash(recs, n);
+	ok(h == GOLDEN_RANDOM, "random mixed records encode to the same bytes (%016llx)",
+	   (unsigned long long)h);
+	for (i = 0; i < n; i++) {
+		struct iotap_trace_rec *r = &recs[i];
+
+		memset(r, 0, sizeof(*r));
+		r->type = IOTAP_REC_OP;
+		r->op = (uint16_t)(i % 9 ? (i % 2 ? IOTAP_OP_READ : IOTAP_OP_WRITE) :
+				   rng_below(&seed, 40));
+		r->tid = (uint32_t)(100 + rng_below(&seed, 5) * (i % 11 ? 1 : 64));
+		r->pid = i % 13 ? 100 : 100 + (uint32_t)rng_below(&seed, 3);
+		r->uid = i % 17 ? 0 : 1000;
+		r->gid = i % 19 ? 0 : 1000;
+		r->time_ns = 1000000000ull + i * 1000 - rng_below(&seed, 3000);
+		r->dur_ns = rng_below(&seed, i % 7 ? 2000 : 5000000);
+		r->file = i % 4 ? 7 : rng_below(&seed, 600);
+		r->file2 = i % 23 ? 0 : rng_below(&seed, 600);
+		r->fh = r->file + (i % 29 ? 1 : 2);
+		r->offset = (i / 4) * 8192 + (rng_below(&seed, 3) ? 0 : rng_next(&seed) >> 20);
+		r->length = rng_below(&seed, 10) ? 8192 : rng_below(&seed, 3000000);
+		r->result = rng_below(&seed, 20) ? (int64_t)r->length :
+			    rng_below(&seed, 2) ? -28 : (int64_t)rng_below(&seed, r->length + 1);
+		r->flags = i % 31 ? 0 : (uint32_t)rng_below(&seed, 1u << 20);
+		r->mode = i % 37 ? 0 : 0100644;
+		r->aux = i % 41 ? 0 : rng_next(&seed);
+		if (i % 43 == 0) {
+			r->name = names[i % 86 ? 2 : 0];
+			r->name_len = (uint32_t)strlen(r->name);
+		}
+	}
+	h = encode_hash(recs, n);
+	ok(h == GOLDEN_OPS, "OP records of every field encode to the same bytes (%016llx)",
+	   (unsigned long long)h);
 }
 
 static void test_truncation(void)
@@ -440,6 +507,7 @@ int main(void)
 	test_edges();
 	test_all_ops();
 	test_random();
+	test_golden();
 	test_truncation();
 	test_malformed();
 	test_sizes();

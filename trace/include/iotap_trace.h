@@ -376,7 +376,7 @@ struct iotap_trace_recorder_opts {
 	size_t max_bytes;		/* all buffers together, bytes (0: 64 MiB) */
 	unsigned int flush_ms;		/* partial buffers collected every N ms (0: 100) */
 	unsigned int chunk_ms;		/* a chunk is written at least every N ms (0: 1000) */
-	int zstd_level;			/* 0: 3 */
+	int zstd_level;			/* 0: 1 (the plain writer's default is 3) */
 	unsigned int flags;		/* IOTAP_TRACE_FORCE */
 	const char *sample_path;	/* if set, the writer thread records a SAMPLE
 					 * for the block device holding this path
