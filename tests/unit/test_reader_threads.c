@@ -20,7 +20,9 @@
  * each side often finding nothing to do and going to sleep) 2, 3 and 7
  * threads read the same records over and over, and a reader closed after
  * any number of records with jobs queued and in flight stops at once. A
- * lost wakeup shows as a hang, which an alarm turns into a failure.
+ * lost wakeup shows as a hang, which an alarm turns into a failure. By
+ * default (set_threads(0)) as many threads decode as the load average
+ * leaves CPUs idle, at least one.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +33,7 @@
 
 #include "tap.h"
 #include "trace_test.h"
+#include "trace_i.h"
 
 #define NREC 200000
 
@@ -376,6 +379,32 @@ static void test_handoff(void)
 	ref_release(&ref);
 }
 
+/* The default: the CPUs the load average leaves idle. */
+static void test_auto_threads(void)
+{
+	static const struct {
+		long cpus;
+		double load;
+		unsigned int want;
+	} t[] = {
+		{ 2, 0.05, 2 }, { 2, 0.99, 2 }, { 2, 1.0, 1 }, { 2, 1.7, 1 }, { 2, 9.5, 1 },
+		{ 2, -1, 2 }, { 1, 0, 1 }, { 0, 0, 1 }, { -1, -1, 1 }, { 8, 2.5, 6 },
+		{ 8, 7.9, 1 }, { 64, 0.1, 8 }, { 64, 58.2, 6 },
+	};
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned int got = rd_auto_threads(t[i].cpus, t[i].load);
+
+		if (got != t[i].want) {
+			diag("%ld CPUs, load %.2f: %u threads, want %u", t[i].cpus, t[i].load, got,
+			     t[i].want);
+			bad++;
+		}
+	}
+	ok(!bad, "default threads: one per CPU the load average leaves idle, 1 to 8");
+}
+
 int main(void)
 {
 	/* every reading here takes well under a second: one that waits for ever is a bug */
@@ -387,5 +416,6 @@ int main(void)
 	test_reused_struct();
 	test_thread_count();
 	test_handoff();
+	test_auto_threads();
 	return done_testing();
 }
