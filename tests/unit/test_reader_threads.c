@@ -311,9 +311,10 @@ static void test_thread_count(void)
 		iotap_trace_reader_next(r, &rec);
 		during = task_count();
 		iotap_trace_reader_close(r);
-		ok(before == 1 && during == (int)threads[i] && task_count() == 1,
-		   "%u threads decoding: %d running while reading (%d before, %d after close)",
-		   threads[i], during, before, task_count());
+		/* (a sanitizer's runtime may have a thread of its own: counted in before) */
+		ok(before >= 1 && during == before + (int)threads[i] - 1 && task_count() == before,
+		   "%u threads decoding: %d more running while reading (%d before, %d after close)",
+		   threads[i], during - before, before, task_count());
 	}
 }
 
@@ -338,6 +339,7 @@ static void test_handoff(void)
 	struct ref ref = { 0 };
 	char why[256];
 	unsigned int i, k, n, bad = 0;
+	int tasks = task_count();
 	size_t at;
 
 	if (!ok(iotap_trace_writer_open(&w, path, NULL, 0) == 0, "writer open"))
@@ -374,8 +376,9 @@ static void test_handoff(void)
 		bad += at != stop;
 		iotap_trace_reader_close(r);
 	}
-	ok(k == 40 && !bad && task_count() == 1,
-	   "40 readers closed part way: every one stopped, no thread left (%d)", task_count());
+	ok(k == 40 && !bad && task_count() == tasks,
+	   "40 readers closed part way: every one stopped, no thread left (%d, %d before)",
+	   task_count(), tasks);
 	ref_release(&ref);
 }
 
