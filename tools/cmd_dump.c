@@ -874,8 +874,12 @@ int cmd_dump(int argc, char **argv)
 		die_msg("out of memory");
 		return 1;
 	}
-	/* stop at the first failed write: the rest would fail the same way */
-	while (lines < limit && !ferror(stdout) && !ob->err &&
+	/*
+	 * Stop at the first failed write: the rest would fail the same way.
+	 * (Unlocked: only this thread writes stdout, and once the reader has
+	 * started its decoder threads a locked ferror() is an atomic a record.)
+	 */
+	while (lines < limit && !ferror_unlocked(stdout) && !ob->err &&
 	       (ret = jn ? iotap_trace_join_next(jn, &rec) : iotap_trace_reader_next(r, &rec)) > 0) {
 		if (fmt == F_FIO) {
 			if (rec.type != IOTAP_REC_NAME && filter &&

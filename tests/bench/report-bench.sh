@@ -20,9 +20,11 @@
 # takes about 1.2 bytes a record (120 MB for 10^8) and a minute to write.
 #
 # Real captures: CAPTURES="a.iotap b.iotap" (e.g. a bonnie++ and a pgbench
-# run captured through `iotap mount`) times, on every core, `report`,
-# `report` with IOTAP_READ_THREADS=1, `dump`, `dump --csv` and `dump --json`
-# (output to /dev/null) of each capture, ROUNDS times (default 3); with BASELINE=PATH
+# run captured through `iotap mount`) times the RUNS (default `report`,
+# `dump`, `dump-csv` and `dump-json`: report, dump, dump --csv, dump --json,
+# output to /dev/null) of each capture with each decoder thread count in
+# THREADS (default "all 1": IOTAP_READ_THREADS unset, i.e. one per CPU, and
+# 1; e.g. THREADS="1 2"), ROUNDS times (default 3); with BASELINE=PATH
 # (an older iotap binary) the same commands of that binary run interleaved
 # with this one's, round by round, so the ratio is measured side by side.
 # REPS=K runs each command K times under one timer (a capture of a few
@@ -50,48 +52,52 @@ command -v taskset >/dev/null && PIN="taskset -c 0"
 real_captures() {
 	local rounds=${ROUNDS:-3} bins="$IOTAP" cap b r name recs
 	[ -n "${BASELINE:-}" ] && bins="${BASELINE} $IOTAP"
-	printf "| %-28s | %-8s | %5s | %7s | %7s | %13s | %11s | %9s |\n" "capture, run" "binary" \
+	printf "| %-34s | %-8s | %5s | %7s | %7s | %13s | %11s | %9s |\n" "capture, run" "binary" \
 		"round" "cpu s" "wall s" "records/cpu-s" "records/s" "peak RSS"
-	printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n" "------------------------------" "----------" \
+	printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n" "------------------------------------" "----------" \
 		"-------" "---------" "---------" "---------------" "-------------" "-----------"
 	for cap in $CAPTURES; do
 		recs=$("$IOTAP" info "$cap" | awk '$1 == "records" { print $2 }')
 		echo "# $cap: $recs records, $(stat -c %s "$cap") bytes" >&2
 		for r in $(seq 1 "$rounds"); do
-			for name in report report-1thread dump dump-csv dump-json; do
-				for b in $bins; do
-					real_run "$(basename "$cap") $name" "$b" "$r" "$recs" "$name" "$cap"
+			for name in ${RUNS:-report dump dump-csv dump-json}; do
+				for t in ${THREADS:-all 1}; do
+					for b in $bins; do
+						real_run "$(basename "$cap") $name t=$t" "$b" "$r" \
+							"$recs" "$name" "$cap" "$t"
+					done
 				done
 			done
 		done
 	done
 }
 
-# The command line of run @1 (report, report-1thread, dump...) of binary @2 on capture @3.
+# The command line of run @1 (report, dump...) of binary @2 on capture @3.
 real_cmd() {
 	case $1 in
 	report) echo "$2 report $3" ;;
-	report-1thread) echo "env IOTAP_READ_THREADS=1 $2 report $3" ;;
 	dump) echo "$2 dump $3" ;;
 	dump-csv) echo "$2 dump --csv $3" ;;
 	dump-json) echo "$2 dump --json $3" ;;
 	esac
 }
 
+# Run @5 of binary @2 on capture @6 with @7 decoder threads ("all": the default).
 real_run() {
-	local label=$1 bin=$2 round=$3 recs=$4 what=$5 cap=$6 tf=$DIR/report-bench.time tag=new
-	local reps=${REPS:-1}
+	local label=$1 bin=$2 round=$3 recs=$4 what=$5 cap=$6 threads=$7 tf=$DIR/report-bench.time
+	local reps=${REPS:-1} tag=new env=""
 	[ "$bin" = "${BASELINE:-}" ] && tag=baseline
+	[ "$threads" = all ] || env="env IOTAP_READ_THREADS=$threads"
 	/usr/bin/time -o "$tf" -f "%U %S %e %M" bash -c \
 		'for i in $(seq "$1"); do $2 > /dev/null 2>&1 || exit 1; done' _ "$reps" \
-		"$(real_cmd "$what" "$bin" "$cap")" ||
+		"$env $(real_cmd "$what" "$bin" "$cap")" ||
 		{ echo "report-bench: $bin $what $cap failed" >&2; exit 1; }
 	set -- $(tail -1 "$tf")
 	rm -f "$tf"
 	awk -v n="$label" -v b="$tag" -v k="$round" -v u="$1" -v s="$2" -v e="$3" -v m="$4" \
 		-v r="$recs" -v reps="$reps" 'BEGIN { u /= reps; s /= reps; e /= reps
 		c = u + s; if (e <= 0) e = 0.01; if (c <= 0) c = 0.01
-		printf "| %-28s | %-8s | %5d | %7.3f | %7.3f | %13.0f | %11.0f | %6.1f MB |\n",
+		printf "| %-34s | %-8s | %5d | %7.3f | %7.3f | %13.0f | %11.0f | %6.1f MB |\n",
 			n, b, k, c, e, r / c, r / e, m / 1024 }'
 }
 

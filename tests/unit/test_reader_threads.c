@@ -13,13 +13,27 @@
  * set_threads refuses a bad IOTAP_READ_THREADS and a call after the
  * first next(); a record read into a struct full of junk has a zero sample
  * unless it is a SAMPLE.
+ *
+ * The pool itself: n threads decode, the reading thread one of them, so
+ * set_threads(n) starts n - 1 (counted in /proc/self/task) and close ends
+ * them; on 3,000 chunks of 40 records (a hand-off every few microseconds,
+ * each side often finding nothing to do and going to sleep) 2, 3 and 7
+ * threads read the same records over and over, and a reader closed after
+ * any number of records with jobs queued and in flight stops at once. A
+ * lost wakeup shows as a hang, which an alarm turns into a failure. By
+ * default (set_threads(0)) as many threads decode as the load average
+ * leaves CPUs idle, at least one.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "trace_test.h"
+#include "trace_i.h"
 
 #define NREC 200000
 
@@ -263,11 +277,148 @@ static void test_reused_struct(void)
 	   bad);
 }
 
+/* Threads of this process (/proc/self/task), or -1. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* set_threads(n): the reading thread is one of the n. */
+static void test_thread_count(void)
+{
+	static const unsigned int threads[] = { 1, 2, 4 };
+	const char *path = test_path("sorted.iotap");
+	unsigned int i;
+
+	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+		struct iotap_trace_reader *r;
+		struct iotap_trace_rec rec;
+		int before = task_count(), during;
+
+		if (iotap_trace_reader_open(&r, path, 0))
+			return;
+		iotap_trace_reader_set_threads(r, threads[i]);
+		iotap_trace_reader_next(r, &rec);
+		during = task_count();
+		iotap_trace_reader_close(r);
+		/* (a sanitizer's runtime may have a thread of its own: counted in before) */
+		ok(before >= 1 && during == before + (int)threads[i] - 1 && task_count() == before,
+		   "%u threads decoding: %d more running while reading (%d before, %d after close)",
+		   threads[i], during - before, before, task_count());
+	}
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "not ok - a reading hung for 100 s (the decoder pool lost a wakeup?)\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Tiny chunks: the hand-off between the threads many thousand times. */
+static void test_handoff(void)
+{
+	static const unsigned int threads[] = { 2, 3, 7 };
+	const char *path = test_path("tiny.iotap");
+	struct iotap_trace_writer *w;
+	struct iotap_trace_rec rec;
+	uint64_t seed = 7;
+	struct ref ref = { 0 };
+	char why[256];
+	unsigned int i, k, n, bad = 0;
+	int tasks = task_count();
+	size_t at;
+
+	if (!ok(iotap_trace_writer_open(&w, path, NULL, 0) == 0, "writer open"))
+		return;
+	for (at = 0; at < 120000; at++) {
+		rec_random(&rec, &seed);
+		if (rec.type == IOTAP_REC_END)
+			rec.type = IOTAP_REC_NOTE;
+		iotap_trace_writer_append(w, &rec);
+		if (at % 40 == 39)
+			iotap_trace_writer_flush(w, 0);
+	}
+	ok(iotap_trace_writer_close(w) == 0, "120000 records in chunks of 40 written");
+	n = read_all(path, 0, 1, &ref, NULL, why, sizeof(why));
+	if (!ok(n && ref.n > 100000 && ref.st.chunks >= 2900,
+		"one thread reads %zu records in %" PRIu64 " chunks %s", ref.n, ref.st.chunks, why))
+		return;
+	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+		for (k = 0, n = 0; k < 5; k++)
+			n += read_all(path, 0, threads[i], NULL, &ref, why, sizeof(why));
+		ok(n == 5, "%u threads, 5 readings: %u the same as one thread's %s", threads[i], n,
+		   why);
+	}
+	/* close with jobs queued and being decoded, after 0 .. 20,000 records */
+	for (k = 0; k < 40; k++) {
+		struct iotap_trace_reader *r;
+		size_t stop = rng_below(&seed, 20000);
+
+		if (iotap_trace_reader_open(&r, path, 0))
+			break;
+		iotap_trace_reader_set_threads(r, 2 + k % 6);
+		for (at = 0; at < stop && iotap_trace_reader_next(r, &rec) == 1; at++)
+			;
+		bad += at != stop;
+		iotap_trace_reader_close(r);
+	}
+	ok(k == 40 && !bad && task_count() == tasks,
+	   "40 readers closed part way: every one stopped, no thread left (%d, %d before)",
+	   task_count(), tasks);
+	ref_release(&ref);
+}
+
+/* The default: the CPUs the load average leaves idle. */
+static void test_auto_threads(void)
+{
+	static const struct {
+		long cpus;
+		double load;
+		unsigned int want;
+	} t[] = {
+		{ 2, 0.05, 2 }, { 2, 0.99, 2 }, { 2, 1.0, 1 }, { 2, 1.7, 1 }, { 2, 9.5, 1 },
+		{ 2, -1, 2 }, { 1, 0, 1 }, { 0, 0, 1 }, { -1, -1, 1 }, { 8, 2.5, 6 },
+		{ 8, 7.9, 1 }, { 64, 0.1, 8 }, { 64, 58.2, 6 },
+	};
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned int got = rd_auto_threads(t[i].cpus, t[i].load);
+
+		if (got != t[i].want) {
+			diag("%ld CPUs, load %.2f: %u threads, want %u", t[i].cpus, t[i].load, got,
+			     t[i].want);
+			bad++;
+		}
+	}
+	ok(!bad, "default threads: one per CPU the load average leaves idle, 1 to 8");
+}
+
 int main(void)
 {
+	/* every reading here takes well under a second: one that waits for ever is a bug */
+	signal(SIGALRM, on_alarm);
+	alarm(100);
 	test_random();
 	test_threads_sorted();
 	test_api();
 	test_reused_struct();
+	test_thread_count();
+	test_handoff();
+	test_auto_threads();
 	return done_testing();
 }
