@@ -51,13 +51,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/futex.h>
 
 #include <zstd.h>
 
+#include "iotap_base.h"
 #include "trace_i.h"
 
 #define RD_BUF_INIT		(1u << 20)	/* read window, bytes */
@@ -893,16 +892,11 @@ static int rd_take(struct iotap_trace_reader *r, const struct chunk_hdr *h, uint
  * thread does not then queue for a mutex. The reading thread wakes
  * sleeping decoders once pl->wake_at jobs are queued, not for each chunk.
  */
-static void futex_wait(unsigned int *word, unsigned int val)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
 /* Bump @word and wake up to @n threads sleeping on it. */
 static void futex_bump(unsigned int *word, int n)
 {
 	__atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+	iotap_futex_wake(word, n, 0);
 }
 
 static inline int job_state(const struct rd_job *j)
@@ -970,7 +964,7 @@ static void *pool_main(void *arg)
 			__atomic_add_fetch(&pl->sleeping, 1, __ATOMIC_SEQ_CST);
 			j = pool_grab(pl, 0);
 			if (!j && !__atomic_load_n(&pl->stop, __ATOMIC_SEQ_CST))
-				futex_wait(&pl->work_seq, seq);
+				iotap_futex_wait(&pl->work_seq, seq, 0);
 			__atomic_sub_fetch(&pl->sleeping, 1, __ATOMIC_SEQ_CST);
 		}
 		if (!j)
@@ -1118,7 +1112,7 @@ static void pool_wait(struct rd_pool *pl, struct rd_job *j)
 		__atomic_store_n(&pl->waiting, 1, __ATOMIC_SEQ_CST);
 		if (job_state(j) == JOB_DONE)
 			break;
-		futex_wait(&pl->done_seq, seq);
+		iotap_futex_wait(&pl->done_seq, seq, 0);
 	}
 	__atomic_store_n(&pl->waiting, 0, __ATOMIC_SEQ_CST);
 }

@@ -535,11 +535,11 @@ static void exec_phase(struct lane_ctx *lc, const struct rp_op *op)
 		atomic_store(&sh->bar_arrived, 0);
 		/* the marker is written before anyone goes on: pairs with the load below */
 		atomic_fetch_add(&sh->bar_gen, 1);
-		rp_futex_wake(&sh->bar_gen);
+		iotap_futex_wake(&sh->bar_gen, INT_MAX, 1);
 		return;
 	}
 	while (atomic_load(&sh->bar_gen) == gen && !atomic_load(&sh->stop))
-		rp_futex_wait(&sh->bar_gen, gen);
+		iotap_futex_wait(&sh->bar_gen, gen, 1);
 }
 
 static void *lane_main(void *arg)
@@ -550,7 +550,7 @@ static void *lane_main(void *arg)
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	while (atomic_load(&sh->go) == 0)
-		rp_futex_wait((atomic_uint *)&sh->go, 0);
+		iotap_futex_wait((atomic_uint *)&sh->go, 0, 1);
 	for (;;) {
 		struct rp_op *op = rp_ring_next(sh, lc->ln, idx);
 

@@ -581,7 +581,7 @@ static int replay_run(struct iotap_replay *r, struct iotap_replay_stats *st)
 	t_start = iotap_clock_ns();
 	r->sh->start_ns = t_start + 2000000;
 	atomic_store(&r->sh->go, 1);
-	rp_futex_wake((atomic_uint *)&r->sh->go);
+	iotap_futex_wake((atomic_uint *)&r->sh->go, INT_MAX, 1);
 	next_report = t_start + 1000000000ull;
 	while (atomic_load(&r->sh->lanes_done) < r->nlanes) {
 		struct timespec ts = { 0, 50000000 };

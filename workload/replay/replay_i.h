@@ -538,8 +538,4 @@ int rp_ring_wait_done(struct rp_shared *sh, uint32_t m, uint64_t idx);
 /* Wake every waiter (stop or interrupt). */
 void rp_wake_all(struct rp_shared *sh);
 
-/* futex helpers (shared: also across --processes) */
-void rp_futex_wait(atomic_uint *addr, unsigned int val);
-void rp_futex_wake(atomic_uint *addr);
-
 #endif /* IOTAP_REPLAY_I_H */

@@ -37,17 +37,7 @@
 
 #define SPIN		200		/* polls before a futex wait */
 
-/* --- futexes (shared: also across processes) --------------------------------- */
-
-void rp_futex_wait(atomic_uint *addr, unsigned int val)
-{
-	syscall(SYS_futex, addr, FUTEX_WAIT, val, NULL, NULL, 0);
-}
-
-void rp_futex_wake(atomic_uint *addr)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
+/* Futexes here are shared ones (iotap_futex_*(..., 1)): lanes may be processes. */
 
 /* --- the producer: the loader -------------------------------------------------- */
 
@@ -93,7 +83,7 @@ static void wake_lane(struct rp_ring_prod *l, uint32_t lane)
 	struct rp_lane *ln = &l->sh->lanes[lane];
 
 	atomic_fetch_add(&ln->pubq, 1);
-	rp_futex_wake(&ln->pubq);
+	iotap_futex_wake(&ln->pubq, INT_MAX, 1);
 	l->pending[lane] = 0;
 }
 
@@ -145,7 +135,7 @@ static int64_t ring_room(struct rp_ring_prod *l, struct rp_lane *ln, size_t nbyt
 		bhead = atomic_load(&ln->bhead);
 		if (!(tail - head < ln->cap && pos + nbytes - bhead <= ln->bcap) &&
 		    !atomic_load(&l->sh->stop))
-			rp_futex_wait(&ln->room, seq);
+			iotap_futex_wait(&ln->room, seq, 1);
 		atomic_store(&ln->room_at, 0);
 	}
 }
@@ -249,7 +239,7 @@ int rp_ring_wait_done(struct rp_shared *sh, uint32_t m, uint64_t idx)
 		atomic_fetch_add(&ln->waiters, 1);
 		seq = atomic_load(&ln->seq);
 		if (atomic_load(&ln->head) <= idx && !atomic_load(&sh->stop))
-			rp_futex_wait(&ln->seq, seq);
+			iotap_futex_wait(&ln->seq, seq, 1);
 		atomic_fetch_sub(&ln->waiters, 1);
 	}
 	return 1;
@@ -274,7 +264,7 @@ struct rp_op *rp_ring_next(struct rp_shared *sh, struct rp_lane *ln, uint64_t id
 		atomic_fetch_add(&ln->lane_waits, 1);
 		q = atomic_load(&ln->pubq);
 		if (atomic_load(&ln->tail) <= idx && !atomic_load(&sh->stop))
-			rp_futex_wait(&ln->pubq, q);
+			iotap_futex_wait(&ln->pubq, q, 1);
 		atomic_fetch_sub(&ln->lane_waits, 1);
 	}
 	return &ln->ring[idx & (ln->cap - 1)];
@@ -289,13 +279,13 @@ void rp_ring_finish(struct rp_lane *ln, const struct rp_op *op, uint64_t idx)
 	/* both loads pair with the waiter's store then re-check of head (seq_cst) */
 	if (atomic_load(&ln->waiters)) {
 		atomic_fetch_add(&ln->seq, 1);
-		rp_futex_wake(&ln->seq);
+		iotap_futex_wake(&ln->seq, INT_MAX, 1);
 	}
 	at = atomic_load(&ln->room_at);
 	if (at && idx + 1 >= at) {
 		atomic_store(&ln->room_at, 0);
 		atomic_fetch_add(&ln->room, 1);
-		rp_futex_wake(&ln->room);
+		iotap_futex_wake(&ln->room, INT_MAX, 1);
 	}
 }
 
@@ -305,15 +295,15 @@ void rp_wake_all(struct rp_shared *sh)
 
 	atomic_store(&sh->stop, 1);
 	atomic_store(&sh->go, 2);
-	rp_futex_wake((atomic_uint *)&sh->go);
+	iotap_futex_wake((atomic_uint *)&sh->go, INT_MAX, 1);
 	for (i = 0; i < sh->nlanes; i++) {
 		atomic_fetch_add(&sh->lanes[i].seq, 1);
-		rp_futex_wake(&sh->lanes[i].seq);
+		iotap_futex_wake(&sh->lanes[i].seq, INT_MAX, 1);
 		atomic_fetch_add(&sh->lanes[i].pubq, 1);
-		rp_futex_wake(&sh->lanes[i].pubq);
+		iotap_futex_wake(&sh->lanes[i].pubq, INT_MAX, 1);
 		atomic_fetch_add(&sh->lanes[i].room, 1);
-		rp_futex_wake(&sh->lanes[i].room);
+		iotap_futex_wake(&sh->lanes[i].room, INT_MAX, 1);
 	}
 	atomic_fetch_add(&sh->bar_gen, 1);
-	rp_futex_wake(&sh->bar_gen);
+	iotap_futex_wake(&sh->bar_gen, INT_MAX, 1);
 }

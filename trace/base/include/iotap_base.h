@@ -18,6 +18,7 @@
  *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c), for
  *           both `iotap run bonnie` (workload/) and the report (tools/)
  *   fmt     iotap_fmt_u64() and friends: numbers to text without printf (fmt.c)
+ *   futex   iotap_futex_wait()/_wake(): sleep on a 32-bit word, wake its sleepers
  *
  * Objects follow the project's lifecycle words: _init/_release for
  * caller-owned structs. Functions return 0 or -errno unless said otherwise.
@@ -32,6 +33,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -51,6 +56,28 @@ static inline uint64_t iotap_clock_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --- futex ------------------------------------------------------------------ */
+
+/*
+ * iotap_futex_wait - sleep while the 32-bit @word holds @val
+ * @shared: 0 if only this process uses @word (FUTEX_WAIT_PRIVATE), else
+ *          it lives in memory other processes map (FUTEX_WAIT)
+ *
+ * Returns at once if *@word != @val; may also return spuriously (a signal,
+ * a stale wake): callers re-check their condition in a loop.
+ * Context: any thread; sleeps interruptibly.
+ */
+static inline void iotap_futex_wait(void *word, unsigned int val, int shared)
+{
+	syscall(SYS_futex, word, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/* iotap_futex_wake - wake up to @n threads sleeping on @word (@shared as above). */
+static inline void iotap_futex_wake(void *word, int n, int shared)
+{
+	syscall(SYS_futex, word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
 /* --- hash ------------------------------------------------------------------- */
