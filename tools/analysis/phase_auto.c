@@ -97,13 +97,17 @@ static int op_class(unsigned int op)
 
 static void class_counts(const struct pstats *p, double *c, int app_only)
 {
+	uint64_t m;
 	unsigned int op;
 	int k;
 
 	memset(c, 0, C_NCLS * sizeof(*c));
-	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		uint64_t n = p->op_count[op];
+	/* only the ops that occur (m_op), in op order as before: the same sums */
+	for (m = p->m_op; m; m &= m - 1) {
+		uint64_t n;
 
+		op = (unsigned int)__builtin_ctzll(m);
+		n = p->op_count[op];
 		if (!n)
 			continue;
 		k = op_class(op);
@@ -141,9 +145,9 @@ static void sig_calc(const struct pstats *p, struct sig *s, int app_only)
 		s->wshare = wr / data;
 		s->seq = (double)(p->data_ops - p->seeks) / (double)(p->data_ops ? p->data_ops : 1);
 	}
-	sz = dir_typical_size(&p->rd);
+	sz = pstats_typical_size(p, 0);
 	s->rsize = sz ? log2((double)sz) + 1 : 0;
-	sz = dir_typical_size(&p->wr);
+	sz = pstats_typical_size(p, 1);
 	s->wsize = sz ? log2((double)sz) + 1 : 0;
 	if (p->wr.ops)
 		s->rewrite = (double)p->rewrites / (double)p->wr.ops;
