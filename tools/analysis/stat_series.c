@@ -104,6 +104,8 @@ static void close_last(struct series *s)
 	if (!s->n)
 		return;
 	for (i = 0; i < TID_BITS / 64; i++) {
+		if (!s->tid_bits[i])
+			continue;	/* a bin's few threads set few words: count only those */
 		set += (unsigned int)__builtin_popcountll(s->tid_bits[i]);
 		s->tid_bits[i] = 0;
 	}

@@ -50,16 +50,10 @@ uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g)
 	return h->grp[g];
 }
 
-/* Fewer than a quarter of a group's counters set: visit them one by one. */
+/* At most a quarter of a group's counters set: visit them one by one. */
 static int sparse(uint64_t nz)
 {
-	unsigned int k = 0;
-
-	while (nz && k < IOTAP_HIST_SUB / 4) {
-		nz &= nz - 1;
-		k++;
-	}
-	return !nz;
+	return __builtin_popcountll(nz) <= (int)IOTAP_HIST_SUB / 4;
 }
 
 int iotap_hist_merge(struct iotap_hist *dst, const struct iotap_hist *src)
@@ -138,7 +132,8 @@ void iotap_hist_release(struct iotap_hist *h)
 	unsigned int g;
 
 	for (g = 0; g < IOTAP_HIST_GROUPS; g++)
-		free(h->grp[g]);
+		if (h->grp[g])
+			free(h->grp[g]);
 	memset(h, 0, sizeof(*h));
 }
 
