@@ -97,17 +97,13 @@ static int op_class(unsigned int op)
 
 static void class_counts(const struct pstats *p, double *c, int app_only)
 {
-	uint64_t m;
 	unsigned int op;
 	int k;
 
 	memset(c, 0, C_NCLS * sizeof(*c));
-	/* only the ops that occur (m_op), in op order as before: the same sums */
-	for (m = p->m_op; m; m &= m - 1) {
-		uint64_t n;
+	for (op = 0; op < IOTAP_OP_MAX; op++) {
+		uint64_t n = p->op_count[op];
 
-		op = (unsigned int)__builtin_ctzll(m);
-		n = p->op_count[op];
 		if (!n)
 			continue;
 		k = op_class(op);

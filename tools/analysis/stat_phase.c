@@ -19,7 +19,7 @@
 #include "stat.h"
 
 #define ADD_FIRST	offsetof(struct pstats, ops)
-#define ADD_END		offsetof(struct pstats, m_op)
+#define ADD_END		offsetof(struct pstats, m_size)
 
 void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_t t_begin)
 {
@@ -75,9 +75,10 @@ void pstats_clear(struct pstats *p)
 	uint64_t m;
 	unsigned int i;
 
-	/* the arrays: only the entries the masks name can be non-zero */
-	for (m = p->m_op; m; m &= m - 1) {
-		i = (unsigned int)__builtin_ctzll(m);
+	/* the arrays: only the entries the masks (or op_count) name can be non-zero */
+	for (i = 0; i < IOTAP_OP_MAX; i++) {
+		if (!p->op_count[i])
+			continue;
 		p->op_count[i] = p->op_errors[i] = 0;
 		if (p->lat[i] && p->lat[i]->n)
 			iotap_hist_clear(p->lat[i]);
@@ -90,7 +91,7 @@ void pstats_clear(struct pstats *p)
 		i = (unsigned int)__builtin_ctzll(m);
 		p->tid_bits[i] = p->data_tid_bits[i] = 0;
 	}
-	p->m_op = p->m_size[0] = p->m_size[1] = p->m_seek = p->m_tid = 0;
+	p->m_size[0] = p->m_size[1] = p->m_seek = p->m_tid = 0;
 #define PSTATS_ZERO_(f) p->f = 0;
 	PSTATS_SUMS(PSTATS_ZERO_)
 #undef PSTATS_ZERO_
@@ -182,9 +183,9 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 	dst->m_size[1] |= src->m_size[1];
 	dst->m_seek |= src->m_seek;
 	dst->m_tid |= src->m_tid;
-	dst->m_op |= src->m_op;
-	for (m = src->m_op; m; m &= m - 1) {
-		i = (unsigned int)__builtin_ctzll(m);
+	for (i = 0; i < IOTAP_OP_MAX; i++) {
+		if (!src->op_count[i])
+			continue;
 		dst->op_count[i] += src->op_count[i];
 		dst->op_errors[i] += src->op_errors[i];
 		if (!src->lat[i] || !src->lat[i]->n)

@@ -133,12 +133,13 @@ struct pstats {
 	/* end of the additive part */
 	/*
 	 * Which array entries of the additive part may be non-zero: merging
-	 * and clearing touch only those (a block uses a few ops, sizes and
-	 * threads of arrays 5 KB long). Bit i of m_op: op_count[i],
-	 * op_errors[i], lat[i]; of m_size[0]/[1]: rd/wr's size_* [i]; of
-	 * m_seek: seek_hist[i]; of m_tid: word i of tid_bits and data_tid_bits.
+	 * and clearing touch only those (a block uses a few sizes and threads
+	 * of arrays 5 KB long). Bit i of m_size[0]/[1]: rd/wr's size_* [i];
+	 * of m_seek: seek_hist[i]; of m_tid: word i of tid_bits and
+	 * data_tid_bits. (The per-op arrays are short: op_count[i] == 0 says
+	 * op_errors[i] and lat[i] are empty.)
 	 */
-	uint64_t m_op, m_size[2], m_seek, m_tid;
+	uint64_t m_size[2], m_seek, m_tid;
 	struct iotap_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
 	struct sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
 	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
@@ -203,8 +204,6 @@ static const uint8_t pstats_op_flags[IOTAP_OP_MAX] = {
 	[IOTAP_OP_RELEASEDIR] = PSF_QUIET,
 };
 
-_Static_assert(IOTAP_OP_MAX <= 64, "pstats keeps one bit per op in a u64 (m_op)");
-
 /* Request size bucket: sizes in (2^(i-1), 2^i] go to bucket i (<= 1: 0). */
 static inline unsigned int pstats_size_bucket(uint64_t len)
 {
@@ -243,7 +242,6 @@ static inline void pstats_add_op(struct pstats *p, const struct iotap_trace_rec 
 		p->last_end = end;
 	p->ops++;
 	p->op_count[op]++;
-	p->m_op |= 1ull << op;
 	p->busy_ns += dur;
 	p->tid_bits[word] |= tbit;
 	p->m_tid |= 1ull << word;
