@@ -104,7 +104,8 @@ struct sample_pt {
  * struct pstats - one span of time
  *
  * Everything from ops to tid_bits is additive (pstats_merge adds it); the
- * rest is per span. Kept in this order so clearing a block is one memset.
+ * rest is per span. The arrays are merged and cleared only where the masks
+ * after them (or op_count) say they may be non-zero.
  */
 struct pstats {
 	char name[128];
