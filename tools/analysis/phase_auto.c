@@ -141,9 +141,9 @@ static void sig_calc(const struct pstats *p, struct sig *s, int app_only)
 		s->wshare = wr / data;
 		s->seq = (double)(p->data_ops - p->seeks) / (double)(p->data_ops ? p->data_ops : 1);
 	}
-	sz = dir_typical_size(&p->rd);
+	sz = pstats_typical_size(p, 0);
 	s->rsize = sz ? log2((double)sz) + 1 : 0;
-	sz = dir_typical_size(&p->wr);
+	sz = pstats_typical_size(p, 1);
 	s->wsize = sz ? log2((double)sz) + 1 : 0;
 	if (p->wr.ops)
 		s->rewrite = (double)p->rewrites / (double)p->wr.ops;

@@ -51,6 +51,7 @@ struct engine {
 	unsigned int next_plan;		/* plan: next phase to start */
 	struct sample_pt last_sample;
 	uint64_t max_end;		/* latest op end so far, ns */
+	uint64_t gap_ns;		/* idle time that ends a block (automatic phases) */
 	uint64_t ord;			/* ops so far, FORGET not counted */
 	uint64_t *heap;			/* end times of ops maybe in flight */
 	unsigned int nheap;
@@ -163,6 +164,11 @@ static unsigned int inflight_at(struct engine *e, uint64_t start, uint64_t end)
 	uint64_t *h = e->heap, x;
 	unsigned int i, c, n;
 
+	/* one op in flight that ended by @start (ops one after the other): replace it */
+	if (e->nheap == 1 && h[0] <= start) {
+		h[0] = end;
+		return 1;
+	}
 	/* pop every op that ended by @start */
 	while (e->nheap && h[0] <= start) {
 		n = --e->nheap;
@@ -232,6 +238,7 @@ static void end_block(struct engine *e)
 {
 	struct pstats *b = &e->blk;
 
+	series_block_end(&e->rep->series);	/* the bins take their counts from the block */
 	if (!b->ops && !b->lost)
 		return;
 	if (e->mode == M_AUTO) {
@@ -335,12 +342,13 @@ static int wbfail_names(struct report *rep)
 static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 {
 	struct report *rep = e->rep;
-	uint64_t t = rec->time_ns, end = t + rec->dur_ns, idle;
-	int64_t dist = 0;
+	uint64_t t = rec->time_ns, end = t + rec->dur_ns;
+	unsigned int op = rec->op;
+	int64_t res = rec->result, dist = 0;
 	int is_seek = 0;
 	unsigned int inf;
 
-	if (e->mode == M_PLAN) {
+	if (__builtin_expect(e->mode == M_PLAN, 0)) {
 		const struct phase_plan *pl = e->o->plan;
 
 		while (e->next_plan < pl->n && e->ord >= pl->ord[e->next_plan]) {
@@ -353,21 +361,27 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 			e->next_plan++;
 		}
 	}
-	idle = e->max_end && t > e->max_end ? t - e->max_end : 0;
+	/*
+	 * A block ends at AUTO_BLOCK_OPS ops, at its time, or (automatic
+	 * phases) after an idle gap: t - max_end >= gap_ns, with max_end set
+	 * (any op with gap_ns 0). The unsigned difference is small for an op
+	 * that starts just after the last end, the usual case: one compare.
+	 */
 	if (e->blk.ops && (e->blk.ops >= AUTO_BLOCK_OPS || t >= e->blk_end ||
-			   (idle >= e->o->gap_ns && e->mode == M_AUTO)))
+			   (t - e->max_end >= e->gap_ns &&
+			    ((t > e->max_end && e->max_end) || !e->gap_ns) && e->mode == M_AUTO)))
 		end_block(e);
 	if (!e->blk.ops) {
 		e->blk.t_begin = t;
 		e->blk_end = t + AUTO_BLOCK_NS;
 		e->blk.smp_first = e->last_sample;
 		e->blk.ord_first = e->ord;
-		e->blk_gap = idle;
+		e->blk_gap = e->max_end && t > e->max_end ? t - e->max_end : 0;
 	}
-	if (pstats_is_data_op(rec->op) && rec->result >= 0) {
-		uint64_t len = rec->result > 0 ? (uint64_t)rec->result : rec->length;
+	if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
+		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
 
-		dist = seek_map_update(&rep->files, rec->file, rec->offset, rec->offset + len);
+		dist = seek_map_update(&rep->files, rec->file, off, off + len);
 		is_seek = dist != 0;
 		if (rep->points.cap)
 			points_add(&rep->points, rec);
@@ -375,13 +389,13 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 	inf = inflight_at(e, t, end);
 	if (inf > e->blk.max_inflight)
 		e->blk.max_inflight = inf;
+	series_add_op(&rep->series, rec);	/* first: it may fold the block's ops so far */
 	pstats_add_op(&e->blk, rec, is_seek, dist);
-	series_add_op(&rep->series, rec, is_seek);
 	if (end > e->max_end)
 		e->max_end = end;
-	if (rec->op == IOTAP_OP_WRITE && rec->aux == 1 && rec->result < 0)
+	if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1)
 		wbfail_note(rep, rec);
-	if (rec->op != IOTAP_OP_FORGET)
+	if (op != IOTAP_OP_FORGET)
 		e->ord++;
 }
 
@@ -564,7 +578,9 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	e.o = o;
 	e.cur = -1;
 	e.mode = o->plan ? M_PLAN : M_AUTO;
+	e.gap_ns = o->gap_ns;
 	pstats_init(&e.blk, "", 0, 0);
+	series_track(&rep->series, &e.blk);
 	autoseg_init(&e.seg, o->gap_ns ? o->gap_ns : DEFAULT_GAP_NS);
 	e.heap = malloc(INFLIGHT_MAX * sizeof(*e.heap));
 	if (!e.heap) {

@@ -19,9 +19,7 @@
 #include "stat.h"
 
 #define ADD_FIRST	offsetof(struct pstats, ops)
-#define ADD_END		offsetof(struct pstats, lat)
-
-typedef uint64_t u64x2 __attribute__((vector_size(16)));
+#define ADD_END		offsetof(struct pstats, m_size)
 
 void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_t t_begin)
 {
@@ -44,14 +42,60 @@ void pstats_release(struct pstats *p)
 	}
 }
 
+/* The scalars of the additive part, each once: merge adds them, clear zeroes them. */
+#define PSTATS_SUMS(X)								\
+	X(ops) X(rd.ops) X(rd.bytes) X(rd.errors) X(rd.seeks)			\
+	X(wr.ops) X(wr.bytes) X(wr.errors) X(wr.seeks)				\
+	X(data_ops) X(seeks) X(rewrites) X(seek_back) X(fsyncs) X(stat_files)	\
+	X(wb_writes) X(busy_ns) X(lost)
+
+#define PSTATS_ARRAY_BYTES						\
+	(sizeof(((struct pstats *)0)->op_count) * 2 +			\
+	 sizeof(((struct pstats *)0)->rd.size_hist) * 6 +			\
+	 sizeof(((struct pstats *)0)->seek_hist) +			\
+	 sizeof(((struct pstats *)0)->tid_bits) * 2)
+#define PSTATS_COUNT_(f) + 1
+/* every u64 of the additive part is a listed scalar, max_inflight or a masked array */
+_Static_assert(ADD_END - ADD_FIRST ==
+	       (0 PSTATS_SUMS(PSTATS_COUNT_) + 1) * sizeof(uint64_t) + PSTATS_ARRAY_BYTES,
+	       "a field was added to struct pstats' additive part: list it in PSTATS_SUMS");
+
+static void dir_clear(struct dir_stats *d, uint64_t m)
+{
+	while (m) {
+		unsigned int i = (unsigned int)__builtin_ctzll(m);
+
+		m &= m - 1;
+		d->size_hist[i] = d->size_bytes[i] = d->size_top[i] = 0;
+	}
+}
+
 void pstats_clear(struct pstats *p)
 {
+	uint64_t m;
 	unsigned int i;
 
-	memset((char *)p + ADD_FIRST, 0, ADD_END - ADD_FIRST);
-	for (i = 0; i < IOTAP_OP_MAX; i++)
+	/* the arrays: only the entries the masks (or op_count) name can be non-zero */
+	for (i = 0; i < IOTAP_OP_MAX; i++) {
+		if (!p->op_count[i])
+			continue;
+		p->op_count[i] = p->op_errors[i] = 0;
 		if (p->lat[i] && p->lat[i]->n)
 			iotap_hist_clear(p->lat[i]);
+	}
+	dir_clear(&p->rd, p->m_size[0]);
+	dir_clear(&p->wr, p->m_size[1]);
+	for (m = p->m_seek; m; m &= m - 1)
+		p->seek_hist[__builtin_ctzll(m)] = 0;
+	for (m = p->m_tid; m; m &= m - 1) {
+		i = (unsigned int)__builtin_ctzll(m);
+		p->tid_bits[i] = p->data_tid_bits[i] = 0;
+	}
+	p->m_size[0] = p->m_size[1] = p->m_seek = p->m_tid = 0;
+#define PSTATS_ZERO_(f) p->f = 0;
+	PSTATS_SUMS(PSTATS_ZERO_)
+#undef PSTATS_ZERO_
+	p->max_inflight = 0;
 	p->t_begin = p->t_end = p->first_op = p->last_end = p->ord_first = 0;
 	p->smp_first.valid = p->smp_last.valid = 0;
 	p->has_cpu_mark = 0;
@@ -74,84 +118,10 @@ int pstats_is_meta_op(unsigned int op)
 	}
 }
 
-static inline unsigned int size_bucket(uint64_t len)
+struct iotap_hist *pstats_lat_alloc(struct pstats *p, unsigned int op)
 {
-	unsigned int b;
-
-	if (len <= 1)
-		return 0;
-	b = 64 - (unsigned int)__builtin_clzll(len - 1);	/* ceil(log2(len)) */
-	return b < SIZE_BUCKETS ? b : SIZE_BUCKETS - 1;
-}
-
-void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist)
-{
-	unsigned int op = r->op < IOTAP_OP_MAX ? r->op : IOTAP_OP_UNKNOWN;
-	/* nobody waits for a FORGET (it has no reply): it ends where it starts */
-	uint64_t end = r->time_ns + (op == IOTAP_OP_FORGET ? 0 : r->dur_ns);
-	unsigned int slot = tid_slot(r->tid);
-	struct dir_stats *d = NULL;
-
-	if (!p->ops || r->time_ns < p->first_op)
-		p->first_op = r->time_ns;
-	if (end > p->last_end)
-		p->last_end = end;
-	p->ops++;
-	p->op_count[op]++;
-	p->busy_ns += r->dur_ns;
-	p->tid_bits[slot / 64] |= 1ull << (slot % 64);
-	if (r->result < 0)
-		p->op_errors[op]++;
-	else if (op == IOTAP_OP_GETATTR && S_ISREG(r->mode))
-		p->stat_files++;
-	if (op == IOTAP_OP_FSYNC || op == IOTAP_OP_FSYNCDIR)
-		p->ends_sync = 1;
-	else if (op != IOTAP_OP_FLUSH && op != IOTAP_OP_RELEASE && op != IOTAP_OP_FORGET)
-		p->ends_sync = 0;
-	if (op == IOTAP_OP_READ) {
-		d = &p->rd;
-	} else if (op == IOTAP_OP_WRITE) {
-		d = &p->wr;
-		/* FUSE sends writeback (writepage) requests with pid 0 */
-		if (!r->pid)
-			p->wb_writes++;
-	}
-	if (d) {
-		unsigned int sb = size_bucket(r->length);
-
-		d->ops++;
-		if (r->result > 0)
-			d->bytes += (uint64_t)r->result;
-		else if (r->result < 0)
-			d->errors++;
-		d->size_hist[sb]++;
-		p->data_tid_bits[slot / 64] |= 1ull << (slot % 64);
-		d->size_bytes[sb] += r->length;
-		if (r->length == 1ull << sb)
-			d->size_top[sb]++;
-		p->data_ops++;
-		if (is_seek) {
-			uint64_t a = dist < 0 ? (uint64_t)-dist : (uint64_t)dist;
-			unsigned int b = a ? 64 - (unsigned int)__builtin_clzll(a) : 0;
-
-			p->seeks++;
-			d->seeks++;
-			p->seek_hist[b < SEEK_BUCKETS ? b : SEEK_BUCKETS - 1]++;
-			if (dist < 0) {
-				p->seek_back++;
-				if (op == IOTAP_OP_WRITE && a == r->length)
-					p->rewrites++;
-			}
-		}
-	} else if (op == IOTAP_OP_FSYNC || op == IOTAP_OP_FSYNCDIR) {
-		p->fsyncs++;
-	}
-	if (__builtin_expect(!p->lat[op], 0)) {
-		p->lat[op] = calloc(1, sizeof(*p->lat[op]));
-		if (!p->lat[op])
-			return;
-	}
-	iotap_hist_add(p->lat[op], r->dur_ns);
+	p->lat[op] = calloc(1, sizeof(*p->lat[op]));
+	return p->lat[op];
 }
 
 void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r)
@@ -163,15 +133,24 @@ void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r)
 	s->s = r->sample;
 }
 
+static void dir_merge(struct dir_stats *d, const struct dir_stats *s, uint64_t m)
+{
+	while (m) {
+		unsigned int i = (unsigned int)__builtin_ctzll(m);
+
+		m &= m - 1;
+		d->size_hist[i] += s->size_hist[i];
+		d->size_bytes[i] += s->size_bytes[i];
+		d->size_top[i] += s->size_top[i];
+	}
+}
+
 int pstats_merge(struct pstats *dst, const struct pstats *src)
 {
-	const uint64_t *s = (const uint64_t *)((const char *)src + ADD_FIRST);
-	uint64_t *d = (uint64_t *)((char *)dst + ADD_FIRST);
-	size_t i, n = (ADD_END - ADD_FIRST) / sizeof(uint64_t);
-	uint64_t mx = dst->max_inflight > src->max_inflight ? dst->max_inflight : src->max_inflight;
+	uint64_t m;
+	unsigned int i;
 	int ret = 0;
 
-	_Static_assert((ADD_END - ADD_FIRST) % sizeof(uint64_t) == 0, "additive part is u64s");
 	if (!src->ops && !src->lost && !src->smp_first.valid)
 		return 0;
 	if (src->ops) {
@@ -183,25 +162,32 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 			dst->ord_first = src->ord_first;
 		dst->ends_sync = src->ends_sync;	/* @src comes later */
 	}
-	/* two u64 a step, an odd last one alone */
-	for (i = 0; i + 1 < n; i += 2) {
-		u64x2 a, b;
-
-		memcpy(&a, d + i, sizeof(a));
-		memcpy(&b, s + i, sizeof(b));
-		a += b;
-		memcpy(d + i, &a, sizeof(a));
+#define PSTATS_ADD_(f) dst->f += src->f;
+	PSTATS_SUMS(PSTATS_ADD_)
+#undef PSTATS_ADD_
+	if (src->max_inflight > dst->max_inflight)
+		dst->max_inflight = src->max_inflight;
+	/* the arrays: only the entries @src's masks name */
+	dir_merge(&dst->rd, &src->rd, src->m_size[0]);
+	dir_merge(&dst->wr, &src->wr, src->m_size[1]);
+	for (m = src->m_seek; m; m &= m - 1) {
+		i = (unsigned int)__builtin_ctzll(m);
+		dst->seek_hist[i] += src->seek_hist[i];
 	}
-	for (; i < n; i++)
-		d[i] += s[i];
-	/* the non-sums inside the additive part: undo the sum, then max / OR */
-	dst->max_inflight = mx;
-	for (i = 0; i < TID_BITS / 64; i++) {
-		dst->tid_bits[i] = (dst->tid_bits[i] - src->tid_bits[i]) | src->tid_bits[i];
-		dst->data_tid_bits[i] = (dst->data_tid_bits[i] - src->data_tid_bits[i]) |
-					src->data_tid_bits[i];
+	for (m = src->m_tid; m; m &= m - 1) {
+		i = (unsigned int)__builtin_ctzll(m);
+		dst->tid_bits[i] |= src->tid_bits[i];
+		dst->data_tid_bits[i] |= src->data_tid_bits[i];
 	}
+	dst->m_size[0] |= src->m_size[0];
+	dst->m_size[1] |= src->m_size[1];
+	dst->m_seek |= src->m_seek;
+	dst->m_tid |= src->m_tid;
 	for (i = 0; i < IOTAP_OP_MAX; i++) {
+		if (!src->op_count[i])
+			continue;
+		dst->op_count[i] += src->op_count[i];
+		dst->op_errors[i] += src->op_errors[i];
 		if (!src->lat[i] || !src->lat[i]->n)
 			continue;
 		if (!dst->lat[i]) {
@@ -296,5 +282,20 @@ uint64_t dir_typical_size(const struct dir_stats *d)
 	for (i = 1; i < SIZE_BUCKETS; i++)
 		if (d->size_hist[i] > d->size_hist[best])
 			best = i;
+	return dir_bucket_size(d, best);
+}
+
+uint64_t pstats_typical_size(const struct pstats *p, int write)
+{
+	const struct dir_stats *d = write ? &p->wr : &p->rd;
+	unsigned int i, best = 0;
+	uint64_t m;
+
+	/* dir_typical_size() over the buckets in use only (the same ties: the lowest) */
+	for (m = p->m_size[write] & ~1ull; m; m &= m - 1) {
+		i = (unsigned int)__builtin_ctzll(m);
+		if (d->size_hist[i] > d->size_hist[best])
+			best = i;
+	}
 	return dir_bucket_size(d, best);
 }

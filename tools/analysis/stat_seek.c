@@ -7,8 +7,9 @@
  * (bonnie++'s and blktrace's notion); the first op on a file counts from
  * offset 0, so reading a file from its start is sequential. The map also
  * counts each file's data ops, which is how the report finds busy files.
- * A one-entry cache in front of it serves runs of ops on one file; only an
- * insertion moves entries, and it refills the cache.
+ * A one-entry cache in front of it serves runs of ops on one file, a small
+ * direct-mapped one behind that serves clients taking turns on a few files;
+ * only an insertion moves entries, and it empties and refills the caches.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,26 +26,40 @@ void seek_map_release(struct seek_map *m)
 {
 	iotap_map_release(&m->map);
 	m->last = NULL;
+	memset(m->cache, 0, sizeof(m->cache));
 }
 
-int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end)
+/* The cached file is not @file: look it up (or insert it) and cache it. */
+int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end)
 {
-	struct seek_ent *e = m->last;
+	unsigned int slot = (unsigned int)(file % SEEK_CACHE);
+	struct seek_ent *e = m->cache[slot].ent;
 	uint64_t prev;
 	int ret;
 
-	if (!e || m->last_file != file) {
+	if (!e || m->cache[slot].file != file) {
+		uint64_t cap = m->map.cap;
+
 		ret = iotap_map_put(&m->map, file, (void **)&e);
 		if (ret < 0)
 			return (int64_t)off;	/* out of memory: treat as unknown, count from 0 */
-		m->last_file = file;
-		m->last = e;
+		/* an insert (or the growth a put may do first) moves entries: forget them */
+		if (!ret || m->map.cap != cap)
+			memset(m->cache, 0, sizeof(m->cache));
 		if (!ret) {
+			m->cache[slot].file = file;
+			m->cache[slot].ent = e;
+			m->last_file = file;
+			m->last = e;
 			e->end = end;
 			e->count = 1;
 			return (int64_t)off;
 		}
+		m->cache[slot].file = file;
+		m->cache[slot].ent = e;
 	}
+	m->last_file = file;
+	m->last = e;
 	prev = e->end;
 	e->end = end;
 	e->count++;

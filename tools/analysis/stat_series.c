@@ -6,7 +6,10 @@
  * time. Records come in start order, so only the last bin is ever being
  * filled; an op is counted in the bin where it starts (its duration too:
  * over a bin, busy_ns / width is the mean number of ops in flight, Little's
- * law, as long as ops are shorter than bins). A SAMPLE record leaves its
+ * law, as long as ops are shorter than bins). The counts themselves are
+ * not made twice: the report counts each op in its current block (struct
+ * pstats), and what the block gained is folded into the bin when the ops
+ * move on to another bin or the block ends. A SAMPLE record leaves its
  * cumulative counters in its bin; rates come from differences between
  * bins that hold one.
  *
@@ -26,6 +29,66 @@ void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max
 	s->width = s->base_width = width ? width : 100000000ull;
 	s->max = max < 16 ? 16 : max & ~1ull;
 	s->cur_end = origin;
+	s->fold_idx = UINT64_MAX;
+}
+
+void series_track(struct series *s, const struct pstats *src)
+{
+	s->src = src;
+	memset(&s->snap, 0, sizeof(s->snap));
+}
+
+/* What the ops of @p add to a bin: every counter of struct bin that sums. */
+static void bin_sums(const struct pstats *p, struct bin *b)
+{
+	/* neither an op class of a bin nor an fsync: bookkeeping */
+	uint64_t quiet = p->op_count[IOTAP_OP_FORGET] + p->op_count[IOTAP_OP_FLUSH] +
+			 p->op_count[IOTAP_OP_RELEASE] + p->op_count[IOTAP_OP_RELEASEDIR];
+
+	b->ops = p->ops;
+	b->busy_ns = p->busy_ns;
+	b->rd_ops = p->rd.ops;
+	b->wr_ops = p->wr.ops;
+	b->data_ops = p->data_ops;
+	b->seeks = p->seeks;
+	b->fsyncs = p->fsyncs;
+	b->rd_bytes = p->rd.bytes;
+	b->wr_bytes = p->wr.bytes;
+	b->meta_ops = p->ops - p->rd.ops - p->wr.ops - p->fsyncs - quiet;
+}
+
+/* Add what @s->src gained since the last fold to bin @s->fold_idx. */
+static void series_fold(struct series *s)
+{
+	struct bin now, *b;
+
+	if (!s->src || s->src->ops == s->snap.ops)
+		return;
+	bin_sums(s->src, &now);
+	if (s->fold_idx < s->n) {
+		b = &s->bins[s->fold_idx];
+		b->ops += now.ops - s->snap.ops;
+		b->busy_ns += now.busy_ns - s->snap.busy_ns;
+		b->rd_ops += now.rd_ops - s->snap.rd_ops;
+		b->wr_ops += now.wr_ops - s->snap.wr_ops;
+		b->data_ops += now.data_ops - s->snap.data_ops;
+		b->seeks += now.seeks - s->snap.seeks;
+		b->fsyncs += now.fsyncs - s->snap.fsyncs;
+		b->rd_bytes += now.rd_bytes - s->snap.rd_bytes;
+		b->wr_bytes += now.wr_bytes - s->snap.wr_bytes;
+		b->meta_ops += now.meta_ops - s->snap.meta_ops;
+		b->inflight = 1;
+		if (s->fold_lat > b->lat_max)
+			b->lat_max = s->fold_lat;
+	}
+	s->snap = now;
+	s->fold_lat = 0;
+}
+
+void series_block_end(struct series *s)
+{
+	series_fold(s);
+	memset(&s->snap, 0, sizeof(s->snap));
 }
 
 void series_release(struct series *s)
@@ -41,6 +104,8 @@ static void close_last(struct series *s)
 	if (!s->n)
 		return;
 	for (i = 0; i < TID_BITS / 64; i++) {
+		if (!s->tid_bits[i])
+			continue;	/* a bin's few threads set few words: count only those */
 		set += (unsigned int)__builtin_popcountll(s->tid_bits[i]);
 		s->tid_bits[i] = 0;
 	}
@@ -91,8 +156,8 @@ static void coarsen(struct series *s)
 	s->cur_end = s->origin + s->n * s->width;
 }
 
-/* series_bin() when @t is not in the last bin: opens bins, widens them. */
-static __attribute__((noinline)) struct bin *bin_slow(struct series *s, uint64_t t)
+/* @t's bin: opens bins, widens them. */
+static struct bin *bin_find(struct series *s, uint64_t t)
 {
 	uint64_t idx, i;
 
@@ -134,59 +199,21 @@ static __attribute__((noinline)) struct bin *bin_slow(struct series *s, uint64_t
 	return &s->bins[idx];
 }
 
-struct bin *series_bin(struct series *s, uint64_t t)
+struct bin *series_move(struct series *s, uint64_t t)
 {
-	/* nearly every record falls in the last bin: no call, no spills */
-	if (t >= s->origin && s->n && t < s->cur_end && t >= s->cur_end - s->width)
-		return &s->bins[s->n - 1];
-	return bin_slow(s, t);
-}
+	struct bin *b;
 
-void series_add_op(struct series *s, const struct iotap_trace_rec *r, int is_seek)
-{
-	struct bin *b = series_bin(s, r->time_ns);
-	uint64_t end = r->time_ns + r->dur_ns;
-	unsigned int slot;
-
-	if (end > s->max_end)
-		s->max_end = end;
-	if (!b)
-		return;
-	b->ops++;
-	b->busy_ns += r->dur_ns;
-	b->inflight = 1;
-	if (r->dur_ns > b->lat_max)
-		b->lat_max = r->dur_ns;
-	slot = tid_slot(r->tid);
-	s->tid_bits[slot / 64] |= 1ull << (slot % 64);
-	switch (r->op) {
-	case IOTAP_OP_READ:
-		b->rd_ops++;
-		b->data_ops++;
-		if (r->result > 0)
-			b->rd_bytes += (uint64_t)r->result;
-		b->seeks += !!is_seek;
-		break;
-	case IOTAP_OP_WRITE:
-		b->wr_ops++;
-		b->data_ops++;
-		if (r->result > 0)
-			b->wr_bytes += (uint64_t)r->result;
-		b->seeks += !!is_seek;
-		break;
-	case IOTAP_OP_FSYNC:
-	case IOTAP_OP_FSYNCDIR:
-		b->fsyncs++;
-		break;
-	case IOTAP_OP_FORGET:
-	case IOTAP_OP_FLUSH:
-	case IOTAP_OP_RELEASE:
-	case IOTAP_OP_RELEASEDIR:
-		break;
-	default:
-		b->meta_ops++;
-		break;
+	series_fold(s);
+	b = bin_find(s, t);
+	if (b) {
+		s->fold_idx = (uint64_t)(b - s->bins);
+		s->fold_lo = s->origin + s->fold_idx * s->width;
+		s->fold_w = s->width;
+	} else {
+		s->fold_idx = UINT64_MAX;
+		s->fold_lo = s->fold_w = 0;
 	}
+	return b;
 }
 
 void series_add_sample(struct series *s, const struct iotap_trace_rec *r)
@@ -202,6 +229,8 @@ void series_add_sample(struct series *s, const struct iotap_trace_rec *r)
 
 void series_finish(struct series *s)
 {
+	series_fold(s);
+	s->src = NULL;
 	close_last(s);
 }
 

@@ -8,7 +8,10 @@
  * value and never by more than 1/64. A histogram has 59 groups of 64
  * counters (one per power of two); a group is allocated when a value first
  * falls in it, so the usual few octaves of latencies cost a few KiB, and
- * `used` lets merge and clear touch only those groups. The report's
+ * `used` lets merge and clear touch only those groups; a word after each
+ * group's counters marks the ones that may be non-zero, so merging or
+ * clearing a histogram of a few hundred samples (a report's block) visits
+ * those counters only. The report's
  * latencies use it; the replayer's lag histogram uses the same bucket
  * scheme at 8 sub-buckets per octave over a flat array in shared memory.
  */
@@ -39,7 +42,7 @@ void iotap_hist_range(unsigned int idx, unsigned int bits, uint64_t *lo, uint64_
 uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g)
 {
 	if (!h->grp[g]) {
-		h->grp[g] = calloc(IOTAP_HIST_SUB, sizeof(uint64_t));
+		h->grp[g] = calloc(IOTAP_HIST_SUB + 1, sizeof(uint64_t));
 		if (!h->grp[g])
 			return NULL;
 	}
@@ -47,9 +50,15 @@ uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g)
 	return h->grp[g];
 }
 
+/* At most a quarter of a group's counters set: visit them one by one. */
+static int sparse(uint64_t nz)
+{
+	return __builtin_popcountll(nz) <= (int)IOTAP_HIST_SUB / 4;
+}
+
 int iotap_hist_merge(struct iotap_hist *dst, const struct iotap_hist *src)
 {
-	uint64_t used = src->used;
+	uint64_t used = src->used, nz;
 	unsigned int g, i;
 
 	if (!src->n)
@@ -69,8 +78,19 @@ int iotap_hist_merge(struct iotap_hist *dst, const struct iotap_hist *src)
 		d = iotap_hist_group(dst, g);
 		if (!d)
 			return -ENOMEM;
-		/* two u64 a step (SSE2 is in every x86-64; elsewhere the compiler splits it) */
 		s = src->grp[g];
+		nz = s[IOTAP_HIST_NZ];
+		d[IOTAP_HIST_NZ] |= nz;
+		if (sparse(nz)) {
+			/* a block's few samples: only the counters they hit */
+			while (nz) {
+				i = (unsigned int)__builtin_ctzll(nz);
+				nz &= nz - 1;
+				d[i] += s[i];
+			}
+			continue;
+		}
+		/* two u64 a step (SSE2 is in every x86-64; elsewhere the compiler splits it) */
 		for (i = 0; i < IOTAP_HIST_SUB; i += 2) {
 			iotap_u64x2 a, b;
 
@@ -90,8 +110,18 @@ void iotap_hist_clear(struct iotap_hist *h)
 	while (used) {
 		unsigned int g = (unsigned int)__builtin_ctzll(used);
 
+		uint64_t *c = h->grp[g], nz = c[IOTAP_HIST_NZ];
+
 		used &= used - 1;
-		memset(h->grp[g], 0, IOTAP_HIST_SUB * sizeof(uint64_t));
+		if (!sparse(nz)) {
+			memset(c, 0, (IOTAP_HIST_SUB + 1) * sizeof(uint64_t));
+			continue;
+		}
+		while (nz) {
+			c[__builtin_ctzll(nz)] = 0;
+			nz &= nz - 1;
+		}
+		c[IOTAP_HIST_NZ] = 0;
 	}
 	h->used = 0;
 	h->n = h->sum = h->min = h->max = 0;
@@ -102,7 +132,8 @@ void iotap_hist_release(struct iotap_hist *h)
 	unsigned int g;
 
 	for (g = 0; g < IOTAP_HIST_GROUPS; g++)
-		free(h->grp[g]);
+		if (h->grp[g])
+			free(h->grp[g]);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -280,8 +280,14 @@ struct iotap_hist {
 	uint64_t sum;			/* sum of the values */
 	uint64_t min, max;
 	uint64_t used;			/* bit g: grp[g] holds counts */
-	uint64_t *grp[IOTAP_HIST_GROUPS];	/* IOTAP_HIST_SUB counters each */
+	/*
+	 * IOTAP_HIST_SUB counters each, then one word whose bit i says counter
+	 * i may be non-zero: a merge or clear of a sparse group (a block of a
+	 * few hundred samples) touches only those.
+	 */
+	uint64_t *grp[IOTAP_HIST_GROUPS];
 };
+#define IOTAP_HIST_NZ	IOTAP_HIST_SUB	/* grp[g][IOTAP_HIST_NZ]: the group's non-zero mask */
 
 /* The slow path of iotap_hist_add(): allocate group @g. NULL: -ENOMEM. */
 uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g);
@@ -298,12 +304,14 @@ static inline int iotap_hist_add(struct iotap_hist *h, uint64_t v)
 		h->max = v;
 	h->n++;
 	h->sum += v;
-	if (__builtin_expect(!c || !(h->used & (1ull << g)), 0)) {
+	/* a used group is allocated (a cleared one may be allocated, not used) */
+	if (__builtin_expect(!(h->used & (1ull << g)), 0)) {
 		c = iotap_hist_group(h, g);
 		if (!c)
 			return -ENOMEM;
 	}
 	c[b % IOTAP_HIST_SUB]++;
+	c[IOTAP_HIST_NZ] |= 1ull << (b % IOTAP_HIST_SUB);
 	return 0;
 }
 
