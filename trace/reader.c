@@ -5,9 +5,11 @@
  * The reader walks the file chunk by chunk through one read buffer (a
  * window of the file, grown to the largest chunk met), checks each chunk
  * (chunk.c), decompresses it into one raw buffer and decodes it into a
- * batch: an array of compact records (struct rec_slim) plus an arena for
- * their names and samples. It never holds the file, only the batches not
- * yet delivered.
+ * batch: an array of records in the layout of struct iotap_trace_rec without
+ * its sample (REC_HEAD bytes each), plus an arena for their names and
+ * samples. It never holds the file, only the batches not yet delivered.
+ * iotap_trace_reader_next_ref() hands out a pointer into the batch;
+ * iotap_trace_reader_next() copies that head and a sample.
  *
  * Merged order. Each batch's records are sorted by (start, position) —
  * usually they already are, or form a few sorted runs (one per recording
@@ -68,11 +70,33 @@ struct rd_key {
 	uint64_t idx;
 };
 
+/* A record with a name or a sample: where they are in the arena. */
+struct rd_data {
+	uint32_t idx;			/* the record, index in recs */
+	uint32_t name;			/* arena offset of its name, RD_NONE: none */
+	uint32_t sample;		/* arena offset of its sample, RD_NONE: none */
+};
+
+#define RD_NONE			UINT32_MAX
+
+/* What a batch's records add to struct iotap_trace_read_stats once delivered. */
+struct rd_bstats {
+	uint64_t n;
+	uint64_t by_type[IOTAP_REC_TYPE_MAX];
+	uint64_t lost;			/* sum of LOST lengths */
+	uint64_t tmin;			/* smallest start */
+	uint64_t tend;			/* largest start + duration, saturated */
+	int has_end;
+};
+
 /* One decoded chunk. */
 struct rd_batch {
 	struct rd_batch *next;		/* r->free */
 	uint64_t seq;			/* chunk order in this reading */
-	struct rec_slim *recs;		/* decoded records, file order */
+	unsigned char *recs;		/* decoded records (REC_HEAD bytes each, brec()), file order */
+	struct rd_data *data;		/* records with names or samples, in index order */
+	uint32_t ndata, data_cap;
+	struct rd_bstats bs;		/* all its records, added to the stats when exhausted */
 	struct rd_key *keys;		/* merge order (merged reading only) */
 	struct rd_key *tmp;		/* sort scratch */
 	uint32_t *run;			/* sort scratch: run starts (cap + 1 entries) */
@@ -153,8 +177,29 @@ struct iotap_trace_reader {
 	uint64_t pending_mem;		/* bytes of the batches holding them */
 	uint64_t last_time;		/* largest start delivered */
 
-	struct iotap_trace_read_stats stats;
+	/*
+	 * Merged reading, the fast path: heap[0]'s records that start before
+	 * a limit come before every other pending record and are released
+	 * (the watermark or the end of the file says so), so they go without
+	 * the heap, the checks and the statistics of rd_next_merged(), which
+	 * sets this up after each record it delivers. top_dirty: heap[0]
+	 * moved on without heap_down().
+	 */
+	struct rd_batch *run;		/* heap[0], or NULL: no fast path */
+	const uint64_t *run_keys;	/* its packed keys, NULL: it is sorted */
+	uint64_t run_lim;		/* keys (sorted: starts) below it go */
+	uint32_t run_end;		/* up to this position: its last goes the slow way */
+	int top_dirty;
+	struct iotap_trace_rec out;	/* a SAMPLE record, whole, for next_ref() */
+
+	struct iotap_trace_read_stats stats;	/* but for the batches being delivered */
 };
+
+/* The @i-th decoded record of @b (its head only: no sample). */
+static inline struct iotap_trace_rec *brec(const struct rd_batch *b, uint32_t i)
+{
+	return (struct iotap_trace_rec *)(b->recs + (size_t)i * REC_HEAD);
+}
 
 static inline uint32_t le32_at(const uint8_t *p)
 {
@@ -230,6 +275,7 @@ static ssize_t rb_get(struct iotap_trace_reader *r, uint64_t off, size_t n,
 static void batch_free(struct rd_batch *b)
 {
 	free(b->recs);
+	free(b->data);
 	free(b->keys);
 	free(b->tmp);
 	free(b->run);
@@ -252,8 +298,8 @@ static struct rd_batch *batch_get(struct iotap_trace_reader *r)
 /* Bytes a batch holds. */
 static size_t batch_mem(const struct rd_batch *b)
 {
-	return sizeof(*b) + b->cap * (sizeof(*b->recs) + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
-	       b->arena_cap;
+	return sizeof(*b) + b->cap * (REC_HEAD + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
+	       b->data_cap * sizeof(*b->data) + b->arena_cap;
 }
 
 static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
@@ -275,16 +321,22 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 		return 0;
 	if (!n)
 		n = 1;
-	p = realloc(b->recs, n * sizeof(*b->recs));
+	/*
+	 * A record handed out is a struct iotap_trace_rec pointer to REC_HEAD
+	 * bytes: room after the last for the rest of a struct, so that even a
+	 * caller that copies one whole stays inside the allocation.
+	 */
+	p = realloc(b->recs, (size_t)n * REC_HEAD + sizeof(struct iotap_trace_rec) - REC_HEAD);
 	if (!p)
 		return -ENOMEM;
 	b->recs = p;
 	if (merge) {
-		p = realloc(b->keys, n * sizeof(*b->keys));
+		/* RD_PREFETCH more: the fast path prefetches that far ahead unchecked */
+		p = realloc(b->keys, (n + RD_PREFETCH) * sizeof(*b->keys));
 		if (!p)
 			return -ENOMEM;
 		b->keys = p;
-		p = realloc(b->tmp, n * sizeof(*b->tmp));
+		p = realloc(b->tmp, (n + RD_PREFETCH) * sizeof(*b->tmp));
 		if (!p)
 			return -ENOMEM;
 		b->tmp = p;
@@ -294,6 +346,22 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 		b->run = p;
 	}
 	b->cap = n;
+	return 0;
+}
+
+/* Room for one more data entry. */
+static int data_reserve(struct rd_batch *b)
+{
+	uint32_t cap = b->data_cap ? 2 * b->data_cap : 16;
+	void *p;
+
+	if (b->ndata < b->data_cap)
+		return 0;
+	p = realloc(b->data, cap * sizeof(*b->data));
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->data_cap = cap;
 	return 0;
 }
 
@@ -488,7 +556,7 @@ static void batch_sort(struct rd_batch *b)
 
 	if ((b->tmax - b->tmin) >> (64 - PK_IDX_BITS)) {
 		for (i = 0; i < n; i++) {
-			b->keys[i].time = b->recs[i].time_ns;
+			b->keys[i].time = brec(b, i)->time_ns;
 			b->keys[i].idx = i;
 		}
 		b->packed = 0;
@@ -496,8 +564,9 @@ static void batch_sort(struct rd_batch *b)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		k[i] = (b->recs[i].time_ns - b->tmin) << PK_IDX_BITS | i;
+		k[i] = (brec(b, i)->time_ns - b->tmin) << PK_IDX_BITS | i;
 	res = pk_sort(k, (uint64_t *)b->tmp, b->run, n, b->tmax - b->tmin);
+	memset(res + n, 0, RD_PREFETCH * sizeof(*res));	/* what the fast path prefetches past the end */
 	if (res != k) {
 		b->tmp = b->keys;
 		b->keys = (struct rd_key *)res;
@@ -510,7 +579,7 @@ static void batch_sort(struct rd_batch *b)
 static inline uint64_t batch_time(const struct rd_batch *b, uint32_t i)
 {
 	if (b->sorted)
-		return b->recs[i].time_ns;
+		return brec(b, i)->time_ns;
 	if (b->packed)
 		return b->kbase + (((const uint64_t *)b->keys)[i] >> PK_IDX_BITS);
 	return b->keys[i].time;
@@ -673,23 +742,64 @@ static void rd_tail(struct iotap_trace_reader *r, uint64_t off)
 	r->scan_eof = 1;
 }
 
+/*
+ * A record with a name or a sample (or LOST, END): copy them to the arena,
+ * note them in b->data (the name pointer is set once the arena stops
+ * moving) and in the batch's statistics. 0 or -ENOMEM.
+ */
+static int rd_store_rare(struct rd_batch *b, uint32_t n, const struct iotap_trace_rec *s,
+			 const struct rec_extra *x)
+{
+	struct rd_data *dt;
+
+	if (s->type == IOTAP_REC_LOST)
+		b->bs.lost += s->length;
+	else if (s->type == IOTAP_REC_END)
+		b->bs.has_end = 1;
+	if (!x->name && s->type != IOTAP_REC_SAMPLE)
+		return 0;
+	if (data_reserve(b) || arena_reserve(b, 7 + s->name_len + 1 + 7 + sizeof(x->sample)))
+		return -ENOMEM;
+	dt = &b->data[b->ndata++];
+	dt->idx = n;
+	dt->name = dt->sample = RD_NONE;
+	b->arena_len = align8(b->arena_len);
+	if (x->name) {
+		dt->name = (uint32_t)b->arena_len;
+		memcpy(b->arena + b->arena_len, x->name, s->name_len);
+		b->arena[b->arena_len + s->name_len] = '\0';
+		b->arena_len += s->name_len + 1;
+	}
+	if (s->type == IOTAP_REC_SAMPLE) {
+		b->arena_len = align8(b->arena_len);
+		dt->sample = (uint32_t)b->arena_len;
+		memcpy(b->arena + b->arena_len, &x->sample, sizeof(x->sample));
+		b->arena_len += sizeof(x->sample);
+	}
+	return 0;
+}
+
 /* Decode the chunk in d->cd.raw into a batch. -EBADMSG or -ENOMEM. */
 static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		     struct rd_batch *b)
 {
 	const uint8_t *p = d->cd.raw, *end = d->cd.raw + h->raw_size;
-	uint32_t n = 0, total = 0;
+	uint64_t by_type[IOTAP_REC_TYPE_MAX] = { 0 };
+	uint64_t last = 0, tmin = UINT64_MAX, tmax = 0, tend = 0;
+	uint32_t n = 0, total = 0, i;
 	struct rec_extra x;
-	uint64_t last = 0, tmin = 0, tmax = 0;
 	int ret, sorted = 1;
 
 	ret = batch_reserve(merge, b, h->nrec);
 	if (ret)
 		return ret;
 	b->arena_len = 0;
+	b->ndata = 0;
+	memset(&b->bs, 0, sizeof(b->bs));
 	rec_state_reset(&d->st);
 	while (p < end) {
-		struct rec_slim *s = &b->recs[n];
+		struct iotap_trace_rec *s = brec(b, n);
+		uint64_t t, e;
 		int k;
 
 		if (total == h->nrec)
@@ -701,49 +811,45 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		total++;
 		if (!s->type)
 			continue;
-		s->pad = 0;
-		s->data = REC_NO_DATA;
-		if (x.name || s->type == IOTAP_REC_SAMPLE) {
-			size_t need = 7 + s->name_len + 1 + 7 + sizeof(x.sample);
-
-			if (arena_reserve(b, need))
-				return -ENOMEM;
-			b->arena_len = align8(b->arena_len);
-			s->data = (uint32_t)b->arena_len;
-			if (x.name) {
-				memcpy(b->arena + b->arena_len, x.name, s->name_len);
-				b->arena[b->arena_len + s->name_len] = '\0';
-				b->arena_len += s->name_len + 1;
-				s->pad = 1;
-			}
-			if (s->type == IOTAP_REC_SAMPLE) {
-				b->arena_len = align8(b->arena_len);
-				memcpy(b->arena + b->arena_len, &x.sample, sizeof(x.sample));
-				b->arena_len += sizeof(x.sample);
-			}
-		}
+		s->name = NULL;
+		if (__builtin_expect(s->type != IOTAP_REC_OP || x.name != NULL, 0) &&
+		    rd_store_rare(b, n, s, &x))
+			return -ENOMEM;
+		by_type[s->type]++;
+		t = s->time_ns;
+		e = t + s->dur_ns;
+		if (e < t)
+			e = UINT64_MAX;
+		if (e > tend)
+			tend = e;
 		/*
 		 * Keys only once the chunk turns out not to be in start order
 		 * (most are: the keys were a sixth of the memory traffic);
 		 * batch_sort() builds them from the records.
 		 */
-		if (n && s->time_ns < last)
-			sorted = 0;
-		last = s->time_ns;
-		if (!n || s->time_ns < tmin)
-			tmin = s->time_ns;
-		if (s->time_ns > tmax)
-			tmax = s->time_ns;
+		sorted &= t >= last;
+		last = t;
+		if (t < tmin)
+			tmin = t;
+		if (t > tmax)
+			tmax = t;
 		n++;
 	}
 	if (total != h->nrec)
 		return -EBADMSG;
+	for (i = 0; i < b->ndata; i++)
+		if (b->data[i].name != RD_NONE)
+			brec(b, b->data[i].idx)->name = b->arena + b->data[i].name;
 	b->nrec = n;
 	b->pos = 0;
 	b->sorted = !merge || sorted;
 	b->packed = 0;
-	b->tmin = tmin;
+	b->tmin = n ? tmin : 0;
 	b->tmax = tmax;
+	b->bs.n = n;
+	memcpy(b->bs.by_type, by_type, sizeof(by_type));
+	b->bs.tmin = b->tmin;
+	b->bs.tend = tend;
 	return 0;
 }
 
@@ -1075,66 +1181,86 @@ static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
 
 /* --- delivery ----------------------------------------------------------- */
 
-static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *b,
-			   const struct rec_slim *s, struct iotap_trace_rec *rec)
+/* Add the statistics of delivered records @bs to @st. */
+static void stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats *bs)
 {
-	uint64_t end;
+	unsigned int i;
 
-	rec->type = s->type;
-	rec->op = s->op;
-	rec->flags = s->flags;
-	rec->time_ns = s->time_ns;
-	rec->dur_ns = s->dur_ns;
-	rec->tid = s->tid;
-	rec->pid = s->pid;
-	rec->uid = s->uid;
-	rec->gid = s->gid;
-	rec->file = s->file;
-	rec->file2 = s->file2;
-	rec->fh = s->fh;
-	rec->offset = s->offset;
-	rec->length = s->length;
-	rec->result = s->result;
-	rec->mode = s->mode;
-	rec->name_len = s->name_len;
-	rec->aux = s->aux;
-	/*
-	 * The sample is zero but for SAMPLE records, whatever @rec held (a
-	 * caller may pass a stack struct whose memory others used meanwhile).
-	 * A copy of a zero struct, not memset: that compiled to rep stos.
-	 */
-	static const struct iotap_trace_sample zero_sample;
-
-	memcpy(&rec->sample, &zero_sample, sizeof(rec->sample));
-	if (s->data == REC_NO_DATA) {
-		rec->name = NULL;
-	} else {
-		const char *a = b->arena + s->data;
-
-		rec->name = s->pad ? a : NULL;
-		if (s->type == IOTAP_REC_SAMPLE) {
-			size_t o = align8(s->data + (s->pad ? s->name_len + 1 : 0));
-
-			memcpy(&rec->sample, b->arena + o, sizeof(rec->sample));
-		}
-	}
-
-	r->stats.records++;
-	r->stats.records_by_type[s->type]++;
-	end = s->time_ns + s->dur_ns;
-	if (end < s->time_ns)
-		end = UINT64_MAX;
-	if (r->stats.records == 1 || s->time_ns < r->stats.t_first_ns)
-		r->stats.t_first_ns = s->time_ns;
-	if (end > r->stats.t_last_ns)
-		r->stats.t_last_ns = end;
-	if (s->type == IOTAP_REC_LOST)
-		r->stats.lost_records += s->length;
-	else if (s->type == IOTAP_REC_END)
-		r->stats.has_end = 1;
+	if (!bs->n)
+		return;
+	if (!st->records || bs->tmin < st->t_first_ns)
+		st->t_first_ns = bs->tmin;
+	if (bs->tend > st->t_last_ns)
+		st->t_last_ns = bs->tend;
+	st->records += bs->n;
+	for (i = 0; i < IOTAP_REC_TYPE_MAX; i++)
+		st->records_by_type[i] += bs->by_type[i];
+	st->lost_records += bs->lost;
+	st->has_end |= bs->has_end;
 }
 
-static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+/* Count one record in @bs (the delivered part of a batch not exhausted yet). */
+static void bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s)
+{
+	uint64_t end = s->time_ns + s->dur_ns;
+
+	if (end < s->time_ns)
+		end = UINT64_MAX;
+	if (!bs->n || s->time_ns < bs->tmin)
+		bs->tmin = s->time_ns;
+	if (end > bs->tend)
+		bs->tend = end;
+	bs->n++;
+	bs->by_type[s->type]++;
+	if (s->type == IOTAP_REC_LOST)
+		bs->lost += s->length;
+	else if (s->type == IOTAP_REC_END)
+		bs->has_end = 1;
+}
+
+/* @b is exhausted: its records are in the statistics from now on. */
+static void rd_retire(struct iotap_trace_reader *r, struct rd_batch *b)
+{
+	stats_add(&r->stats, &b->bs);
+	r->retire = b;
+}
+
+/*
+ * The record at index @idx of @b as handed out: the batch's head, or for a
+ * SAMPLE record (whose sample lives in the arena) a whole copy in r->out.
+ */
+static const struct iotap_trace_rec *rd_rare(struct iotap_trace_reader *r,
+					     const struct rd_batch *b, uint32_t idx)
+{
+	const struct iotap_trace_rec *s = brec(b, idx);
+	uint32_t lo = 0, hi = b->ndata;
+
+	memcpy(&r->out, s, REC_HEAD);
+	memset(&r->out.sample, 0, sizeof(r->out.sample));
+	while (lo < hi) {	/* b->data is in index order */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->data[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->ndata && b->data[lo].idx == idx && b->data[lo].sample != RD_NONE)
+		memcpy(&r->out.sample, b->arena + b->data[lo].sample, sizeof(r->out.sample));
+	return &r->out;
+}
+
+static inline const struct iotap_trace_rec *rd_hand(struct iotap_trace_reader *r,
+						    const struct rd_batch *b, uint32_t idx)
+{
+	const struct iotap_trace_rec *s = brec(b, idx);
+
+	if (__builtin_expect(s->type == IOTAP_REC_SAMPLE, 0))
+		return rd_rare(r, b, idx);
+	return s;
+}
+
+static int rd_next_file_order(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
 {
 	for (;;) {
 		struct rd_batch *b = r->cur;
@@ -1142,10 +1268,10 @@ static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_r
 
 		if (b) {
 			if (b->pos + RD_PREFETCH < b->nrec)
-				__builtin_prefetch(&b->recs[b->pos + RD_PREFETCH]);
-			rd_fill(r, b, &b->recs[b->pos++], rec);
+				__builtin_prefetch(brec(b, b->pos + RD_PREFETCH));
+			*rec = rd_hand(r, b, b->pos++);
 			if (b->pos == b->nrec) {
-				r->retire = b;
+				rd_retire(r, b);
 				r->cur = NULL;
 			}
 			return 1;
@@ -1162,12 +1288,58 @@ static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_r
 	}
 }
 
-static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+/*
+ * Set up the fast path on heap[0] = @b, whose record at b->pos - 1 was just
+ * delivered in order: its records that start before the limit come before
+ * any other pending batch's next one (ties go by file order) and are
+ * released by the watermark or the end of the file.
+ */
+static void rd_run_start(struct iotap_trace_reader *r, struct rd_batch *b)
 {
+	uint64_t lim = r->eof ? UINT64_MAX : r->watermark;
+	unsigned int c;
+
+	for (c = 1; c <= 2 && c < r->nheap; c++) {
+		const struct rd_batch *o = r->heap[c];
+		uint64_t t = batch_time(o, o->pos);
+
+		/* b's records at o's time come first if b is the older chunk */
+		if (b->seq < o->seq && t < UINT64_MAX)
+			t++;
+		if (t < lim)
+			lim = t;
+	}
+	r->run = b;
+	r->run_end = b->nrec - 1;
+	if (b->sorted) {
+		r->run_keys = NULL;
+		r->run_lim = lim;
+		return;
+	}
+	r->run_keys = (const uint64_t *)b->keys;
+	if (lim <= b->kbase)
+		r->run_lim = 0;
+	else if ((lim - b->kbase) >> (64 - PK_IDX_BITS))
+		r->run_lim = UINT64_MAX;	/* above every key */
+	else
+		r->run_lim = (lim - b->kbase) << PK_IDX_BITS;
+}
+
+static int rd_next_merged(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
+{
+	if (r->run) {
+		/* the fast path delivered in order and kept no time: catch up */
+		r->last_time = batch_time(r->run, r->run->pos - 1);
+		r->run = NULL;
+	}
 	for (;;) {
 		struct rd_batch *b;
 		int ret;
 
+		if (r->top_dirty) {
+			heap_down(r, 0);
+			r->top_dirty = 0;
+		}
 		if (r->nheap) {
 			uint64_t t;
 
@@ -1175,24 +1347,31 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 			t = batch_time(b, b->pos);
 			if (r->eof || t < r->watermark || r->pending > RD_PENDING_MAX ||
 			    r->pending_mem > RD_PENDING_MEM) {
+				int late = t < r->last_time;
+
 				if (!r->eof && t >= r->watermark)
 					r->stats.early_records++;	/* the memory cap, not the promise */
-				if (t < r->last_time)
+				if (late)
 					r->stats.late_records++;
 				else
 					r->last_time = t;
 				/* the batch is cold by now: fetch a few records ahead */
 				if (b->pos + RD_PREFETCH < b->nrec)
-					__builtin_prefetch(&b->recs[batch_idx(b, b->pos + RD_PREFETCH)]);
-				rd_fill(r, b, &b->recs[batch_idx(b, b->pos)], rec);
+					__builtin_prefetch(brec(b, batch_idx(b, b->pos + RD_PREFETCH)));
+				*rec = rd_hand(r, b, batch_idx(b, b->pos));
 				r->pending--;
 				if (++b->pos == b->nrec) {
 					r->heap[0] = r->heap[--r->nheap];
 					r->pending_mem -= batch_mem(b);
-					r->retire = b;
+					rd_retire(r, b);
+					if (r->nheap)
+						heap_down(r, 0);
+				} else {
+					r->top_dirty = 1;
+					/* records after a late one may be late too: check them here */
+					if (!late && (b->sorted || b->packed))
+						rd_run_start(r, b);
 				}
-				if (r->nheap)
-					heap_down(r, 0);
 				return 1;
 			}
 		}
@@ -1217,6 +1396,82 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 	}
 }
 
+/*
+ * The merged fast path: heap[0]'s next record if it comes before anything
+ * else pending and is released (rd_run_start() said up to where), else
+ * NULL. A leaf with no heap, statistics or time bookkeeping.
+ */
+static inline const struct iotap_trace_rec *rd_next_run(struct iotap_trace_reader *r)
+{
+	struct rd_batch *b = r->run;
+	const uint64_t *k = r->run_keys;
+	uint32_t i, idx;
+
+	if (!b)
+		return NULL;
+	i = b->pos;
+	if (i >= r->run_end)
+		return NULL;
+	if (k) {
+		if (k[i] >= r->run_lim)
+			return NULL;
+		idx = (uint32_t)(k[i] & ((1u << PK_IDX_BITS) - 1));
+		__builtin_prefetch(brec(b, (uint32_t)(k[i + RD_PREFETCH] & ((1u << PK_IDX_BITS) - 1))));
+	} else {
+		if (brec(b, i)->time_ns >= r->run_lim)
+			return NULL;
+		idx = i;
+		__builtin_prefetch(b->recs + (size_t)(i + RD_PREFETCH) * REC_HEAD);
+	}
+	b->pos = i + 1;
+	r->pending--;
+	return rd_hand(r, b, idx);
+}
+
+/* The slow path of iotap_trace_reader_next_ref(). */
+static __attribute__((noinline)) int rd_next_slow(struct iotap_trace_reader *r,
+						  const struct iotap_trace_rec **rec)
+{
+	int ret;
+
+	if (r->retire) {
+		batch_put(r, r->retire);
+		r->retire = NULL;
+	}
+	r->started = 1;
+	if (r->err)
+		return r->err;
+	if (r->flags & IOTAP_TRACE_READ_FILE_ORDER)
+		ret = rd_next_file_order(r, rec);
+	else
+		ret = rd_next_merged(r, rec);
+	if (ret < 0) {
+		r->err = ret;
+		r->run = NULL;
+	}
+	return ret;
+}
+
+/**
+ * iotap_trace_reader_next_ref - the next record, in place
+ * @r:   reader
+ * @rec: set to the record, valid until the next call on @r
+ *
+ * The record's sample may be read only when its type is SAMPLE: other
+ * records are handed out without one (do not copy them whole).
+ * Context: the reader's thread. Return: as iotap_trace_reader_next().
+ */
+int iotap_trace_reader_next_ref(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
+{
+	const struct iotap_trace_rec *s = rd_next_run(r);
+
+	if (s) {
+		*rec = s;
+		return 1;
+	}
+	return rd_next_slow(r, rec);
+}
+
 /**
  * iotap_trace_reader_next - the next record
  * @r:   reader
@@ -1227,21 +1482,11 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
  */
 int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
 {
-	int ret;
+	const struct iotap_trace_rec *s;
+	int ret = iotap_trace_reader_next_ref(r, &s);
 
-	r->started = 1;
-	if (r->retire) {
-		batch_put(r, r->retire);
-		r->retire = NULL;
-	}
-	if (r->err)
-		return r->err;
-	if (r->flags & IOTAP_TRACE_READ_FILE_ORDER)
-		ret = rd_next_file_order(r, rec);
-	else
-		ret = rd_next_merged(r, rec);
-	if (ret < 0)
-		r->err = ret;
+	if (ret == 1)
+		rec_copy_out(rec, s);
 	return ret;
 }
 
@@ -1417,7 +1662,19 @@ const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_tr
 void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 			      struct iotap_trace_read_stats *st)
 {
+	struct rd_bstats part;
+	unsigned int i, k;
+
 	*st = r->stats;
+	/* the batches being delivered: their records so far */
+	memset(&part, 0, sizeof(part));
+	for (i = 0; i <= r->nheap; i++) {
+		const struct rd_batch *b = i < r->nheap ? r->heap[i] : r->cur;
+
+		for (k = 0; b && k < b->pos; k++)
+			bstats_rec(&part, brec(b, batch_idx(b, k)));
+	}
+	stats_add(st, &part);
 }
 
 /**

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "iotap_trace.h"
 
@@ -165,6 +166,28 @@ struct rec_state {
 	struct rec_file_slot files[REC_FILE_SLOTS];
 };
 
+/*
+ * The reader's decoded records are the fields of struct iotap_trace_rec
+ * before its sample, in its own layout (REC_HEAD bytes each, no sample), so
+ * that delivering one is a pointer or one fixed-size copy. Only these
+ * fields of such a record may be touched.
+ */
+#define REC_HEAD		offsetof(struct iotap_trace_rec, sample)
+_Static_assert(REC_HEAD == 112, "the head of struct iotap_trace_rec");
+
+/* Copy a record handed out by next_ref() (a head, or whole if SAMPLE) into a whole struct. */
+static inline void rec_copy_out(struct iotap_trace_rec *dst, const struct iotap_trace_rec *src)
+{
+	/* a copy of a zero struct, not memset: that compiled to rep stos */
+	static const struct iotap_trace_sample zero_sample;
+
+	memcpy(dst, src, REC_HEAD);
+	if (src->type == IOTAP_REC_SAMPLE)
+		memcpy(&dst->sample, &src->sample, sizeof(dst->sample));
+	else
+		memcpy(&dst->sample, &zero_sample, sizeof(dst->sample));
+}
+
 /* What rec_decode() found besides the fixed fields. */
 struct rec_extra {
 	const uint8_t *name;		/* in the raw payload, no NUL; NULL: no name */
@@ -175,7 +198,7 @@ void rec_state_reset(struct rec_state *st);
 int rec_check(const struct iotap_trace_rec *rec);
 size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec);
 int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
-	       struct rec_slim *s, struct rec_extra *x);
+	       struct iotap_trace_rec *s, struct rec_extra *x);
 
 /* --- writer internals used by the recorder ----------------------------- */
 
