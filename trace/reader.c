@@ -103,6 +103,7 @@ struct rd_batch {
 	uint32_t nrec;			/* records in recs */
 	uint32_t pos;			/* next to deliver (index in keys or recs) */
 	int sorted;			/* recs already in merge order: keys unused */
+	uint32_t desc;			/* records starting before the one before them */
 	int packed;			/* keys hold packed keys (pkey()), not struct rd_key */
 	uint64_t kbase;			/* packed keys: the chunk's earliest start */
 	uint64_t tmin, tmax;		/* earliest and latest start decoded */
@@ -449,63 +450,154 @@ static uint64_t *pk_merge(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t 
 	return src;
 }
 
-#define RADIX_BITS	11	/* counters a pass: 2^11, 8 KiB on the stack */
+#define RADIX_BITS	11	/* widest digit: 2^11 counters a pass */
+#define RADIX_PASSES	((64 - PK_IDX_BITS + RADIX_BITS - 1) / RADIX_BITS)
 
 /*
- * LSD radix sort of packed keys on their start bits (@tbits of them above
- * the index): each pass is stable, and the keys start in index order, so
- * the result is in (start, index) order. Returns the array that holds it.
+ * Build the packed keys of @b's records into @k and count the digits of
+ * every radix pass in one go (@rp passes of @dbits each, counters of pass
+ * p at @cnt + (p << dbits)).
  */
-static uint64_t *pk_radix(uint64_t *src, uint64_t *dst, uint32_t n, unsigned int tbits)
+static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned int rp,
+		     unsigned int dbits, uint32_t *cnt)
 {
-	uint32_t cnt[1u << RADIX_BITS];
-	unsigned int shift;
+	uint32_t *c0 = cnt, *c1 = cnt + (1u << dbits), *c2 = c1 + (1u << dbits);
+	uint32_t *c3 = c2 + (1u << dbits);
+	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
+	uint64_t m = (1u << dbits) - 1, base = b->tmin, t;
+	unsigned int d = dbits;
+	uint32_t i;
+
+	/* one loop per pass count: the counting unrolled */
+	switch (rp) {
+	case 1:
+		for (i = 0; i < n; i++, rec += REC_HEAD) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+		}
+		break;
+	case 2:
+		for (i = 0; i < n; i++, rec += REC_HEAD) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+			c1[(t >> d) & m]++;
+		}
+		break;
+	case 3:
+		for (i = 0; i < n; i++, rec += REC_HEAD) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+			c1[(t >> d) & m]++;
+			c2[(t >> 2 * d) & m]++;
+		}
+		break;
+	default:
+		for (i = 0; i < n; i++, rec += REC_HEAD) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+			c1[(t >> d) & m]++;
+			c2[(t >> 2 * d) & m]++;
+			c3[(t >> 3 * d) & m]++;
+		}
+		break;
+	}
+}
+
+/*
+ * Bucket sort for chunks of many interleaved runs: the keys are built and
+ * spread by the top bits of their start over about as many buckets as
+ * keys, which leaves records of different runs a few places out of order
+ * at most, and an insertion sort finishes. It gives up (returns NULL)
+ * when the insertion sort would move more than @budget keys (bursts: many
+ * starts in one bucket), so it never costs more than a bounded detour.
+ */
+#define BUCKET_BITS	13	/* 2 to 4 buckets a key up to 4 K keys: 32 KiB on the stack */
+
+static uint64_t *pk_bucket(const struct rd_batch *b, uint64_t *k, uint64_t *tmp, uint32_t n,
+			   unsigned int tbits, uint64_t budget)
+{
+	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
+	unsigned int d = 64 - (unsigned int)__builtin_clzll(n) + 1, shift;
+	uint32_t cnt[1u << BUCKET_BITS], sum = 0, x, i, j;
+	uint64_t base = b->tmin, t, moves = 0;
+
+	if (d > BUCKET_BITS)
+		d = BUCKET_BITS;
+	if (d > tbits)
+		d = tbits;
+	shift = tbits - d;
+	memset(cnt, 0, sizeof(*cnt) << d);
+	for (i = 0; i < n; i++, rec += REC_HEAD) {
+		memcpy(&t, rec, sizeof(t));
+		t -= base;
+		k[i] = t << PK_IDX_BITS | i;
+		cnt[t >> shift]++;
+	}
+	for (i = 0; i < 1u << d; i++) {
+		x = cnt[i];
+		cnt[i] = sum;
+		sum += x;
+	}
+	for (i = 0; i < n; i++)
+		tmp[cnt[k[i] >> (PK_IDX_BITS + shift)]++] = k[i];
+	for (i = 1; i < n; i++) {
+		uint64_t v = tmp[i];
+
+		if (v > tmp[i - 1])
+			continue;
+		j = i;
+		do {
+			tmp[j] = tmp[j - 1];
+			j--;
+		} while (j && tmp[j - 1] > v);
+		tmp[j] = v;
+		moves += i - j;
+		if (moves > budget)
+			return NULL;
+	}
+	return tmp;
+}
+
+/*
+ * LSD radix sort of packed keys on their start bits, @rp passes of @dbits
+ * whose counts @cnt holds: each pass is stable, and the keys start in
+ * index order, so the result is in (start, index) order. A pass whose
+ * keys all share the digit is skipped. Returns the array that holds it.
+ */
+static uint64_t *pk_radix(uint64_t *src, uint64_t *dst, uint32_t n, unsigned int rp,
+			  unsigned int dbits, uint32_t *cnt)
+{
+	uint64_t mask = (1u << dbits) - 1;
+	unsigned int p, shift;
 	uint64_t *t;
 	uint32_t i;
 
-	for (shift = PK_IDX_BITS; shift < PK_IDX_BITS + tbits; shift += RADIX_BITS) {
-		uint32_t sum = 0, c;
+	for (p = 0; p < rp; p++) {
+		uint32_t *c = cnt + (p << dbits), sum = 0, x;
 
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & ((1u << RADIX_BITS) - 1)]++;
-		for (i = 0; i < 1u << RADIX_BITS; i++) {
-			c = cnt[i];
-			cnt[i] = sum;
-			sum += c;
+		shift = PK_IDX_BITS + p * dbits;
+		if (c[(src[0] >> shift) & mask] == n)
+			continue;
+		for (i = 0; i <= mask; i++) {
+			x = c[i];
+			c[i] = sum;
+			sum += x;
 		}
 		for (i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & ((1u << RADIX_BITS) - 1)]++] = src[i];
+			dst[c[(src[i] >> shift) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
 	return src;
-}
-
-/*
- * Sort packed keys by merging their runs or by radix, whichever the
- * instruction estimate favours: merging costs about 11 a key a pass and
- * log2(runs) passes; radix about 9 a key and 6 k a pass (the counters),
- * a pass per RADIX_BITS of the starts' span. (pgbench chunks: ~100 runs
- * of ~13 keys, 27 bits of span: radix, 3 passes instead of 7.)
- */
-static uint64_t *pk_sort(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t n,
-			 uint64_t span)
-{
-	unsigned int tbits = span ? 64 - (unsigned int)__builtin_clzll(span) : 0;
-	unsigned int rpass = (tbits + RADIX_BITS - 1) / RADIX_BITS, mpass;
-	uint32_t i, nrun = 0;
-
-	run[nrun++] = 0;
-	for (i = 1; i < n; i++)
-		if (src[i] < src[i - 1])
-			run[nrun++] = i;
-	run[nrun] = n;
-	mpass = nrun > 1 ? 64 - (unsigned int)__builtin_clzll(nrun - 1) : 0;
-	if ((uint64_t)rpass * (9ull * n + 6144) < (uint64_t)mpass * 11 * n)
-		return pk_radix(src, dst, n, tbits);
-	return pk_merge(src, dst, run, nrun, n);
 }
 
 /*
@@ -551,8 +643,9 @@ static void batch_sort_wide(struct rd_batch *b)
 /* Put a batch whose records are not in start order into merge order. */
 static void batch_sort(struct rd_batch *b)
 {
-	uint64_t *k = (uint64_t *)b->keys, *res;
+	uint64_t *k = (uint64_t *)b->keys, *res, span;
 	uint32_t i, n = b->nrec;
+	unsigned int tbits, rp, mp;
 
 	if ((b->tmax - b->tmin) >> (64 - PK_IDX_BITS)) {
 		for (i = 0; i < n; i++) {
@@ -563,9 +656,43 @@ static void batch_sort(struct rd_batch *b)
 		batch_sort_wide(b);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		k[i] = (brec(b, i)->time_ns - b->tmin) << PK_IDX_BITS | i;
-	res = pk_sort(k, (uint64_t *)b->tmp, b->run, n, b->tmax - b->tmin);
+	span = b->tmax - b->tmin;
+	tbits = span ? 64 - (unsigned int)__builtin_clzll(span) : 0;
+	rp = (tbits + RADIX_BITS - 1) / RADIX_BITS;
+	/*
+	 * Merging the runs (desc + 1 of them) costs about 11 instructions a
+	 * key a pass, log2(runs) passes, after a pass that finds them; radix
+	 * about 4 a key a pass to count (with the key building) and 8 to
+	 * move, and 3 a counter. (Captures: ~100 runs of ~30 keys over 27
+	 * bits: 3 radix passes of 9 bits instead of 7 merges.)
+	 */
+	mp = 64 - (unsigned int)__builtin_clzll(b->desc);
+	/* many runs: bucket and insertion sort, ~40 a key unless it gives up */
+	res = NULL;
+	if (tbits && 11ull * mp + 14 > 40)
+		res = pk_bucket(b, k, (uint64_t *)b->tmp, n, tbits, 8ull * n);
+	if (res) {
+		;
+	} else if (rp && (uint64_t)rp * (12ull * n + (3ull << ((tbits + rp - 1) / rp))) <
+		  (uint64_t)mp * 11 * n + 6ull * n) {
+		uint32_t cnt[RADIX_PASSES << RADIX_BITS];
+		unsigned int dbits = (tbits + rp - 1) / rp;
+
+		memset(cnt, 0, (size_t)(rp << dbits) * sizeof(*cnt));
+		pk_build(b, k, n, rp, dbits, cnt);
+		res = pk_radix(k, (uint64_t *)b->tmp, n, rp, dbits, cnt);
+	} else {
+		uint32_t nrun = 0;
+
+		for (i = 0; i < n; i++)
+			k[i] = (brec(b, i)->time_ns - b->tmin) << PK_IDX_BITS | i;
+		b->run[nrun++] = 0;
+		for (i = 1; i < n; i++)
+			if (k[i] < k[i - 1])
+				b->run[nrun++] = i;
+		b->run[nrun] = n;
+		res = pk_merge(k, (uint64_t *)b->tmp, b->run, nrun, n);
+	}
 	memset(res + n, 0, RD_PREFETCH * sizeof(*res));	/* what the fast path prefetches past the end */
 	if (res != k) {
 		b->tmp = b->keys;
@@ -784,11 +911,10 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		     struct rd_batch *b)
 {
 	const uint8_t *p = d->cd.raw, *end = d->cd.raw + h->raw_size;
-	uint64_t by_type[IOTAP_REC_TYPE_MAX] = { 0 };
-	uint64_t last = 0, tmin = UINT64_MAX, tmax = 0, tend = 0;
-	uint32_t n = 0, total = 0, i;
+	struct rec_sum sum = { .tmin = UINT64_MAX };
+	uint32_t n = 0, total = 0, nops = 0, i;
 	struct rec_extra x;
-	int ret, sorted = 1;
+	int ret;
 
 	ret = batch_reserve(merge, b, h->nrec);
 	if (ret)
@@ -798,10 +924,24 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 	memset(&b->bs, 0, sizeof(b->bs));
 	rec_state_reset(&d->st);
 	while (p < end) {
-		struct iotap_trace_rec *s = brec(b, n);
+		struct iotap_trace_rec *s;
 		uint64_t t, e;
 		int k;
 
+		if (*p == IOTAP_REC_OP) {
+			/* the bulk: OP records without names, in one loop */
+			k = rec_decode_ops(&d->st, &p, end, b->recs + (size_t)n * REC_HEAD,
+					   h->nrec - total, &sum);
+			if (k < 0)
+				return -EBADMSG;
+			n += (uint32_t)k;
+			nops += (uint32_t)k;
+			total += (uint32_t)k;
+			if (p >= end)
+				break;
+		}
+		/* one record of any other kind */
+		s = brec(b, n);
 		if (total == h->nrec)
 			return -EBADMSG;
 		k = rec_decode(&d->st, p, end, s, &x);
@@ -812,27 +952,26 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		if (!s->type)
 			continue;
 		s->name = NULL;
-		if (__builtin_expect(s->type != IOTAP_REC_OP || x.name != NULL, 0) &&
-		    rd_store_rare(b, n, s, &x))
+		if ((s->type != IOTAP_REC_OP || x.name) && rd_store_rare(b, n, s, &x))
 			return -ENOMEM;
-		by_type[s->type]++;
+		b->bs.by_type[s->type]++;
 		t = s->time_ns;
 		e = t + s->dur_ns;
 		if (e < t)
 			e = UINT64_MAX;
-		if (e > tend)
-			tend = e;
+		if (e > sum.tend)
+			sum.tend = e;
 		/*
 		 * Keys only once the chunk turns out not to be in start order
 		 * (most are: the keys were a sixth of the memory traffic);
 		 * batch_sort() builds them from the records.
 		 */
-		sorted &= t >= last;
-		last = t;
-		if (t < tmin)
-			tmin = t;
-		if (t > tmax)
-			tmax = t;
+		sum.desc += t < sum.last;
+		sum.last = t;
+		if (t < sum.tmin)
+			sum.tmin = t;
+		if (t > sum.tmax)
+			sum.tmax = t;
 		n++;
 	}
 	if (total != h->nrec)
@@ -842,14 +981,15 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 			brec(b, b->data[i].idx)->name = b->arena + b->data[i].name;
 	b->nrec = n;
 	b->pos = 0;
-	b->sorted = !merge || sorted;
+	b->sorted = !merge || !sum.desc;
+	b->desc = sum.desc;
 	b->packed = 0;
-	b->tmin = n ? tmin : 0;
-	b->tmax = tmax;
+	b->tmin = n ? sum.tmin : 0;
+	b->tmax = sum.tmax;
 	b->bs.n = n;
-	memcpy(b->bs.by_type, by_type, sizeof(by_type));
+	b->bs.by_type[IOTAP_REC_OP] += nops;
 	b->bs.tmin = b->tmin;
-	b->bs.tend = tend;
+	b->bs.tend = sum.tend;
 	return 0;
 }
 

@@ -508,8 +508,10 @@ static inline uint64_t fv(const uint8_t **pp, unsigned int *bad)
 	return fv_long(pp, v, bad);
 }
 
-static int dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
-		       struct iotap_trace_rec *s, struct rec_extra *x)
+/* As dec_op(); @names 0: return 0 for a record with a name, decoding nothing. */
+static inline __attribute__((always_inline)) int
+dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
+	    struct iotap_trace_rec *s, struct rec_extra *x, int names)
 {
 	const uint8_t *p = p0 + 1;
 	struct rec_tid_slot *ts;
@@ -524,6 +526,8 @@ static int dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *e
 	bits = fv(&p, &bad);
 	if (op > UINT16_MAX || (bits & ~(uint64_t)OPB_ALL))
 		return -EBADMSG;
+	if (!names && (bits & OPB_NAME))
+		return 0;
 	tid = st->prev_tid;
 	if (bits & OPB_TID) {
 		v = fv(&p, &bad);
@@ -858,7 +862,7 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 	if (p >= end)
 		return -EBADMSG;
 	if (*p == IOTAP_REC_OP)
-		return end - p >= DEC_FAST_ROOM ? dec_op_fast(st, p, end, s, x) :
+		return end - p >= DEC_FAST_ROOM ? dec_op_fast(st, p, end, s, x, 1) :
 						  dec_op(st, p, end, s, x);
 	if (*p > IOTAP_REC_OP && *p < IOTAP_REC_APP)
 		return dec_other(st, p, end, s, x);
@@ -881,4 +885,63 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 	s->type = 0;
 	x->name = NULL;
 	return (int)(q + len - p);
+}
+
+/**
+ * rec_decode_ops - decode a run of OP records without names
+ * @st:  the chunk's decoder state, updated
+ * @pp:  first byte of the run; advanced past what was decoded
+ * @end: end of the raw payload
+ * @out: the records go here, REC_HEAD bytes apart, as rec_decode() fills
+ *       them, with name NULL
+ * @max: records to decode at most
+ * @sum: their starts and ends are added to it
+ *
+ * The reader's loop for what most of a chunk is, without a call and the
+ * checks of the general case per record. It stops before a record of
+ * another type, one with a name, or one within DEC_FAST_ROOM bytes of
+ * @end: rec_decode() takes those.
+ * Return: records decoded, or -EBADMSG for a malformed one.
+ */
+int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
+		   unsigned char *out, uint32_t max, struct rec_sum *sum)
+{
+	const uint8_t *p = *pp;
+	uint64_t last = sum->last, tmin = sum->tmin, tmax = sum->tmax, tend = sum->tend;
+	uint32_t n = 0, desc = sum->desc;
+	struct rec_extra x;
+
+	while (n < max && end - p >= DEC_FAST_ROOM && *p == IOTAP_REC_OP) {
+		struct iotap_trace_rec *s = (struct iotap_trace_rec *)(out + (size_t)n * REC_HEAD);
+		int k = dec_op_fast(st, p, end, s, &x, 0);
+		uint64_t t, e;
+
+		if (k <= 0) {
+			if (k < 0)
+				return k;
+			break;
+		}
+		p += k;
+		s->name = NULL;
+		t = s->time_ns;
+		e = t + s->dur_ns;
+		if (e < t)
+			e = UINT64_MAX;
+		if (e > tend)
+			tend = e;
+		desc += t < last;
+		last = t;
+		if (t < tmin)
+			tmin = t;
+		if (t > tmax)
+			tmax = t;
+		n++;
+	}
+	sum->last = last;
+	sum->tmin = tmin;
+	sum->tmax = tmax;
+	sum->tend = tend;
+	sum->desc = desc;
+	*pp = p;
+	return (int)n;
 }

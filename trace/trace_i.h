@@ -194,11 +194,21 @@ struct rec_extra {
 	struct iotap_trace_sample sample;	/* SAMPLE only */
 };
 
+/* Starts and ends of a chunk's records so far (the reader's sort and statistics). */
+struct rec_sum {
+	uint64_t last;			/* start of the last record */
+	uint64_t tmin, tmax;		/* smallest and largest start (tmin: UINT64_MAX at first) */
+	uint64_t tend;			/* largest start + duration, saturated */
+	uint32_t desc;			/* records starting before the one before them */
+};
+
 void rec_state_reset(struct rec_state *st);
 int rec_check(const struct iotap_trace_rec *rec);
 size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_rec *rec);
 int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 	       struct iotap_trace_rec *s, struct rec_extra *x);
+int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
+		   unsigned char *out, uint32_t max, struct rec_sum *sum);
 
 /* --- writer internals used by the recorder ----------------------------- */
 
