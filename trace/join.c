@@ -53,6 +53,7 @@ struct join_slot {
 
 struct iotap_trace_join {
 	struct iotap_trace_reader *r;
+	struct rd_run *run;		/* the reader's fast path */
 	struct join_slot ring[JOIN_WINDOW];
 	unsigned int head, n;		/* live slots: head .. head + n - 1 */
 	uint64_t max_write;		/* from the header, 0: not known */
@@ -85,6 +86,7 @@ int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_read
 	if (!j)
 		return -ENOMEM;
 	j->r = r;
+	j->run = rd_run_of(r);
 	j->max_write = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "max_write");
 	j->exact = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "calls") == 1;
 	*out = j;
@@ -279,15 +281,16 @@ static __attribute__((noinline)) int join_slow(struct iotap_trace_join *j, int h
 int iotap_trace_join_next_ref(struct iotap_trace_join *j, const struct iotap_trace_rec **rec)
 {
 	const struct iotap_trace_rec *p;
-	int ret;
 
-	if (j->n || j->eof)
-		return join_slow(j, 0, 0, NULL, rec);
-	ret = iotap_trace_reader_next_ref(j->r, &p);
-	if (ret <= 0 || is_cut(p))
-		return join_slow(j, 1, ret, p, rec);
-	*rec = p;	/* the common case: no copy */
-	return 1;
+	/* the common case: the reader's fast path has a record, not a cut piece: no copy */
+	if (!j->n && (p = rd_run_next(j->run))) {
+		if (!is_cut(p)) {
+			*rec = p;
+			return 1;
+		}
+		return join_slow(j, 1, 1, p, rec);
+	}
+	return join_slow(j, 0, 0, NULL, rec);
 }
 
 int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec)

@@ -60,7 +60,6 @@
 #define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
-#define RD_PREFETCH		8		/* records fetched ahead of delivery */
 #define RD_THREADS_MAX		16		/* decoder threads, at most */
 #define RD_THREADS_AUTO		8		/* ... when the caller lets the reader choose */
 
@@ -93,7 +92,7 @@ struct rd_bstats {
 struct rd_batch {
 	struct rd_batch *next;		/* r->free */
 	uint64_t seq;			/* chunk order in this reading */
-	unsigned char *recs;		/* decoded records (REC_HEAD bytes each, brec()), file order */
+	unsigned char *recs;		/* decoded records (REC_STRIDE bytes apart, brec()), file order */
 	struct rd_data *data;		/* records with names or samples, in index order */
 	uint32_t ndata, data_cap;
 	struct rd_bstats bs;		/* all its records, added to the stats when exhausted */
@@ -178,18 +177,10 @@ struct iotap_trace_reader {
 	uint64_t pending_mem;		/* bytes of the batches holding them */
 	uint64_t last_time;		/* largest start delivered */
 
-	/*
-	 * Merged reading, the fast path: heap[0]'s records that start before
-	 * a limit come before every other pending record and are released
-	 * (the watermark or the end of the file says so), so they go without
-	 * the heap, the checks and the statistics of rd_next_merged(), which
-	 * sets this up after each record it delivers. top_dirty: heap[0]
-	 * moved on without heap_down().
-	 */
-	struct rd_batch *run;		/* heap[0], or NULL: no fast path */
-	const uint64_t *run_keys;	/* its packed keys, NULL: it is sorted */
-	uint64_t run_lim;		/* keys (sorted: starts) below it go */
-	uint32_t run_end;		/* up to this position: its last goes the slow way */
+	/* the fast path (trace_i.h) on heap[0] = run_b; top_dirty: heap[0] moved on without heap_down() */
+	struct rd_run run;
+	struct rd_batch *run_b;		/* NULL: no run */
+	uint32_t run_from;		/* run_b->pos when the run began */
 	int top_dirty;
 	struct iotap_trace_rec out;	/* a SAMPLE record, whole, for next_ref() */
 
@@ -199,7 +190,7 @@ struct iotap_trace_reader {
 /* The @i-th decoded record of @b (its head only: no sample). */
 static inline struct iotap_trace_rec *brec(const struct rd_batch *b, uint32_t i)
 {
-	return (struct iotap_trace_rec *)(b->recs + (size_t)i * REC_HEAD);
+	return (struct iotap_trace_rec *)(b->recs + (size_t)i * REC_STRIDE);
 }
 
 static inline uint32_t le32_at(const uint8_t *p)
@@ -299,7 +290,7 @@ static struct rd_batch *batch_get(struct iotap_trace_reader *r)
 /* Bytes a batch holds. */
 static size_t batch_mem(const struct rd_batch *b)
 {
-	return sizeof(*b) + b->cap * (REC_HEAD + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
+	return sizeof(*b) + b->cap * (REC_STRIDE + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
 	       b->data_cap * sizeof(*b->data) + b->arena_cap;
 }
 
@@ -327,7 +318,7 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 	 * bytes: room after the last for the rest of a struct, so that even a
 	 * caller that copies one whole stays inside the allocation.
 	 */
-	p = realloc(b->recs, (size_t)n * REC_HEAD + sizeof(struct iotap_trace_rec) - REC_HEAD);
+	p = realloc(b->recs, (size_t)n * REC_STRIDE + sizeof(struct iotap_trace_rec));
 	if (!p)
 		return -ENOMEM;
 	b->recs = p;
@@ -405,7 +396,6 @@ static uint32_t run_end(const struct rd_key *a, uint32_t i, uint32_t n)
  * bytes of a struct rd_key. Used when the chunk's starts span less than
  * 2^44 ns (4.8 hours), which every chunk a recorder writes does.
  */
-#define PK_IDX_BITS	20
 _Static_assert(CHUNK_REC_MAX <= 1u << PK_IDX_BITS, "index fits a packed key");
 
 /*
@@ -471,7 +461,7 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
 	/* one loop per pass count: the counting unrolled */
 	switch (rp) {
 	case 1:
-		for (i = 0; i < n; i++, rec += REC_HEAD) {
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
 			memcpy(&t, rec, sizeof(t));
 			t -= base;
 			k[i] = t << PK_IDX_BITS | i;
@@ -479,7 +469,7 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
 		}
 		break;
 	case 2:
-		for (i = 0; i < n; i++, rec += REC_HEAD) {
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
 			memcpy(&t, rec, sizeof(t));
 			t -= base;
 			k[i] = t << PK_IDX_BITS | i;
@@ -488,7 +478,7 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
 		}
 		break;
 	case 3:
-		for (i = 0; i < n; i++, rec += REC_HEAD) {
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
 			memcpy(&t, rec, sizeof(t));
 			t -= base;
 			k[i] = t << PK_IDX_BITS | i;
@@ -498,7 +488,7 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
 		}
 		break;
 	default:
-		for (i = 0; i < n; i++, rec += REC_HEAD) {
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
 			memcpy(&t, rec, sizeof(t));
 			t -= base;
 			k[i] = t << PK_IDX_BITS | i;
@@ -519,13 +509,13 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
  * when the insertion sort would move more than @budget keys (bursts: many
  * starts in one bucket), so it never costs more than a bounded detour.
  */
-#define BUCKET_BITS	13	/* 2 to 4 buckets a key up to 4 K keys: 32 KiB on the stack */
+#define BUCKET_BITS	13	/* 1 to 2 buckets a key up to 8 K keys: 32 KiB on the stack */
 
 static uint64_t *pk_bucket(const struct rd_batch *b, uint64_t *k, uint64_t *tmp, uint32_t n,
 			   unsigned int tbits, uint64_t budget)
 {
 	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
-	unsigned int d = 64 - (unsigned int)__builtin_clzll(n) + 1, shift;
+	unsigned int d = 64 - (unsigned int)__builtin_clzll(n), shift;
 	uint32_t cnt[1u << BUCKET_BITS], sum = 0, x, i, j;
 	uint64_t base = b->tmin, t, moves = 0;
 
@@ -535,7 +525,7 @@ static uint64_t *pk_bucket(const struct rd_batch *b, uint64_t *k, uint64_t *tmp,
 		d = tbits;
 	shift = tbits - d;
 	memset(cnt, 0, sizeof(*cnt) << d);
-	for (i = 0; i < n; i++, rec += REC_HEAD) {
+	for (i = 0; i < n; i++, rec += REC_STRIDE) {
 		memcpy(&t, rec, sizeof(t));
 		t -= base;
 		k[i] = t << PK_IDX_BITS | i;
@@ -930,7 +920,7 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 
 		if (*p == IOTAP_REC_OP) {
 			/* the bulk: OP records without names, in one loop */
-			k = rec_decode_ops(&d->st, &p, end, b->recs + (size_t)n * REC_HEAD,
+			k = rec_decode_ops(&d->st, &p, end, b->recs + (size_t)n * REC_STRIDE,
 					   h->nrec - total, &sum);
 			if (k < 0)
 				return -EBADMSG;
@@ -1429,6 +1419,28 @@ static int rd_next_file_order(struct iotap_trace_reader *r, const struct iotap_t
 }
 
 /*
+ * Take the fast path down: its records were delivered in order, without
+ * the time, position and pending count the slow path keeps: catch up.
+ */
+static void rd_run_stop(struct iotap_trace_reader *r)
+{
+	struct rd_batch *b = r->run_b;
+
+	if (!b)
+		return;
+	b->pos = r->run.pos;
+	r->pending -= b->pos - r->run_from;
+	r->last_time = batch_time(b, b->pos - 1);
+	r->run_b = NULL;
+	r->run.end = 0;
+}
+
+struct rd_run *rd_run_of(struct iotap_trace_reader *r)
+{
+	return &r->run;
+}
+
+/*
  * Set up the fast path on heap[0] = @b, whose record at b->pos - 1 was just
  * delivered in order: its records that start before the limit come before
  * any other pending batch's next one (ties go by file order) and are
@@ -1449,29 +1461,28 @@ static void rd_run_start(struct iotap_trace_reader *r, struct rd_batch *b)
 		if (t < lim)
 			lim = t;
 	}
-	r->run = b;
-	r->run_end = b->nrec - 1;
+	r->run_b = b;
+	r->run_from = b->pos;
+	r->run.recs = b->recs;
+	r->run.pos = b->pos;
+	r->run.end = b->nrec - 1;	/* the last goes the slow way (the batch retires) */
 	if (b->sorted) {
-		r->run_keys = NULL;
-		r->run_lim = lim;
+		r->run.keys = NULL;
+		r->run.lim = lim;
 		return;
 	}
-	r->run_keys = (const uint64_t *)b->keys;
+	r->run.keys = (const uint64_t *)b->keys;
 	if (lim <= b->kbase)
-		r->run_lim = 0;
+		r->run.lim = 0;
 	else if ((lim - b->kbase) >> (64 - PK_IDX_BITS))
-		r->run_lim = UINT64_MAX;	/* above every key */
+		r->run.lim = UINT64_MAX;	/* above every key */
 	else
-		r->run_lim = (lim - b->kbase) << PK_IDX_BITS;
+		r->run.lim = (lim - b->kbase) << PK_IDX_BITS;
 }
 
 static int rd_next_merged(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
 {
-	if (r->run) {
-		/* the fast path delivered in order and kept no time: catch up */
-		r->last_time = batch_time(r->run, r->run->pos - 1);
-		r->run = NULL;
-	}
+	rd_run_stop(r);
 	for (;;) {
 		struct rd_batch *b;
 		int ret;
@@ -1536,38 +1547,6 @@ static int rd_next_merged(struct iotap_trace_reader *r, const struct iotap_trace
 	}
 }
 
-/*
- * The merged fast path: heap[0]'s next record if it comes before anything
- * else pending and is released (rd_run_start() said up to where), else
- * NULL. A leaf with no heap, statistics or time bookkeeping.
- */
-static inline const struct iotap_trace_rec *rd_next_run(struct iotap_trace_reader *r)
-{
-	struct rd_batch *b = r->run;
-	const uint64_t *k = r->run_keys;
-	uint32_t i, idx;
-
-	if (!b)
-		return NULL;
-	i = b->pos;
-	if (i >= r->run_end)
-		return NULL;
-	if (k) {
-		if (k[i] >= r->run_lim)
-			return NULL;
-		idx = (uint32_t)(k[i] & ((1u << PK_IDX_BITS) - 1));
-		__builtin_prefetch(brec(b, (uint32_t)(k[i + RD_PREFETCH] & ((1u << PK_IDX_BITS) - 1))));
-	} else {
-		if (brec(b, i)->time_ns >= r->run_lim)
-			return NULL;
-		idx = i;
-		__builtin_prefetch(b->recs + (size_t)(i + RD_PREFETCH) * REC_HEAD);
-	}
-	b->pos = i + 1;
-	r->pending--;
-	return rd_hand(r, b, idx);
-}
-
 /* The slow path of iotap_trace_reader_next_ref(). */
 static __attribute__((noinline)) int rd_next_slow(struct iotap_trace_reader *r,
 						  const struct iotap_trace_rec **rec)
@@ -1585,10 +1564,8 @@ static __attribute__((noinline)) int rd_next_slow(struct iotap_trace_reader *r,
 		ret = rd_next_file_order(r, rec);
 	else
 		ret = rd_next_merged(r, rec);
-	if (ret < 0) {
-		r->err = ret;
-		r->run = NULL;
-	}
+	if (ret < 0)
+		r->err = ret;	/* no run was set up: the fast path stays off */
 	return ret;
 }
 
@@ -1603,7 +1580,7 @@ static __attribute__((noinline)) int rd_next_slow(struct iotap_trace_reader *r,
  */
 int iotap_trace_reader_next_ref(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
 {
-	const struct iotap_trace_rec *s = rd_next_run(r);
+	const struct iotap_trace_rec *s = rd_run_next(&r->run);
 
 	if (s) {
 		*rec = s;
@@ -1810,8 +1787,9 @@ void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 	memset(&part, 0, sizeof(part));
 	for (i = 0; i <= r->nheap; i++) {
 		const struct rd_batch *b = i < r->nheap ? r->heap[i] : r->cur;
+		uint32_t pos = !b ? 0 : b == r->run_b ? r->run.pos : b->pos;
 
-		for (k = 0; b && k < b->pos; k++)
+		for (k = 0; k < pos; k++)
 			bstats_rec(&part, brec(b, batch_idx(b, k)));
 	}
 	stats_add(st, &part);

@@ -508,9 +508,42 @@ static inline uint64_t fv(const uint8_t **pp, unsigned int *bad)
 	return fv_long(pp, v, bad);
 }
 
-/* As dec_op(); @names 0: return 0 for a record with a name, decoding nothing. */
+/*
+ * The scalar part of the delta state, which the fast path keeps in
+ * registers across a run of records (hot_load() and hot_store() move it
+ * from and to struct rec_state).
+ */
+struct rec_hot {
+	uint64_t last_time, prev_file;
+	uint32_t prev_tid, prev_pid, prev_uid, prev_gid;
+};
+
+static inline void hot_load(struct rec_hot *h, const struct rec_state *st)
+{
+	h->last_time = st->last_time;
+	h->prev_file = st->prev_file;
+	h->prev_tid = st->prev_tid;
+	h->prev_pid = st->prev_pid;
+	h->prev_uid = st->prev_uid;
+	h->prev_gid = st->prev_gid;
+}
+
+static inline void hot_store(struct rec_state *st, const struct rec_hot *h)
+{
+	st->last_time = h->last_time;
+	st->prev_file = h->prev_file;
+	st->prev_tid = h->prev_tid;
+	st->prev_pid = h->prev_pid;
+	st->prev_uid = h->prev_uid;
+	st->prev_gid = h->prev_gid;
+}
+
+/*
+ * As dec_op(), the scalar state in @st0 (the tables in @st); @names 0:
+ * return 0 for a record with a name, decoding nothing.
+ */
 static inline __attribute__((always_inline)) int
-dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
+dec_op_fast(struct rec_state *st, struct rec_hot *st0, const uint8_t *p0, const uint8_t *end,
 	    struct iotap_trace_rec *s, struct rec_extra *x, int names)
 {
 	const uint8_t *p = p0 + 1;
@@ -522,21 +555,29 @@ dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
 	int64_t res = 0;
 	int data;
 
-	op = fv(&p, &bad);
-	bits = fv(&p, &bad);
+	v = load_le64(p);
+	if (!(v & 0x8080)) {
+		/* op and bits one byte each: the common case */
+		op = v & 0x7f;
+		bits = (v >> 8) & 0x7f;
+		p += 2;
+	} else {
+		op = fv(&p, &bad);
+		bits = fv(&p, &bad);
+	}
 	if (op > UINT16_MAX || (bits & ~(uint64_t)OPB_ALL))
 		return -EBADMSG;
 	if (!names && (bits & OPB_NAME))
 		return 0;
-	tid = st->prev_tid;
+	tid = st0->prev_tid;
 	if (bits & OPB_TID) {
 		v = fv(&p, &bad);
 		wide |= v;
 		tid = (uint32_t)v;
 	}
-	s->pid = st->prev_pid;
-	s->uid = st->prev_uid;
-	s->gid = st->prev_gid;
+	s->pid = st0->prev_pid;
+	s->uid = st0->prev_uid;
+	s->gid = st0->prev_gid;
 	if (__builtin_expect(bits & (OPB_PID | OPB_UID | OPB_GID), 0)) {
 		if (bits & OPB_PID) {
 			v = fv(&p, &bad);
@@ -555,10 +596,10 @@ dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
 		}
 	}
 	ts = &st->tids[tid & (REC_TID_SLOTS - 1)];
-	base = ts->tid == tid ? ts->end : st->last_time;
+	base = ts->tid == tid ? ts->end : st0->last_time;
 	time = base + (uint64_t)unzigzag(fv(&p, &bad));
 	dur = fv(&p, &bad);
-	file = st->prev_file;
+	file = st0->prev_file;
 	if (bits & OPB_FILE)
 		file += (uint64_t)unzigzag(fv(&p, &bad));
 	s->file2 = 0;
@@ -615,12 +656,12 @@ dec_op_fast(struct rec_state *st, const uint8_t *p0, const uint8_t *end,
 	s->offset = off;
 	s->length = len;
 	s->result = res;
-	st->last_time = time;
-	st->prev_file = file;
-	st->prev_tid = tid;
-	st->prev_pid = s->pid;
-	st->prev_uid = s->uid;
-	st->prev_gid = s->gid;
+	st0->last_time = time;
+	st0->prev_file = file;
+	st0->prev_tid = tid;
+	st0->prev_pid = s->pid;
+	st0->prev_uid = s->uid;
+	st0->prev_gid = s->gid;
 	ts->tid = tid;
 	ts->end = time + dur;
 	if (data) {
@@ -861,9 +902,17 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 
 	if (p >= end)
 		return -EBADMSG;
+	if (*p == IOTAP_REC_OP && end - p >= DEC_FAST_ROOM) {
+		struct rec_hot h;
+		int n;
+
+		hot_load(&h, st);
+		n = dec_op_fast(st, &h, p, end, s, x, 1);
+		hot_store(st, &h);
+		return n;
+	}
 	if (*p == IOTAP_REC_OP)
-		return end - p >= DEC_FAST_ROOM ? dec_op_fast(st, p, end, s, x, 1) :
-						  dec_op(st, p, end, s, x);
+		return dec_op(st, p, end, s, x);
 	if (*p > IOTAP_REC_OP && *p < IOTAP_REC_APP)
 		return dec_other(st, p, end, s, x);
 	if (*p == 0)
@@ -892,7 +941,7 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
  * @st:  the chunk's decoder state, updated
  * @pp:  first byte of the run; advanced past what was decoded
  * @end: end of the raw payload
- * @out: the records go here, REC_HEAD bytes apart, as rec_decode() fills
+ * @out: the records go here, REC_STRIDE bytes apart, as rec_decode() fills
  *       them, with name NULL
  * @max: records to decode at most
  * @sum: their starts and ends are added to it
@@ -910,15 +959,17 @@ int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
 	uint64_t last = sum->last, tmin = sum->tmin, tmax = sum->tmax, tend = sum->tend;
 	uint32_t n = 0, desc = sum->desc;
 	struct rec_extra x;
+	struct rec_hot h;
 
+	hot_load(&h, st);
 	while (n < max && end - p >= DEC_FAST_ROOM && *p == IOTAP_REC_OP) {
-		struct iotap_trace_rec *s = (struct iotap_trace_rec *)(out + (size_t)n * REC_HEAD);
-		int k = dec_op_fast(st, p, end, s, &x, 0);
+		struct iotap_trace_rec *s = (struct iotap_trace_rec *)(out + (size_t)n * REC_STRIDE);
+		int k = dec_op_fast(st, &h, p, end, s, &x, 0);
 		uint64_t t, e;
 
 		if (k <= 0) {
 			if (k < 0)
-				return k;
+				return k;	/* the chunk is bad: the state does not matter */
 			break;
 		}
 		p += k;
@@ -937,6 +988,7 @@ int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
 			tmax = t;
 		n++;
 	}
+	hot_store(st, &h);
 	sum->last = last;
 	sum->tmin = tmin;
 	sum->tmax = tmax;
