@@ -12,9 +12,13 @@
  * iotap_trace_reader_next() copies that head and a sample.
  *
  * Merged order. Each batch's records are sorted by (start, position) —
- * usually they already are, or form a few sorted runs (one per recording
- * thread), which a natural merge sort joins in a few passes. Pending
- * batches form a small min-heap on their next record. After a chunk
+ * often they already are; a capture's chunk is dozens of interleaved
+ * sorted runs (one per recording thread buffer), which batch_sort() orders
+ * on packed 64-bit keys: bucket + insertion sort, a natural merge for few
+ * runs, LSD radix when the buckets crowd. Pending batches form a small
+ * min-heap on their next record; while the top batch's next records come
+ * before everything else and are released, they go through a cursor
+ * (struct rd_run, trace_i.h) without the heap. After a chunk
  * whose watermark is W has been decoded, every record starting before W
  * is known and is released in order; at the end of the file everything
  * is. A record arriving later than one already released (a broken

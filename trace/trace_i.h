@@ -113,10 +113,10 @@ int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 #define REC_ENC_MAX		(64 + 20 * 10 + IOTAP_TRACE_NAME_MAX + 16 * 10)
 
 /*
- * The compact in-memory record: the recorder's per-thread buffers and the
- * reader's decoded chunks hold these (112 bytes instead of the 248 of
- * struct iotap_trace_rec). A name or a sample lives beside it; @data says
- * where (recorder: bytes after the entry; reader: arena offset).
+ * The compact in-memory record: the recorder's per-thread buffers hold
+ * these (112 bytes instead of the 248 of struct iotap_trace_rec). A name or
+ * a sample lives beside it, in the bytes after the entry (@data). (The
+ * reader decodes into the head of struct iotap_trace_rec instead: REC_HEAD.)
  */
 struct rec_slim {
 	uint64_t time_ns;
