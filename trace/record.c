@@ -538,22 +538,25 @@ static inline void hot_store(struct rec_state *st, const struct rec_hot *h)
 	st->prev_gid = h->prev_gid;
 }
 
+static inline __attribute__((always_inline)) int
+dec_op_rest(struct rec_state *st, struct rec_hot *st0, const uint8_t *p0, const uint8_t *p,
+	    const uint8_t *end, struct iotap_trace_rec *s, struct rec_extra *x, uint64_t op,
+	    uint64_t bits, unsigned int bad);
+
 /*
  * As dec_op(), the scalar state in @st0 (the tables in @st); @names 0:
- * return 0 for a record with a name, decoding nothing.
+ * return 0 for a record with a name, decoding nothing, and take the
+ * commonest presence patterns of captures (READ/WRITE records that moved
+ * their offset; pgbench's with their thread, process and handle) through
+ * copies of the decoder in which the pattern is a constant.
  */
 static inline __attribute__((always_inline)) int
 dec_op_fast(struct rec_state *st, struct rec_hot *st0, const uint8_t *p0, const uint8_t *end,
 	    struct iotap_trace_rec *s, struct rec_extra *x, int names)
 {
 	const uint8_t *p = p0 + 1;
-	struct rec_tid_slot *ts;
-	struct rec_file_slot *fs;
-	uint64_t op, bits, v, wide = 0, base, time, dur, file, off = 0, fh = 0, len = 0;
-	uint32_t tid;
+	uint64_t op, bits, v;
 	unsigned int bad = 0;
-	int64_t res = 0;
-	int data;
 
 	v = load_le64(p);
 	if (!(v & 0x8080)) {
@@ -567,8 +570,46 @@ dec_op_fast(struct rec_state *st, struct rec_hot *st0, const uint8_t *p0, const 
 	}
 	if (op > UINT16_MAX || (bits & ~(uint64_t)OPB_ALL))
 		return -EBADMSG;
-	if (!names && (bits & OPB_NAME))
+	if (names)
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, bits, bad);
+	if (bits & OPB_NAME)
 		return 0;
+	switch (bits) {
+	case OPB_OFF:
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, OPB_OFF, bad);
+	case OPB_OFF | OPB_FILE:
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, OPB_OFF | OPB_FILE, bad);
+	case OPB_OFF | OPB_FH | OPB_TID | OPB_PID:
+		return dec_op_rest(st, st0, p0, p, end, s, x, op,
+				   OPB_OFF | OPB_FH | OPB_TID | OPB_PID, bad);
+	case OPB_OFF | OPB_FH | OPB_FILE | OPB_TID | OPB_PID:
+		return dec_op_rest(st, st0, p0, p, end, s, x, op,
+				   OPB_OFF | OPB_FH | OPB_FILE | OPB_TID | OPB_PID, bad);
+	case 0:
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, 0, bad);
+	case OPB_FH | OPB_MODE | OPB_AUX:	/* GETATTR on a handle */
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, OPB_FH | OPB_MODE | OPB_AUX, bad);
+	case OPB_FILE | OPB_FILE2 | OPB_MODE:	/* LOOKUP */
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, OPB_FILE | OPB_FILE2 | OPB_MODE,
+				   bad);
+	default:
+		return dec_op_rest(st, st0, p0, p, end, s, x, op, bits, bad);
+	}
+}
+
+/* The rest of dec_op_fast() after op and bits, up to @p. */
+static inline __attribute__((always_inline)) int
+dec_op_rest(struct rec_state *st, struct rec_hot *st0, const uint8_t *p0, const uint8_t *p,
+	    const uint8_t *end, struct iotap_trace_rec *s, struct rec_extra *x, uint64_t op,
+	    uint64_t bits, unsigned int bad)
+{
+	struct rec_tid_slot *ts;
+	struct rec_file_slot *fs;
+	uint64_t v, wide = 0, base, time, dur, file, off = 0, fh = 0, len = 0;
+	uint32_t tid;
+	int64_t res = 0;
+	int data;
+
 	tid = st0->prev_tid;
 	if (bits & OPB_TID) {
 		v = fv(&p, &bad);
