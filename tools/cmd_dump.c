@@ -786,7 +786,7 @@ int cmd_dump(int argc, char **argv)
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_read_stats st;
-	struct iotap_trace_rec rec;
+	const struct iotap_trace_rec *rec;
 	const char *arg, *path;
 	unsigned int flags = 0;
 	uint64_t limit = UINT64_MAX, lines = 0, base;
@@ -880,18 +880,19 @@ int cmd_dump(int argc, char **argv)
 	 * started its decoder threads a locked ferror() is an atomic a record.)
 	 */
 	while (lines < limit && !ferror_unlocked(stdout) && !ob->err &&
-	       (ret = jn ? iotap_trace_join_next(jn, &rec) : iotap_trace_reader_next(r, &rec)) > 0) {
+	       (ret = jn ? iotap_trace_join_next_ref(jn, &rec) :
+			   iotap_trace_reader_next_ref(r, &rec)) > 0) {
 		if (fmt == F_FIO) {
-			if (rec.type != IOTAP_REC_NAME && filter &&
-			    (rec.type != IOTAP_REC_OP || rec.op >= IOTAP_OP_MAX || !want[rec.op]))
+			if (rec->type != IOTAP_REC_NAME && filter &&
+			    (rec->type != IOTAP_REC_OP || rec->op >= IOTAP_OP_MAX || !want[rec->op]))
 				continue;
-		} else if (filter && (rec.type == IOTAP_REC_OP ? rec.op >= IOTAP_OP_MAX || !want[rec.op]
-							 : rec.type >= IOTAP_REC_TYPE_MAX ||
-							   !want_type[rec.type]))
+		} else if (filter && (rec->type == IOTAP_REC_OP ? rec->op >= IOTAP_OP_MAX || !want[rec->op]
+							 : rec->type >= IOTAP_REC_TYPE_MAX ||
+							   !want_type[rec->type]))
 			continue;
 		if (fmt == F_FIO) {
 			/* NAME records build the file names whatever --op says */
-			if (fio_iolog_rec(&fio, &rec)) {
+			if (fio_iolog_rec(&fio, rec)) {
 				ret = -ENOMEM;
 				break;
 			}
@@ -899,18 +900,18 @@ int cmd_dump(int argc, char **argv)
 			continue;
 		}
 		if (fmt == F_CSV) {
-			if (!csv_fast(ob, &rec, base)) {
+			if (!csv_fast(ob, rec, base)) {
 				ob_flush(ob);
-				csv_rec(stdout, &rec, base);
+				csv_rec(stdout, rec, base);
 			}
 		} else if (fmt == F_JSON) {
-			if (!json_fast(ob, &rec, base)) {
+			if (!json_fast(ob, rec, base)) {
 				ob_flush(ob);
-				json_rec(stdout, &rec, base);
+				json_rec(stdout, rec, base);
 			}
-		} else if (!text_fast(ob, &rec, base)) {
+		} else if (!text_fast(ob, rec, base)) {
 			ob_flush(ob);
-			dump_rec(stdout, &rec, base);
+			dump_rec(stdout, rec, base);
 		}
 		lines++;
 	}

@@ -30,6 +30,8 @@
  * returns to the caller (the bytes done, or the first piece's error);
  * CUT and CONT are cleared. Records in between (other threads) keep their
  * order after it. Memory: a ring of JOIN_WINDOW records with copied names.
+ * A record that is not a cut piece while the ring is empty -- almost all
+ * of them -- passes through without a copy (iotap_trace_join_next_ref).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotap_trace.h"
+#include "trace_i.h"
 
 /* Records looked through for a piece's continuation (other threads' records in between). */
 #define JOIN_WINDOW	4096u
@@ -51,6 +53,7 @@ struct join_slot {
 
 struct iotap_trace_join {
 	struct iotap_trace_reader *r;
+	struct rd_run *run;		/* the reader's fast path */
 	struct join_slot ring[JOIN_WINDOW];
 	unsigned int head, n;		/* live slots: head .. head + n - 1 */
 	uint64_t max_write;		/* from the header, 0: not known */
@@ -83,6 +86,7 @@ int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_read
 	if (!j)
 		return -ENOMEM;
 	j->r = r;
+	j->run = rd_run_of(r);
 	j->max_write = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "max_write");
 	j->exact = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "calls") == 1;
 	*out = j;
@@ -122,7 +126,7 @@ static int push(struct iotap_trace_join *j, const struct iotap_trace_rec *rec)
 {
 	struct join_slot *s = slot_at(j, j->n);
 
-	s->rec = *rec;
+	rec_copy_out(&s->rec, rec);	/* @rec may be a head only (next_ref) */
 	s->dead = false;
 	if (rec->name) {
 		if (rec->name_len + 1 > s->name_cap) {
@@ -144,18 +148,18 @@ static int push(struct iotap_trace_join *j, const struct iotap_trace_rec *rec)
 /* Read one more record into the ring: 1, 0 (end or window full), -errno. */
 static int fill(struct iotap_trace_join *j)
 {
-	struct iotap_trace_rec rec;
+	const struct iotap_trace_rec *rec;
 	int ret;
 
 	if (j->eof || j->n >= JOIN_WINDOW - 1)
 		return 0;
-	ret = iotap_trace_reader_next(j->r, &rec);
+	ret = iotap_trace_reader_next_ref(j->r, &rec);
 	if (ret <= 0) {
 		j->eof = 1;
 		j->err = ret;
 		return ret;
 	}
-	ret = push(j, &rec);
+	ret = push(j, rec);
 	return ret ? ret : 1;
 }
 
@@ -225,19 +229,35 @@ static int resolve(struct iotap_trace_join *j)
 	}
 }
 
-int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec)
+/*
+ * Everything but a record passed through. @have: the fast path read @ret
+ * and @p from the (empty-ringed) reader: the end, an error or a cut piece.
+ */
+static __attribute__((noinline)) int join_slow(struct iotap_trace_join *j, int have, int ret,
+					       const struct iotap_trace_rec *p,
+					       const struct iotap_trace_rec **rec)
 {
 	struct join_slot *s;
-	int ret;
 
+	if (have) {
+		if (ret <= 0)
+			return ret;
+		ret = push(j, p);
+		if (ret)
+			return ret;
+	}
 	for (;;) {
 		if (!j->n) {
 			if (j->eof)
 				return j->err;
-			ret = iotap_trace_reader_next(j->r, rec);
-			if (ret <= 0 || !is_cut(rec))
+			ret = iotap_trace_reader_next_ref(j->r, &p);
+			if (ret <= 0)
 				return ret;
-			ret = push(j, rec);
+			if (!is_cut(p)) {
+				*rec = p;
+				return 1;
+			}
+			ret = push(j, p);
 			if (ret)
 				return ret;
 		}
@@ -252,8 +272,33 @@ int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *re
 		if (ret < 0)
 			return ret;
 	}
-	*rec = s->rec;
+	*rec = &s->rec;		/* the slot is not reused before the next call */
 	j->head = (j->head + 1) % JOIN_WINDOW;
 	j->n--;
 	return 1;
+}
+
+int iotap_trace_join_next_ref(struct iotap_trace_join *j, const struct iotap_trace_rec **rec)
+{
+	const struct iotap_trace_rec *p;
+
+	/* the common case: the reader's fast path has a record, not a cut piece: no copy */
+	if (!j->n && (p = rd_run_next(j->run))) {
+		if (!is_cut(p)) {
+			*rec = p;
+			return 1;
+		}
+		return join_slow(j, 1, 1, p, rec);
+	}
+	return join_slow(j, 0, 0, NULL, rec);
+}
+
+int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec)
+{
+	const struct iotap_trace_rec *p;
+	int ret = iotap_trace_join_next_ref(j, &p);
+
+	if (ret == 1)
+		rec_copy_out(rec, p);
+	return ret;
 }

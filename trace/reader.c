@@ -5,14 +5,20 @@
  * The reader walks the file chunk by chunk through one read buffer (a
  * window of the file, grown to the largest chunk met), checks each chunk
  * (chunk.c), decompresses it into one raw buffer and decodes it into a
- * batch: an array of compact records (struct rec_slim) plus an arena for
- * their names and samples. It never holds the file, only the batches not
- * yet delivered.
+ * batch: an array of records in the layout of struct iotap_trace_rec without
+ * its sample (REC_HEAD bytes each), plus an arena for their names and
+ * samples. It never holds the file, only the batches not yet delivered.
+ * iotap_trace_reader_next_ref() hands out a pointer into the batch;
+ * iotap_trace_reader_next() copies that head and a sample.
  *
  * Merged order. Each batch's records are sorted by (start, position) —
- * usually they already are, or form a few sorted runs (one per recording
- * thread), which a natural merge sort joins in a few passes. Pending
- * batches form a small min-heap on their next record. After a chunk
+ * often they already are; a capture's chunk is dozens of interleaved
+ * sorted runs (one per recording thread buffer), which batch_sort() orders
+ * on packed 64-bit keys: bucket + insertion sort, a natural merge for few
+ * runs, LSD radix when the buckets crowd. Pending batches form a small
+ * min-heap on their next record; while the top batch's next records come
+ * before everything else and are released, they go through a cursor
+ * (struct rd_run, trace_i.h) without the heap. After a chunk
  * whose watermark is W has been decoded, every record starting before W
  * is known and is released in order; at the end of the file everything
  * is. A record arriving later than one already released (a broken
@@ -65,7 +71,6 @@
 #define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
-#define RD_PREFETCH		8		/* records fetched ahead of delivery */
 #define RD_THREADS_MAX		16		/* decoder threads, at most */
 #define RD_THREADS_AUTO		8		/* ... when the caller lets the reader choose */
 
@@ -75,17 +80,40 @@ struct rd_key {
 	uint64_t idx;
 };
 
+/* A record with a name or a sample: where they are in the arena. */
+struct rd_data {
+	uint32_t idx;			/* the record, index in recs */
+	uint32_t name;			/* arena offset of its name, RD_NONE: none */
+	uint32_t sample;		/* arena offset of its sample, RD_NONE: none */
+};
+
+#define RD_NONE			UINT32_MAX
+
+/* What a batch's records add to struct iotap_trace_read_stats once delivered. */
+struct rd_bstats {
+	uint64_t n;
+	uint64_t by_type[IOTAP_REC_TYPE_MAX];
+	uint64_t lost;			/* sum of LOST lengths */
+	uint64_t tmin;			/* smallest start */
+	uint64_t tend;			/* largest start + duration, saturated */
+	int has_end;
+};
+
 /* One decoded chunk. */
 struct rd_batch {
 	struct rd_batch *next;		/* r->free */
 	uint64_t seq;			/* chunk order in this reading */
-	struct rec_slim *recs;		/* decoded records, file order */
+	unsigned char *recs;		/* decoded records (REC_STRIDE bytes apart, brec()), file order */
+	struct rd_data *data;		/* records with names or samples, in index order */
+	uint32_t ndata, data_cap;
+	struct rd_bstats bs;		/* all its records, added to the stats when exhausted */
 	struct rd_key *keys;		/* merge order (merged reading only) */
 	struct rd_key *tmp;		/* sort scratch */
 	uint32_t *run;			/* sort scratch: run starts (cap + 1 entries) */
 	uint32_t nrec;			/* records in recs */
 	uint32_t pos;			/* next to deliver (index in keys or recs) */
 	int sorted;			/* recs already in merge order: keys unused */
+	uint32_t desc;			/* records starting before the one before them */
 	int packed;			/* keys hold packed keys (pkey()), not struct rd_key */
 	uint64_t kbase;			/* packed keys: the chunk's earliest start */
 	uint64_t tmin, tmax;		/* earliest and latest start decoded */
@@ -167,8 +195,21 @@ struct iotap_trace_reader {
 	uint64_t pending_mem;		/* bytes of the batches holding them */
 	uint64_t last_time;		/* largest start delivered */
 
-	struct iotap_trace_read_stats stats;
+	/* the fast path (trace_i.h) on heap[0] = run_b; top_dirty: heap[0] moved on without heap_down() */
+	struct rd_run run;
+	struct rd_batch *run_b;		/* NULL: no run */
+	uint32_t run_from;		/* run_b->pos when the run began */
+	int top_dirty;
+	struct iotap_trace_rec out;	/* a SAMPLE record, whole, for next_ref() */
+
+	struct iotap_trace_read_stats stats;	/* but for the batches being delivered */
 };
+
+/* The @i-th decoded record of @b (its head only: no sample). */
+static inline struct iotap_trace_rec *brec(const struct rd_batch *b, uint32_t i)
+{
+	return (struct iotap_trace_rec *)(b->recs + (size_t)i * REC_STRIDE);
+}
 
 static inline uint32_t le32_at(const uint8_t *p)
 {
@@ -244,6 +285,7 @@ static ssize_t rb_get(struct iotap_trace_reader *r, uint64_t off, size_t n,
 static void batch_free(struct rd_batch *b)
 {
 	free(b->recs);
+	free(b->data);
 	free(b->keys);
 	free(b->tmp);
 	free(b->run);
@@ -266,8 +308,8 @@ static struct rd_batch *batch_get(struct iotap_trace_reader *r)
 /* Bytes a batch holds. */
 static size_t batch_mem(const struct rd_batch *b)
 {
-	return sizeof(*b) + b->cap * (sizeof(*b->recs) + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
-	       b->arena_cap;
+	return sizeof(*b) + b->cap * (REC_STRIDE + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
+	       b->data_cap * sizeof(*b->data) + b->arena_cap;
 }
 
 static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
@@ -289,16 +331,22 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 		return 0;
 	if (!n)
 		n = 1;
-	p = realloc(b->recs, n * sizeof(*b->recs));
+	/*
+	 * A record handed out is a struct iotap_trace_rec pointer to REC_HEAD
+	 * bytes: room after the last for the rest of a struct, so that even a
+	 * caller that copies one whole stays inside the allocation.
+	 */
+	p = realloc(b->recs, (size_t)n * REC_STRIDE + sizeof(struct iotap_trace_rec));
 	if (!p)
 		return -ENOMEM;
 	b->recs = p;
 	if (merge) {
-		p = realloc(b->keys, n * sizeof(*b->keys));
+		/* RD_PREFETCH more: the fast path prefetches that far ahead unchecked */
+		p = realloc(b->keys, (n + RD_PREFETCH) * sizeof(*b->keys));
 		if (!p)
 			return -ENOMEM;
 		b->keys = p;
-		p = realloc(b->tmp, n * sizeof(*b->tmp));
+		p = realloc(b->tmp, (n + RD_PREFETCH) * sizeof(*b->tmp));
 		if (!p)
 			return -ENOMEM;
 		b->tmp = p;
@@ -308,6 +356,22 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 		b->run = p;
 	}
 	b->cap = n;
+	return 0;
+}
+
+/* Room for one more data entry. */
+static int data_reserve(struct rd_batch *b)
+{
+	uint32_t cap = b->data_cap ? 2 * b->data_cap : 16;
+	void *p;
+
+	if (b->ndata < b->data_cap)
+		return 0;
+	p = realloc(b->data, cap * sizeof(*b->data));
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->data_cap = cap;
 	return 0;
 }
 
@@ -350,7 +414,6 @@ static uint32_t run_end(const struct rd_key *a, uint32_t i, uint32_t n)
  * bytes of a struct rd_key. Used when the chunk's starts span less than
  * 2^44 ns (4.8 hours), which every chunk a recorder writes does.
  */
-#define PK_IDX_BITS	20
 _Static_assert(CHUNK_REC_MAX <= 1u << PK_IDX_BITS, "index fits a packed key");
 
 /*
@@ -395,63 +458,154 @@ static uint64_t *pk_merge(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t 
 	return src;
 }
 
-#define RADIX_BITS	11	/* counters a pass: 2^11, 8 KiB on the stack */
+#define RADIX_BITS	11	/* widest digit: 2^11 counters a pass */
+#define RADIX_PASSES	((64 - PK_IDX_BITS + RADIX_BITS - 1) / RADIX_BITS)
 
 /*
- * LSD radix sort of packed keys on their start bits (@tbits of them above
- * the index): each pass is stable, and the keys start in index order, so
- * the result is in (start, index) order. Returns the array that holds it.
+ * Build the packed keys of @b's records into @k and count the digits of
+ * every radix pass in one go (@rp passes of @dbits each, counters of pass
+ * p at @cnt + (p << dbits)).
  */
-static uint64_t *pk_radix(uint64_t *src, uint64_t *dst, uint32_t n, unsigned int tbits)
+static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned int rp,
+		     unsigned int dbits, uint32_t *cnt)
 {
-	uint32_t cnt[1u << RADIX_BITS];
-	unsigned int shift;
+	uint32_t *c0 = cnt, *c1 = cnt + (1u << dbits), *c2 = c1 + (1u << dbits);
+	uint32_t *c3 = c2 + (1u << dbits);
+	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
+	uint64_t m = (1u << dbits) - 1, base = b->tmin, t;
+	unsigned int d = dbits;
+	uint32_t i;
+
+	/* one loop per pass count: the counting unrolled */
+	switch (rp) {
+	case 1:
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+		}
+		break;
+	case 2:
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+			c1[(t >> d) & m]++;
+		}
+		break;
+	case 3:
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+			c1[(t >> d) & m]++;
+			c2[(t >> 2 * d) & m]++;
+		}
+		break;
+	default:
+		for (i = 0; i < n; i++, rec += REC_STRIDE) {
+			memcpy(&t, rec, sizeof(t));
+			t -= base;
+			k[i] = t << PK_IDX_BITS | i;
+			c0[t & m]++;
+			c1[(t >> d) & m]++;
+			c2[(t >> 2 * d) & m]++;
+			c3[(t >> 3 * d) & m]++;
+		}
+		break;
+	}
+}
+
+/*
+ * Bucket sort for chunks of many interleaved runs: the keys are built and
+ * spread by the top bits of their start over about as many buckets as
+ * keys, which leaves records of different runs a few places out of order
+ * at most, and an insertion sort finishes. It gives up (returns NULL)
+ * when the insertion sort would move more than @budget keys (bursts: many
+ * starts in one bucket), so it never costs more than a bounded detour.
+ */
+#define BUCKET_BITS	13	/* 1 to 2 buckets a key up to 8 K keys: 32 KiB on the stack */
+
+static uint64_t *pk_bucket(const struct rd_batch *b, uint64_t *k, uint64_t *tmp, uint32_t n,
+			   unsigned int tbits, uint64_t budget)
+{
+	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
+	unsigned int d = 64 - (unsigned int)__builtin_clzll(n), shift;
+	uint32_t cnt[1u << BUCKET_BITS], sum = 0, x, i, j;
+	uint64_t base = b->tmin, t, moves = 0;
+
+	if (d > BUCKET_BITS)
+		d = BUCKET_BITS;
+	if (d > tbits)
+		d = tbits;
+	shift = tbits - d;
+	memset(cnt, 0, sizeof(*cnt) << d);
+	for (i = 0; i < n; i++, rec += REC_STRIDE) {
+		memcpy(&t, rec, sizeof(t));
+		t -= base;
+		k[i] = t << PK_IDX_BITS | i;
+		cnt[t >> shift]++;
+	}
+	for (i = 0; i < 1u << d; i++) {
+		x = cnt[i];
+		cnt[i] = sum;
+		sum += x;
+	}
+	for (i = 0; i < n; i++)
+		tmp[cnt[k[i] >> (PK_IDX_BITS + shift)]++] = k[i];
+	for (i = 1; i < n; i++) {
+		uint64_t v = tmp[i];
+
+		if (v > tmp[i - 1])
+			continue;
+		j = i;
+		do {
+			tmp[j] = tmp[j - 1];
+			j--;
+		} while (j && tmp[j - 1] > v);
+		tmp[j] = v;
+		moves += i - j;
+		if (moves > budget)
+			return NULL;
+	}
+	return tmp;
+}
+
+/*
+ * LSD radix sort of packed keys on their start bits, @rp passes of @dbits
+ * whose counts @cnt holds: each pass is stable, and the keys start in
+ * index order, so the result is in (start, index) order. A pass whose
+ * keys all share the digit is skipped. Returns the array that holds it.
+ */
+static uint64_t *pk_radix(uint64_t *src, uint64_t *dst, uint32_t n, unsigned int rp,
+			  unsigned int dbits, uint32_t *cnt)
+{
+	uint64_t mask = (1u << dbits) - 1;
+	unsigned int p, shift;
 	uint64_t *t;
 	uint32_t i;
 
-	for (shift = PK_IDX_BITS; shift < PK_IDX_BITS + tbits; shift += RADIX_BITS) {
-		uint32_t sum = 0, c;
+	for (p = 0; p < rp; p++) {
+		uint32_t *c = cnt + (p << dbits), sum = 0, x;
 
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & ((1u << RADIX_BITS) - 1)]++;
-		for (i = 0; i < 1u << RADIX_BITS; i++) {
-			c = cnt[i];
-			cnt[i] = sum;
-			sum += c;
+		shift = PK_IDX_BITS + p * dbits;
+		if (c[(src[0] >> shift) & mask] == n)
+			continue;
+		for (i = 0; i <= mask; i++) {
+			x = c[i];
+			c[i] = sum;
+			sum += x;
 		}
 		for (i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & ((1u << RADIX_BITS) - 1)]++] = src[i];
+			dst[c[(src[i] >> shift) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
 	return src;
-}
-
-/*
- * Sort packed keys by merging their runs or by radix, whichever the
- * instruction estimate favours: merging costs about 11 a key a pass and
- * log2(runs) passes; radix about 9 a key and 6 k a pass (the counters),
- * a pass per RADIX_BITS of the starts' span. (pgbench chunks: ~100 runs
- * of ~13 keys, 27 bits of span: radix, 3 passes instead of 7.)
- */
-static uint64_t *pk_sort(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t n,
-			 uint64_t span)
-{
-	unsigned int tbits = span ? 64 - (unsigned int)__builtin_clzll(span) : 0;
-	unsigned int rpass = (tbits + RADIX_BITS - 1) / RADIX_BITS, mpass;
-	uint32_t i, nrun = 0;
-
-	run[nrun++] = 0;
-	for (i = 1; i < n; i++)
-		if (src[i] < src[i - 1])
-			run[nrun++] = i;
-	run[nrun] = n;
-	mpass = nrun > 1 ? 64 - (unsigned int)__builtin_clzll(nrun - 1) : 0;
-	if ((uint64_t)rpass * (9ull * n + 6144) < (uint64_t)mpass * 11 * n)
-		return pk_radix(src, dst, n, tbits);
-	return pk_merge(src, dst, run, nrun, n);
 }
 
 /*
@@ -497,21 +651,57 @@ static void batch_sort_wide(struct rd_batch *b)
 /* Put a batch whose records are not in start order into merge order. */
 static void batch_sort(struct rd_batch *b)
 {
-	uint64_t *k = (uint64_t *)b->keys, *res;
+	uint64_t *k = (uint64_t *)b->keys, *res, span;
 	uint32_t i, n = b->nrec;
+	unsigned int tbits, rp, mp;
 
 	if ((b->tmax - b->tmin) >> (64 - PK_IDX_BITS)) {
 		for (i = 0; i < n; i++) {
-			b->keys[i].time = b->recs[i].time_ns;
+			b->keys[i].time = brec(b, i)->time_ns;
 			b->keys[i].idx = i;
 		}
 		b->packed = 0;
 		batch_sort_wide(b);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		k[i] = (b->recs[i].time_ns - b->tmin) << PK_IDX_BITS | i;
-	res = pk_sort(k, (uint64_t *)b->tmp, b->run, n, b->tmax - b->tmin);
+	span = b->tmax - b->tmin;
+	tbits = span ? 64 - (unsigned int)__builtin_clzll(span) : 0;
+	rp = (tbits + RADIX_BITS - 1) / RADIX_BITS;
+	/*
+	 * Merging the runs (desc + 1 of them) costs about 11 instructions a
+	 * key a pass, log2(runs) passes, after a pass that finds them; radix
+	 * about 4 a key a pass to count (with the key building) and 8 to
+	 * move, and 3 a counter. (Captures: ~100 runs of ~30 keys over 27
+	 * bits: 3 radix passes of 9 bits instead of 7 merges.)
+	 */
+	mp = 64 - (unsigned int)__builtin_clzll(b->desc);
+	/* many runs: bucket and insertion sort, ~40 a key unless it gives up */
+	res = NULL;
+	if (tbits && 11ull * mp + 14 > 40)
+		res = pk_bucket(b, k, (uint64_t *)b->tmp, n, tbits, 8ull * n);
+	if (res) {
+		;
+	} else if (rp && (uint64_t)rp * (12ull * n + (3ull << ((tbits + rp - 1) / rp))) <
+		  (uint64_t)mp * 11 * n + 6ull * n) {
+		uint32_t cnt[RADIX_PASSES << RADIX_BITS];
+		unsigned int dbits = (tbits + rp - 1) / rp;
+
+		memset(cnt, 0, (size_t)(rp << dbits) * sizeof(*cnt));
+		pk_build(b, k, n, rp, dbits, cnt);
+		res = pk_radix(k, (uint64_t *)b->tmp, n, rp, dbits, cnt);
+	} else {
+		uint32_t nrun = 0;
+
+		for (i = 0; i < n; i++)
+			k[i] = (brec(b, i)->time_ns - b->tmin) << PK_IDX_BITS | i;
+		b->run[nrun++] = 0;
+		for (i = 1; i < n; i++)
+			if (k[i] < k[i - 1])
+				b->run[nrun++] = i;
+		b->run[nrun] = n;
+		res = pk_merge(k, (uint64_t *)b->tmp, b->run, nrun, n);
+	}
+	memset(res + n, 0, RD_PREFETCH * sizeof(*res));	/* what the fast path prefetches past the end */
 	if (res != k) {
 		b->tmp = b->keys;
 		b->keys = (struct rd_key *)res;
@@ -524,7 +714,7 @@ static void batch_sort(struct rd_batch *b)
 static inline uint64_t batch_time(const struct rd_batch *b, uint32_t i)
 {
 	if (b->sorted)
-		return b->recs[i].time_ns;
+		return brec(b, i)->time_ns;
 	if (b->packed)
 		return b->kbase + (((const uint64_t *)b->keys)[i] >> PK_IDX_BITS);
 	return b->keys[i].time;
@@ -687,25 +877,79 @@ static void rd_tail(struct iotap_trace_reader *r, uint64_t off)
 	r->scan_eof = 1;
 }
 
+/*
+ * A record with a name or a sample (or LOST, END): copy them to the arena,
+ * note them in b->data (the name pointer is set once the arena stops
+ * moving) and in the batch's statistics. 0 or -ENOMEM.
+ */
+static int rd_store_rare(struct rd_batch *b, uint32_t n, const struct iotap_trace_rec *s,
+			 const struct rec_extra *x)
+{
+	struct rd_data *dt;
+
+	if (s->type == IOTAP_REC_LOST)
+		b->bs.lost += s->length;
+	else if (s->type == IOTAP_REC_END)
+		b->bs.has_end = 1;
+	if (!x->name && s->type != IOTAP_REC_SAMPLE)
+		return 0;
+	if (data_reserve(b) || arena_reserve(b, 7 + s->name_len + 1 + 7 + sizeof(x->sample)))
+		return -ENOMEM;
+	dt = &b->data[b->ndata++];
+	dt->idx = n;
+	dt->name = dt->sample = RD_NONE;
+	b->arena_len = align8(b->arena_len);
+	if (x->name) {
+		dt->name = (uint32_t)b->arena_len;
+		memcpy(b->arena + b->arena_len, x->name, s->name_len);
+		b->arena[b->arena_len + s->name_len] = '\0';
+		b->arena_len += s->name_len + 1;
+	}
+	if (s->type == IOTAP_REC_SAMPLE) {
+		b->arena_len = align8(b->arena_len);
+		dt->sample = (uint32_t)b->arena_len;
+		memcpy(b->arena + b->arena_len, &x->sample, sizeof(x->sample));
+		b->arena_len += sizeof(x->sample);
+	}
+	return 0;
+}
+
 /* Decode the chunk in d->cd.raw into a batch. -EBADMSG or -ENOMEM. */
 static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		     struct rd_batch *b)
 {
 	const uint8_t *p = d->cd.raw, *end = d->cd.raw + h->raw_size;
-	uint32_t n = 0, total = 0;
+	struct rec_sum sum = { .tmin = UINT64_MAX };
+	uint32_t n = 0, total = 0, nops = 0, i;
 	struct rec_extra x;
-	uint64_t last = 0, tmin = 0, tmax = 0;
-	int ret, sorted = 1;
+	int ret;
 
 	ret = batch_reserve(merge, b, h->nrec);
 	if (ret)
 		return ret;
 	b->arena_len = 0;
+	b->ndata = 0;
+	memset(&b->bs, 0, sizeof(b->bs));
 	rec_state_reset(&d->st);
 	while (p < end) {
-		struct rec_slim *s = &b->recs[n];
+		struct iotap_trace_rec *s;
+		uint64_t t, e;
 		int k;
 
+		if (*p == IOTAP_REC_OP) {
+			/* the bulk: OP records without names, in one loop */
+			k = rec_decode_ops(&d->st, &p, end, b->recs + (size_t)n * REC_STRIDE,
+					   h->nrec - total, &sum);
+			if (k < 0)
+				return -EBADMSG;
+			n += (uint32_t)k;
+			nops += (uint32_t)k;
+			total += (uint32_t)k;
+			if (p >= end)
+				break;
+		}
+		/* one record of any other kind */
+		s = brec(b, n);
 		if (total == h->nrec)
 			return -EBADMSG;
 		k = rec_decode(&d->st, p, end, s, &x);
@@ -715,49 +959,45 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 		total++;
 		if (!s->type)
 			continue;
-		s->pad = 0;
-		s->data = REC_NO_DATA;
-		if (x.name || s->type == IOTAP_REC_SAMPLE) {
-			size_t need = 7 + s->name_len + 1 + 7 + sizeof(x.sample);
-
-			if (arena_reserve(b, need))
-				return -ENOMEM;
-			b->arena_len = align8(b->arena_len);
-			s->data = (uint32_t)b->arena_len;
-			if (x.name) {
-				memcpy(b->arena + b->arena_len, x.name, s->name_len);
-				b->arena[b->arena_len + s->name_len] = '\0';
-				b->arena_len += s->name_len + 1;
-				s->pad = 1;
-			}
-			if (s->type == IOTAP_REC_SAMPLE) {
-				b->arena_len = align8(b->arena_len);
-				memcpy(b->arena + b->arena_len, &x.sample, sizeof(x.sample));
-				b->arena_len += sizeof(x.sample);
-			}
-		}
+		s->name = NULL;
+		if ((s->type != IOTAP_REC_OP || x.name) && rd_store_rare(b, n, s, &x))
+			return -ENOMEM;
+		b->bs.by_type[s->type]++;
+		t = s->time_ns;
+		e = t + s->dur_ns;
+		if (e < t)
+			e = UINT64_MAX;
+		if (e > sum.tend)
+			sum.tend = e;
 		/*
 		 * Keys only once the chunk turns out not to be in start order
 		 * (most are: the keys were a sixth of the memory traffic);
 		 * batch_sort() builds them from the records.
 		 */
-		if (n && s->time_ns < last)
-			sorted = 0;
-		last = s->time_ns;
-		if (!n || s->time_ns < tmin)
-			tmin = s->time_ns;
-		if (s->time_ns > tmax)
-			tmax = s->time_ns;
+		sum.desc += t < sum.last;
+		sum.last = t;
+		if (t < sum.tmin)
+			sum.tmin = t;
+		if (t > sum.tmax)
+			sum.tmax = t;
 		n++;
 	}
 	if (total != h->nrec)
 		return -EBADMSG;
+	for (i = 0; i < b->ndata; i++)
+		if (b->data[i].name != RD_NONE)
+			brec(b, b->data[i].idx)->name = b->arena + b->data[i].name;
 	b->nrec = n;
 	b->pos = 0;
-	b->sorted = !merge || sorted;
+	b->sorted = !merge || !sum.desc;
+	b->desc = sum.desc;
 	b->packed = 0;
-	b->tmin = tmin;
-	b->tmax = tmax;
+	b->tmin = n ? sum.tmin : 0;
+	b->tmax = sum.tmax;
+	b->bs.n = n;
+	b->bs.by_type[IOTAP_REC_OP] += nops;
+	b->bs.tmin = b->tmin;
+	b->bs.tend = sum.tend;
 	return 0;
 }
 
@@ -1199,66 +1439,86 @@ static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
 
 /* --- delivery ----------------------------------------------------------- */
 
-static inline void rd_fill(struct iotap_trace_reader *r, const struct rd_batch *b,
-			   const struct rec_slim *s, struct iotap_trace_rec *rec)
+/* Add the statistics of delivered records @bs to @st. */
+static void stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats *bs)
 {
-	uint64_t end;
+	unsigned int i;
 
-	rec->type = s->type;
-	rec->op = s->op;
-	rec->flags = s->flags;
-	rec->time_ns = s->time_ns;
-	rec->dur_ns = s->dur_ns;
-	rec->tid = s->tid;
-	rec->pid = s->pid;
-	rec->uid = s->uid;
-	rec->gid = s->gid;
-	rec->file = s->file;
-	rec->file2 = s->file2;
-	rec->fh = s->fh;
-	rec->offset = s->offset;
-	rec->length = s->length;
-	rec->result = s->result;
-	rec->mode = s->mode;
-	rec->name_len = s->name_len;
-	rec->aux = s->aux;
-	/*
-	 * The sample is zero but for SAMPLE records, whatever @rec held (a
-	 * caller may pass a stack struct whose memory others used meanwhile).
-	 * A copy of a zero struct, not memset: that compiled to rep stos.
-	 */
-	static const struct iotap_trace_sample zero_sample;
-
-	memcpy(&rec->sample, &zero_sample, sizeof(rec->sample));
-	if (s->data == REC_NO_DATA) {
-		rec->name = NULL;
-	} else {
-		const char *a = b->arena + s->data;
-
-		rec->name = s->pad ? a : NULL;
-		if (s->type == IOTAP_REC_SAMPLE) {
-			size_t o = align8(s->data + (s->pad ? s->name_len + 1 : 0));
-
-			memcpy(&rec->sample, b->arena + o, sizeof(rec->sample));
-		}
-	}
-
-	r->stats.records++;
-	r->stats.records_by_type[s->type]++;
-	end = s->time_ns + s->dur_ns;
-	if (end < s->time_ns)
-		end = UINT64_MAX;
-	if (r->stats.records == 1 || s->time_ns < r->stats.t_first_ns)
-		r->stats.t_first_ns = s->time_ns;
-	if (end > r->stats.t_last_ns)
-		r->stats.t_last_ns = end;
-	if (s->type == IOTAP_REC_LOST)
-		r->stats.lost_records += s->length;
-	else if (s->type == IOTAP_REC_END)
-		r->stats.has_end = 1;
+	if (!bs->n)
+		return;
+	if (!st->records || bs->tmin < st->t_first_ns)
+		st->t_first_ns = bs->tmin;
+	if (bs->tend > st->t_last_ns)
+		st->t_last_ns = bs->tend;
+	st->records += bs->n;
+	for (i = 0; i < IOTAP_REC_TYPE_MAX; i++)
+		st->records_by_type[i] += bs->by_type[i];
+	st->lost_records += bs->lost;
+	st->has_end |= bs->has_end;
 }
 
-static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+/* Count one record in @bs (the delivered part of a batch not exhausted yet). */
+static void bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s)
+{
+	uint64_t end = s->time_ns + s->dur_ns;
+
+	if (end < s->time_ns)
+		end = UINT64_MAX;
+	if (!bs->n || s->time_ns < bs->tmin)
+		bs->tmin = s->time_ns;
+	if (end > bs->tend)
+		bs->tend = end;
+	bs->n++;
+	bs->by_type[s->type]++;
+	if (s->type == IOTAP_REC_LOST)
+		bs->lost += s->length;
+	else if (s->type == IOTAP_REC_END)
+		bs->has_end = 1;
+}
+
+/* @b is exhausted: its records are in the statistics from now on. */
+static void rd_retire(struct iotap_trace_reader *r, struct rd_batch *b)
+{
+	stats_add(&r->stats, &b->bs);
+	r->retire = b;
+}
+
+/*
+ * The record at index @idx of @b as handed out: the batch's head, or for a
+ * SAMPLE record (whose sample lives in the arena) a whole copy in r->out.
+ */
+static const struct iotap_trace_rec *rd_rare(struct iotap_trace_reader *r,
+					     const struct rd_batch *b, uint32_t idx)
+{
+	const struct iotap_trace_rec *s = brec(b, idx);
+	uint32_t lo = 0, hi = b->ndata;
+
+	memcpy(&r->out, s, REC_HEAD);
+	memset(&r->out.sample, 0, sizeof(r->out.sample));
+	while (lo < hi) {	/* b->data is in index order */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->data[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->ndata && b->data[lo].idx == idx && b->data[lo].sample != RD_NONE)
+		memcpy(&r->out.sample, b->arena + b->data[lo].sample, sizeof(r->out.sample));
+	return &r->out;
+}
+
+static inline const struct iotap_trace_rec *rd_hand(struct iotap_trace_reader *r,
+						    const struct rd_batch *b, uint32_t idx)
+{
+	const struct iotap_trace_rec *s = brec(b, idx);
+
+	if (__builtin_expect(s->type == IOTAP_REC_SAMPLE, 0))
+		return rd_rare(r, b, idx);
+	return s;
+}
+
+static int rd_next_file_order(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
 {
 	for (;;) {
 		struct rd_batch *b = r->cur;
@@ -1266,10 +1526,10 @@ static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_r
 
 		if (b) {
 			if (b->pos + RD_PREFETCH < b->nrec)
-				__builtin_prefetch(&b->recs[b->pos + RD_PREFETCH]);
-			rd_fill(r, b, &b->recs[b->pos++], rec);
+				__builtin_prefetch(brec(b, b->pos + RD_PREFETCH));
+			*rec = rd_hand(r, b, b->pos++);
 			if (b->pos == b->nrec) {
-				r->retire = b;
+				rd_retire(r, b);
 				r->cur = NULL;
 			}
 			return 1;
@@ -1286,12 +1546,79 @@ static int rd_next_file_order(struct iotap_trace_reader *r, struct iotap_trace_r
 	}
 }
 
-static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
+/*
+ * Take the fast path down: its records were delivered in order, without
+ * the time, position and pending count the slow path keeps: catch up.
+ */
+static void rd_run_stop(struct iotap_trace_reader *r)
 {
+	struct rd_batch *b = r->run_b;
+
+	if (!b)
+		return;
+	b->pos = r->run.pos;
+	r->pending -= b->pos - r->run_from;
+	r->last_time = batch_time(b, b->pos - 1);
+	r->run_b = NULL;
+	r->run.end = 0;
+}
+
+struct rd_run *rd_run_of(struct iotap_trace_reader *r)
+{
+	return &r->run;
+}
+
+/*
+ * Set up the fast path on heap[0] = @b, whose record at b->pos - 1 was just
+ * delivered in order: its records that start before the limit come before
+ * any other pending batch's next one (ties go by file order) and are
+ * released by the watermark or the end of the file.
+ */
+static void rd_run_start(struct iotap_trace_reader *r, struct rd_batch *b)
+{
+	uint64_t lim = r->eof ? UINT64_MAX : r->watermark;
+	unsigned int c;
+
+	for (c = 1; c <= 2 && c < r->nheap; c++) {
+		const struct rd_batch *o = r->heap[c];
+		uint64_t t = batch_time(o, o->pos);
+
+		/* b's records at o's time come first if b is the older chunk */
+		if (b->seq < o->seq && t < UINT64_MAX)
+			t++;
+		if (t < lim)
+			lim = t;
+	}
+	r->run_b = b;
+	r->run_from = b->pos;
+	r->run.recs = b->recs;
+	r->run.pos = b->pos;
+	r->run.end = b->nrec - 1;	/* the last goes the slow way (the batch retires) */
+	if (b->sorted) {
+		r->run.keys = NULL;
+		r->run.lim = lim;
+		return;
+	}
+	r->run.keys = (const uint64_t *)b->keys;
+	if (lim <= b->kbase)
+		r->run.lim = 0;
+	else if ((lim - b->kbase) >> (64 - PK_IDX_BITS))
+		r->run.lim = UINT64_MAX;	/* above every key */
+	else
+		r->run.lim = (lim - b->kbase) << PK_IDX_BITS;
+}
+
+static int rd_next_merged(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
+{
+	rd_run_stop(r);
 	for (;;) {
 		struct rd_batch *b;
 		int ret;
 
+		if (r->top_dirty) {
+			heap_down(r, 0);
+			r->top_dirty = 0;
+		}
 		if (r->nheap) {
 			uint64_t t;
 
@@ -1299,24 +1626,31 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 			t = batch_time(b, b->pos);
 			if (r->eof || t < r->watermark || r->pending > RD_PENDING_MAX ||
 			    r->pending_mem > RD_PENDING_MEM) {
+				int late = t < r->last_time;
+
 				if (!r->eof && t >= r->watermark)
 					r->stats.early_records++;	/* the memory cap, not the promise */
-				if (t < r->last_time)
+				if (late)
 					r->stats.late_records++;
 				else
 					r->last_time = t;
 				/* the batch is cold by now: fetch a few records ahead */
 				if (b->pos + RD_PREFETCH < b->nrec)
-					__builtin_prefetch(&b->recs[batch_idx(b, b->pos + RD_PREFETCH)]);
-				rd_fill(r, b, &b->recs[batch_idx(b, b->pos)], rec);
+					__builtin_prefetch(brec(b, batch_idx(b, b->pos + RD_PREFETCH)));
+				*rec = rd_hand(r, b, batch_idx(b, b->pos));
 				r->pending--;
 				if (++b->pos == b->nrec) {
 					r->heap[0] = r->heap[--r->nheap];
 					r->pending_mem -= batch_mem(b);
-					r->retire = b;
+					rd_retire(r, b);
+					if (r->nheap)
+						heap_down(r, 0);
+				} else {
+					r->top_dirty = 1;
+					/* records after a late one may be late too: check them here */
+					if (!late && (b->sorted || b->packed))
+						rd_run_start(r, b);
 				}
-				if (r->nheap)
-					heap_down(r, 0);
 				return 1;
 			}
 		}
@@ -1341,6 +1675,48 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
 	}
 }
 
+/* The slow path of iotap_trace_reader_next_ref(). */
+static __attribute__((noinline)) int rd_next_slow(struct iotap_trace_reader *r,
+						  const struct iotap_trace_rec **rec)
+{
+	int ret;
+
+	if (r->retire) {
+		batch_put(r, r->retire);
+		r->retire = NULL;
+	}
+	r->started = 1;
+	if (r->err)
+		return r->err;
+	if (r->flags & IOTAP_TRACE_READ_FILE_ORDER)
+		ret = rd_next_file_order(r, rec);
+	else
+		ret = rd_next_merged(r, rec);
+	if (ret < 0)
+		r->err = ret;	/* no run was set up: the fast path stays off */
+	return ret;
+}
+
+/**
+ * iotap_trace_reader_next_ref - the next record, in place
+ * @r:   reader
+ * @rec: set to the record, valid until the next call on @r
+ *
+ * The record's sample may be read only when its type is SAMPLE: other
+ * records are handed out without one (do not copy them whole).
+ * Context: the reader's thread. Return: as iotap_trace_reader_next().
+ */
+int iotap_trace_reader_next_ref(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec)
+{
+	const struct iotap_trace_rec *s = rd_run_next(&r->run);
+
+	if (s) {
+		*rec = s;
+		return 1;
+	}
+	return rd_next_slow(r, rec);
+}
+
 /**
  * iotap_trace_reader_next - the next record
  * @r:   reader
@@ -1351,21 +1727,11 @@ static int rd_next_merged(struct iotap_trace_reader *r, struct iotap_trace_rec *
  */
 int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec *rec)
 {
-	int ret;
+	const struct iotap_trace_rec *s;
+	int ret = iotap_trace_reader_next_ref(r, &s);
 
-	r->started = 1;
-	if (r->retire) {
-		batch_put(r, r->retire);
-		r->retire = NULL;
-	}
-	if (r->err)
-		return r->err;
-	if (r->flags & IOTAP_TRACE_READ_FILE_ORDER)
-		ret = rd_next_file_order(r, rec);
-	else
-		ret = rd_next_merged(r, rec);
-	if (ret < 0)
-		r->err = ret;
+	if (ret == 1)
+		rec_copy_out(rec, s);
 	return ret;
 }
 
@@ -1566,7 +1932,20 @@ const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_tr
 void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 			      struct iotap_trace_read_stats *st)
 {
+	struct rd_bstats part;
+	unsigned int i, k;
+
 	*st = r->stats;
+	/* the batches being delivered: their records so far */
+	memset(&part, 0, sizeof(part));
+	for (i = 0; i <= r->nheap; i++) {
+		const struct rd_batch *b = i < r->nheap ? r->heap[i] : r->cur;
+		uint32_t pos = !b ? 0 : b == r->run_b ? r->run.pos : b->pos;
+
+		for (k = 0; k < pos; k++)
+			bstats_rec(&part, brec(b, batch_idx(b, k)));
+	}
+	stats_add(st, &part);
 }
 
 /**

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "iotap_trace.h"
 
@@ -112,10 +113,10 @@ int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 #define REC_ENC_MAX		(64 + 20 * 10 + IOTAP_TRACE_NAME_MAX + 16 * 10)
 
 /*
- * The compact in-memory record: the recorder's per-thread buffers and the
- * reader's decoded chunks hold these (112 bytes instead of the 248 of
- * struct iotap_trace_rec). A name or a sample lives beside it; @data says
- * where (recorder: bytes after the entry; reader: arena offset).
+ * The compact in-memory record: the recorder's per-thread buffers hold
+ * these (112 bytes instead of the 248 of struct iotap_trace_rec). A name or
+ * a sample lives beside it, in the bytes after the entry (@data). (The
+ * reader decodes into the head of struct iotap_trace_rec instead: REC_HEAD.)
  */
 struct rec_slim {
 	uint64_t time_ns;
@@ -215,10 +216,42 @@ struct rec_state {
 	struct rec_file_slot files[REC_FILE_SLOTS];
 };
 
+/*
+ * The reader's decoded records are the fields of struct iotap_trace_rec
+ * before its sample, in its own layout (REC_HEAD bytes each, no sample), so
+ * that delivering one is a pointer or one fixed-size copy. Only these
+ * fields of such a record may be touched.
+ */
+#define REC_HEAD		offsetof(struct iotap_trace_rec, sample)
+_Static_assert(REC_HEAD == 112, "the head of struct iotap_trace_rec");
+/* Bytes between two decoded records: two whole cache lines, an index is a shift away. */
+#define REC_STRIDE		128
+
+/* Copy a record handed out by next_ref() (a head, or whole if SAMPLE) into a whole struct. */
+static inline void rec_copy_out(struct iotap_trace_rec *dst, const struct iotap_trace_rec *src)
+{
+	/* a copy of a zero struct, not memset: that compiled to rep stos */
+	static const struct iotap_trace_sample zero_sample;
+
+	memcpy(dst, src, REC_HEAD);
+	if (src->type == IOTAP_REC_SAMPLE)
+		memcpy(&dst->sample, &src->sample, sizeof(dst->sample));
+	else
+		memcpy(&dst->sample, &zero_sample, sizeof(dst->sample));
+}
+
 /* What rec_decode() found besides the fixed fields. */
 struct rec_extra {
 	const uint8_t *name;		/* in the raw payload, no NUL; NULL: no name */
 	struct iotap_trace_sample sample;	/* SAMPLE only */
+};
+
+/* Starts and ends of a chunk's records so far (the reader's sort and statistics). */
+struct rec_sum {
+	uint64_t last;			/* start of the last record */
+	uint64_t tmin, tmax;		/* smallest and largest start (tmin: UINT64_MAX at first) */
+	uint64_t tend;			/* largest start + duration, saturated */
+	uint32_t desc;			/* records starting before the one before them */
 };
 
 void rec_state_reset(struct rec_state *st);
@@ -227,7 +260,67 @@ size_t rec_encode(struct rec_state *st, uint8_t *out, const struct iotap_trace_r
 size_t rec_encode_op(struct rec_state *st, uint8_t *out, const struct rec_slim *e,
 		     const char *name);
 int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
-	       struct rec_slim *s, struct rec_extra *x);
+	       struct iotap_trace_rec *s, struct rec_extra *x);
+int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
+		   unsigned char *out, uint32_t max, struct rec_sum *sum);
+
+/* --- the reader's fast path (reader.c sets it up; join.c reads it too) --- */
+
+#define RD_PREFETCH		8	/* records fetched ahead of delivery */
+#define PK_IDX_BITS		20	/* a packed sort key's index bits */
+
+/*
+ * Merged reading: the records of the batch at the top of the reader's heap
+ * that start before a limit come before every other pending record and
+ * are released (the watermark or the end of the file says so), so they
+ * go without the heap, the checks and the statistics of the slow path,
+ * which sets this up after each record it delivers and takes it down
+ * (pos back into the batch) when it runs again.
+ */
+struct rd_run {
+	unsigned char *recs;		/* the batch's records */
+	const uint64_t *keys;		/* its packed keys (RD_PREFETCH more readable), NULL: sorted */
+	uint64_t lim;			/* keys (sorted: starts) below it go */
+	uint32_t pos;			/* next position in merge order */
+	uint32_t end;			/* fast up to here (excluded); 0: no run */
+};
+
+/*
+ * The run's next record, or NULL (nothing taken) when the slow path must
+ * decide: the run's end, the limit, or a SAMPLE record (whose sample is
+ * not in the batch's records).
+ */
+static inline const struct iotap_trace_rec *rd_run_next(struct rd_run *c)
+{
+	const struct iotap_trace_rec *s;
+	uint32_t i = c->pos, idx;
+
+	if (i >= c->end)
+		return NULL;
+	if (c->keys) {
+		uint64_t k = c->keys[i];
+
+		if (k >= c->lim)
+			return NULL;
+		idx = (uint32_t)(k & ((1u << PK_IDX_BITS) - 1));
+		__builtin_prefetch(c->recs + (size_t)(c->keys[i + RD_PREFETCH] &
+						       ((1u << PK_IDX_BITS) - 1)) * REC_STRIDE);
+	} else {
+		idx = i;
+		if (((const struct iotap_trace_rec *)(c->recs + (size_t)idx * REC_STRIDE))->time_ns >=
+		    c->lim)
+			return NULL;
+		__builtin_prefetch(c->recs + (size_t)(i + RD_PREFETCH) * REC_STRIDE);
+	}
+	s = (const struct iotap_trace_rec *)(c->recs + (size_t)idx * REC_STRIDE);
+	if (__builtin_expect(s->type == IOTAP_REC_SAMPLE, 0))
+		return NULL;
+	c->pos = i + 1;
+	return s;
+}
+
+/* The reader's fast-path cursor, for join.c to take records from without a call. */
+struct rd_run *rd_run_of(struct iotap_trace_reader *r);
 
 /* --- writer internals used by the recorder ----------------------------- */
 

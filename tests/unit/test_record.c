@@ -26,7 +26,7 @@
 static uint8_t buf[64 << 20];
 static char names[3][IOTAP_TRACE_NAME_MAX + 1];
 
-static void to_rec(const struct rec_slim *s, const struct rec_extra *x,
+static void to_rec(const struct iotap_trace_rec *s, const struct rec_extra *x,
 		   struct iotap_trace_rec *r, char *namebuf)
 {
 	memset(r, 0, sizeof(*r));
@@ -79,7 +79,7 @@ static int roundtrip(const struct iotap_trace_rec *recs, size_t n, const char *w
 	for (i = 0; i < n; i++) {
 		struct iotap_trace_rec out;
 		struct rec_extra x;
-		struct rec_slim s;
+		struct iotap_trace_rec s;
 		int k = rec_decode(&dec, p, end, &s, &x);
 
 		if (k <= 0) {
@@ -290,7 +290,7 @@ static void test_truncation(void)
 	struct iotap_trace_rec r;
 	struct rec_state enc, dec;
 	struct rec_extra x;
-	struct rec_slim s;
+	struct iotap_trace_rec s;
 	unsigned int type;
 	int bad = 0;
 
@@ -318,7 +318,7 @@ static void test_malformed(void)
 {
 	struct rec_state dec;
 	struct rec_extra x;
-	struct rec_slim s;
+	struct iotap_trace_rec s;
 	struct iotap_trace_rec r;
 	uint8_t b[64];
 	int k;
@@ -450,7 +450,7 @@ static void test_app_extension(void)
 	struct iotap_trace_rec r[3];
 	struct rec_state enc, dec;
 	struct rec_extra x;
-	struct rec_slim s;
+	struct iotap_trace_rec s;
 	size_t len = 0, app_at, i;
 	int n, pass;
 

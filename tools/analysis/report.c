@@ -552,7 +552,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	struct report_opts defaults;
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *jn = NULL;
-	struct iotap_trace_rec rec;
+	const struct iotap_trace_rec *rec;
 	struct engine e;
 	int ret;
 
@@ -593,24 +593,24 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		goto out;
 
 	app_init(&rep->app, rep->hdr.workload);
-	while (!e.err && (ret = iotap_trace_join_next(jn, &rec)) > 0) {
+	while (!e.err && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0) {
 		if (rep->app.kind)
-			app_feed(&rep->app, &rec);
-		switch (rec.type) {
+			app_feed(&rep->app, rec);
+		switch (rec->type) {
 		case IOTAP_REC_OP:
-			on_op(&e, &rec);
+			on_op(&e, rec);
 			break;
 		case IOTAP_REC_SAMPLE:
-			on_sample(&e, &rec);
+			on_sample(&e, rec);
 			break;
 		case IOTAP_REC_PHASE:
-			on_phase(&e, &rec);
+			on_phase(&e, rec);
 			break;
 		case IOTAP_REC_LOST:
-			e.blk.lost += rec.length;
+			e.blk.lost += rec->length;
 			break;
 		case IOTAP_REC_NAME:
-			if (o->keep_names && nm_set(&rep->names, rec.file, rec.file2, rec.name))
+			if (o->keep_names && nm_set(&rep->names, rec->file, rec->file2, rec->name))
 				e.err = -ENOMEM;
 			break;
 		default:

@@ -582,6 +582,19 @@ const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_tr
  */
 int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec *rec);
 
+/*
+ * iotap_trace_reader_next_ref - the next record, without copying it
+ * @rec: set to the record in reader memory, valid until the next call on
+ *       the reader (any call: next, next_ref, close)
+ *
+ * The same records, order and statistics as iotap_trace_reader_next(),
+ * for readers that go through billions of them. Only a SAMPLE record comes
+ * with its sample: for every other type *rec is the fields before
+ * `sample`, and reading rec->sample or copying *rec whole is not allowed.
+ * Return: as iotap_trace_reader_next().
+ */
+int iotap_trace_reader_next_ref(struct iotap_trace_reader *r, const struct iotap_trace_rec **rec);
+
 /* Statistics so far (complete after next() returned 0). */
 void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 			      struct iotap_trace_read_stats *st);
@@ -605,6 +618,11 @@ struct iotap_trace_join;
 
 int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_reader *r);
 int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *rec);
+/*
+ * The same without copying: *rec is valid until the next call on @j or its
+ * reader, with iotap_trace_reader_next_ref()'s rule on rec->sample.
+ */
+int iotap_trace_join_next_ref(struct iotap_trace_join *j, const struct iotap_trace_rec **rec);
 /* So far: calls joined from pieces, and the pieces folded into them. */
 void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces);
 void iotap_trace_join_close(struct iotap_trace_join *j);
