@@ -72,7 +72,6 @@
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
 #define RD_THREADS_MAX		16		/* decoder threads, at most */
-#define RD_THREADS_AUTO		8		/* ... when the caller lets the reader choose */
 
 /* Sort key of a decoded record: start time, then position in the batch. */
 struct rd_key {
@@ -1851,32 +1850,14 @@ int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
 	return 0;
 }
 
-/*
- * The default thread count: the CPUs the 1-minute load average @load
- * leaves idle, of @cpus online, at least 1 and at most RD_THREADS_AUTO
- * (a negative @load: unknown, every CPU). Measured on a 2-CPU VM shared
- * with others (load 7-9): with a second thread report and dump took 20-40%
- * more CPU and no less wall time than with one, since the two threads
- * handing chunks to each other then wait for CPUs others hold; on an idle
- * CPU the next chunk decodes while the current one is analysed.
- */
-unsigned int rd_auto_threads(long cpus, double load)
-{
-	unsigned long n = cpus < 1 ? 1 : (unsigned long)cpus;
-
-	if (load >= 1)
-		n = load >= (double)n ? 1 : n - (unsigned long)load;
-	return n > RD_THREADS_AUTO ? RD_THREADS_AUTO : (unsigned int)n;
-}
-
 /**
  * iotap_trace_reader_set_threads - decode chunks on @n threads
  * @r: reader, before its first iotap_trace_reader_next()
  * @n: threads that decode, the calling thread included (it decodes when
  *     it would otherwise wait): @n - 1 are started; 1: decode on the
- *     calling thread only (the default); 0: IOTAP_READ_THREADS from the
- *     environment if set, else one per online CPU that the load average
- *     leaves idle (rd_auto_threads), at least 1, at most RD_THREADS_AUTO
+ *     calling thread only; 0: IOTAP_READ_THREADS from the environment if
+ *     set, else 1 (a second thread was slower in wall time on the 2-CPU
+ *     VMs measured, idle or busy: BENCHMARKS.md)
  *
  * The records, their order and the statistics do not depend on @n.
  * Return: 0; -EBUSY after the first next(); -EINVAL for a bad
@@ -1889,8 +1870,8 @@ int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n)
 		return -EBUSY;
 	if (!n) {
 		const char *env = getenv("IOTAP_READ_THREADS");
-		long cpus;
 
+		n = 1;
 		if (env && *env) {
 			char *end;
 			unsigned long v = strtoul(env, &end, 10);
@@ -1898,13 +1879,6 @@ int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n)
 			if (*end || !v)
 				return -EINVAL;
 			n = v > RD_THREADS_MAX ? RD_THREADS_MAX : (unsigned int)v;
-		} else {
-			double load = -1;
-
-			cpus = sysconf(_SC_NPROCESSORS_ONLN);
-			if (getloadavg(&load, 1) != 1)
-				load = -1;
-			n = rd_auto_threads(cpus, load);
 		}
 	}
 	if (n > RD_THREADS_MAX)

@@ -357,8 +357,4 @@ void smp_close(struct smp_state *s);
 
 void rcd_test_hold(struct iotap_trace_recorder *r, int hold);
 
-/* --- reader ------------------------------------------------------------- */
-
-unsigned int rd_auto_threads(long cpus, double load);
-
 #endif /* IOTAP_TRACE_I_H */

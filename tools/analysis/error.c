@@ -36,7 +36,7 @@ int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace
 
 	ret = iotap_trace_reader_open(out, path, flags);
 	if (!ret) {
-		/* decode on every core (IOTAP_READ_THREADS=N chooses) */
+		/* decoder threads: IOTAP_READ_THREADS=N, else the main thread alone */
 		ret = iotap_trace_reader_set_threads(*out, 0);
 		if (ret != -EINVAL)
 			return 0;

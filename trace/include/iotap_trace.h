@@ -555,8 +555,8 @@ int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
  * one of the @n (it decodes when the chunk it needs is not ready): @n - 1
  * threads are started, which decode the next chunks while the caller works
  * through the current one. @n = 0: the IOTAP_READ_THREADS environment
- * variable if set, else one thread per online CPU that the 1-minute load
- * average leaves idle (at least 1, at most 8). Records,
+ * variable if set, else 1 (a second thread was slower in wall time on the
+ * 2-CPU VMs measured). Records,
  * order and statistics are the same for any @n; memory grows by about
  * @n - 1 decoded chunks.
  * Return: 0, -EBUSY (reading started), -EINVAL (bad IOTAP_READ_THREADS),
