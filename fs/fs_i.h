@@ -710,13 +710,6 @@ static inline bool fs_uring_reply(struct fs_ctx *fs, const struct iovec *iov, in
  * else NULL (use fs_thread_iobuf()).
  */
 void *fs_uring_read_buf(size_t size);
-/*
- * fs_uring_sync - fsync(2), or fdatasync(2) if @datasync, of @fd: on a ring
- * thread the call runs on a thread of its own while the ring thread waits
- * interruptibly (see uring.c); elsewhere directly. Returns as the call,
- * errno set.
- */
-int fs_uring_sync(int fd, bool datasync);
 /* After the unmount, before the session is destroyed: end and join the ring threads. */
 void fs_uring_stop(struct fs_ctx *fs);
 /* The common request inspection of the wire shim (fs_wire_read), for ring requests too. */

@@ -781,7 +781,7 @@ static void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 	ret = fs_op_fault(&op);
 	if (!ret) {
 		fs_op_io_begin(&op);
-		ret = fs_uring_sync(dirfd(d->dp), datasync);
+		ret = datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp));
 		if (ret < 0)
 			ret = -errno;
 		fs_op_io_end(&op);

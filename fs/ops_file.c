@@ -321,7 +321,7 @@ static void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	ret = fs_op_fault(&op);
 	if (!ret) {
 		fs_op_io_begin(&op);
-		ret = fs_uring_sync(f->fd, datasync);
+		ret = datasync ? fdatasync(f->fd) : fsync(f->fd);
 		if (ret < 0)
 			ret = -errno;
 		fs_op_io_end(&op);

@@ -843,46 +843,6 @@ void *fs_uring_read_buf(size_t size)
 	return e->payload;
 }
 
-/*
- * A ring thread that blocks in the kernel stalls more than its own request.
- * The kernel hands a request to an idle entry by task work in the thread
- * that submitted the entry's COMMIT_AND_FETCH -- a queue's leader submits
- * those of every request it served -- and task work runs only when that
- * thread runs or sleeps interruptibly. An fsync that waits for the disk
- * sleeps uninterruptibly: the watchdog hands the lead on, yet every request
- * the kernel gives to one of the blocked thread's idle entries waits for the
- * fsync (tests/bench/fsync-beside.sh: the reader beside a 0.6 s fsync of
- * 768 MiB stalled for all of it in 3 of 7 rounds). So the fsyncs run on a
- * thread of their own while the ring thread waits in pthread_join(), an
- * interruptible futex wait, and keeps delivering its entries' requests.
- */
-struct sync_job {
-	int fd;
-	bool datasync;
-	int ret, err;
-};
-
-static void *sync_main(void *arg)
-{
-	struct sync_job *j = arg;
-
-	j->ret = j->datasync ? fdatasync(j->fd) : fsync(j->fd);
-	j->err = errno;
-	return NULL;
-}
-
-int fs_uring_sync(int fd, bool datasync)
-{
-	struct sync_job j = { fd, datasync, 0, 0 };
-	pthread_t t;
-
-	if (!cur_ent || pthread_create(&t, NULL, sync_main, &j))
-		return datasync ? fdatasync(fd) : fsync(fd);
-	pthread_join(t, NULL);
-	errno = j.err;
-	return j.ret;
-}
-
 static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
 {
 	unsigned int i;
