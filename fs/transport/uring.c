@@ -30,11 +30,16 @@
  *    blocking handlers: a leader that stays in one handler for one to two
  *    URING_WATCH_NS (an fsync on a slow array) is handed over by the
  *    watchdog, which wakes or starts another thread of the queue (up to
- *    one per entry) to lead, so a slow fsync holds its own entry and
- *    nothing else -- the other entries keep serving (e2e fs-uring proves
- *    it; fs-bench's fsyncmix measures it). The queue depth an application
- *    gets is uring_depth per CPU, like libfuse's worker threads on
- *    /dev/fuse.
+ *    one per entry) to lead, so a slow handler holds its own entry
+ *    and the other entries keep serving (e2e fs-uring proves it with an
+ *    interruptible delay; fs-bench's fsyncmix measures it). Not so while
+ *    the blocked thread sleeps uninterruptibly (an fsync waiting for the
+ *    disk): the kernel fills an idle entry by task work in the thread that
+ *    submitted its COMMIT_AND_FETCH, so requests given to entries the
+ *    blocked leader committed wait with it (tests/bench/fsync-beside.sh,
+ *    README Limits; a thread per call for fsyncs cost 40% of fdatasync
+ *    IOPS and was taken back). The queue depth an application gets is
+ *    uring_depth per CPU, like libfuse's worker threads on /dev/fuse.
  *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
  *    -- fuse_in_header, the op's header, then the payload -- without moving
  *    the payload: the payload buffer has a page of room in front, where the
