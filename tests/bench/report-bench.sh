@@ -23,8 +23,9 @@
 # run captured through `iotap mount`) times the RUNS (default `report`,
 # `dump`, `dump-csv` and `dump-json`: report, dump, dump --csv, dump --json,
 # output to /dev/null) of each capture with each decoder thread count in
-# THREADS (default "all 1": IOTAP_READ_THREADS unset, i.e. one per CPU, and
-# 1; e.g. THREADS="1 2"), ROUNDS times (default 3); with BASELINE=PATH
+# THREADS (default "all 1": IOTAP_READ_THREADS unset, i.e. the reader's own
+# default -- one thread since 99f048c, one per CPU before -- and 1; e.g.
+# THREADS="1 2"), ROUNDS times (default 3); with BASELINE=PATH
 # (an older iotap binary) the same commands of that binary run interleaved
 # with this one's, round by round, so the ratio is measured side by side.
 # REPS=K runs each command K times under one timer (a capture of a few
