@@ -10,9 +10,12 @@
  * IOTAP_SLOW_FSYNC=1) and its pread(2) of exactly IOTAP_SLOW_LEN bytes
  * sleep N milliseconds first, and so does its pwrite(2) of exactly
  * IOTAP_SLOW_WLEN bytes: a slow disk, or a read that blocks, for the
- * transport cases (fs-uring). Nothing else is changed.
+ * transport cases (fs-uring). With IOTAP_SLOW_IF=PATH they are slow only
+ * while PATH exists (fs-uring-fsync turns the slow disk on once its
+ * filesystem is made). Nothing else is changed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <time.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -32,10 +35,12 @@ int syncfs(int fd)
 
 static void slow(void)
 {
-	const char *e = getenv("IOTAP_SLOW_MS");
+	const char *e = getenv("IOTAP_SLOW_MS"), *gate = getenv("IOTAP_SLOW_IF");
 	long ms = e ? atol(e) : 0;
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
+	if (gate && syscall(SYS_faccessat, AT_FDCWD, gate, F_OK) != 0)
+		return;
 	if (ms > 0)
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
