@@ -188,6 +188,7 @@ struct fs_uring_queue {
 	/* requests served off the ring threads (fsync): see queue_offload() */
 	pthread_cond_t hcond;			/* idle helpers wait here */
 	struct fs_uring_ent *off_head, *off_tail;
+	unsigned int noff;			/* entries on that list */
 	unsigned int nhelpers, nhidle;
 	uint64_t offloaded;
 	pthread_t *htids;			/* depth slots */
@@ -514,6 +515,7 @@ static void *helper_thread(void *arg)
 		q->off_head = e->off_next;
 		if (!q->off_head)
 			q->off_tail = NULL;
+		q->noff--;
 		pthread_mutex_unlock(&q->lock);
 		ent_serve(e);
 		pthread_mutex_lock(&q->lock);
@@ -562,12 +564,14 @@ static int helper_spawn(struct fs_uring_queue *q)
 
 /*
  * Hand @e to a helper of its queue: an idle one, else a new one (up to one
- * per entry). false: no helper could start; the caller serves it inline.
+ * per entry), so that fsyncs of several files run side by side. false: no
+ * helper could start; the caller serves it inline.
  */
 static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e)
 {
 	pthread_mutex_lock(&q->lock);
-	if (!q->nhidle && helper_spawn(q) && !q->nhelpers) {
+	/* idle helpers already signalled count down only once they run */
+	if (q->noff >= q->nhidle && helper_spawn(q) && !q->nhelpers) {
 		pthread_mutex_unlock(&q->lock);
 		return false;
 	}
@@ -577,6 +581,7 @@ static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e)
 	else
 		q->off_head = e;
 	q->off_tail = e;
+	q->noff++;
 	pthread_cond_signal(&q->hcond);
 	pthread_mutex_unlock(&q->lock);
 	return true;

@@ -56,7 +56,8 @@ grep -q "^transport *uring (--transport uring)" $T/info-on.txt || { cat $T/info-
 # application, pinned to CPU 0 (so its requests all go to queue 0), blocks
 # in such a read, then is killed (the kernel sends INTERRUPT over
 # /dev/fuse; the read's reply still goes over the ring); meanwhile reads
-# from CPU 0 are served at once.
+# from CPU 0 are served at once. So they are beside a slow fsync, and two
+# slow fsyncs run at once (fsync-specific: fs-uring-fsync).
 command -v taskset >/dev/null || skip "no taskset"
 FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
 [ -r "$FAILSYS" ] || skip "no failsys.so"
@@ -94,6 +95,15 @@ ddpid=$!
 sleep 0.3
 probe "beside a slow fsync"
 wait $ddpid || fail "the slow fsync failed"
+# two fsyncs at once, from CPU 0: they run side by side on two helpers
+t0=$EPOCHREALTIME
+taskset -c 0 dd if=/dev/zero of="$MNT/s1" bs=4k count=1 conv=fsync 2>/dev/null &
+p1=$!
+taskset -c 0 dd if=/dev/zero of="$MNT/s2" bs=4k count=1 conv=fsync 2>/dev/null &
+p2=$!
+wait $p1 && wait $p2 || fail "two slow fsyncs at once failed"
+awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { exit !(b - a < 10) }' ||
+	fail "two 6 s fsyncs at once took $(awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { print b - a }') s: one after the other"
 cat "$MNT/f" > /dev/null || fail "the mount after the interrupted read"
 iotap_umount "$MNT"
 grep -q "[1-9][0-9]* handed on from a blocked handler" $MOUNT_LOG ||
