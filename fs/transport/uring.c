@@ -31,8 +31,8 @@
  *    the thread that submitted its COMMIT_AND_FETCH, so a ring thread
  *    asleep uninterruptibly (an fsync waiting for the disk) would hold
  *    every request given to an entry it committed until it woke
- *    (tests/bench/fsync-beside.sh measured 0.6 s stalls). fsync and
- *    fsyncdir therefore run on helper threads of the queue (queue_offload(),
+ *    (tests/bench/fsync-beside.sh measured 0.6 s stalls). fsync, fsyncdir,
+ *    fallocate and copy_file_range therefore run on helper threads of the queue (queue_offload(),
  *    up to one per entry, on any CPU), which put the
  *    reply in the entry, queue its commit and wake the ring with a
  *    MSG_RING; the ring thread submits it, so entries are only ever
@@ -492,7 +492,15 @@ static void queue_stop_locked(struct fs_uring_queue *q)
  */
 static bool offload_op(uint32_t opcode)
 {
-	return opcode == FUSE_FSYNC || opcode == FUSE_FSYNCDIR;
+	switch (opcode) {
+	case FUSE_FSYNC:
+	case FUSE_FSYNCDIR:
+	case FUSE_FALLOCATE:		/* a hole punched waits for the range's writeback */
+	case FUSE_COPY_FILE_RANGE:	/* reads and writes the whole range */
+		return true;
+	default:
+		return false;
+	}
 }
 
 static void *helper_thread(void *arg)
@@ -1127,7 +1135,7 @@ void fs_uring_stop(struct fs_ctx *fs)
 	}
 	failed = uatomic_read(&u->failed);
 	fs_log(FS_LOG_INFO, "io_uring: %llu requests served over io_uring by %u threads "
-	       "(%llu fsyncs by helpers), %llu handed on from a blocked handler%s",
+	       "(%llu fsyncs and the like by helpers), %llu handed on from a blocked handler%s",
 	       (unsigned long long)served, threads, (unsigned long long)offloaded,
 	       (unsigned long long)handoffs, failed ? " (some entries failed: see above)" : "");
 	CMM_STORE_SHARED(fs->uring, NULL);
