@@ -13,7 +13,9 @@
 # writer's zstd context has grown its tables to the phases' chunk size: a
 # one-time cost that would otherwise land in whichever phase first
 # writes a larger chunk), callgrind_control dumps the counters at the start and end of
-# each phase: N 4 KiB writes over the file, then N 4 KiB reads of it. A
+# each phase: N 4 KiB writes over the file, then N 4 KiB reads of it, then
+# create/stat/unlink of N/4 files twice (tests/bench/metaloop, the meta job
+# of fs-bench: N*3/2 ops, each one or more requests; counted per op). A
 # phase's instructions (all the daemon's threads: workers, the trace
 # writer's encoding and compression) divided by N are its instructions per
 # request; then 2 s idle, whose instructions per second are what the daemon
@@ -37,11 +39,14 @@ while [ $# -gt 0 ]; do
 	--ops) OPS=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--configs) CONFIGS=${2//,/ }; shift 2 ;;
-	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "mount-cost.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 IOTAP=${IOTAP:-$(cd "$(dirname "$0")/../.." && pwd)/build/tools/iotap}
+METALOOP=${METALOOP:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/bench/metaloop}
+[ -x "$METALOOP" ] || { echo "mount-cost.sh: no metaloop at $METALOOP (ninja -C build)" >&2; exit 77; }
+MFILES=$((OPS / 4))
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 for c in valgrind callgrind_control fusermount3 dd; do
 	command -v $c >/dev/null || { echo "mount-cost.sh: $c not installed" >&2; exit 77; }
@@ -105,15 +110,20 @@ run_cfg() {
 	dd if=$MNT/f of=/dev/null bs=4k count=$OPS 2>/dev/null
 	sleep 1.2
 	dump
+	mkdir -p $MNT/d
+	"$METALOOP" -n $MFILES -p 2 $MNT/d >/dev/null || exit 1
+	sleep 1.2
+	dump
 	sleep 2		# idle: what the daemon does by itself (timers), per second
 	dump
 	fusermount3 -u $MNT
 	wait $VPID
 	VPID=""
-	# parts: .1 start-up and warm-up, .2 the writes, .3 the reads, .4 idle (2.5 s)
+	# parts: .1 start-up and warm-up, .2 the writes, .3 the reads, .4 meta, .5 idle (2.5 s)
 	printf '%s\t%s\twrite\t%s\n' $cfg $round "$(total $out.2)" >> $W/results
 	printf '%s\t%s\tread\t%s\n' $cfg $round "$(total $out.3)" >> $W/results
-	printf '%s\t%s\tidle\t%s\n' $cfg $round "$(total $out.4)" >> $W/results
+	printf '%s\t%s\tmeta\t%s\n' $cfg $round "$(total $out.4)" >> $W/results
+	printf '%s\t%s\tidle\t%s\n' $cfg $round "$(total $out.5)" >> $W/results
 }
 
 echo "# mount-cost: $OPS requests a phase, $ROUNDS round(s); load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -123,32 +133,33 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - $W/results $OPS <<'PY'
+python3 - $W/results $OPS $((MFILES * 6)) <<'PY'
 import sys, statistics
-ops = int(sys.argv[2])
+ops, mops = int(sys.argv[2]), int(sys.argv[3])
 per = {}
 for line in open(sys.argv[1]):
     cfg, rnd, phase, ir = line.split()
     # idle: 2 s of sleep plus the 0.5 s before the dump, per second
-    per.setdefault((cfg, phase), []).append(int(ir) / (2.5 if phase == "idle" else ops))
+    div = {"idle": 2.5, "meta": mops}.get(phase, ops)
+    per.setdefault((cfg, phase), []).append(int(ir) / div)
 cfgs = []
 for cfg, _ in per:
     if cfg not in cfgs:
         cfgs.append(cfg)
-print("| config | 4 KiB write: instr/request | 4 KiB read: instr/request | idle: instr/s |")
-print("|:---|---:|---:|---:|")
+print("| config | 4 KiB write: instr/request | 4 KiB read: instr/request | create/stat/unlink: instr/op | idle: instr/s |")
+print("|:---|---:|---:|---:|---:|")
 for c in cfgs:
     cells = []
-    for ph in ("write", "read", "idle"):
+    for ph in ("write", "read", "meta", "idle"):
         v = per.get((c, ph), [])
         s = "%.0f" % statistics.median(v)
         if len(v) > 1:
             s += " [%.0f..%.0f]" % (min(v), max(v))
         cells.append(s)
-    print("| %s | %s | %s | %s |" % (c, cells[0], cells[1], cells[2]))
+    print("| %s | %s | %s | %s | %s |" % (c, cells[0], cells[1], cells[2], cells[3]))
 def ratio(a, b):
     out = []
-    for ph in ("write", "read"):
+    for ph in ("write", "read", "meta"):
         if (a, ph) in per and (b, ph) in per:
             out.append("%s %.2f" % (ph, statistics.median(per[(a, ph)]) / statistics.median(per[(b, ph)])))
     return ", ".join(out)
