@@ -44,7 +44,16 @@ iotap_mount $EXT "$MNT" --transport uring --trace $T/t.iotap
 UPPER_PID=$MOUNT_PID
 UPPER_LOG=$MOUNT_LOG
 # the upper daemon holds the ext4 busy: it must go before the umount above
-at_exit "fusermount3 -u $MNT 2>/dev/null; for i in \$(seq 100); do kill -0 $UPPER_PID 2>/dev/null || break; sleep 0.1; done"
+# (a function: code run by at_exit must not touch the caller's loop variable)
+upper_down() {
+	local n
+	fusermount3 -u "$MNT" 2>/dev/null
+	for n in $(seq 100); do
+		kill -0 $UPPER_PID 2>/dev/null || break
+		sleep 0.1
+	done
+}
+at_exit upper_down
 cat "$MNT/small" > /dev/null || fail "read over io_uring"
 
 touch $SLOW

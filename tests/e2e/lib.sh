@@ -75,10 +75,11 @@ _diagnose() {
 
 _cleanup() {
 	local rc=$?
-	local m p i
+	local m p i _ae
 	[ $rc -eq 0 ] || [ $rc -eq 77 ] || _diagnose $rc
-	for ((i = ${#_at_exit[@]} - 1; i >= 0; i--)); do
-		eval "${_at_exit[i]}"
+	# _ae, not i: the code eval'd here may loop on i of its own
+	for ((_ae = ${#_at_exit[@]} - 1; _ae >= 0; _ae--)); do
+		eval "${_at_exit[_ae]}"
 	done
 	for m in $_mounts; do
 		# a dead FUSE mount (its daemon killed) fails mountpoint's stat: ask the table
