@@ -5,7 +5,8 @@
 # types with the same offsets, sizes and results, the same counts (issue
 # 13: every request is still recorded exactly as on /dev/fuse). The
 # workload: a metadata sequence (mkdir, create, write, rename, link,
-# symlink, chmod, truncate, xattrs, readdir, unlink) and fio with 4 jobs
+# symlink, chmod, truncate, xattrs, readdir, unlink, fsync, fsyncdir,
+# fallocate) and fio with 4 jobs
 # and fixed seeds (randrw 8 KiB, a 1 MiB sequential write and read).
 # FORGETs are left out: when the kernel evicts inodes is its business.
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,11 @@ workload() {
 	ls -la "$m/d" "$m/d/sub" > /dev/null
 	cat "$m/d/sub/a2" "$m/d/b" > /dev/null
 	rm "$m/d/b-link" "$m/d/sym"
+	# the calls served by helper threads over io_uring: fsync, fsyncdir, fallocate
+	dd if=/dev/zero of="$m/d/synced" bs=4k count=4 conv=fsync 2>/dev/null || fail "dd conv=fsync"
+	python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)' "$m/d" ||
+		fail "fsync of a directory"
+	fallocate -l 1M "$m/d/falloc" || fail "fallocate"
 	fio --output=/dev/null --directory="$m" --ioengine=psync --randrepeat=1 --randseed=42 \
 		--name=rr --rw=randrw --bs=8k --size=2M --numjobs=4 --iomem_align=4096 \
 		--name=seq --rw=write --bs=1M --size=4M --iomem_align=4096 \
@@ -82,6 +88,9 @@ total = sum(a.values())
 print(f"# dev: {total} requests, uring: {sum(b.values())}", file=sys.stderr)
 if total < 1000:
     sys.exit("too few requests recorded over /dev/fuse")
+for op in ("fsync", "fsyncdir", "fallocate"):
+    if not any(k[0] == op for k in a):
+        sys.exit(f"no {op} recorded over /dev/fuse")
 if a != b:
     for k in sorted(set(a) | set(b)):
         if a[k] != b[k]:
