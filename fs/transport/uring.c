@@ -32,9 +32,9 @@
  *    asleep uninterruptibly (an fsync waiting for the disk) would hold
  *    every request given to an entry it committed until it woke
  *    (tests/bench/fsync-beside.sh measured 0.6 s stalls). fsync, fsyncdir,
- *    fallocate and copy_file_range therefore run on helper threads of the queue (queue_offload(),
- *    up to one per entry, on any CPU), which put the
- *    reply in the entry, queue its commit and wake the ring with a
+ *    fallocate and copy_file_range therefore run on helper threads of the
+ *    queue (queue_offload(), up to one per entry, on any CPU), which put
+ *    the reply in the entry, queue its commit and wake the ring with a
  *    MSG_RING; the ring thread submits it, so entries are only ever
  *    committed by threads that sleep nowhere but in io_uring_enter()
  *    (e2e fs-uring-fsync: reads beside a 4 s fsync on a slow disk). The
