@@ -65,7 +65,14 @@
 #include "iotap_base.h"
 #include "trace_i.h"
 
-#define RD_BUF_INIT		(1u << 20)	/* read window, bytes */
+/*
+ * The read window's first size: it grows to the largest chunk met (a
+ * capture's chunks are tens of KiB compressed). Small on purpose: every
+ * page of it is faulted in once (~10 us a page on a VM, more than a read
+ * call costs) and a window that fits the L2 cache keeps the chunk there
+ * for the checksum and zstd after pread() brought it in.
+ */
+#define RD_BUF_INIT		(128u << 10)
 #define RD_SCAN			(64u << 10)	/* resync scan step, bytes */
 #define RD_PENDING_MAX		(1u << 19)	/* records held for ordering, at most */
 #define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
