@@ -10,7 +10,8 @@
  * size: what both former parsers accepted and refused; argv: joining;
  * bonnie: the CSV line's columns, +++++, rates and latency units;
  * fmt: iotap_fmt_* give printf's bytes for every digit count, the
- * powers of ten and their neighbours, the extremes and random values.
+ * powers of ten and their neighbours, k * 10^i - 1, k * 10^i and
+ * (k + 1) * 10^i - 1 for k < 100, the extremes and random values.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -405,6 +406,16 @@ static void test_fmt(void)
 		if (i == 19)
 			break;
 	}
+	/* each digit count's edges, where the fixed-point digits (fmt.c) err first */
+	for (i = 0, p = 1; i < 19 && good; i++, p *= 10)
+		for (k = 1; k < 100 && good; k++) {
+			uint64_t v = p * k;
+
+			if (v / k != p)
+				break;
+			good = fmt_one(v - 1, why, sizeof(why)) && fmt_one(v, why, sizeof(why)) &&
+			       fmt_one(v + p - 1, why, sizeof(why));
+		}
 	for (i = 0; i < 64 && good; i++)
 		good = fmt_one(1ull << i, why, sizeof(why)) &&
 		       fmt_one((1ull << i) - 1, why, sizeof(why));
