@@ -204,6 +204,8 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
  */
 #define OB_CAP		(1u << 16)
 #define FAST_NS_MAX	4000000000000000ll	/* |time| and latency the formatter covers (46 days) */
+/* Room for a text line or CSV row but its name: a SAMPLE row of 20-digit values is ~600 bytes. */
+#define FAST_LINE_MAX	1024
 
 struct obuf {
 	FILE *f;
@@ -342,15 +344,48 @@ static int fast_range(const struct iotap_trace_rec *r, uint64_t base, int64_t *t
 	return *t < FAST_NS_MAX && *t > -FAST_NS_MAX && r->dur_ns < (uint64_t)FAST_NS_MAX;
 }
 
-/* dump_rec() of an OP or NAME record; 0: not covered, use dump_rec(). */
+/*
+ * A SAMPLE record's fields as dump_rec() prints them (@keys: " dev=M:m
+ * rd_ios=N ...") or csv_rec() does (",M:m,N,...": its dev to rss_kb columns).
+ */
+static char *put_sample(char *p, const struct iotap_trace_sample *s, int keys)
+{
+	static const char *const key[] = {
+		" rd_ios=", " rd_sectors=", " wr_ios=", " wr_sectors=", " io_ticks_ms=",
+		" queue_ms=", " in_flight=", " proc_user_ns=", " proc_sys_ns=", " sys_user_ns=",
+		" sys_sys_ns=", " sys_idle_ns=", " sys_iowait_ns=", " rss_kb=",
+	};
+	const uint64_t v[] = {
+		s->rd_ios, s->rd_sectors, s->wr_ios, s->wr_sectors, s->io_ticks_ms, s->queue_ms,
+		s->in_flight, s->proc_user_ns, s->proc_sys_ns, s->sys_user_ns, s->sys_sys_ns,
+		s->sys_idle_ns, s->sys_iowait_ns, s->proc_rss_kb,
+	};
+	unsigned int i;
+
+	p = keys ? PUT_LIT(p, " dev=") : PUT_LIT(p, ",");
+	p = iotap_fmt_u64(p, s->dev_major);
+	*p++ = ':';
+	p = iotap_fmt_u64(p, s->dev_minor);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (keys)
+			p = put_str(p, key[i]);
+		else
+			*p++ = ',';
+		p = iotap_fmt_u64(p, v[i]);
+	}
+	return p;
+}
+
+/* dump_rec() of an OP, NAME or SAMPLE record; 0: not covered, use dump_rec(). */
 static int text_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 {
 	char *p, *p0;
 	int64_t t;
 
-	if ((r->type != IOTAP_REC_OP && r->type != IOTAP_REC_NAME) || !fast_range(r, base, &t))
+	if ((r->type != IOTAP_REC_OP && r->type != IOTAP_REC_NAME &&
+	     r->type != IOTAP_REC_SAMPLE) || !fast_range(r, base, &t))
 		return 0;
-	p = p0 = ob_room(ob, 512 + 4 * (size_t)r->name_len);
+	p = p0 = ob_room(ob, FAST_LINE_MAX + 4 * (size_t)r->name_len);
 	if (!p)
 		return 0;
 	p = iotap_fmt_frac(p, t, 9);
@@ -359,6 +394,17 @@ static int text_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t 
 	*p++ = ' ';
 	p = iotap_fmt_u64(p, r->pid);
 	*p++ = ' ';
+	if (r->type == IOTAP_REC_SAMPLE) {
+		/*
+		 * A capture samples resources ten times a second: on the slow
+		 * path each such line flushed the buffer through stdio.
+		 */
+		p = PUT_LIT(p, "SAMPLE");
+		p = put_sample(p, &r->sample, 1);
+		*p++ = '\n';
+		ob->len += (size_t)(p - p0);
+		return 1;
+	}
 	if (r->type == IOTAP_REC_NAME) {
 		p = PUT_LIT(p, "NAME file=");
 		p = iotap_fmt_u64(p, r->file);
@@ -512,7 +558,7 @@ static void csv_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 		fprintf(f, ",,,,,,,,,,,,,,,,%s\n", opf_names(r, fn));
 }
 
-/* csv_rec() of any but a SAMPLE record; 0: not covered, use csv_rec(). */
+/* csv_rec() of any record; 0: not covered, use csv_rec(). */
 static int csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 {
 	char fn[IOTAP_OPF_NAMES_MAX];
@@ -520,9 +566,9 @@ static int csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t b
 	unsigned int i;
 	int64_t t;
 
-	if (r->type == IOTAP_REC_SAMPLE || !fast_range(r, base, &t))
+	if (!fast_range(r, base, &t))
 		return 0;
-	p = p0 = ob_room(ob, 512 + 2 * (size_t)r->name_len);
+	p = p0 = ob_room(ob, FAST_LINE_MAX + 2 * (size_t)r->name_len);
 	if (!p)
 		return 0;
 	p = iotap_fmt_frac(p, t, 9);
@@ -575,8 +621,13 @@ static int csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t b
 		}
 		*p++ = '"';
 	}
-	p = PUT_LIT(p, ",,,,,,,,,,,,,,,,");
-	p = put_str(p, opf_names(r, fn));
+	if (r->type == IOTAP_REC_SAMPLE) {
+		p = put_sample(p, &r->sample, 0);
+		*p++ = ',';
+	} else {
+		p = PUT_LIT(p, ",,,,,,,,,,,,,,,,");
+		p = put_str(p, opf_names(r, fn));
+	}
 	*p++ = '\n';
 	ob->len += (size_t)(p - p0);
 	return 1;

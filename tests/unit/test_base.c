@@ -7,10 +7,12 @@
  * UINT64_MAX included), growth, equal keys through add/find, iteration;
  * hist: the bucket scheme at 3 and 6 bits (every value inside its bucket's
  * range, ranges contiguous), quantiles within the stated error, merge;
+ * sparse histograms (merged into from few buckets) equal grouped ones;
  * size: what both former parsers accepted and refused; argv: joining;
  * bonnie: the CSV line's columns, +++++, rates and latency units;
  * fmt: iotap_fmt_* give printf's bytes for every digit count, the
- * powers of ten and their neighbours, the extremes and random values.
+ * powers of ten and their neighbours, k * 10^i - 1, k * 10^i and
+ * (k + 1) * 10^i - 1 for k < 100, the extremes and random values.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -180,6 +182,83 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* @a and @b have the same samples: every bucket, n, sum, min, max and quantile. */
+static int hist_same(const struct iotap_hist *a, const struct iotap_hist *b)
+{
+	static const double qs[] = { 0.01, 0.25, 0.5, 0.9, 0.99, 0.999 };
+	unsigned int i;
+
+	if (a->n != b->n || a->sum != b->sum || a->min != b->min || a->max != b->max)
+		return 0;
+	for (i = 0; i < IOTAP_HIST_BUCKETS; i++)
+		if (iotap_hist_count(a, i) != iotap_hist_count(b, i))
+			return 0;
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		if (iotap_hist_quantile(a, qs[i]) != iotap_hist_quantile(b, qs[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Histograms only merged into from few buckets stay sparse (no group
+ * allocated): merged with each other, with grouped ones, added to,
+ * cleared and reused, they must hold exactly what adding every sample
+ * to one grouped histogram gives.
+ */
+static void test_hist_sparse(void)
+{
+	static struct iotap_hist blk[40], seg[40];
+	struct iotap_hist all = { 0 }, tot = { 0 }, big = { 0 }, mix = { 0 };
+	unsigned int i, k, sparse = 0, bad = 0;
+
+	memset(blk, 0, sizeof(blk));
+	memset(seg, 0, sizeof(seg));
+	for (k = 0; k < 40; k++) {
+		/* 3 to 120 samples over a few octaves: most fit a sparse histogram */
+		for (i = 0; i < 3 + k * 3; i++) {
+			uint64_t v = (k % 7 ? 5000 : 1) + rnd() % (k % 5 ? 20000 : 3000000);
+
+			iotap_hist_add(&blk[k], v);
+			iotap_hist_add(&all, v);
+			if (k >= 20)
+				iotap_hist_add(&big, v);
+		}
+		iotap_hist_merge(&seg[k], &blk[k]);	/* fresh: sparse if it fits */
+		sparse += seg[k].nsp > 0;
+		bad += !hist_same(&seg[k], &blk[k]);
+	}
+	ok(sparse >= 10 && sparse < 40 && !bad,
+	   "hist: %u of 40 merged-into histograms sparse, all equal to their source", sparse);
+	/* sparse into sparse until it no longer fits, then grouped */
+	for (k = 0; k < 40; k++)
+		iotap_hist_merge(&tot, &seg[k]);
+	ok(hist_same(&tot, &all) && !tot.nsp, "hist: sparse ones merged into one equal the whole");
+	/* sparse into grouped, grouped into sparse, then an add and a clear */
+	for (k = 0; k < 20; k++)
+		iotap_hist_merge(&mix, &seg[k]);
+	iotap_hist_merge(&mix, &big);
+	bad = !hist_same(&mix, &all);
+	iotap_hist_merge(&seg[1], &seg[2]);
+	iotap_hist_merge(&blk[1], &blk[2]);
+	bad += !hist_same(&seg[1], &blk[1]);
+	iotap_hist_add(&seg[3], 123456789);
+	iotap_hist_add(&blk[3], 123456789);
+	bad += !hist_same(&seg[3], &blk[3]) || seg[3].nsp;
+	iotap_hist_clear(&seg[0]);
+	bad += seg[0].n || seg[0].nsp || iotap_hist_count(&seg[0], 100);
+	iotap_hist_merge(&seg[0], &blk[5]);
+	bad += !hist_same(&seg[0], &blk[5]);
+	ok(!bad, "hist: sparse and grouped merge, add, clear and reuse alike");
+	for (k = 0; k < 40; k++) {
+		iotap_hist_release(&blk[k]);
+		iotap_hist_release(&seg[k]);
+	}
+	iotap_hist_release(&all);
+	iotap_hist_release(&tot);
+	iotap_hist_release(&big);
+	iotap_hist_release(&mix);
+}
+
 static void test_hist(void)
 {
 	static uint64_t vals[20000];
@@ -220,6 +299,7 @@ static void test_hist(void)
 	iotap_hist_release(&a);
 	iotap_hist_release(&b);
 	iotap_hist_release(&all);
+	test_hist_sparse();
 }
 
 static void test_size(void)
@@ -405,6 +485,16 @@ static void test_fmt(void)
 		if (i == 19)
 			break;
 	}
+	/* each digit count's edges, where the fixed-point digits (fmt.c) err first */
+	for (i = 0, p = 1; i < 19 && good; i++, p *= 10)
+		for (k = 1; k < 100 && good; k++) {
+			uint64_t v = p * k;
+
+			if (v / k != p)
+				break;
+			good = fmt_one(v - 1, why, sizeof(why)) && fmt_one(v, why, sizeof(why)) &&
+			       fmt_one(v + p - 1, why, sizeof(why));
+		}
 	for (i = 0; i < 64 && good; i++)
 		good = fmt_one(1ull << i, why, sizeof(why)) &&
 		       fmt_one((1ull << i) - 1, why, sizeof(why));

@@ -182,18 +182,24 @@ static struct bin *bin_find(struct series *s, uint64_t t)
 			ncap *= 2;
 		if (ncap > s->max)
 			ncap = s->max;
+		/*
+		 * Not cleared here: a bin is when it opens. The capacity doubles
+		 * and a page first touched costs more than the bins in it (a
+		 * fault, ~13 us on a VM); half of it may never be used.
+		 */
 		nb = realloc(s->bins, ncap * sizeof(*nb));
 		if (!nb) {
 			s->err = 1;
 			return NULL;
 		}
-		memset(nb + s->cap, 0, (ncap - s->cap) * sizeof(*nb));
 		s->bins = nb;
 		s->cap = ncap;
 	}
 	close_last(s);
-	for (i = s->n; i <= idx; i++)
+	for (i = s->n; i <= idx; i++) {
+		memset(&s->bins[i], 0, sizeof(s->bins[i]));
 		s->bins[i].inflight = s->max_end > s->origin + i * s->width;
+	}
 	s->n = idx + 1;
 	s->cur_end = s->origin + s->n * s->width;
 	return &s->bins[idx];

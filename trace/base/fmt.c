@@ -25,64 +25,128 @@ static const uint64_t pow10[20] = {
 	1000000000000000000ull, 10000000000000000000ull,
 };
 
-/* Decimal digits of @v >= 1: from its bit length (1233/4096 ~ log10 2), then one compare. */
-static inline unsigned int ndigits(uint64_t v)
+/*
+ * Digits left to right without a division a pair (James Anhalt's
+ * scheme): f = u * ceil(2^48 / 10^e) holds u / 10^e in its bits above 48
+ * and the rest as a binary fraction below; each pair after it is the top
+ * of that fraction times 100. Exact for u < 10^(e + 2), e = 2, 4, 6: the
+ * rounding error u * (ceil - exact) < 10^(e + 2) stays below the 2^48 /
+ * 10^e from one digit to the next since 10^(2e + 2) < 2^48. (Every 32-bit
+ * value and every eight-digit put8() were checked against plain division
+ * when this was written; tests/unit/test_base.c checks each digit count's
+ * edges.)
+ */
+#define FMT_K		48
+#define FMT_MASK	((1ull << FMT_K) - 1)
+#define FMT_C2		2814749767107ull	/* ceil(2^48 / 10^2) */
+#define FMT_C4		28147497672ull		/* ceil(2^48 / 10^4) */
+#define FMT_C6		281474977ull		/* ceil(2^48 / 10^6) */
+
+/* The leading one (@two: two) digits of f = u * FMT_C<e>. */
+static inline char *put_lead(char *p, uint64_t f, int two)
 {
-	unsigned int t = ((64 - (unsigned int)__builtin_clzll(v)) * 1233) >> 12;
+	uint32_t d = (uint32_t)(f >> FMT_K);
 
-	return t + 1 - (v < pow10[t]);
-}
-
-/* @n digits of @v into p[0 .. n), four at a time from the right. */
-static inline void put_digits(char *p, uint64_t v, unsigned int n)
-{
-	char *q = p + n;
-	uint32_t w;
-
-	while (v > UINT32_MAX) {
-		uint32_t r = (uint32_t)(v % 10000);
-
-		v /= 10000;
-		q -= 4;
-		memcpy(q, digits2 + (r / 100) * 2, 2);
-		memcpy(q + 2, digits2 + (r % 100) * 2, 2);
-	}
-	w = (uint32_t)v;	/* the rest in 32-bit arithmetic: cheaper divisions */
-	while (q - p >= 4) {
-		uint32_t r = w % 10000;
-
-		w /= 10000;
-		q -= 4;
-		memcpy(q, digits2 + (r / 100) * 2, 2);
-		memcpy(q + 2, digits2 + (r % 100) * 2, 2);
-	}
-	if (q - p >= 2) {
-		q -= 2;
-		memcpy(q, digits2 + (w % 100) * 2, 2);
-		w /= 100;
-	}
-	if (q > p)
-		*--q = (char)('0' + w);
-}
-
-/* Digits straight into place, two at a time (no temporary, no memcpy). */
-char *iotap_fmt_u64(char *p, uint64_t v)
-{
-	unsigned int n;
-
-	/* most fields of a record are small: ids, counts, results */
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	if (v < 100) {
-		p[0] = digits2[v * 2];
-		p[1] = digits2[v * 2 + 1];
+	if (two) {
+		memcpy(p, digits2 + d * 2, 2);
 		return p + 2;
 	}
-	n = ndigits(v);
-	put_digits(p, v, n);
-	return p + n;
+	*p = (char)('0' + d);
+	return p + 1;
+}
+
+/* The next two digits of the fraction of @f, which moves on. */
+static inline __attribute__((always_inline)) char *put_pair(char *p, uint64_t *f)
+{
+	*f = (*f & FMT_MASK) * 100;
+	memcpy(p, digits2 + (*f >> FMT_K) * 2, 2);
+	return p + 2;
+}
+
+/* @v < 10^8 as exactly eight digits, leading zeros included. */
+static inline char *put8(char *p, uint32_t v)
+{
+	uint64_t f = v * FMT_C6;
+
+	p = put_lead(p, f, 1);
+	p = put_pair(p, &f);
+	p = put_pair(p, &f);
+	return put_pair(p, &f);
+}
+
+/* Written out case by case: a loop over the pairs was one shared, not unrolled, loop. */
+static inline __attribute__((always_inline)) char *fmt_u32(char *p, uint32_t u)
+{
+	uint64_t f;
+	uint32_t hi;
+
+	/* most fields of a record are small: ids, counts, results */
+	if (u < 10) {
+		*p = (char)('0' + u);
+		return p + 1;
+	}
+	if (u < 100) {
+		memcpy(p, digits2 + u * 2, 2);
+		return p + 2;
+	}
+	if (u < 10000) {
+		f = u * FMT_C2;
+		p = put_lead(p, f, u >= 1000);
+		return put_pair(p, &f);
+	}
+	if (u < 1000000) {
+		f = u * FMT_C4;
+		p = put_lead(p, f, u >= 100000);
+		p = put_pair(p, &f);
+		return put_pair(p, &f);
+	}
+	if (u < 100000000) {
+		f = u * FMT_C6;
+		p = put_lead(p, f, u >= 10000000);
+		p = put_pair(p, &f);
+		p = put_pair(p, &f);
+		return put_pair(p, &f);
+	}
+	hi = u / 100000000;	/* 1 to 42 */
+	if (hi < 10) {
+		*p++ = (char)('0' + hi);
+	} else {
+		memcpy(p, digits2 + hi * 2, 2);
+		p += 2;
+	}
+	return put8(p, u - hi * 100000000);
+}
+
+/* @n digits of @v < 10^n into p[0 .. n), leading zeros included. */
+static void put_digits(char *p, uint64_t v, unsigned int n)
+{
+	char *q = p + n;
+
+	while (q - p >= 8) {
+		q -= 8;
+		put8(q, (uint32_t)(v % 100000000));
+		v /= 100000000;
+	}
+	while (q > p) {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
+char *iotap_fmt_u64(char *p, uint64_t v)
+{
+	uint64_t hi;
+
+	if (v <= UINT32_MAX)
+		return fmt_u32(p, (uint32_t)v);
+	hi = v / 100000000;
+	if (hi < 100000000) {
+		p = fmt_u32(p, (uint32_t)hi);
+	} else {	/* 17 to 20 digits */
+		p = fmt_u32(p, (uint32_t)(hi / 100000000));
+		p = put8(p, (uint32_t)(hi % 100000000));
+	}
+	return put8(p, (uint32_t)(v % 100000000));
 }
 
 char *iotap_fmt_i64(char *p, int64_t v)
@@ -151,6 +215,15 @@ char *iotap_fmt_frac(char *p, int64_t v, unsigned int decimals)
 	if (!decimals)
 		return p;
 	*p++ = '.';
+	switch (decimals) {
+	case 9:		/* seconds of a nanosecond clock */
+		*p = (char)('0' + fp / 100000000);
+		return put8(p + 1, (uint32_t)(fp % 100000000));
+	case 3:		/* microseconds of a nanosecond latency */
+		*p = (char)('0' + fp / 100);
+		memcpy(p + 1, digits2 + (fp % 100) * 2, 2);
+		return p + 3;
+	}
 	put_digits(p, fp, decimals);
 	return p + decimals;
 }

@@ -273,23 +273,41 @@ void iotap_hist_range(unsigned int idx, unsigned int bits, uint64_t *lo, uint64_
  * 1/128 of its value. A group of 64 counters (one power of two) is allocated
  * when a value first falls in it, so the usual few octaves of latencies cost
  * a few KiB; @used lets merge and clear touch only those groups.
+ *
+ * A histogram that has only ever been merged into, from at most
+ * IOTAP_HIST_GROUPS non-zero buckets in all (a report's automatic phase
+ * of a block or two: hundreds of them live until the end), allocates no
+ * group: it keeps those buckets in the group pointers' place (@nsp > 0).
+ * The first add, or a merge beyond that, makes it grouped for good (until
+ * release). Every function gives the same results either way.
  * Zero-initialize (or memset) to init; iotap_hist_release() frees.
  */
 struct iotap_hist {
 	uint64_t n;			/* samples */
 	uint64_t sum;			/* sum of the values */
 	uint64_t min, max;
-	uint64_t used;			/* bit g: grp[g] holds counts */
-	/*
-	 * IOTAP_HIST_SUB counters each, then one word whose bit i says counter
-	 * i may be non-zero: a merge or clear of a sparse group (a block of a
-	 * few hundred samples) touches only those.
-	 */
-	uint64_t *grp[IOTAP_HIST_GROUPS];
+	uint64_t used;			/* bit g: grp[g] holds counts (0 while sparse) */
+	uint32_t nsp;			/* sparse: buckets in sp[] (0: grouped or empty) */
+	uint32_t grouped;		/* a group was allocated: never sparse again */
+	union {
+		/*
+		 * IOTAP_HIST_SUB counters each, then one word whose bit i says
+		 * counter i may be non-zero: a merge or clear of a sparse group
+		 * (a block of a few hundred samples) touches only those.
+		 */
+		uint64_t *grp[IOTAP_HIST_GROUPS];
+		/* sparse: count << IOTAP_HIST_SP_SHIFT | bucket, by bucket */
+		uint64_t sp[IOTAP_HIST_GROUPS];
+	};
 };
+#define IOTAP_HIST_SP_SHIFT	12	/* a bucket index fits 12 bits */
+_Static_assert(IOTAP_HIST_BUCKETS <= 1u << IOTAP_HIST_SP_SHIFT, "bucket fits a sparse entry");
 #define IOTAP_HIST_NZ	IOTAP_HIST_SUB	/* grp[g][IOTAP_HIST_NZ]: the group's non-zero mask */
 
-/* The slow path of iotap_hist_add(): allocate group @g. NULL: -ENOMEM. */
+/*
+ * The slow path of iotap_hist_add(): allocate group @g (a sparse histogram
+ * moves its buckets into groups first). NULL: -ENOMEM.
+ */
 uint64_t *iotap_hist_group(struct iotap_hist *h, unsigned int g);
 
 /* Return: 0, or -ENOMEM (the sample is then only in n, sum, min, max). */
@@ -304,7 +322,10 @@ static inline int iotap_hist_add(struct iotap_hist *h, uint64_t v)
 		h->max = v;
 	h->n++;
 	h->sum += v;
-	/* a used group is allocated (a cleared one may be allocated, not used) */
+	/*
+	 * a used group is allocated (a cleared one may be allocated, not
+	 * used); a sparse histogram has none used
+	 */
 	if (__builtin_expect(!(h->used & (1ull << g)), 0)) {
 		c = iotap_hist_group(h, g);
 		if (!c)
