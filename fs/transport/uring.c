@@ -171,7 +171,6 @@ struct fs_uring_queue {
 	unsigned int qid;
 	struct io_uring ring;
 	bool ring_up;
-	bool sq_identity;			/* liburing maps SQ slot i to SQE i: sq_publish() works */
 	pthread_mutex_t sq_lock;		/* the SQ: get_sqe, prep, submit */
 	pthread_mutex_t lock;			/* what follows */
 	pthread_cond_t follow;			/* followers wait here for the lead */
@@ -619,49 +618,6 @@ static void ent_failed(struct fs_uring_queue *q, struct fs_uring_ent *e, int res
 }
 
 /*
- * Publish the SQEs queued so far to the kernel (q->sq_lock held): what
- * io_uring_submit() does before its system call (liburing 2.3, whose SQ
- * array maps slot i to SQE i). Returns how many the kernel has not taken.
- */
-static unsigned int sq_publish(struct io_uring *ring)
-{
-	struct io_uring_sq *sq = &ring->sq;
-	unsigned int tail = sq->sqe_tail;
-
-	if (sq->sqe_head != tail) {
-		sq->sqe_head = tail;
-		io_uring_smp_store_release(sq->ktail, tail);
-	}
-	return tail - io_uring_smp_load_acquire(sq->khead);
-}
-
-/*
- * Submit what is queued and wait for a completion: one system call where
- * io_uring_submit() and io_uring_wait_cqe() make two (the enter happens
- * outside q->sq_lock, so others may queue meanwhile). 0 or -errno.
- */
-static int submit_and_wait(struct fs_uring_queue *q)
-{
-	struct io_uring_cqe *cqe;
-	unsigned int n;
-	int ret;
-
-	pthread_mutex_lock(&q->sq_lock);
-	if (!q->sq_identity) {
-		ret = io_uring_submit(&q->ring);
-		pthread_mutex_unlock(&q->sq_lock);
-		return ret < 0 ? ret : io_uring_wait_cqe(&q->ring, &cqe);
-	}
-	n = sq_publish(&q->ring);
-	pthread_mutex_unlock(&q->sq_lock);
-	if (!n && !io_uring_peek_cqe(&q->ring, &cqe))
-		return 0;	/* nothing to send, something to serve */
-	ret = (int)syscall(__NR_io_uring_enter, q->ring.ring_fd, n, 1, IORING_ENTER_GETEVENTS,
-			   NULL, 0);
-	return ret < 0 ? -errno : 0;
-}
-
-/*
  * Lead the queue: wait for completions and serve them inline until the
  * watchdog hands the lead on (return false) or the queue stops (true).
  */
@@ -671,7 +627,11 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 		struct io_uring_cqe *cqe;
 		int ret;
 
-		ret = submit_and_wait(q);
+		pthread_mutex_lock(&q->sq_lock);
+		ret = io_uring_submit(&q->ring);
+		pthread_mutex_unlock(&q->sq_lock);
+		if (ret >= 0)
+			ret = io_uring_wait_cqe(&q->ring, &cqe);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			fs_log(FS_LOG_ERR, "io_uring: queue %u: %s", q->qid, strerror(-ret));
 			pthread_mutex_lock(&q->lock);
@@ -917,10 +877,6 @@ static int queue_ring_init(struct fs_uring_queue *q)
 	if (ret)
 		return ret;
 	q->ring_up = true;
-	q->sq_identity = true;
-	for (i = 0; i < q->ring.sq.ring_entries; i++)
-		if (q->ring.sq.array[i] != i)
-			q->sq_identity = false;
 	ret = io_uring_register_files(&q->ring, &fd, 1);
 	if (ret)
 		return ret;
