@@ -38,8 +38,10 @@
  *    MSG_RING; the ring thread submits it, so entries are only ever
  *    committed by threads that sleep nowhere but in io_uring_enter()
  *    (e2e fs-uring-fsync: reads beside a 4 s fsync on a slow disk). The
- *    hand-off costs about 16 us per fsync (a 4 KiB write+fdatasync loop on
- *    tmpfs, where fsync is free: 15.6 k pairs/s inline, 12.4 k handed off).
+ *    hand-off costs 20-35 us per fsync on the project's VMs, the wake-ups
+ *    of an idle vCPU for the helper and then the leader (a 4 KiB
+ *    write+fdatasync loop on tmpfs, where fsync is free: 16-19 k pairs/s
+ *    inline, 11-15 k handed off; BENCHMARKS.md, session 7).
  *    Any other handler that stays busy for one to two URING_WATCH_NS (a
  *    read of a FIFO) is handed over by the watchdog, which wakes or starts
  *    another thread of the queue (up to one per entry) to lead, so the
