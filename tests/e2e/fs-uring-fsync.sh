@@ -29,7 +29,6 @@ LB=$T/lower-b LM=$T/lower-m EXT=$T/ext
 mkdir -p $LB $LM $EXT
 LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=4000 IOTAP_SLOW_FSYNC=1 IOTAP_SLOW_IF=$SLOW \
 	iotap_mount $LB $LM --transport dev
-LOWER_PID=$MOUNT_PID
 truncate -s 64M $LM/img || fail "image on the lower mount"
 mkfs.ext4 -q -F $LM/img || fail "mkfs.ext4 on the lower mount"
 LOOP=$(losetup -f --show $LM/img 2>$T/losetup.err) ||
