@@ -85,7 +85,7 @@ kill -9 $ddpid
 i=0
 while kill -0 $ddpid 2>/dev/null; do
 	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the killed reader did not end after its read returned"
+	[ $i -lt 100 ] || { dump_waits $ddpid; fail "the killed reader did not end after its read returned"; }
 	sleep 0.1
 done
 awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { exit !(b - a >= 5.5) }' ||

@@ -64,11 +64,19 @@ _diagnose() {
 		tail -n 25 "$f" >&2
 	done
 	[ "$rc" -eq 130 ] || return 0
-	for p in $_pids; do
+	dump_waits
+}
+
+# dump_waits [PID...]: where each thread of the daemons (and of PIDs) waits
+# in the kernel, on stderr: for a case that finds something stuck
+dump_waits() {
+	local p t
+	for p in $_pids "$@"; do
 		[ -d /proc/$p ] || continue
 		for t in /proc/$p/task/*; do
-			echo "# daemon $p thread ${t##*/} ($(cat $t/comm 2>/dev/null)): $(cat $t/wchan 2>/dev/null)" \
-				"$(head -n 4 $t/stack 2>/dev/null | awk '{ printf "%s ", $2 }')" >&2
+			echo "# pid $p thread ${t##*/} ($(cat $t/comm 2>/dev/null)," \
+				"$(awk '{ print $3 }' $t/stat 2>/dev/null)): $(cat $t/wchan 2>/dev/null)" \
+				"$(head -n 6 $t/stack 2>/dev/null | awk '{ printf "%s ", $2 }')" >&2
 		done
 	done
 }
