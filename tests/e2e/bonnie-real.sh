@@ -38,7 +38,16 @@ for what, (k, tol) in cols.items():
         # under bonnie++'s 0.5 s floor: no rate to compare
         print("# %-12s bonnie++ %s iotap %s (too fast to time)" % (what, bv, iv), file=sys.stderr)
         if not (bv.startswith("+") and iv.startswith("+")):
-            bad.append("%s: bonnie++ %s, iotap %s" % (what, bv, iv))
+            # one side timed it just over the floor, the other just under:
+            # a file test whose rate puts it within 10% of 0.5 s is that
+            # (CI once: bonnie++ +++++, iotap 16352 files/s = 0.501 s)
+            num = iv if bv.startswith("+") else bv
+            files = int(b[21] or 0) * 1024
+            if tol == 10 and files and files / float(num) < 0.55:
+                print("# %-12s at bonnie++'s 0.5 s floor: %.3f s" % (what, files / float(num)),
+                      file=sys.stderr)
+            else:
+                bad.append("%s: bonnie++ %s, iotap %s" % (what, bv, iv))
         continue
     ratio = float(iv) / float(bv)
     print("# %-12s bonnie++ %8s iotap %8s ratio %.3f" % (what, bv, iv, ratio), file=sys.stderr)
