@@ -47,8 +47,9 @@
  *    another thread of the queue (up to one per entry) to lead, so the
  *    other entries keep serving (e2e fs-uring proves it with an
  *    interruptible delay) -- but not while that handler sleeps
- *    uninterruptibly (a page-cache miss on a slow disk: handing those off
- *    too cost 20-40% of cold random-read IOPS; README Limits). The queue
+ *    uninterruptibly (a page-cache miss on a slow disk: handing those to
+ *    a thread created per read cost 20-40% of cold random-read IOPS in
+ *    session 6; the helpers were not tried for them; README Limits). The queue
  *    depth an application gets is uring_depth per CPU, like libfuse's
  *    worker threads on /dev/fuse.
  *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
@@ -1088,7 +1089,7 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 	}
 	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)len;
 	if (other) {
-		/* a late reply: its serving thread has moved on; the ring's submits it */
+		/* a late reply: its serving thread has moved on; a ring thread submits it */
 		ent_commit(e, false);
 		queue_kick(e->q);
 	} else
