@@ -857,17 +857,13 @@ static void teardown(struct fs_daemon *d)
 		fuse_session_destroy(fs->se);
 		fs->se = NULL;
 	}
-	if (fs->itable) {
-		fs_log(FS_LOG_INFO, "inodes at exit %llu, fd cache: %llu reopened by handle, "
-		       "%llu evicted, %llu overflows",
-		       (unsigned long long)uatomic_read(&fs->ninodes),
-		       (unsigned long long)uatomic_read(&fs->fdc_misses),
-		       (unsigned long long)fs->fdc.evictions,
-		       (unsigned long long)fs->fdc.overflows);
-		fs_itable_destroy(fs);
-	}
-	if (d->thread_registered)
-		fs_thread_release();
+	/*
+	 * The rotation thread first, then the recorder, then the inode table:
+	 * a rotation's switch makes the recorder's writer thread walk the inode
+	 * table (fs_ctl_rebind) to name the files in use in the new file, so
+	 * neither may outlive the table. Destroying it first crashed the daemon
+	 * when a --rotate-time rotation met the unmount.
+	 */
 	fs_ctl_policy_stop(fs);
 	if (fs->recorder) {
 		uint64_t count = iotap_trace_recorder_count(fs->recorder);
@@ -887,6 +883,17 @@ static void teardown(struct fs_daemon *d)
 			       fs->trace_path, (unsigned long long)count,
 			       (unsigned long long)lost);
 	}
+	if (fs->itable) {
+		fs_log(FS_LOG_INFO, "inodes at exit %llu, fd cache: %llu reopened by handle, "
+		       "%llu evicted, %llu overflows",
+		       (unsigned long long)uatomic_read(&fs->ninodes),
+		       (unsigned long long)uatomic_read(&fs->fdc_misses),
+		       (unsigned long long)fs->fdc.evictions,
+		       (unsigned long long)fs->fdc.overflows);
+		fs_itable_destroy(fs);
+	}
+	if (d->thread_registered)
+		fs_thread_release();
 	if (fs->root_fd >= 0)
 		close(fs->root_fd);
 	fuse_opt_free_args(&d->args);
