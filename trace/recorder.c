@@ -85,6 +85,7 @@
 #define RCD_BUF_MIN		(8u << 10)
 #define RCD_BUF_MAX		(16u << 20)
 #define RCD_LOST_SLOTS		64		/* LOST records per batch, one per thread */
+#define RCD_HOLDS		256		/* ops handed between threads at once */
 #define RCD_BUSY		((struct rcd_buf *)1)	/* slot->cur while its owner appends */
 
 /* One buffer of fixed-layout records. */
@@ -169,6 +170,10 @@ struct iotap_trace_recorder {
 	uint64_t emit_time;		/* time_ns of rebinding records, 0: not rebinding */
 	struct iotap_trace_writer *emit_w;	/* where they go (the new file) */
 	int ring;			/* r->w is a ring writer (flight recorder) */
+
+	/* starts of ops handed from one thread to another, 0: free (uatomic) */
+	uint64_t holds[RCD_HOLDS];
+	unsigned int hold_next;		/* where the next claim starts looking */
 
 	struct rcd_buf **batch;		/* nbufs_max entries, writer thread */
 	struct {
@@ -388,6 +393,52 @@ void iotap_trace_op_cancel(struct iotap_trace_recorder *r)
 
 	if (caa_likely(s))
 		CMM_STORE_SHARED(s->inflight, 0);
+}
+
+/**
+ * iotap_trace_op_hold - hand the calling thread's op in flight to another thread
+ * @r:     recorder
+ * @start: what iotap_trace_op_begin() returned for the op
+ *
+ * The op's start goes into a hold, then the thread's in-flight state ends
+ * (as iotap_trace_op_cancel()); until iotap_trace_hold_release() the
+ * writer promises no watermark past @start, so the thread that finishes
+ * the op may record it with time_ns = @start without a begin of its own.
+ * Wait-free: one compare-and-swap per hold tried.
+ * Return: the hold (>= 0), or -1 when all RCD_HOLDS are taken (nothing
+ * changed: the caller finishes the op itself).
+ */
+int iotap_trace_op_hold(struct iotap_trace_recorder *r, uint64_t start)
+{
+	unsigned int i, k = uatomic_add_return(&r->hold_next, 1);
+
+	for (i = 0; i < RCD_HOLDS; i++) {
+		unsigned int h = (k + i) % RCD_HOLDS;
+
+		if (!uatomic_cmpxchg(&r->holds[h], 0, start ? start : 1)) {
+			/* (E), pairs with (F) in rcd_batch(): held before the op ends here */
+			cmm_smp_mb();
+			iotap_trace_op_cancel(r);
+			return (int)h;
+		}
+	}
+	return -1;
+}
+
+/**
+ * iotap_trace_hold_release - the op handed over is recorded (or dropped)
+ * @r: recorder
+ * @h: what iotap_trace_op_hold() returned
+ *
+ * Context: after the iotap_trace_record() of the op, in any thread.
+ */
+void iotap_trace_hold_release(struct iotap_trace_recorder *r, int h)
+{
+	if (h < 0 || h >= RCD_HOLDS)
+		return;
+	/* the record is in its buffer before the hold goes: pairs with (D) */
+	cmm_smp_mb();
+	uatomic_set(&r->holds[h], 0);
 }
 
 static inline size_t align8(size_t n)
@@ -611,6 +662,16 @@ static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 	pthread_mutex_lock(&r->slots_lock);
 	for (s = r->slots; s; s = s->next) {
 		v = CMM_LOAD_SHARED(s->inflight);
+		if (v && v < lw)
+			lw = v;
+	}
+	/*
+	 * (F), pairs with (E) in iotap_trace_op_hold(): an op whose thread's
+	 * in-flight state was gone above is held here.
+	 */
+	cmm_smp_rmb();
+	for (i = 0; i < RCD_HOLDS; i++) {
+		v = CMM_LOAD_SHARED(r->holds[i]);
 		if (v && v < lw)
 			lw = v;
 	}

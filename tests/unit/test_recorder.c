@@ -8,6 +8,8 @@
  * - ops that stay in flight for 300 ms while other threads record and
  *   chunks are written every 20 ms: still exact order (the watermark
  *   waits for them);
+ * - an op begun in one thread, held (iotap_trace_op_hold) and recorded by
+ *   another 200 ms later: still exact order; the holds run out cleanly;
  * - a pool of 4 small buffers with the writer thread held, then one that
  *   is held and released in turns: drops are counted, LOST records say
  *   so, delivered + lost = recorded, per-thread order kept;
@@ -304,6 +306,96 @@ static void test_in_flight(void)
 	ok(!t.order_bad && t.st.late_records == 0 && !t.seq_bad,
 	   "still exact start order (%" PRIu64 " backwards, %" PRIu64 " late)", t.order_bad,
 	   t.st.late_records);
+}
+
+struct handoff {
+	struct iotap_trace_recorder *r;
+	uint64_t start;
+	int h;
+	unsigned int idx;
+};
+
+/* Finish an op another thread began and held, 200 ms later, as a helper does. */
+static void *finish_later(void *arg)
+{
+	struct handoff *hf = arg;
+	struct iotap_trace_rec rec;
+
+	sleep_ms(200);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_OP;
+	rec.op = IOTAP_OP_READ;
+	rec.tid = 1000 + hf->idx;
+	rec.pid = 42;
+	rec.file = 99;
+	rec.length = 8192;
+	rec.result = 8192;
+	rec.time_ns = hf->start;
+	rec.dur_ns = iotap_trace_now_ns() - hf->start;
+	iotap_trace_record(hf->r, &rec);
+	iotap_trace_hold_release(hf->r, hf->h);
+	return NULL;
+}
+
+/*
+ * An op begun by one thread and recorded by another 200 ms later (a read
+ * handed to a helper thread) while 3 threads record and chunks go out
+ * every 20 ms: the hold keeps the watermark at its start, so the file is
+ * still in exact start order with nothing late. Holds run out cleanly.
+ */
+static void test_handoff(void)
+{
+	enum { T = 3, N = 60000, HOLDS = 256 };
+	const char *path = test_path("handoff.iotap");
+	struct iotap_trace_recorder_opts o;
+	struct iotap_trace_recorder *r;
+	static struct worker wk[T];
+	static struct tally t;
+	struct handoff hf;
+	pthread_t fin;
+	int ret, h[HOLDS + 1], got = 0;
+	unsigned int k;
+
+	memset(&o, 0, sizeof(o));
+	o.max_bytes = 256u << 20;
+	o.flush_ms = 5;
+	o.chunk_ms = 20;
+	ret = iotap_trace_recorder_open(&r, path, NULL, &o);
+	ok(ret == 0, "recorder open (chunks every 20 ms)");
+	if (ret)
+		return;
+	hf.r = r;
+	hf.idx = T;
+	hf.start = iotap_trace_op_begin(r);
+	hf.h = iotap_trace_op_hold(r, hf.start);
+	ok(hf.h >= 0, "an op in flight is held (hold %d)", hf.h);
+	pthread_create(&fin, NULL, finish_later, &hf);
+	for (k = 0; k < T; k++) {
+		wk[k].r = r;
+		wk[k].idx = k;
+		wk[k].n = N;
+		wk[k].long_ms = 0;
+		wk[k].pace = 200;	/* 300 ms of recording, around the hand-off */
+	}
+	run_workers(wk, T);
+	pthread_join(fin, NULL);
+
+	for (k = 0; k <= HOLDS; k++) {
+		h[k] = iotap_trace_op_hold(r, iotap_trace_op_begin(r));
+		got += h[k] >= 0;
+	}
+	ok(got == HOLDS && h[HOLDS] == -1, "%d holds at once, then none (-1)", got);
+	for (k = 0; k <= HOLDS; k++)
+		iotap_trace_hold_release(r, h[k]);
+	ret = iotap_trace_recorder_close(r);
+	tally(path, &t, wk, T);
+	ok(ret == 0 && t.ret == 0 && t.ops == (uint64_t)T * N + 1 && t.per_tid[T] == 1 &&
+	   t.st.chunks > 5,
+	   "%" PRIu64 " ops in %" PRIu64 " chunks, the handed-over one among them", t.ops,
+	   t.st.chunks);
+	ok(!t.order_bad && t.st.late_records == 0 && !t.seq_bad,
+	   "exact start order across the hand-off (%" PRIu64 " backwards, %" PRIu64 " late)",
+	   t.order_bad, t.st.late_records);
 }
 
 struct toggler {
@@ -891,6 +983,7 @@ int main(void)
 	test_rotate();
 	test_many_threads();
 	test_in_flight();
+	test_handoff();
 	test_drops();
 	test_thread_exit();
 	test_samples();

@@ -458,6 +458,16 @@ uint64_t iotap_trace_op_begin(struct iotap_trace_recorder *r);
 void iotap_trace_op_cancel(struct iotap_trace_recorder *r);
 
 /*
+ * Hand an op in flight to another thread (a request handed to a helper
+ * thread half-way): iotap_trace_op_hold() by the thread that began it, with
+ * its start, returns a hold (-1: none free, nothing changed) and ends that
+ * thread's in-flight state; the other thread records the op with time_ns =
+ * that start (no begin of its own), then releases the hold.
+ */
+int iotap_trace_op_hold(struct iotap_trace_recorder *r, uint64_t start);
+void iotap_trace_hold_release(struct iotap_trace_recorder *r, int h);
+
+/*
  * iotap_trace_record - queue one record from the calling thread
  * @rec: copied, including rec->name (up to IOTAP_TRACE_NAME_MAX bytes)
  *
