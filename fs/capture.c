@@ -349,6 +349,19 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->rec.gid = ctx->gid;
 }
 
+bool fs_op_handoff(struct fs_op *op)
+{
+	int h = -1;
+
+	if (op->r && op->begun) {
+		h = iotap_trace_op_hold(op->r, op->rec.time_ns);
+		if (h < 0)
+			return false;
+	}
+	fs_uring_handoff(op->begun ? op->r : NULL, h, op->begun ? op->rec.time_ns : 0);
+	return true;
+}
+
 int fs_op_fault(struct fs_op *op)
 {
 	struct fs_ctx *fs = op->fs;

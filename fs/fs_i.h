@@ -277,6 +277,7 @@ struct fs_fdcache {
 struct fs_file {
 	int fd;				/* backing fd, opened with the real flags */
 	uint32_t opf;			/* IOTAP_OPF_DIRECT/_SYNC/_CACHED of its READ/WRITE */
+	bool nowait_no;			/* the backing fs refuses RWF_NOWAIT (fs_op_read) */
 	uint64_t id;			/* trace fh id, unique for the daemon's life */
 	struct fs_inode *inode;		/* pinned by the kernel while open */
 };
@@ -486,13 +487,42 @@ struct fs_op {
  */
 void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 		 struct fs_inode *inode);
+/*
+ * A helper serving a request a ring thread handed over half-way
+ * (fs_op_handoff): the start of the op's first backing call, and the
+ * recorder holding it (transport/uring.c sets them around the handler).
+ */
+extern __thread uint64_t fs_op_held_ns;
+extern __thread struct iotap_trace_recorder *fs_op_held_r;
 /* Start of the backing call: takes rec.time_ns. */
 static inline void fs_op_io_begin(struct fs_op *op)
 {
+	if (caa_unlikely(fs_op_held_ns)) {
+		uint64_t t = fs_op_held_ns;
+
+		fs_op_held_ns = 0;
+		if (op->r == fs_op_held_r) {
+			/* the op began on the ring thread: time it from there */
+			op->rec.time_ns = t;
+			op->begun = true;
+			return;
+		}
+	}
 	/* timed untraced too: the live counters' latencies (stats.c) */
 	op->rec.time_ns = op->r ? iotap_trace_op_begin(op->r) : iotap_clock_ns();
 	op->begun = true;
 }
+/*
+ * fs_op_handoff - a backing call of @op would wait for the disk on a ring
+ * thread (io_uring): hand the request to a helper of the queue, which
+ * serves it again from the start and replies. The op's start so far (if
+ * its backing call began) is held in the recorder and becomes the
+ * helper's record's time_ns. Call only when fs_uring_nowait() said so.
+ * Return: true: drop the request now (fuse_reply_none(): no reply, no
+ * record, no stats); false (the recorder's holds are all taken): go on
+ * here, waiting.
+ */
+bool fs_op_handoff(struct fs_op *op);
 /* End of the backing call: sets rec.dur_ns. */
 static inline void fs_op_io_end(struct fs_op *op)
 {
@@ -710,6 +740,15 @@ static inline bool fs_uring_reply(struct fs_ctx *fs, const struct iovec *iov, in
  * else NULL (use fs_thread_iobuf()).
  */
 void *fs_uring_read_buf(size_t size);
+/*
+ * fs_uring_nowait - the calling thread serves a request inline on a ring
+ * thread, where a backing call that waits for the disk would hold up the
+ * queue's other requests: try the call without waiting (RWF_NOWAIT) and
+ * hand the request over (fs_op_handoff) if it would.
+ */
+bool fs_uring_nowait(void);
+/* For fs_op_handoff(): mark the request being served for a helper. */
+void fs_uring_handoff(struct iotap_trace_recorder *r, int hold, uint64_t start);
 /* After the unmount, before the session is destroyed: end and join the ring threads. */
 void fs_uring_stop(struct fs_ctx *fs);
 /* The common request inspection of the wire shim (fs_wire_read), for ring requests too. */

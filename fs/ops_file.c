@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fs_i.h"
@@ -58,6 +59,7 @@ int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 	f->inode = inode;
 	f->id = fs_next_fh(fs);
 	f->opf = 0;
+	f->nowait_no = false;
 	if (fi->flags & O_DIRECT)
 		f->opf |= IOTAP_OPF_DIRECT;
 	else if (fs->cache_mode)
@@ -170,6 +172,41 @@ static ssize_t pio_full(int fd, char *buf, size_t size, off_t off, bool write)
 	return done;
 }
 
+/*
+ * pio_full() reading on a ring thread: without waiting for the disk
+ * (RWF_NOWAIT). Return: as pio_full(), or -EAGAIN when some of it is not
+ * in the page cache (what was read is read again by the helper).
+ * -EOPNOTSUPP: the backing file system cannot say (tmpfs, FUSE); the
+ * caller reads it the plain way and marks the file.
+ */
+static ssize_t pread_nowait(int fd, char *buf, size_t size, off_t off)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		struct iovec iov = { buf + done, size - done };
+		ssize_t n = preadv2(fd, &iov, 1, off + (off_t)done, RWF_NOWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EOPNOTSUPP)
+				return -errno;
+			return done ? (ssize_t)done : -errno;
+		}
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/*
+ * Over io_uring a ring thread must not wait for the disk (fs_uring_nowait):
+ * a read the page cache holds is served here, one that would wait goes to
+ * a helper (timed from here), and one on an O_DIRECT file always waits,
+ * so it goes before it starts.
+ */
 static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
@@ -178,14 +215,19 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fs_op op;
 	ssize_t ret;
 	char *buf = NULL;
+	bool nowait = fs_uring_nowait() && !CMM_LOAD_SHARED(f->nowait_no);
 
 	(void)ino;
+	if (caa_unlikely(nowait && (f->opf & IOTAP_OPF_DIRECT))) {
+		fs_uring_handoff(NULL, -1, 0);
+		fuse_reply_none(req);
+		return;
+	}
 	fs_op_start(&op, req, IOTAP_OP_READ, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_CACHED);
-	fs_calls_begin(&op, f, size, op.fs->max_read, &piece);
 	ret = fs_op_fault(&op);
 	if (ret)
 		goto out;
@@ -198,9 +240,23 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		goto out;
 	}
 	fs_op_io_begin(&op);
-	ret = pio_full(f->fd, buf, size, off, false);
+	if (nowait && !op.fs->fail_op) {
+		ret = pread_nowait(f->fd, buf, size, off);
+		if (ret == -EAGAIN && fs_op_handoff(&op)) {
+			fuse_reply_none(req);	/* the helper replies */
+			return;
+		}
+		if (ret == -EOPNOTSUPP)
+			CMM_STORE_SHARED(f->nowait_no, true);
+		if (ret == -EAGAIN || ret == -EOPNOTSUPP)
+			ret = pio_full(f->fd, buf, size, off, false);
+	} else {
+		ret = pio_full(f->fd, buf, size, off, false);
+	}
 	fs_op_io_end(&op);
 out:
+	/* after the call: a request handed over above must not take its piece */
+	fs_calls_begin(&op, f, size, op.fs->max_read, &piece);
 	fs_calls_end(&op, f, size, &piece, ret);
 	fs_op_end(&op, ret);
 	if (ret < 0)
@@ -220,6 +276,12 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	ssize_t ret;
 
 	(void)ino;
+	if (caa_unlikely(f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_SYNC)) && fs_uring_nowait()) {
+		/* over io_uring: it waits for the disk by its nature (fs_op_read) */
+		fs_uring_handoff(NULL, -1, 0);
+		fuse_reply_none(req);
+		return;
+	}
 	fs_op_start(&op, req, IOTAP_OP_WRITE, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;

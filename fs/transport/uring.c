@@ -42,16 +42,24 @@
  *    of an idle vCPU for the helper and then the leader (a 4 KiB
  *    write+fdatasync loop on tmpfs, where fsync is free: 16-19 k pairs/s
  *    inline, 11-15 k handed off; BENCHMARKS.md, session 7).
- *    Any other handler that stays busy for one to two URING_WATCH_NS (a
+ *  - Reads that would wait for the disk. A ring thread reads with
+ *    RWF_NOWAIT (fs_uring_nowait(), fs_op_read()); a page-cache miss
+ *    returns EAGAIN, the handler drops the request without a reply
+ *    (fs_op_handoff(): the op's start stays held in the recorder) and
+ *    ent_serve() queues the entry to a helper, which serves it again from
+ *    the start, waits for the disk, records the op timed from the first
+ *    attempt and replies like a fsync's helper (e2e fs-uring-coldread:
+ *    reads beside a 3 s cold read on a slow disk). Reads and writes of
+ *    O_DIRECT files and O_SYNC writes go to a helper untried. Buffered
+ *    writes stay inline: ext4 refuses RWF_NOWAIT for them (README
+ *    Limits).
+ *  - Any other handler that stays busy for one to two URING_WATCH_NS (a
  *    read of a FIFO) is handed over by the watchdog, which wakes or starts
  *    another thread of the queue (up to one per entry) to lead, so the
  *    other entries keep serving (e2e fs-uring proves it with an
  *    interruptible delay) -- but not while that handler sleeps
- *    uninterruptibly (a page-cache miss on a slow disk: handing those to
- *    a thread created per read cost 20-40% of cold random-read IOPS in
- *    session 6; the helpers were not tried for them; README Limits). The queue
- *    depth an application gets is uring_depth per CPU, like libfuse's
- *    worker threads on /dev/fuse.
+ *    uninterruptibly. The queue depth an application gets is uring_depth
+ *    per CPU, like libfuse's worker threads on /dev/fuse.
  *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
  *    -- fuse_in_header, the op's header, then the payload -- without moving
  *    the payload: the payload buffer has a page of room in front, where the
@@ -158,6 +166,12 @@ struct fs_uring_ent {
 	bool replied;				/* the reply is in the buffers */
 	bool dead;				/* the kernel will not use it again */
 	struct fs_uring_ent *off_next;		/* on the queue's helper list */
+	/* a request its handler handed over half-way (fs_uring_handoff) */
+	bool handed;				/* for the helper to serve again */
+	bool waits;				/* served inline, waiting (no helper at all) */
+	int hold;				/* the recorder's hold of its start, -1: none */
+	uint64_t start;				/* that start (ns), 0: none */
+	struct iotap_trace_recorder *hold_r;
 };
 
 /*
@@ -194,6 +208,7 @@ struct fs_uring_queue {
 	unsigned int noff;			/* entries on that list */
 	unsigned int nhelpers, nhidle;
 	uint64_t offloaded;
+	uint64_t waited;			/* of those, reads and writes handed over */
 	pthread_t *htids;			/* depth slots */
 };
 
@@ -419,6 +434,8 @@ static void ent_done(struct fs_uring_ent *e)
 	}
 }
 
+static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e);
+
 /* Serve the request in @e's buffers. */
 static void ent_serve(struct fs_uring_ent *e)
 {
@@ -458,6 +475,16 @@ static void ent_serve(struct fs_uring_ent *e)
 	fb.size = msg->len;
 	fuse_session_process_buf(u->fs->se, &fb);
 	cur_ent = NULL;
+	if (caa_unlikely(e->handed) && !cur_helper) {
+		/* its backing call would wait for the disk: a helper serves it again */
+		if (queue_offload(e->q, e))
+			return;
+		e->handed = false;
+		e->waits = true;	/* no helper can start: wait here, as before */
+		ent_serve(e);
+		e->waits = false;
+		return;
+	}
 	/* no reply yet: whoever replies later commits (fs_uring_reply_slow) */
 	if (e->replied)
 		ent_done(e);
@@ -509,6 +536,7 @@ static bool offload_op(uint32_t opcode)
 static void *helper_thread(void *arg)
 {
 	struct fs_uring_queue *q = arg;
+	bool handed;
 
 	cur_helper = true;
 	pthread_mutex_lock(&q->lock);
@@ -528,10 +556,26 @@ static void *helper_thread(void *arg)
 			q->off_tail = NULL;
 		q->noff--;
 		pthread_mutex_unlock(&q->lock);
+		handed = e->handed;
+		if (handed) {
+			/* its op's start, held since the ring thread's attempt */
+			e->handed = false;
+			fs_op_held_r = e->hold_r;
+			fs_op_held_ns = e->start;
+		}
 		ent_serve(e);
+		if (handed) {
+			fs_op_held_ns = 0;
+			fs_op_held_r = NULL;
+			if (e->hold >= 0)
+				iotap_trace_hold_release(e->hold_r, e->hold);
+			e->hold = -1;
+			e->hold_r = NULL;
+		}
 		pthread_mutex_lock(&q->lock);
 		q->served++;
 		q->offloaded++;
+		q->waited += handed;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
@@ -939,6 +983,7 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		struct fs_uring_ent *e = &u->ents[i];
 
 		e->q = &u->queues[i / depth];
+		e->hold = -1;
 		e->hdr = map_buf(4096);
 		e->mem = map_buf(URING_SLACK + payload_sz);
 		if (!e->hdr || !e->mem)
@@ -1037,6 +1082,26 @@ void *fs_uring_read_buf(size_t size)
 	return e->payload;
 }
 
+__thread uint64_t fs_op_held_ns;
+__thread struct iotap_trace_recorder *fs_op_held_r;
+
+bool fs_uring_nowait(void)
+{
+	struct fs_uring_ent *e = cur_ent;
+
+	return e && !cur_helper && !e->waits;
+}
+
+void fs_uring_handoff(struct iotap_trace_recorder *r, int hold, uint64_t start)
+{
+	struct fs_uring_ent *e = cur_ent;
+
+	e->handed = true;
+	e->hold = hold;
+	e->hold_r = r;
+	e->start = start;
+}
+
 static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
 {
 	unsigned int i;
@@ -1101,7 +1166,7 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 void fs_uring_stop(struct fs_ctx *fs)
 {
 	struct fs_uring *u = fs->uring;
-	uint64_t one = 1, served = 0, handoffs = 0, offloaded = 0, failed;
+	uint64_t one = 1, served = 0, handoffs = 0, offloaded = 0, waited = 0, failed;
 	unsigned int i, j, threads = 0;
 	bool stuck = false;
 	struct timespec dl;
@@ -1134,13 +1199,16 @@ void fs_uring_stop(struct fs_ctx *fs)
 		served += q->served;
 		handoffs += q->handoffs;
 		offloaded += q->offloaded;
+		waited += q->waited;
 		threads += q->nthreads + q->nhelpers;
 	}
 	failed = uatomic_read(&u->failed);
 	fs_log(FS_LOG_INFO, "io_uring: %llu requests served over io_uring by %u threads "
-	       "(%llu fsyncs and the like by helpers), %llu handed on from a blocked handler%s",
-	       (unsigned long long)served, threads, (unsigned long long)offloaded,
-	       (unsigned long long)handoffs, failed ? " (some entries failed: see above)" : "");
+	       "(%llu fsyncs and the like by helpers), %llu handed on from a blocked handler, "
+	       "%llu reads and writes that would wait served by helpers%s",
+	       (unsigned long long)served, threads, (unsigned long long)(offloaded - waited),
+	       (unsigned long long)handoffs, (unsigned long long)waited,
+	       failed ? " (some entries failed: see above)" : "");
 	CMM_STORE_SHARED(fs->uring, NULL);
 	if (stuck)
 		fs_log(FS_LOG_WARN, "io_uring: a ring thread is still in a handler 5 s after "

@@ -7,8 +7,9 @@
  * the real system call.
  *
  * IOTAP_SLOW_MS=N makes the daemon's fsync(2) and fdatasync(2) (with
- * IOTAP_SLOW_FSYNC=1) and its pread(2) of exactly IOTAP_SLOW_LEN bytes
- * sleep N milliseconds first, and so does its pwrite(2) of exactly
+ * IOTAP_SLOW_FSYNC=1) and its pread(2) and preadv2(2) of exactly
+ * IOTAP_SLOW_LEN bytes (every one with IOTAP_SLOW_LEN=any) sleep N
+ * milliseconds first, and so does its pwrite(2) of exactly
  * IOTAP_SLOW_WLEN bytes: a slow disk, or a read that blocks, for the
  * transport cases (fs-uring). With IOTAP_SLOW_IF=PATH they are slow only
  * while PATH exists (fs-uring-fsync turns the slow disk on once its
@@ -18,6 +19,8 @@
 #include <fcntl.h>
 #include <time.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,14 +70,32 @@ int fdatasync(int fd)
 	return (int)syscall(SYS_fdatasync, fd);
 }
 
-/* pread64 too: _FILE_OFFSET_BITS=64 names it so */
-ssize_t pread(int fd, void *buf, size_t count, off_t off)
+static int slow_len(size_t count)
 {
 	const char *e = getenv("IOTAP_SLOW_LEN");
 
-	if (e && (size_t)atol(e) == count)
+	return e && (!strcmp(e, "any") || (size_t)atol(e) == count);
+}
+
+/* pread64 too: _FILE_OFFSET_BITS=64 names it so */
+ssize_t pread(int fd, void *buf, size_t count, off_t off)
+{
+	if (slow_len(count))
 		slow();
 	return syscall(SYS_pread64, fd, buf, count, off);
+}
+
+/* preadv64v2 too (the io_uring transport's RWF_NOWAIT reads) */
+ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
+{
+	size_t count = 0;
+	int i;
+
+	for (i = 0; i < iovcnt; i++)
+		count += iov[i].iov_len;
+	if (slow_len(count))
+		slow();
+	return syscall(SYS_preadv2, fd, iov, iovcnt, (long)off, 0L, flags);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t off)
