@@ -4,7 +4,7 @@
 # and /dev/fuse, side by side
 #
 #   tests/bench/uring-coldread.sh [--rounds N] [--runtime S] [--jobs "1 4"]
-#                                 [--size MiB] [--bs 4k] [--iotap BIN] [--baseline BIN]
+#                                 [--size MiB] [--bs 4k] [--warm] [--iotap BIN] [--baseline BIN]
 #
 # A file of --size MiB (default 1024) of random bytes under /var/tmp; for
 # each round, each job count and each mount -- this iotap over io_uring and
@@ -15,11 +15,13 @@
 # many jobs, unmount. Prints IOPS and p99 completion latency per run, then
 # per job count the median IOPS of each mount and the ratios. The fuse
 # module's enable_uring is turned on for the run and put back on exit.
+# --warm: the whole file is read into the page cache before each run
+# instead (what the hand-off costs when nothing misses: nothing, if right).
 # Over io_uring a ring thread would sleep in a page-cache miss with its
 # queue's entries; iotap hands such reads to helper threads (README
 # --transport). A benchmark, not a test (BENCHMARKS.md).
 set -u
-ROUNDS=3 RUNTIME=5 JOBS="1 4" SIZE=1024 BS=4k BASELINE=""
+ROUNDS=3 RUNTIME=5 JOBS="1 4" SIZE=1024 BS=4k BASELINE="" WARM=0
 IOTAP=$(cd "$(dirname "$0")/../.." && pwd)/build/tools/iotap
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -28,9 +30,10 @@ while [ $# -gt 0 ]; do
 	--jobs) JOBS=$2; shift 2 ;;
 	--size) SIZE=$2; shift 2 ;;
 	--bs) BS=$2; shift 2 ;;
+	--warm) WARM=1; shift ;;
 	--iotap) IOTAP=$2; shift 2 ;;
 	--baseline) BASELINE=$2; shift 2 ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "uring-coldread: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -57,7 +60,7 @@ head -c $((SIZE << 20)) /dev/urandom > "$D/b/f"
 sync "$D/b/f"
 SPECS="new:uring new:dev"
 [ -n "$BASELINE" ] && SPECS="base:uring $SPECS"
-echo "# uring-coldread $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), ${SIZE} MiB, bs $BS, ${RUNTIME} s"
+echo "# uring-coldread $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), ${SIZE} MiB, bs $BS, ${RUNTIME} s, $([ $WARM = 1 ] && echo warm || echo cold)"
 echo "# new = $IOTAP${BASELINE:+, base = $BASELINE}"
 for r in $(seq 1 "$ROUNDS"); do
 	for j in $JOBS; do
@@ -65,7 +68,11 @@ for r in $(seq 1 "$ROUNDS"); do
 			bin=$IOTAP
 			[ "${spec%:*}" = base ] && bin=$BASELINE
 			tr=${spec#*:}
-			echo 1 > /proc/sys/vm/drop_caches
+			if [ $WARM = 1 ]; then
+				cat "$D/b/f" > /dev/null
+			else
+				echo 1 > /proc/sys/vm/drop_caches
+			fi
 			"$bin" mount "$D/b" "$D/m" -f --transport "$tr" --trace "$D/t.iotap" --force \
 				> "$D/log" 2>&1 &
 			PID=$!
