@@ -435,9 +435,13 @@ static void ent_done(struct fs_uring_ent *e)
 }
 
 static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e);
+static void ent_serve_handed(struct fs_uring_ent *e);
 
-/* Serve the request in @e's buffers. */
-static void ent_serve(struct fs_uring_ent *e)
+/*
+ * Serve the request in @e's buffers. false: its handler handed it over
+ * (fs_uring_handoff) and a helper serves it now.
+ */
+static bool ent_serve(struct fs_uring_ent *e)
 {
 	struct fs_uring *u = e->q->u;
 	const struct fuse_in_header *in = (const struct fuse_in_header *)e->hdr->in_out;
@@ -459,7 +463,7 @@ static void ent_serve(struct fs_uring_ent *e)
 		oh->len = sizeof(*oh);
 		e->hdr->ring_ent_in_out.payload_sz = 0;
 		ent_done(e);
-		return;
+		return true;
 	}
 	/* the message libfuse parses: both headers just in front of the payload */
 	opsz = in->len - sizeof(*in) - psz;
@@ -478,16 +482,35 @@ static void ent_serve(struct fs_uring_ent *e)
 	if (caa_unlikely(e->handed) && !cur_helper) {
 		/* its backing call would wait for the disk: a helper serves it again */
 		if (queue_offload(e->q, e))
-			return;
-		e->handed = false;
+			return false;
 		e->waits = true;	/* no helper can start: wait here, as before */
-		ent_serve(e);
+		ent_serve_handed(e);
 		e->waits = false;
-		return;
+		return true;
 	}
 	/* no reply yet: whoever replies later commits (fs_uring_reply_slow) */
 	if (e->replied)
 		ent_done(e);
+	return true;
+}
+
+/*
+ * Serve again a request whose handler handed it over: its op is timed
+ * from the start held since the first attempt (fs_op_io_begin()), and
+ * the hold goes once the op is recorded.
+ */
+static void ent_serve_handed(struct fs_uring_ent *e)
+{
+	e->handed = false;
+	fs_op_held_r = e->hold_r;
+	fs_op_held_ns = e->start;
+	ent_serve(e);
+	fs_op_held_ns = 0;
+	fs_op_held_r = NULL;
+	if (e->hold >= 0)
+		iotap_trace_hold_release(e->hold_r, e->hold);
+	e->hold = -1;
+	e->hold_r = NULL;
 }
 
 static void pin_to_cpu(unsigned int cpu)
@@ -557,21 +580,10 @@ static void *helper_thread(void *arg)
 		q->noff--;
 		pthread_mutex_unlock(&q->lock);
 		handed = e->handed;
-		if (handed) {
-			/* its op's start, held since the ring thread's attempt */
-			e->handed = false;
-			fs_op_held_r = e->hold_r;
-			fs_op_held_ns = e->start;
-		}
-		ent_serve(e);
-		if (handed) {
-			fs_op_held_ns = 0;
-			fs_op_held_r = NULL;
-			if (e->hold >= 0)
-				iotap_trace_hold_release(e->hold_r, e->hold);
-			e->hold = -1;
-			e->hold_r = NULL;
-		}
+		if (handed)
+			ent_serve_handed(e);
+		else
+			ent_serve(e);
 		pthread_mutex_lock(&q->lock);
 		q->served++;
 		q->offloaded++;
@@ -690,7 +702,7 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 			uint64_t ud = cqe->user_data;
 			int res = cqe->res;
 			struct fs_uring_ent *e = (struct fs_uring_ent *)(uintptr_t)ud;
-			bool still;
+			bool still, served;
 
 			io_uring_cqe_seen(&q->ring, cqe);
 			if (ud == UD_KICK)
@@ -725,9 +737,9 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 			/* no clock, no lock: the watchdog sees seq stand still */
 			CMM_STORE_SHARED(q->seq, q->seq + 1);
 			CMM_STORE_SHARED(q->busy, 1);
-			ent_serve(e);
+			served = ent_serve(e);
 			pthread_mutex_lock(&q->lock);
-			q->served++;
+			q->served += served;
 			still = q->lead == token;
 			if (still)
 				CMM_STORE_SHARED(q->busy, 0);
