@@ -4,7 +4,8 @@
 # and /dev/fuse, side by side
 #
 #   tests/bench/uring-coldread.sh [--rounds N] [--runtime S] [--jobs "1 4"]
-#                                 [--size MiB] [--bs 4k] [--warm] [--iotap BIN] [--baseline BIN]
+#                                 [--size MiB] [--bs 4k] [--warm] [--direct]
+#                                 [--iotap BIN] [--baseline BIN]
 #
 # A file of --size MiB (default 1024) of random bytes under /var/tmp; for
 # each round, each job count and each mount -- this iotap over io_uring and
@@ -17,11 +18,13 @@
 # module's enable_uring is turned on for the run and put back on exit.
 # --warm: the whole file is read into the page cache before each run
 # instead (what the hand-off costs when nothing misses: nothing, if right).
+# --direct: fio opens the file O_DIRECT (so does the daemon: every read
+# goes to the disk, and over io_uring to a helper untried).
 # Over io_uring a ring thread would sleep in a page-cache miss with its
 # queue's entries; iotap hands such reads to helper threads (README
 # --transport). A benchmark, not a test (BENCHMARKS.md).
 set -u
-ROUNDS=3 RUNTIME=5 JOBS="1 4" SIZE=1024 BS=4k BASELINE="" WARM=0
+ROUNDS=3 RUNTIME=5 JOBS="1 4" SIZE=1024 BS=4k BASELINE="" WARM=0 DIRECT=0
 IOTAP=$(cd "$(dirname "$0")/../.." && pwd)/build/tools/iotap
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -31,9 +34,10 @@ while [ $# -gt 0 ]; do
 	--size) SIZE=$2; shift 2 ;;
 	--bs) BS=$2; shift 2 ;;
 	--warm) WARM=1; shift ;;
+	--direct) DIRECT=1; shift ;;
 	--iotap) IOTAP=$2; shift 2 ;;
 	--baseline) BASELINE=$2; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "uring-coldread: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -60,7 +64,7 @@ head -c $((SIZE << 20)) /dev/urandom > "$D/b/f"
 sync "$D/b/f"
 SPECS="new:uring new:dev"
 [ -n "$BASELINE" ] && SPECS="base:uring $SPECS"
-echo "# uring-coldread $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), ${SIZE} MiB, bs $BS, ${RUNTIME} s, $([ $WARM = 1 ] && echo warm || echo cold)"
+echo "# uring-coldread $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), ${SIZE} MiB, bs $BS, ${RUNTIME} s, $([ $WARM = 1 ] && echo warm || echo cold)$([ $DIRECT = 1 ] && echo ", O_DIRECT")"
 echo "# new = $IOTAP${BASELINE:+, base = $BASELINE}"
 for r in $(seq 1 "$ROUNDS"); do
 	for j in $JOBS; do
@@ -79,7 +83,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			for i in $(seq 100); do grep -q " $D/m fuse" /proc/mounts && break; sleep 0.1; done
 			out=$(fio --name=j --filename="$D/m/f" --size=${SIZE}M --rw=randread --bs=$BS \
 				--numjobs=$j --group_reporting --time_based --runtime="$RUNTIME" \
-				--ioengine=psync --invalidate=0 --output-format=json 2>/dev/null |
+				--ioengine=psync --invalidate=0 --direct=$DIRECT --output-format=json 2>/dev/null |
 			      python3 -c 'import json,sys; t=sys.stdin.read(); d=json.loads(t[t.index("{"):])["jobs"][0]["read"]; print(int(d["iops"]), "%.0f" % (d["clat_ns"]["percentile"]["99.000000"] / 1000))')
 			fusermount3 -u "$D/m"; wait "$PID"; PID=""
 			echo "run round=$r jobs=$j $spec iops=${out% *} p99_us=${out#* }"
