@@ -277,7 +277,8 @@ struct fs_fdcache {
 struct fs_file {
 	int fd;				/* backing fd, opened with the real flags */
 	uint32_t opf;			/* IOTAP_OPF_DIRECT/_SYNC/_CACHED of its READ/WRITE */
-	bool nowait_no;			/* the backing fs refuses RWF_NOWAIT (fs_op_read) */
+	bool nowait_no;			/* the backing fs refuses RWF_NOWAIT reads (fs_op_read) */
+	bool wnowait_no;		/* ... writes (ext4), or an append: never tried */
 	uint64_t id;			/* trace fh id, unique for the daemon's life */
 	struct fs_inode *inode;		/* pinned by the kernel while open */
 };

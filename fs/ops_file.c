@@ -60,6 +60,8 @@ int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 	f->id = fs_next_fh(fs);
 	f->opf = 0;
 	f->nowait_no = false;
+	/* a retried append would append twice: never tried without waiting */
+	f->wnowait_no = (fi->flags & O_APPEND) != 0;
 	if (fi->flags & O_DIRECT)
 		f->opf |= IOTAP_OPF_DIRECT;
 	else if (fs->cache_mode)
@@ -173,19 +175,23 @@ static ssize_t pio_full(int fd, char *buf, size_t size, off_t off, bool write)
 }
 
 /*
- * pio_full() reading on a ring thread: without waiting for the disk
- * (RWF_NOWAIT). Return: as pio_full(), or -EAGAIN when some of it is not
- * in the page cache (what was read is read again by the helper).
- * -EOPNOTSUPP: the backing file system cannot say (tmpfs, FUSE); the
- * caller reads it the plain way and marks the file.
+ * pio_full() on a ring thread: without waiting for the disk (RWF_NOWAIT).
+ * Return: as pio_full(), or -EAGAIN when some of it would wait (a read not
+ * in the page cache, a write that must read a partial page or is held by
+ * dirty-page throttling): the helper does it all again, so what was done
+ * is done twice, which is harmless but for appends (never tried here).
+ * -EOPNOTSUPP: the backing file system cannot say (tmpfs and FUSE for
+ * both, ext4 for buffered writes); the caller does it the plain way and
+ * marks the file.
  */
-static ssize_t pread_nowait(int fd, char *buf, size_t size, off_t off)
+static ssize_t pio_nowait(int fd, char *buf, size_t size, off_t off, bool write)
 {
 	size_t done = 0;
 
 	while (done < size) {
 		struct iovec iov = { buf + done, size - done };
-		ssize_t n = preadv2(fd, &iov, 1, off + (off_t)done, RWF_NOWAIT);
+		ssize_t n = write ? pwritev2(fd, &iov, 1, off + (off_t)done, RWF_NOWAIT)
+				  : preadv2(fd, &iov, 1, off + (off_t)done, RWF_NOWAIT);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -241,7 +247,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	fs_op_io_begin(&op);
 	if (nowait && !op.fs->fail_op) {
-		ret = pread_nowait(f->fd, buf, size, off);
+		ret = pio_nowait(f->fd, buf, size, off, false);
 		if (ret == -EAGAIN && fs_op_handoff(&op)) {
 			fuse_reply_none(req);	/* the helper replies */
 			return;
@@ -274,9 +280,10 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	const char *data;
 	struct fs_op op;
 	ssize_t ret;
+	bool nowait = fs_uring_nowait();
 
 	(void)ino;
-	if (caa_unlikely(f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_SYNC)) && fs_uring_nowait()) {
+	if (caa_unlikely(nowait && (f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_SYNC)))) {
 		/* over io_uring: it waits for the disk by its nature (fs_op_read) */
 		fs_uring_handoff(NULL, -1, 0);
 		fuse_reply_none(req);
@@ -287,7 +294,6 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf;
-	fs_calls_begin(&op, f, size, op.fs->max_write, &piece);
 	op.rec.aux = fi->writepage;
 	ret = fs_op_fault(&op);
 	if (ret)
@@ -316,11 +322,26 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 			goto out;
 	}
 	fs_op_io_begin(&op);
-	ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
+	if (nowait && !CMM_LOAD_SHARED(f->wnowait_no) && !op.fs->fail_op) {
+		/* as fs_op_read(): a write that would wait goes to a helper */
+		ret = pio_nowait(f->fd, (char *)data, size, off, true);
+		if (ret == -EAGAIN && fs_op_handoff(&op)) {
+			fuse_reply_none(req);	/* the helper writes it all and replies */
+			return;
+		}
+		if (ret == -EOPNOTSUPP)
+			CMM_STORE_SHARED(f->wnowait_no, true);
+		if (ret == -EAGAIN || ret == -EOPNOTSUPP)
+			ret = pio_full(f->fd, (char *)data, size, off, true);
+	} else {
+		ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
+	}
 	fs_op_io_end(&op);
 out:
 	if (ret < 0 && fi->writepage)
 		fs_wbfail_write(op.fs, f->inode);
+	/* after the call: a request handed over above must not take its piece */
+	fs_calls_begin(&op, f, asked, op.fs->max_write, &piece);
 	fs_calls_end(&op, f, asked, &piece, ret);
 	fs_op_end(&op, ret);
 	if (ret < 0)

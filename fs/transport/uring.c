@@ -42,16 +42,19 @@
  *    of an idle vCPU for the helper and then the leader (a 4 KiB
  *    write+fdatasync loop on tmpfs, where fsync is free: 16-19 k pairs/s
  *    inline, 11-15 k handed off; BENCHMARKS.md, session 7).
- *  - Reads that would wait for the disk. A ring thread reads with
- *    RWF_NOWAIT (fs_uring_nowait(), fs_op_read()); a page-cache miss
- *    returns EAGAIN, the handler drops the request without a reply
- *    (fs_op_handoff(): the op's start stays held in the recorder) and
- *    ent_serve() queues the entry to a helper, which serves it again from
- *    the start, waits for the disk, records the op timed from the first
- *    attempt and replies like a fsync's helper (e2e fs-uring-coldread:
- *    reads beside a 3 s cold read on a slow disk). Reads and writes of
- *    O_DIRECT files and O_SYNC writes go to a helper untried. Buffered
- *    writes stay inline: ext4 refuses RWF_NOWAIT for them (README
+ *  - Reads and writes that would wait for the disk. A ring thread tries
+ *    them with RWF_NOWAIT (fs_uring_nowait(), fs_op_read(),
+ *    fs_op_write_buf()); a page-cache miss (or, on XFS, a write that must
+ *    read a partial page or is throttled) returns EAGAIN, the handler
+ *    drops the request without a reply (fs_op_handoff(): the op's start
+ *    stays held in the recorder) and ent_serve() queues the entry to a
+ *    helper, which serves it again from the start, waits for the disk,
+ *    records the op timed from the first attempt and replies like a
+ *    fsync's helper (e2e fs-uring-coldread: reads beside a 3 s cold read,
+ *    an O_DSYNC write and a partial-page write on XFS, on a slow disk).
+ *    Reads and writes of O_DIRECT files and O_SYNC writes go to a helper
+ *    untried. Where RWF_NOWAIT is refused (tmpfs, FUSE; ext4 for buffered
+ *    writes) and for appends the request is served inline (README
  *    Limits).
  *  - Any other handler that stays busy for one to two URING_WATCH_NS (a
  *    read of a FIFO) is handed over by the watchdog, which wakes or starts

@@ -13,7 +13,9 @@
 # once. Before the fix the ring thread that took the cold read slept in it
 # and held every entry it had committed: the reads waited the 3 s. Now
 # the ring thread tries the read with RWF_NOWAIT and hands it to a helper.
-# Then the same beside an O_DSYNC write, which a helper takes untried.
+# Then the same beside an O_DSYNC write, which a helper takes untried,
+# and, on XFS (which can try a buffered write without waiting), beside a
+# write of part of a page that is not cached.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 for c in losetup mkfs.ext4 taskset; do
@@ -113,4 +115,66 @@ expect_eq "records of the cold read (64 KiB at 0, over 2.5 s)" "$(wc -l < $T/col
 [ "$(count_ops $T/t.iotap read)" -ge 22 ] || fail "the reads are not all in the trace"
 "$IOTAP" dump $T/t.iotap | awk '$4 == "write" && $7 == 65536 && $8 == 65536 && $9 > 2500000' >$T/dsync
 expect_eq "records of the O_DSYNC write (64 KiB, over 2.5 s)" "$(wc -l < $T/dsync)" 1
+
+# XFS can try a buffered write without waiting (ext4 cannot): a write of
+# part of a page that is not cached must first read it from the slow disk,
+# so it goes to a helper too.
+if ! command -v mkfs.xfs >/dev/null; then
+	note "no mkfs.xfs: the buffered-write part is not run"
+	echo "fs-uring-coldread: ok (without XFS)"
+	exit 0
+fi
+XFS=$T/xfs MNT2=$T/mnt2
+mkdir -p $XFS $MNT2
+truncate -s 320M $LM/xfs.img || fail "XFS image on the lower mount"
+mkfs.xfs -q -f $LM/xfs.img || fail "mkfs.xfs on the lower mount"
+LOOP2=$(losetup -f --show $LM/xfs.img 2>$T/losetup.err) ||
+	{ cat $T/losetup.err; fail "no second loop device: $(cat $T/losetup.err)"; }
+at_exit "losetup -d $LOOP2 2>/dev/null"
+mount -o noatime $LOOP2 $XFS || fail "mount the XFS image"
+at_exit "rm -f $SLOW; umount $XFS 2>/dev/null || umount -l $XFS"
+head -c 65536 /dev/urandom > $XFS/small
+head -c 1048576 /dev/urandom > $XFS/w
+sync -f $XFS/w
+iotap_mount $XFS "$MNT2" --transport uring --trace $T/x.iotap
+XFS_PID=$MOUNT_PID
+XFS_LOG=$MOUNT_LOG
+xfs_down() {
+	local n
+	fusermount3 -u "$MNT2" 2>/dev/null
+	for n in $(seq 100); do
+		kill -0 $XFS_PID 2>/dev/null || break
+		sleep 0.1
+	done
+}
+at_exit xfs_down
+cat "$MNT2/small" > /dev/null || fail "read over io_uring (XFS)"
+dd if=$XFS/w iflag=nocache count=0 2>/dev/null
+touch $SLOW
+t0=$EPOCHREALTIME
+taskset -c 0 dd if=/dev/zero of="$MNT2/w" bs=100 count=1 seek=50 conv=notrunc 2>$T/dd.err &
+ddpid=$!
+sleep 0.5
+kill -0 $ddpid 2>/dev/null || { cat $T/dd.err; fail "the partial-page write ended at once: the slow disk is not slow"; }
+p0=$EPOCHREALTIME
+for i in $(seq 1 10); do
+	timeout 2 taskset -c 0 cat "$MNT2/small" > /dev/null ||
+		fail "read $i beside the partial-page write stalled (over 2 s)"
+done
+p1=$EPOCHREALTIME
+wait $ddpid || { cat $T/dd.err; fail "the partial-page write failed"; }
+t1=$EPOCHREALTIME
+rm -f $SLOW
+note "partial-page write on XFS took $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') s, 10 reads beside it $(awk -v a=$p0 -v b=$p1 'BEGIN { printf "%.2f", b - a }') s"
+awk -v a=$t0 -v b=$t1 'BEGIN { exit !(b - a >= 2.5) }' || fail "the partial-page write took under 2.5 s: the disk was not slow"
+awk -v a=$p0 -v b=$p1 'BEGIN { exit !(b - a < 2) }' ||
+	fail "10 reads beside the partial-page write took $(awk -v a=$p0 -v b=$p1 'BEGIN { print b - a }') s (>= 2 s): held up by it"
+iotap_umount "$MNT2"
+expect_eq "daemon exit status (XFS)" "$MOUNT_RC" 0
+grep -q " [1-9][0-9]* reads and writes that would wait served by helpers" $XFS_LOG ||
+	{ cat $XFS_LOG; fail "the log shows no write handed to a helper"; }
+"$IOTAP" info --strict $T/x.iotap >$T/info 2>&1 || { cat $T/info; fail "the XFS trace is not clean"; }
+"$IOTAP" dump $T/x.iotap | awk '$4 == "write" && $6 == 5000 && $7 == 100 && $8 == 100 && $9 > 2500000' >$T/pw
+expect_eq "records of the partial-page write (100 B at 5000, over 2.5 s)" "$(wc -l < $T/pw)" 1
+[ "$(od -v -An -tx1 -j 5000 -N 100 $XFS/w | tr -d ' \n' | tr -d 0)" = "" ] || fail "the 100 zero bytes are not at 5000 in the file"
 echo "fs-uring-coldread: ok"
