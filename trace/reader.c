@@ -126,6 +126,7 @@ struct rd_batch {
 	uint64_t kbase;			/* packed keys: the chunk's earliest start */
 	uint64_t tmin, tmax;		/* earliest and latest start decoded */
 	uint32_t cap;			/* entries allocated in recs/keys/tmp */
+	size_t recs_size, keys_size;	/* their iotap_buf_alloc() sizes (tmp: keys_size) */
 	char *arena;			/* names (NUL-terminated) and samples */
 	size_t arena_len, arena_cap;
 };
@@ -292,10 +293,10 @@ static ssize_t rb_get(struct iotap_trace_reader *r, uint64_t off, size_t n,
 
 static void batch_free(struct rd_batch *b)
 {
-	free(b->recs);
+	iotap_buf_free(b->recs, b->recs_size);
 	free(b->data);
-	free(b->keys);
-	free(b->tmp);
+	iotap_buf_free(b->keys, b->keys_size);
+	iotap_buf_free(b->tmp, b->keys_size);
 	free(b->run);
 	free(b->arena);
 	free(b);
@@ -333,31 +334,48 @@ static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
 
 static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 {
-	void *p;
+	size_t rs;
 
 	if (b->cap >= n && b->recs)
 		return 0;
 	if (!n)
 		n = 1;
 	/*
+	 * The batch's records are spent: iotap_buf_regrow() need not keep
+	 * them, and from 512 KiB up gives huge pages (whole 2 MiB extents,
+	 * whose rest is used too). b->cap says 0 until every array has the
+	 * new size.
+	 *
 	 * A record handed out is a struct iotap_trace_rec pointer to REC_HEAD
 	 * bytes: room after the last for the rest of a struct, so that even a
 	 * caller that copies one whole stays inside the allocation.
 	 */
-	p = realloc(b->recs, (size_t)n * REC_STRIDE + sizeof(struct iotap_trace_rec));
-	if (!p)
+	b->cap = 0;
+	rs = b->recs_size;
+	b->recs = iotap_buf_regrow(b->recs, &rs, (size_t)n * REC_STRIDE +
+				   sizeof(struct iotap_trace_rec));
+	b->recs_size = rs;
+	if (!b->recs)
 		return -ENOMEM;
-	b->recs = p;
+	n = (uint32_t)((rs - sizeof(struct iotap_trace_rec)) / REC_STRIDE);
+	if (n > CHUNK_REC_MAX)
+		n = CHUNK_REC_MAX;
 	if (merge) {
 		/* RD_PREFETCH more: the fast path prefetches that far ahead unchecked */
-		p = realloc(b->keys, (n + RD_PREFETCH) * sizeof(*b->keys));
-		if (!p)
+		size_t want = (n + RD_PREFETCH) * sizeof(*b->keys);
+		size_t ks = b->keys_size, ts = b->keys_size;
+		void *p;
+
+		b->keys = iotap_buf_regrow(b->keys, &ks, want);
+		b->tmp = iotap_buf_regrow(b->tmp, &ts, want);
+		if (!b->keys || !b->tmp) {
+			iotap_buf_free(b->keys, ks);
+			iotap_buf_free(b->tmp, ts);
+			b->keys = b->tmp = NULL;
+			b->keys_size = 0;
 			return -ENOMEM;
-		b->keys = p;
-		p = realloc(b->tmp, (n + RD_PREFETCH) * sizeof(*b->tmp));
-		if (!p)
-			return -ENOMEM;
-		b->tmp = p;
+		}
+		b->keys_size = ks;	/* = ts: the same request from the same size */
 		p = realloc(b->run, (n + 1) * sizeof(*b->run));
 		if (!p)
 			return -ENOMEM;

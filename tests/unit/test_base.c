@@ -12,7 +12,10 @@
  * bonnie: the CSV line's columns, +++++, rates and latency units;
  * fmt: iotap_fmt_* give printf's bytes for every digit count, the
  * powers of ten and their neighbours, k * 10^i - 1, k * 10^i and
- * (k + 1) * 10^i - 1 for k < 100, the extremes and random values.
+ * (k + 1) * 10^i - 1 for k < 100, the extremes and random values;
+ * buf: sizes, 2 MiB alignment and rounding, regrowing, and (where the
+ * kernel has transparent huge pages on "madvise" or "always") that a big
+ * buffer's mapping is one the kernel may back with huge pages.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -511,6 +514,66 @@ static void test_fmt(void)
 	ok(good, "fmt: u64, i64, oct, hex and frac give printf's bytes %s", why);
 }
 
+/* The THPeligible line of /proc/self/smaps for the mapping holding @p: 0, 1, or -1 (not found). */
+static int thp_eligible(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0, ret = -1;
+	unsigned long lo, hi;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (in && !strncmp(line, "THPeligible:", 12)) {
+			ret = atoi(line + 12);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static void test_buf(void)
+{
+	size_t sz = 1000, big = (3u << 20) + 1, n;
+	char *p = iotap_buf_alloc(&sz), *q, mode[128] = "";
+	FILE *f;
+
+	ok(p && sz == 1000, "buf: a small buffer has the size asked for (%zu)", sz);
+	memcpy(p, "kept", 5);
+	p = iotap_buf_regrow(p, &sz, 2000);
+	ok(p && sz == 2000 && !strcmp(p, "kept"), "buf: small to small is a realloc (%zu)", sz);
+	p = iotap_buf_regrow(p, &sz, IOTAP_BUF_HUGE);
+	ok(p && sz == 2u << 20 && !((uintptr_t)p & ((2u << 20) - 1)),
+	   "buf: regrown to IOTAP_BUF_HUGE, one aligned 2 MiB extent (%zu)", sz);
+	memset(p, 1, sz);
+	p = iotap_buf_regrow(p, &sz, 100);
+	ok(p && sz == 100, "buf: and back to a small one (%zu)", sz);
+	iotap_buf_free(p, sz);
+	q = iotap_buf_alloc(&big);
+	ok(q && big == 4u << 20 && !((uintptr_t)q & ((2u << 20) - 1)),
+	   "buf: 3 MiB + 1 byte take two aligned 2 MiB extents (%zu)", big);
+	memset(q, 2, big);	/* all of it is usable */
+	n = 0;
+	p = iotap_buf_regrow(NULL, &n, 5u << 20);
+	ok(p && n == 6u << 20, "buf: regrowing NULL allocates (%zu)", n);
+	iotap_buf_free(p, n);
+	iotap_buf_free(NULL, 0);
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]"))
+		ok(thp_eligible(q) == 1, "buf: the kernel may back a big buffer with huge pages");
+	else
+		ok(1, "# SKIP buf: no transparent huge pages here (%s)", mode);
+	if (f)
+		fclose(f);
+	iotap_buf_free(q, big);
+}
+
 int main(void)
 {
 	test_clock();
@@ -521,5 +584,6 @@ int main(void)
 	test_argv();
 	test_bonnie();
 	test_fmt();
+	test_buf();
 	return done_testing();
 }

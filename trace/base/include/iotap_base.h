@@ -19,6 +19,8 @@
  *           both `iotap run bonnie` (workload/) and the report (tools/)
  *   fmt     iotap_fmt_u64() and friends: numbers to text without printf (fmt.c)
  *   futex   iotap_futex_wait()/_wake(): sleep on a 32-bit word, wake its sleepers
+ *   buf     iotap_buf_alloc(): megabyte scratch buffers in 2 MiB extents that
+ *           transparent huge pages may back (buf.c)
  *
  * Objects follow the project's lifecycle words: _init/_release for
  * caller-owned structs. Functions return 0 or -errno unless said otherwise.
@@ -465,5 +467,40 @@ char *iotap_fmt_i64(char *p, int64_t v);
 char *iotap_fmt_oct(char *p, uint64_t v);
 char *iotap_fmt_hex(char *p, uint64_t v);
 char *iotap_fmt_frac(char *p, int64_t v, unsigned int decimals);
+
+/* --- buf -------------------------------------------------------------------- */
+
+/*
+ * Buffers from this size up are mapped in whole 2 MiB extents (up to 1.5 MiB
+ * more resident than asked for, against 128 faults saved a 512 KiB),
+ * smaller ones malloc'ed.
+ */
+#define IOTAP_BUF_HUGE		(512u << 10)
+
+/*
+ * iotap_buf_alloc - a large scratch buffer, contents undefined
+ * @size: bytes wanted; set to the bytes the buffer has (from IOTAP_BUF_HUGE
+ *        up: rounded to 2 MiB, the rest is usable too)
+ *
+ * From IOTAP_BUF_HUGE bytes up, an anonymous mapping aligned to 2 MiB and
+ * marked MADV_HUGEPAGE: its first touch faults in a transparent huge page
+ * per 2 MiB, not 512 pages (buf.c says why that matters). No realloc: a
+ * buffer that must grow is freed and allocated again, which copies nothing.
+ * Return: the buffer, NULL when out of memory. Free it with
+ * iotap_buf_free(p, *size).
+ */
+void *iotap_buf_alloc(size_t *size);
+/* Free a buffer of iotap_buf_alloc() (NULL: nothing); @size as it returned it. */
+void iotap_buf_free(void *p, size_t size);
+/*
+ * iotap_buf_regrow - a buffer of iotap_buf_alloc() (or NULL) grown to @want bytes
+ * @size: its size as iotap_buf_alloc() set it (any, for NULL); set to the new one
+ *
+ * The contents are not kept (below IOTAP_BUF_HUGE on both sides, realloc()
+ * may keep them: it keeps the pages already touched).
+ * Return: the buffer, or NULL when out of memory; the old one is then
+ * freed and *@size is 0.
+ */
+void *iotap_buf_regrow(void *p, size_t *size, size_t want);
 
 #endif /* IOTAP_BASE_H */
