@@ -458,8 +458,14 @@ int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 	if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != h->raw_size)
 		return -EBADMSG;
 	if (cd->raw_cap < h->raw_size || !cd->raw) {
-		/* the last payload is spent: regrown, not kept (huge pages from 512 KiB) */
-		cd->raw = iotap_buf_regrow(cd->raw, &cd->raw_cap, h->raw_size);
+		/*
+		 * The last payload is spent: regrown, not kept, and at least
+		 * one 2 MiB extent a huge page backs (a writer's chunks are up
+		 * to 1 MiB raw), so that it does not regrow chunk by chunk,
+		 * copying and faulting pages in anew each time.
+		 */
+		cd->raw = iotap_buf_regrow(cd->raw, &cd->raw_cap,
+					   h->raw_size > IOTAP_BUF_HUGE ? h->raw_size : IOTAP_BUF_HUGE);
 		if (!cd->raw)
 			return -ENOMEM;
 	}

@@ -311,7 +311,8 @@ struct series {
 	uint64_t origin;		/* time of bin 0's start, ns */
 	uint64_t width;			/* bin width, ns */
 	uint64_t base_width;		/* width asked for */
-	struct bin *bins;
+	struct bin *bins;		/* iotap_buf_alloc()'s, bins_size bytes */
+	size_t bins_size;
 	uint64_t n, cap;		/* bins in use, allocated; cap never exceeds max */
 	uint64_t max;			/* most bins kept: beyond, pairs merge */
 	uint64_t cur_end;		/* end of the last bin in use, ns */
