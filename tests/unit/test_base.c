@@ -8,6 +8,8 @@
  * hist: the bucket scheme at 3 and 6 bits (every value inside its bucket's
  * range, ranges contiguous), quantiles within the stated error, merge;
  * sparse histograms (merged into from few buckets) equal grouped ones;
+ * hist pool: pooled histograms count alike, reused blocks start from
+ * zero, many at once span slabs;
  * size: what both former parsers accepted and refused; argv: joining;
  * bonnie: the CSV line's columns, +++++, rates and latency units;
  * fmt: iotap_fmt_* give printf's bytes for every digit count, the
@@ -260,6 +262,68 @@ static void test_hist_sparse(void)
 	iotap_hist_release(&tot);
 	iotap_hist_release(&big);
 	iotap_hist_release(&mix);
+}
+
+/* The smallest value of bucket @idx at IOTAP_HIST_BITS. */
+static uint64_t bucket_lo(unsigned int idx)
+{
+	uint64_t lo, hi;
+
+	iotap_hist_range(idx, IOTAP_HIST_BITS, &lo, &hi);
+	return lo;
+}
+
+/*
+ * Pooled histograms: the same counts as calloc'ed ones, blocks given back
+ * are handed out again zeroed (a reused group that kept its counts would
+ * show here), and many at once span the slabs.
+ */
+static void test_hist_pool(void)
+{
+	struct iotap_hist_pool pool;
+	struct iotap_hist plain, *h, *again, *many[400];
+	unsigned int i, k, bad = 0;
+
+	iotap_hist_pool_init(&pool);
+	memset(&plain, 0, sizeof(plain));
+	h = iotap_hist_new(&pool);
+	for (i = 0; i < 20000; i++) {
+		uint64_t v = rnd() >> (rnd() % 64);
+
+		iotap_hist_add(h, v);
+		iotap_hist_add(&plain, v);
+	}
+	ok(h && h->pool == &pool && hist_same(h, &plain),
+	   "hist pool: a pooled histogram counts as a calloc'ed one");
+	iotap_hist_delete(h);
+	again = iotap_hist_new(&pool);
+	ok(again == h && again->n == 0, "hist pool: a deleted histogram's block is handed out again");
+	for (i = 0; i < 20000; i++)
+		iotap_hist_add(again, bucket_lo(i % IOTAP_HIST_BUCKETS));
+	iotap_hist_release(&plain);
+	for (i = 0; i < 20000; i++)
+		iotap_hist_add(&plain, bucket_lo(i % IOTAP_HIST_BUCKETS));
+	ok(hist_same(again, &plain), "hist pool: its reused groups start from zero");
+	for (k = 0; k < 400; k++) {
+		many[k] = iotap_hist_new(&pool);
+		if (!many[k]) {
+			bad++;
+			continue;
+		}
+		for (i = 0; i < 64; i++)
+			iotap_hist_add(many[k], (uint64_t)(k + 1) << (i % 40));
+		if (iotap_hist_merge(many[k], again))
+			bad++;
+	}
+	for (k = 0; k < 400; k++)
+		bad += !many[k] || many[k]->n != 64 + again->n || many[k]->max < again->max;
+	ok(!bad, "hist pool: 400 histograms at once, merged into, across slabs");
+	for (k = 0; k < 400; k++)
+		iotap_hist_delete(many[k]);
+	iotap_hist_delete(again);
+	iotap_hist_release(&plain);
+	iotap_hist_pool_release(&pool);
+	ok(!pool.slab && !pool.free, "hist pool: released at once");
 }
 
 static void test_hist(void)
@@ -580,6 +644,7 @@ int main(void)
 	test_hash();
 	test_map();
 	test_hist();
+	test_hist_pool();
 	test_size();
 	test_argv();
 	test_bonnie();

@@ -281,6 +281,7 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 	}
 	a->seg[a->n++] = s;
 	pstats_init(s, "", 0, blk->t_begin);
+	s->pool = a->pool;
 	s->smp_first = blk->smp_first;
 	s->gap_before = gap;
 	s->blocks = blk->blocks ? blk->blocks : 1;

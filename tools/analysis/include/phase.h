@@ -57,6 +57,7 @@ struct autoseg {
 	unsigned int slab_used;		/* shells of the newest slab handed out */
 	struct pstats **spare;		/* freed shells */
 	unsigned int nspare, spare_cap;
+	struct iotap_hist_pool *pool;	/* the phases' histograms (NULL: calloc); set after init */
 	struct pstats pend;		/* small blocks waiting to be judged together */
 	int pend_gap;
 	uint64_t gap_ns;		/* idle gap that starts a phase */

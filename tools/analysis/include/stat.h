@@ -142,6 +142,7 @@ struct pstats {
 	 */
 	uint64_t m_size[2], m_seek, m_tid;
 	struct iotap_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
+	struct iotap_hist_pool *pool;	/* where lat[] come from (NULL: calloc); set after init */
 	struct sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
 	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
 	uint64_t cpu_mark_end_ns;
