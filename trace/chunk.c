@@ -20,6 +20,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "iotap_base.h"
 #include "trace_i.h"
 
 static inline void put_le16(uint8_t *p, uint16_t v)
@@ -426,7 +427,7 @@ int chunk_dec_init(struct chunk_dec *cd)
 void chunk_dec_release(struct chunk_dec *cd)
 {
 	ZSTD_freeDCtx(cd->dctx);
-	free(cd->raw);
+	iotap_buf_free(cd->raw, cd->raw_cap);
 	memset(cd, 0, sizeof(*cd));
 }
 
@@ -457,13 +458,16 @@ int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 	if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != h->raw_size)
 		return -EBADMSG;
 	if (cd->raw_cap < h->raw_size || !cd->raw) {
-		size_t cap = h->raw_size ? h->raw_size : 1;
-		uint8_t *n = realloc(cd->raw, cap);
-
-		if (!n)
+		/*
+		 * The last payload is spent: regrown, not kept, and at least
+		 * one 2 MiB extent a huge page backs (a writer's chunks are up
+		 * to 1 MiB raw), so that it does not regrow chunk by chunk,
+		 * copying and faulting pages in anew each time.
+		 */
+		cd->raw = iotap_buf_regrow(cd->raw, &cd->raw_cap,
+					   h->raw_size > IOTAP_BUF_HUGE ? h->raw_size : IOTAP_BUF_HUGE);
+		if (!cd->raw)
 			return -ENOMEM;
-		cd->raw = n;
-		cd->raw_cap = cap;
 	}
 	z = ZSTD_decompressDCtx(cd->dctx, cd->raw, h->raw_size, payload, h->payload_size);
 	if (ZSTD_isError(z)) {

@@ -80,6 +80,17 @@
 #define RD_PENDING_MEM		(128ull << 20)	/* bytes of batches held, at most */
 #define RD_FREE_BATCHES		4		/* recycled batches kept */
 #define RD_FREE_MEM		(64u << 20)	/* larger batches are not recycled */
+/*
+ * The first batches a reader allocates (recycled, they serve most of a
+ * capture) are roomy: their arrays are iotap_buf_alloc()'s, huge pages
+ * from 512 KiB up (a 47,000-record chunk: 3 faults instead of 1,300),
+ * and their records take a whole 2 MiB page, 18724 of them, even for
+ * smaller chunks, so they do not regrow chunk by chunk, faulting their
+ * pages in anew (pgbench's report: 260 faults fewer, at ~20 us each).
+ * The others are malloc'ed to their chunk's size, so that many batches
+ * pending for the merge (RD_PENDING_MEM) cost what they hold.
+ */
+#define RD_ROOMY		RD_FREE_BATCHES
 #define RD_THREADS_MAX		16		/* decoder threads, at most */
 
 /* Sort key of a decoded record: start time, then position in the batch. */
@@ -126,6 +137,8 @@ struct rd_batch {
 	uint64_t kbase;			/* packed keys: the chunk's earliest start */
 	uint64_t tmin, tmax;		/* earliest and latest start decoded */
 	uint32_t cap;			/* entries allocated in recs/keys/tmp */
+	int roomy;			/* one of the first RD_ROOMY: huge pages (batch_regrow) */
+	size_t recs_size, keys_size;	/* their iotap_buf_alloc() sizes (tmp: keys_size) */
 	char *arena;			/* names (NUL-terminated) and samples */
 	size_t arena_len, arena_cap;
 };
@@ -197,6 +210,7 @@ struct iotap_trace_reader {
 	struct rd_batch *retire;	/* exhausted by the last call, recycled by the next */
 	struct rd_batch *free;
 	unsigned int nfree, free_max;	/* recycled batches, kept at most */
+	unsigned int nbatch;		/* batches allocated (free ones included) */
 	uint64_t seq;
 	uint64_t watermark;		/* largest chunk watermark seen */
 	uint64_t pending;		/* decoded records not yet delivered */
@@ -290,12 +304,41 @@ static ssize_t rb_get(struct iotap_trace_reader *r, uint64_t off, size_t n,
 
 /* --- batches ------------------------------------------------------------ */
 
+/*
+ * The arrays of a roomy batch are iotap_buf_alloc()'s (huge pages from
+ * 512 KiB); the others' malloc'ed to their size, so that many small
+ * batches pending for the merge cost what they hold.
+ */
+static void *batch_regrow(const struct rd_batch *b, void *p, size_t *size, size_t want)
+{
+	void *q;
+
+	if (b->roomy)
+		return iotap_buf_regrow(p, size, want);
+	q = realloc(p, want);
+	if (!q) {
+		free(p);
+		*size = 0;
+		return NULL;
+	}
+	*size = want;
+	return q;
+}
+
+static void batch_buf_free(const struct rd_batch *b, void *p, size_t size)
+{
+	if (b->roomy)
+		iotap_buf_free(p, size);
+	else
+		free(p);
+}
+
 static void batch_free(struct rd_batch *b)
 {
-	free(b->recs);
+	batch_buf_free(b, b->recs, b->recs_size);
 	free(b->data);
-	free(b->keys);
-	free(b->tmp);
+	batch_buf_free(b, b->keys, b->keys_size);
+	batch_buf_free(b, b->tmp, b->keys_size);
 	free(b->run);
 	free(b->arena);
 	free(b);
@@ -310,7 +353,10 @@ static struct rd_batch *batch_get(struct iotap_trace_reader *r)
 		r->nfree--;
 		return b;
 	}
-	return calloc(1, sizeof(*b));
+	b = calloc(1, sizeof(*b));
+	if (b)
+		b->roomy = ++r->nbatch <= RD_ROOMY;
+	return b;
 }
 
 /* Bytes a batch holds. */
@@ -324,6 +370,7 @@ static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
 {
 	if (r->nfree >= r->free_max || batch_mem(b) > RD_FREE_MEM) {
 		batch_free(b);
+		r->nbatch--;
 		return;
 	}
 	b->next = r->free;
@@ -333,31 +380,49 @@ static void batch_put(struct iotap_trace_reader *r, struct rd_batch *b)
 
 static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 {
-	void *p;
+	size_t rs;
 
 	if (b->cap >= n && b->recs)
 		return 0;
 	if (!n)
 		n = 1;
 	/*
+	 * The batch's records are spent: batch_regrow() need not keep them
+	 * (a roomy batch's, from 512 KiB up, are whole 2 MiB extents, whose
+	 * rest is used too). b->cap says 0 until every array has the new
+	 * size.
+	 *
 	 * A record handed out is a struct iotap_trace_rec pointer to REC_HEAD
 	 * bytes: room after the last for the rest of a struct, so that even a
 	 * caller that copies one whole stays inside the allocation.
 	 */
-	p = realloc(b->recs, (size_t)n * REC_STRIDE + sizeof(struct iotap_trace_rec));
-	if (!p)
+	b->cap = 0;
+	rs = (size_t)n * REC_STRIDE + sizeof(struct iotap_trace_rec);
+	if (b->roomy && rs < IOTAP_BUF_HUGE)
+		rs = IOTAP_BUF_HUGE;
+	b->recs = batch_regrow(b, b->recs, &b->recs_size, rs);
+	rs = b->recs_size;
+	if (!b->recs)
 		return -ENOMEM;
-	b->recs = p;
+	n = (uint32_t)((rs - sizeof(struct iotap_trace_rec)) / REC_STRIDE);
+	if (n > CHUNK_REC_MAX)
+		n = CHUNK_REC_MAX;
 	if (merge) {
 		/* RD_PREFETCH more: the fast path prefetches that far ahead unchecked */
-		p = realloc(b->keys, (n + RD_PREFETCH) * sizeof(*b->keys));
-		if (!p)
+		size_t want = (n + RD_PREFETCH) * sizeof(*b->keys);
+		size_t ks = b->keys_size, ts = b->keys_size;
+		void *p;
+
+		b->keys = batch_regrow(b, b->keys, &ks, want);
+		b->tmp = batch_regrow(b, b->tmp, &ts, want);
+		if (!b->keys || !b->tmp) {
+			batch_buf_free(b, b->keys, ks);
+			batch_buf_free(b, b->tmp, ts);
+			b->keys = b->tmp = NULL;
+			b->keys_size = 0;
 			return -ENOMEM;
-		b->keys = p;
-		p = realloc(b->tmp, (n + RD_PREFETCH) * sizeof(*b->tmp));
-		if (!p)
-			return -ENOMEM;
-		b->tmp = p;
+		}
+		b->keys_size = ks;	/* = ts: the same request from the same size */
 		p = realloc(b->run, (n + 1) * sizeof(*b->run));
 		if (!p)
 			return -ENOMEM;

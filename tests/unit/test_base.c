@@ -8,11 +8,16 @@
  * hist: the bucket scheme at 3 and 6 bits (every value inside its bucket's
  * range, ranges contiguous), quantiles within the stated error, merge;
  * sparse histograms (merged into from few buckets) equal grouped ones;
+ * hist pool: pooled histograms count alike, reused blocks start from
+ * zero, many at once span slabs;
  * size: what both former parsers accepted and refused; argv: joining;
  * bonnie: the CSV line's columns, +++++, rates and latency units;
  * fmt: iotap_fmt_* give printf's bytes for every digit count, the
  * powers of ten and their neighbours, k * 10^i - 1, k * 10^i and
- * (k + 1) * 10^i - 1 for k < 100, the extremes and random values.
+ * (k + 1) * 10^i - 1 for k < 100, the extremes and random values;
+ * buf: sizes, 2 MiB alignment and rounding, regrowing, and (where the
+ * kernel has transparent huge pages on "madvise" or "always") that a big
+ * buffer's mapping is one the kernel may back with huge pages.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -257,6 +262,68 @@ static void test_hist_sparse(void)
 	iotap_hist_release(&tot);
 	iotap_hist_release(&big);
 	iotap_hist_release(&mix);
+}
+
+/* The smallest value of bucket @idx at IOTAP_HIST_BITS. */
+static uint64_t bucket_lo(unsigned int idx)
+{
+	uint64_t lo, hi;
+
+	iotap_hist_range(idx, IOTAP_HIST_BITS, &lo, &hi);
+	return lo;
+}
+
+/*
+ * Pooled histograms: the same counts as calloc'ed ones, blocks given back
+ * are handed out again zeroed (a reused group that kept its counts would
+ * show here), and many at once span the slabs.
+ */
+static void test_hist_pool(void)
+{
+	struct iotap_hist_pool pool;
+	struct iotap_hist plain, *h, *again, *many[400];
+	unsigned int i, k, bad = 0;
+
+	iotap_hist_pool_init(&pool);
+	memset(&plain, 0, sizeof(plain));
+	h = iotap_hist_new(&pool);
+	for (i = 0; i < 20000; i++) {
+		uint64_t v = rnd() >> (rnd() % 64);
+
+		iotap_hist_add(h, v);
+		iotap_hist_add(&plain, v);
+	}
+	ok(h && h->pool == &pool && hist_same(h, &plain),
+	   "hist pool: a pooled histogram counts as a calloc'ed one");
+	iotap_hist_delete(h);
+	again = iotap_hist_new(&pool);
+	ok(again == h && again->n == 0, "hist pool: a deleted histogram's block is handed out again");
+	for (i = 0; i < 20000; i++)
+		iotap_hist_add(again, bucket_lo(i % IOTAP_HIST_BUCKETS));
+	iotap_hist_release(&plain);
+	for (i = 0; i < 20000; i++)
+		iotap_hist_add(&plain, bucket_lo(i % IOTAP_HIST_BUCKETS));
+	ok(hist_same(again, &plain), "hist pool: its reused groups start from zero");
+	for (k = 0; k < 400; k++) {
+		many[k] = iotap_hist_new(&pool);
+		if (!many[k]) {
+			bad++;
+			continue;
+		}
+		for (i = 0; i < 64; i++)
+			iotap_hist_add(many[k], (uint64_t)(k + 1) << (i % 40));
+		if (iotap_hist_merge(many[k], again))
+			bad++;
+	}
+	for (k = 0; k < 400; k++)
+		bad += !many[k] || many[k]->n != 64 + again->n || many[k]->max < again->max;
+	ok(!bad, "hist pool: 400 histograms at once, merged into, across slabs");
+	for (k = 0; k < 400; k++)
+		iotap_hist_delete(many[k]);
+	iotap_hist_delete(again);
+	iotap_hist_release(&plain);
+	iotap_hist_pool_release(&pool);
+	ok(!pool.slab && !pool.free, "hist pool: released at once");
 }
 
 static void test_hist(void)
@@ -511,15 +578,77 @@ static void test_fmt(void)
 	ok(good, "fmt: u64, i64, oct, hex and frac give printf's bytes %s", why);
 }
 
+/* The THPeligible line of /proc/self/smaps for the mapping holding @p: 0, 1, or -1 (not found). */
+static int thp_eligible(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0, ret = -1;
+	unsigned long lo, hi;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (in && !strncmp(line, "THPeligible:", 12)) {
+			ret = atoi(line + 12);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static void test_buf(void)
+{
+	size_t sz = 1000, big = (3u << 20) + 1, n;
+	char *p = iotap_buf_alloc(&sz), *q, mode[128] = "";
+	FILE *f;
+
+	ok(p && sz == 1000, "buf: a small buffer has the size asked for (%zu)", sz);
+	memcpy(p, "kept", 5);
+	p = iotap_buf_regrow(p, &sz, 2000);
+	ok(p && sz == 2000 && !strcmp(p, "kept"), "buf: small to small is a realloc (%zu)", sz);
+	p = iotap_buf_regrow(p, &sz, IOTAP_BUF_HUGE);
+	ok(p && sz == 2u << 20 && !((uintptr_t)p & ((2u << 20) - 1)),
+	   "buf: regrown to IOTAP_BUF_HUGE, one aligned 2 MiB extent (%zu)", sz);
+	memset(p, 1, sz);
+	p = iotap_buf_regrow(p, &sz, 100);
+	ok(p && sz == 100, "buf: and back to a small one (%zu)", sz);
+	iotap_buf_free(p, sz);
+	q = iotap_buf_alloc(&big);
+	ok(q && big == 4u << 20 && !((uintptr_t)q & ((2u << 20) - 1)),
+	   "buf: 3 MiB + 1 byte take two aligned 2 MiB extents (%zu)", big);
+	memset(q, 2, big);	/* all of it is usable */
+	n = 0;
+	p = iotap_buf_regrow(NULL, &n, 5u << 20);
+	ok(p && n == 6u << 20, "buf: regrowing NULL allocates (%zu)", n);
+	iotap_buf_free(p, n);
+	iotap_buf_free(NULL, 0);
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]"))
+		ok(thp_eligible(q) == 1, "buf: the kernel may back a big buffer with huge pages");
+	else
+		ok(1, "# SKIP buf: no transparent huge pages here (%s)", mode);
+	if (f)
+		fclose(f);
+	iotap_buf_free(q, big);
+}
+
 int main(void)
 {
 	test_clock();
 	test_hash();
 	test_map();
 	test_hist();
+	test_hist_pool();
 	test_size();
 	test_argv();
 	test_bonnie();
 	test_fmt();
+	test_buf();
 	return done_testing();
 }

@@ -602,6 +602,39 @@ static void test_many_phases(void)
 	report_release(&rep);
 }
 
+/*
+ * More automatic phases than AUTO_SEG_MAX at once: the look-back merges
+ * them in the middle of the trace, and the shells it frees hold the next
+ * ones (phase_auto.c's slabs). Every op must stay counted once.
+ */
+static void test_many_auto_phases(void)
+{
+	char *script = malloc(800 * 64), *p = script;
+	struct report rep;
+	uint64_t sum = 0, prev = 0;
+	unsigned int i, ordered = 1;
+
+	for (i = 0; i < 800; i++)
+		p += sprintf(p, i % 2 ? "r%u seqread ops=1024 rate=100000 bs=1048576\n" :
+					"w%u seqwrite ops=1024 rate=100000 bs=4096\n", i);
+	synth_write(tpath(0, "many-auto.iotap"), script, SYNTH_NO_MARKS, NULL, 0);
+	free(script);
+	if (report_build(&rep, tpath(0, "many-auto.iotap"), NULL)) {
+		ok(0, "report of 800 unmarked phases");
+		return;
+	}
+	for (i = 0; i < rep.nphases; i++) {
+		sum += rep.phases[i].ops;
+		ordered &= !i || rep.phases[i].first_op > prev;
+		prev = rep.phases[i].first_op;
+	}
+	ok(rep.total.ops == 800 * 1024 && sum == rep.total.ops && ordered &&
+	   rep.nphases > 1 && rep.nphases <= AUTO_SEG_MAX,
+	   "800 alternating unmarked phases: %u phases in order, %" PRIu64 " of %u ops counted",
+	   rep.nphases, sum, 800 * 1024);
+	report_release(&rep);
+}
+
 static void test_empty(void)
 {
 	struct report rep;
@@ -961,6 +994,7 @@ int main(void)
 	test_compare_self();
 	test_json();
 	test_many_phases();
+	test_many_auto_phases();
 	test_empty();
 	test_app_pgsql();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

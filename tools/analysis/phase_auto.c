@@ -196,6 +196,69 @@ void autoseg_init(struct autoseg *a, uint64_t gap_ns)
 	pstats_init(&a->pend, "", 0, 0);
 }
 
+/* A slab of phase shells (struct autoseg). */
+struct seg_slab {
+	struct seg_slab *next;
+	size_t size;			/* iotap_buf_alloc() size */
+	unsigned int n;			/* shells in it */
+	struct pstats shell[];
+};
+
+#define SLAB_FIRST	16		/* shells of the first slab: most traces need no more */
+
+/* A shell for a phase (uninitialised), NULL when out of memory. */
+static struct pstats *shell_get(struct autoseg *a)
+{
+	struct seg_slab *sl = a->slab;
+	size_t size;
+
+	if (a->nspare)
+		return a->spare[--a->nspare];
+	if (!sl || a->slab_used == sl->n) {
+		/* the first slab is malloc'ed (small), the next ones are 2 MiB extents */
+		size = sizeof(*sl) + (sl ? (2u << 20) - sizeof(*sl) :
+				      SLAB_FIRST * sizeof(struct pstats));
+		sl = iotap_buf_alloc(&size);
+		if (!sl)
+			return NULL;
+		sl->size = size;
+		sl->n = (unsigned int)((size - sizeof(*sl)) / sizeof(struct pstats));
+		sl->next = a->slab;
+		a->slab = sl;
+		a->slab_used = 0;
+	}
+	return &sl->shell[a->slab_used++];
+}
+
+/* Give back a shell of shell_get() (its histograms released or handed on). */
+static void shell_put(struct autoseg *a, struct pstats *s)
+{
+	if (a->nspare == a->spare_cap) {
+		unsigned int ncap = a->spare_cap ? a->spare_cap * 2 : 16;
+		struct pstats **ns = realloc(a->spare, ncap * sizeof(*ns));
+
+		if (!ns)
+			return;	/* the shell stays in its slab, unused */
+		a->spare = ns;
+		a->spare_cap = ncap;
+	}
+	a->spare[a->nspare++] = s;
+}
+
+static void slabs_release(struct autoseg *a)
+{
+	struct seg_slab *sl, *next;
+
+	for (sl = a->slab; sl; sl = next) {
+		next = sl->next;
+		iotap_buf_free(sl, sl->size);
+	}
+	free(a->spare);
+	a->slab = NULL;
+	a->spare = NULL;
+	a->slab_used = a->nspare = a->spare_cap = 0;
+}
+
 static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int gap)
 {
 	struct pstats *s;
@@ -211,13 +274,14 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 		a->seg = ns;
 		a->cap = ncap;
 	}
-	s = malloc(sizeof(*s));
+	s = shell_get(a);
 	if (!s) {
 		a->err = 1;
 		return NULL;
 	}
 	a->seg[a->n++] = s;
 	pstats_init(s, "", 0, blk->t_begin);
+	s->pool = a->pool;
 	s->smp_first = blk->smp_first;
 	s->gap_before = gap;
 	s->blocks = blk->blocks ? blk->blocks : 1;
@@ -247,7 +311,7 @@ static void merge_next(struct autoseg *a, unsigned int i)
 	if (pstats_merge(a->seg[i], gone))
 		a->err = 1;
 	pstats_release(gone);
-	free(gone);
+	shell_put(a, gone);
 	memmove(&a->seg[i + 1], &a->seg[i + 2], (a->n - i - 2) * sizeof(*a->seg));
 	a->n--;
 }
@@ -530,14 +594,13 @@ struct pstats *autoseg_take(struct autoseg *a, unsigned int *n)
 		return NULL;
 	}
 	/* the copies own the histograms now: free only the shells */
-	for (i = 0; i < a->n; i++) {
+	for (i = 0; i < a->n; i++)
 		s[i] = *a->seg[i];
-		free(a->seg[i]);
-	}
 	*n = a->n;
 	free(a->seg);
 	a->seg = NULL;
 	a->n = a->cap = 0;
+	slabs_release(a);
 	return s;
 }
 
@@ -545,11 +608,10 @@ void autoseg_release(struct autoseg *a)
 {
 	unsigned int i;
 
-	for (i = 0; i < a->n; i++) {
+	for (i = 0; i < a->n; i++)
 		pstats_release(a->seg[i]);
-		free(a->seg[i]);
-	}
 	free(a->seg);
+	slabs_release(a);
 	pstats_release(&a->pend);
 	memset(a, 0, sizeof(*a));
 }

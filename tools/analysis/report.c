@@ -208,6 +208,7 @@ static int new_phase(struct engine *e, const char *name, uint64_t t)
 	rep->phases = np;
 	p = &rep->phases[rep->nphases];
 	pstats_init(p, name, rep->nphases, t);
+	p->pool = rep->hist_pool;
 	/* device rates of a short phase need the sample just before it */
 	if (e->last_sample.valid)
 		p->smp_first = e->last_sample;
@@ -529,6 +530,7 @@ static int finish(struct engine *e)
 			ret = fold_unmarked(rep);
 	}
 	pstats_init(&rep->total, "total", 0, 0);
+	rep->total.pool = rep->hist_pool;
 	for (i = 0; i < rep->nphases; i++) {
 		rep->phases[i].index = i;
 		if (pstats_merge(&rep->total, &rep->phases[i]))
@@ -564,9 +566,18 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	memset(&e, 0, sizeof(e));
 	rep->path = path;
 	rep->flag_factor = o->flag_factor > 1 ? o->flag_factor : 4.0;
+	rep->hist_pool = malloc(sizeof(*rep->hist_pool));
+	if (!rep->hist_pool) {
+		analysis_err_set(&rep->err, -ENOMEM, "out of memory reading '%s'", path);
+		return -ENOMEM;
+	}
+	iotap_hist_pool_init(rep->hist_pool);
 	ret = analysis_trace_open(path, 0, &r, &rep->err);
-	if (ret)
+	if (ret) {
+		free(rep->hist_pool);
+		rep->hist_pool = NULL;
 		return ret;
+	}
 	copy_header(&rep->hdr, iotap_trace_reader_header(r));
 	rep->t0 = rep->hdr.mono_base_ns;
 	seek_map_init(&rep->files);
@@ -580,8 +591,10 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	e.mode = o->plan ? M_PLAN : M_AUTO;
 	e.gap_ns = o->gap_ns;
 	pstats_init(&e.blk, "", 0, 0);
+	e.blk.pool = rep->hist_pool;
 	series_track(&rep->series, &e.blk);
 	autoseg_init(&e.seg, o->gap_ns ? o->gap_ns : DEFAULT_GAP_NS);
+	e.seg.pool = e.seg.pend.pool = rep->hist_pool;
 	e.heap = malloc(INFLIGHT_MAX * sizeof(*e.heap));
 	if (!e.heap) {
 		ret = -ENOMEM;
@@ -667,6 +680,11 @@ void report_release(struct report *rep)
 	seek_map_release(&rep->files);
 	nm_release(&rep->names);
 	app_release(&rep->app);
+	if (rep->hist_pool) {
+		/* after every pstats: their histograms live in it */
+		iotap_hist_pool_release(rep->hist_pool);
+		free(rep->hist_pool);
+	}
 	memset(rep, 0, sizeof(*rep));
 }
 

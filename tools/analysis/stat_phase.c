@@ -36,8 +36,7 @@ void pstats_release(struct pstats *p)
 	for (i = 0; i < IOTAP_OP_MAX; i++) {
 		if (!p->lat[i])
 			continue;
-		iotap_hist_release(p->lat[i]);
-		free(p->lat[i]);
+		iotap_hist_delete(p->lat[i]);
 		p->lat[i] = NULL;
 	}
 }
@@ -120,7 +119,7 @@ int pstats_is_meta_op(unsigned int op)
 
 struct iotap_hist *pstats_lat_alloc(struct pstats *p, unsigned int op)
 {
-	p->lat[op] = calloc(1, sizeof(*p->lat[op]));
+	p->lat[op] = iotap_hist_new(p->pool);
 	return p->lat[op];
 }
 
@@ -191,7 +190,7 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 		if (!src->lat[i] || !src->lat[i]->n)
 			continue;
 		if (!dst->lat[i]) {
-			dst->lat[i] = calloc(1, sizeof(*dst->lat[i]));
+			dst->lat[i] = iotap_hist_new(dst->pool);
 			if (!dst->lat[i])
 				return -ENOMEM;
 		}

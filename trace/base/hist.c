@@ -57,10 +57,100 @@ static inline uint64_t sp_count(uint64_t e)
 	return e >> IOTAP_HIST_SP_SHIFT;
 }
 
+/* --- pool --- */
+
+/* A pool block holds a struct iotap_hist or a group, whichever is larger. */
+#define GROUP_BYTES	((IOTAP_HIST_SUB + 1) * sizeof(uint64_t))
+#define BLOCK_BYTES	((sizeof(struct iotap_hist) > GROUP_BYTES ? sizeof(struct iotap_hist) : \
+			  GROUP_BYTES + 7) & ~(size_t)7)
+#define SLAB_FIRST	(64u << 10)
+
+/* A slab: this header, then blocks. */
+struct pool_slab {
+	struct pool_slab *next;		/* older */
+	size_t size;			/* iotap_buf_alloc() size */
+};
+#define SLAB_HEAD	((sizeof(struct pool_slab) + 15) & ~(size_t)15)
+
+void iotap_hist_pool_init(struct iotap_hist_pool *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void iotap_hist_pool_release(struct iotap_hist_pool *p)
+{
+	struct pool_slab *sl = p->slab, *next;
+
+	for (; sl; sl = next) {
+		next = sl->next;
+		iotap_buf_free(sl, sl->size);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+/* A zeroed block of @p, NULL: -ENOMEM. */
+static void *pool_get(struct iotap_hist_pool *p)
+{
+	struct pool_slab *sl = p->slab;
+	void *b = p->free;
+	size_t size;
+
+	if (b) {
+		memcpy(&p->free, b, sizeof(void *));
+		memset(b, 0, BLOCK_BYTES);
+		return b;
+	}
+	if (!sl || p->used + BLOCK_BYTES > sl->size) {
+		size = sl ? 2u << 20 : SLAB_FIRST;
+		sl = iotap_buf_alloc(&size);
+		if (!sl)
+			return NULL;
+		sl->next = p->slab;
+		sl->size = size;
+		p->slab = sl;
+		p->used = SLAB_HEAD;
+		if (size < IOTAP_BUF_HUGE)	/* malloc'ed: not zeroed (a mapping is) */
+			memset((char *)sl + SLAB_HEAD, 0, size - SLAB_HEAD);
+	}
+	b = (char *)sl + p->used;
+	p->used += BLOCK_BYTES;
+	return b;
+}
+
+static void pool_put(struct iotap_hist_pool *p, void *b)
+{
+	memcpy(b, &p->free, sizeof(void *));
+	p->free = b;
+}
+
+struct iotap_hist *iotap_hist_new(struct iotap_hist_pool *p)
+{
+	struct iotap_hist *h = p ? pool_get(p) : calloc(1, sizeof(*h));
+
+	if (h)
+		h->pool = p;
+	return h;
+}
+
+void iotap_hist_delete(struct iotap_hist *h)
+{
+	struct iotap_hist_pool *p;
+
+	if (!h)
+		return;
+	p = h->pool;
+	iotap_hist_release(h);
+	if (p)
+		pool_put(p, h);
+	else
+		free(h);
+}
+
 static uint64_t *group_alloc(struct iotap_hist *h, unsigned int g)
 {
 	if (!h->grp[g]) {
-		h->grp[g] = calloc(IOTAP_HIST_SUB + 1, sizeof(uint64_t));
+		h->grp[g] = h->pool ? pool_get(h->pool) :
+				      calloc(IOTAP_HIST_SUB + 1, sizeof(uint64_t));
 		if (!h->grp[g])
 			return NULL;
 	}
@@ -277,13 +367,20 @@ void iotap_hist_clear(struct iotap_hist *h)
 
 void iotap_hist_release(struct iotap_hist *h)
 {
+	struct iotap_hist_pool *p = h->pool;
 	unsigned int g;
 
 	if (!h->nsp)	/* sparse: no group, sp[] holds buckets */
-		for (g = 0; g < IOTAP_HIST_GROUPS; g++)
-			if (h->grp[g])
+		for (g = 0; g < IOTAP_HIST_GROUPS; g++) {
+			if (!h->grp[g])
+				continue;
+			if (p)
+				pool_put(p, h->grp[g]);
+			else
 				free(h->grp[g]);
+		}
 	memset(h, 0, sizeof(*h));
+	h->pool = p;	/* still its pool's: a released histogram may be used again */
 }
 
 uint64_t iotap_hist_count(const struct iotap_hist *h, unsigned int idx)

@@ -130,6 +130,8 @@ struct report {
 	struct iotap_map names;		/* file id -> struct name_ent */
 	double flag_factor;
 	struct app_stats app;		/* pgsql/dedup application figures (app.h) */
+	/* the phases' latency histograms (struct pstats' pool); freed last */
+	struct iotap_hist_pool *hist_pool;
 };
 
 void report_opts_init(struct report_opts *o);

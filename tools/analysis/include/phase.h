@@ -46,6 +46,18 @@ double sig_dist(const struct sig *a, const struct sig *b);
 struct autoseg {
 	struct pstats **seg;		/* phases so far, each out of line; the last is open */
 	unsigned int n, cap;
+	/*
+	 * Where the phases live: slabs of shells (the first small, then
+	 * 2 MiB extents from iotap_buf_alloc(), which huge pages back) and
+	 * the shells freed by merges. Up to AUTO_SEG_MAX phases of 5.5 KB
+	 * each are held at once: malloc'ed one by one they were ~300 page
+	 * faults of a 200 k-record pgbench report, a tenth of its CPU time.
+	 */
+	struct seg_slab *slab;		/* newest first */
+	unsigned int slab_used;		/* shells of the newest slab handed out */
+	struct pstats **spare;		/* freed shells */
+	unsigned int nspare, spare_cap;
+	struct iotap_hist_pool *pool;	/* the phases' histograms (NULL: calloc); set after init */
 	struct pstats pend;		/* small blocks waiting to be judged together */
 	int pend_gap;
 	uint64_t gap_ns;		/* idle gap that starts a phase */

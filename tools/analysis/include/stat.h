@@ -142,6 +142,7 @@ struct pstats {
 	 */
 	uint64_t m_size[2], m_seek, m_tid;
 	struct iotap_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
+	struct iotap_hist_pool *pool;	/* where lat[] come from (NULL: calloc); set after init */
 	struct sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
 	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
 	uint64_t cpu_mark_end_ns;
@@ -311,7 +312,8 @@ struct series {
 	uint64_t origin;		/* time of bin 0's start, ns */
 	uint64_t width;			/* bin width, ns */
 	uint64_t base_width;		/* width asked for */
-	struct bin *bins;
+	struct bin *bins;		/* iotap_buf_alloc()'s, bins_size bytes */
+	size_t bins_size;
 	uint64_t n, cap;		/* bins in use, allocated; cap never exceeds max */
 	uint64_t max;			/* most bins kept: beyond, pairs merge */
 	uint64_t cur_end;		/* end of the last bin in use, ns */
