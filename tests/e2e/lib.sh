@@ -183,3 +183,104 @@ uring_param_set() {
 	at_exit "echo $old > $URING_PARAM"
 }
 need_uring() { uring_param_set Y; }
+
+# A slow disk for the transport cases (fs-uring-fsync, fs-uring-coldread):
+# slow_disk_lower MS VAR=VALUE... mounts an iotap over /dev/fuse at $T/lower-m
+# (backing $T/lower-b) whose daemon runs with failsys.so and the given
+# failsys variables (IOTAP_SLOW_FSYNC=1, IOTAP_SLOW_LEN=any ...), slow by MS
+# ms only while the file $SLOW exists (so mkfs is fast). Skips without
+# failsys.so, losetup, taskset.
+slow_disk_lower() {
+	local ms=$1 c
+	shift
+	for c in losetup taskset; do
+		command -v $c >/dev/null || skip "no $c"
+	done
+	FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
+	[ -r "$FAILSYS" ] || skip "no failsys.so"
+	SLOW=$T/slow-on LM=$T/lower-m
+	mkdir -p $T/lower-b $LM
+	_with_env LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=$ms IOTAP_SLOW_IF=$SLOW "$@" \
+		iotap_mount $T/lower-b $LM --transport dev
+	at_exit "rm -f $SLOW"
+}
+_with_env() {	# VAR=VALUE... CMD...: CMD with those exported, then unset again
+	local -a names=()
+	while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
+		names+=("${1%%=*}")
+		export "$1"
+		shift
+	done
+	"$@"
+	unset "${names[@]}"
+}
+
+# slow_fs FSTYPE SIZE DIR: a FSTYPE file system (ext4, xfs) of SIZE on a
+# loop device whose image lives on the slow lower mount, mounted at DIR
+# (noatime) and taken down at exit; skips without mkfs.FSTYPE or a loop
+# device.
+slow_fs() {
+	local fs=$1 size=$2 dir=$3 img=$LM/$(basename "$3").img loop
+	command -v mkfs.$fs >/dev/null || skip "no mkfs.$fs"
+	mkdir -p "$dir"
+	truncate -s "$size" $img || fail "image on the lower mount"
+	case $fs in
+	ext*) mkfs.$fs -q -F $img >$T/mkfs.out 2>&1 ;;
+	*) mkfs.$fs -q -f $img >$T/mkfs.out 2>&1 ;;
+	esac || { cat $T/mkfs.out; fail "mkfs.$fs on the lower mount"; }
+	loop=$(losetup -f --show $img 2>$T/losetup.err) ||
+		{ cat $T/losetup.err; skip "no loop device: $(cat $T/losetup.err)"; }
+	at_exit "losetup -d $loop 2>/dev/null"
+	mount -o noatime $loop "$dir" || fail "mount the $fs image"
+	at_exit "umount $dir 2>/dev/null || umount -l $dir"
+}
+
+# slow_upper BACKING MNT [options...]: iotap over io_uring on a slow file
+# system; its daemon goes before that file system's unmount at exit.
+# Sets UPPER_PID, UPPER_LOG.
+slow_upper() {
+	local m=$2
+	iotap_mount "$@" --transport uring
+	UPPER_PID=$MOUNT_PID
+	UPPER_LOG=$MOUNT_LOG
+	at_exit "_daemon_down $m $UPPER_PID"
+}
+_daemon_down() {	# MNT PID: unmount, wait up to 10 s for the daemon
+	local n
+	fusermount3 -u "$1" 2>/dev/null
+	for n in $(seq 100); do
+		kill -0 $2 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
+# beside WHAT FILE LIMIT CMD...: start CMD pinned to CPU 0 with the slow
+# disk on; it must still run 0.5 s later; meanwhile 10 reads of FILE from
+# CPU 0 must each end within LIMIT s and all within LIMIT s, and before
+# CMD ends. Then CMD must succeed. Sets BESIDE_SECS (CMD's time) and notes
+# both times.
+beside() {
+	local what=$1 file=$2 limit=$3 t0 t1 p0 p1 pid i
+	shift 3
+	touch $SLOW
+	t0=$EPOCHREALTIME
+	taskset -c 0 "$@" 2>$T/beside.err &
+	pid=$!
+	sleep 0.5
+	kill -0 $pid 2>/dev/null ||
+		{ cat $T/beside.err; fail "the $what ended at once: the slow disk is not slow"; }
+	p0=$EPOCHREALTIME
+	for i in $(seq 1 10); do
+		timeout $limit taskset -c 0 cat "$file" > /dev/null ||
+			fail "read $i beside the $what stalled (over $limit s)"
+	done
+	p1=$EPOCHREALTIME
+	wait $pid || { cat $T/beside.err; fail "the $what failed"; }
+	t1=$EPOCHREALTIME
+	rm -f $SLOW
+	BESIDE_SECS=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')
+	note "$what took $BESIDE_SECS s, 10 reads beside it $(awk -v a=$p0 -v b=$p1 'BEGIN { printf "%.2f", b - a }') s"
+	awk -v a=$p0 -v b=$p1 -v l=$limit 'BEGIN { exit !(b - a < l) }' ||
+		fail "10 reads beside the $what took $(awk -v a=$p0 -v b=$p1 'BEGIN { print b - a }') s (>= $limit s): held up by it"
+	awk -v a=$p1 -v b=$t1 'BEGIN { exit !(a < b) }' || fail "the reads ended after the $what"
+}

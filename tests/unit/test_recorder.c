@@ -267,23 +267,32 @@ static void phase(struct iotap_trace_recorder *r, uint32_t kind)
 	iotap_trace_record(r, &rec);
 }
 
-static void test_in_flight(void)
+/* A recorder at @path that writes a chunk every 20 ms (collects every 5 ms). */
+static int open_chunky(struct iotap_trace_recorder **r, const char *path)
 {
-	enum { T = 4, N = 100000 };
-	const char *path = test_path("inflight.iotap");
 	struct iotap_trace_recorder_opts o;
-	struct iotap_trace_recorder *r;
-	static struct worker wk[T];
-	static struct tally t;
-	unsigned int k;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
 	o.max_bytes = 256u << 20;
 	o.flush_ms = 5;
 	o.chunk_ms = 20;
-	ret = iotap_trace_recorder_open(&r, path, NULL, &o);
+	ret = iotap_trace_recorder_open(r, path, NULL, &o);
 	ok(ret == 0, "recorder open (chunks every 20 ms)");
+	return ret;
+}
+
+static void test_in_flight(void)
+{
+	enum { T = 4, N = 100000 };
+	const char *path = test_path("inflight.iotap");
+	struct iotap_trace_recorder *r;
+	static struct worker wk[T];
+	static struct tally t;
+	unsigned int k;
+	int ret;
+
+	ret = open_chunky(&r, path);
 	if (ret)
 		return;
 	for (k = 0; k < T; k++) {
@@ -347,7 +356,6 @@ static void test_handoff(void)
 {
 	enum { T = 3, N = 60000, HOLDS = 256 };
 	const char *path = test_path("handoff.iotap");
-	struct iotap_trace_recorder_opts o;
 	struct iotap_trace_recorder *r;
 	static struct worker wk[T];
 	static struct tally t;
@@ -356,12 +364,7 @@ static void test_handoff(void)
 	int ret, h[HOLDS + 1], got = 0;
 	unsigned int k;
 
-	memset(&o, 0, sizeof(o));
-	o.max_bytes = 256u << 20;
-	o.flush_ms = 5;
-	o.chunk_ms = 20;
-	ret = iotap_trace_recorder_open(&r, path, NULL, &o);
-	ok(ret == 0, "recorder open (chunks every 20 ms)");
+	ret = open_chunky(&r, path);
 	if (ret)
 		return;
 	hf.r = r;
