@@ -1018,6 +1018,15 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 			return;
 		}
 	}
+	/*
+	 * Published before any ring thread starts: once every queue has
+	 * registered, the kernel sends requests over the rings, and a reply
+	 * made while fs->uring was still NULL went to /dev/fuse, which does
+	 * not know the request -- lost, its entry never committed, the caller
+	 * waiting for good (seen as rare hangs at the first request after a
+	 * mount under load: trust-mount and run-dedup in CI's io_uring pass).
+	 */
+	CMM_STORE_SHARED(fs->uring, u);
 	/* one leader per queue to start with; the watchdog adds threads */
 	for (i = 0; i < nq; i++) {
 		pthread_mutex_lock(&u->queues[i].lock);
@@ -1037,7 +1046,6 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		       "on /dev/fuse unless every queue registered");
 	fs_log(FS_LOG_INFO, "io_uring: %u queues (one per possible CPU) x %u entries, "
 	       "payload buffers of %zu bytes", nq, depth, payload_sz);
-	CMM_STORE_SHARED(fs->uring, u);
 	return;
 
 enomem_free:

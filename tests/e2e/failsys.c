@@ -11,7 +11,9 @@
  * IOTAP_SLOW_LEN bytes (every one with IOTAP_SLOW_LEN=any) sleep N
  * milliseconds first, and so does its pwrite(2) of exactly
  * IOTAP_SLOW_WLEN bytes: a slow disk, or a read that blocks, for the
- * transport cases (fs-uring). With IOTAP_SLOW_IF=PATH they are slow only
+ * transport cases (fs-uring). IOTAP_SLOW_WRITE=TEXT makes its write(2)s
+ * whose bytes contain TEXT sleep too (a log line: fs-uring-start holds the
+ * daemon at a point of its start-up). With IOTAP_SLOW_IF=PATH they are slow only
  * while PATH exists (fs-uring-fsync turns the slow disk on once its
  * filesystem is made). Nothing else is changed.
  */
@@ -96,6 +98,15 @@ ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flag
 	if (slow_len(count))
 		slow();
 	return syscall(SYS_preadv2, fd, iov, iovcnt, (long)off, 0L, flags);
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	const char *e = getenv("IOTAP_SLOW_WRITE");
+
+	if (e && *e && memmem(buf, count, e, strlen(e)))
+		slow();
+	return syscall(SYS_write, fd, buf, count);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t off)
