@@ -10,8 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_fuse
 command -v python3 >/dev/null || skip "python3 not installed"
-FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
-[ -r "$FAILSYS" ] || skip "no failsys.so"
+need_failsys
 
 head -c 1048576 /dev/zero > "$BACKING/w"
 LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=1500 IOTAP_SLOW_WLEN=12288 \

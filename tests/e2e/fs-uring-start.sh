@@ -13,8 +13,7 @@
 need_fuse
 unset IOTAP_TRANSPORT
 need_uring
-FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
-[ -r "$FAILSYS" ] || skip "no failsys.so"
+need_failsys
 echo data > "$BACKING/f"
 LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=1000 IOTAP_SLOW_WRITE="queues (one per possible CPU)" \
 	iotap_mount "$BACKING" "$MNT" --transport uring --log $T/daemon.log --trace $T/t.iotap

@@ -59,8 +59,7 @@ grep -q "^transport *uring (--transport uring)" $T/info-on.txt || { cat $T/info-
 # from CPU 0 are served at once. So they are beside a slow fsync, and two
 # slow fsyncs run at once (fsync-specific: fs-uring-fsync).
 command -v taskset >/dev/null || skip "no taskset"
-FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
-[ -r "$FAILSYS" ] || skip "no failsys.so"
+need_failsys
 head -c 65536 /dev/urandom > "$BACKING/g"
 LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=6000 IOTAP_SLOW_LEN=12288 IOTAP_SLOW_FSYNC=1 \
 	iotap_mount "$BACKING" "$MNT" --trace $T/slow.iotap --transport uring

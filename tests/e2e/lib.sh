@@ -184,6 +184,13 @@ uring_param_set() {
 }
 need_uring() { uring_param_set Y; }
 
+# need_failsys: $FAILSYS, the LD_PRELOAD fault injector (failsys.c, built
+# with the tests; meson sets IOTAP_FAILSYS); skips without it.
+need_failsys() {
+	FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
+	[ -r "$FAILSYS" ] || skip "no failsys.so at $FAILSYS (build the tests)"
+}
+
 # A slow disk for the transport cases (fs-uring-fsync, fs-uring-coldread):
 # slow_disk_lower MS VAR=VALUE... mounts an iotap over /dev/fuse at $T/lower-m
 # (backing $T/lower-b) whose daemon runs with failsys.so and the given
@@ -196,8 +203,7 @@ slow_disk_lower() {
 	for c in losetup taskset; do
 		command -v $c >/dev/null || skip "no $c"
 	done
-	FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
-	[ -r "$FAILSYS" ] || skip "no failsys.so"
+	need_failsys
 	SLOW=$T/slow-on LM=$T/lower-m
 	mkdir -p $T/lower-b $LM
 	_with_env LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=$ms IOTAP_SLOW_IF=$SLOW "$@" \

@@ -16,8 +16,7 @@
 #     (item 16).
 . "$(dirname "$0")/lib.sh"
 [ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
-FAILSYS=${IOTAP_FAILSYS:-${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/failsys.so}
-[ -f "$FAILSYS" ] || skip "no failsys.so at $FAILSYS (build the tests)"
+need_failsys
 D=$T/d
 mkdir $D
 
