@@ -75,7 +75,7 @@ expect_eq "unlink records" "$u" $((N + N / 2))
 command -v stress-ng >/dev/null || { note "no stress-ng: small-cache part skipped"; exit 0; }
 iotap_mount "$BACKING" "$MNT" --fd-cache 16 --threads 16
 chmod 1777 "$MNT"
-(cd "$MNT" && stress-ng --dir 4 --rename 4 --link 4 --symlink 2 --timeout 6s \
+(cd "$MNT" && stress-ng --dir 4 --rename 4 --link 4 --symlink 2 --timeout 3s \
 	--temp-path "$MNT" > $T/sng.out 2>&1) || { cat $T/sng.out; fail "stress-ng with a 16-entry fd cache"; }
 iotap_umount "$MNT"
 expect_eq "daemon exit status (small cache)" "$MOUNT_RC" 0
