@@ -67,6 +67,7 @@ _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
 #define FS_MAX_IO		(1024 * 1024)
 /* Largest max_write over io_uring (the ring buffers are ours; each entry holds one). */
 #define FS_MAX_WRITE_URING	(4 * 1024 * 1024)
+#define FS_URING_SPIN_MAX_US	1000u	/* -o uring_spin: most microseconds */
 /* Smallest max_write (the kernel's own floor). */
 #define FS_MIN_WRITE		4096u
 /* Pages per request: the kernel's most where it has no fs.fuse.max_pages_limit ... */

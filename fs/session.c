@@ -67,6 +67,8 @@ struct fs_own_opts {
 	unsigned int fd_cache;
 	unsigned int max_read;
 	unsigned int uring_depth;
+	unsigned int uring_spin;
+	int uring_spin_set;
 	unsigned int max_write;
 	double timeout;
 	int timeout_set;
@@ -79,6 +81,8 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "fd_cache=%u", offsetof(struct fs_own_opts, fd_cache), 0 },
 	{ "max_read=%u", offsetof(struct fs_own_opts, max_read), 0 },
 	{ "uring_depth=%u", offsetof(struct fs_own_opts, uring_depth), 0 },
+	{ "uring_spin=%u", offsetof(struct fs_own_opts, uring_spin), 0 },
+	{ "uring_spin=", offsetof(struct fs_own_opts, uring_spin_set), 1 },
 	{ "max_write=%u", offsetof(struct fs_own_opts, max_write), 0 },
 	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
@@ -324,6 +328,16 @@ static int check_input(struct fs_daemon *d, char *msg)
 	fs->perm.gid = o->trace_gid;
 	if (own.uring_depth)
 		fs->o.uring_depth = own.uring_depth;
+	if (own.uring_spin_set) {
+		if (own.uring_spin > FS_URING_SPIN_MAX_US) {
+			snprintf(msg, MSG_MAX, "cannot mount '%s': uring_spin %u out of range: "
+				 "0 (off) to %u microseconds", o->mountpoint, own.uring_spin,
+				 FS_URING_SPIN_MAX_US);
+			return -EINVAL;
+		}
+		fs->o.uring_spin_us = own.uring_spin;
+		fs->o.uring_spin_set = 1;
+	}
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
 	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_WRITE_URING) {

@@ -51,7 +51,9 @@ static const struct opt_desc mount_opts[] = {
 			      "lookup (default 1; 0: every lookup reaches the trace)" },
 	[O_TRANSPORT] = { "transport", 0, "T", "how FUSE requests travel: auto (io_uring where the\n"
 			  "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
-			  "default auto, or $IOTAP_TRANSPORT" },
+			  "default auto, or $IOTAP_TRANSPORT. Over io_uring: -o uring_depth=N\n"
+			  "entries per CPU queue (default 16), -o uring_spin=USEC a queue\n"
+			  "waits before it sleeps (0-1000, default 30, 0: off)" },
 	[O_MAX_WRITE] = { "max-write", 0, "SIZE", "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
 			  "3.14's most over /dev/fuse), up to 4M over io_uring (the\n"
 			  "pages need fs.fuse.max_pages_limit >= SIZE/4k + 1): a\n"

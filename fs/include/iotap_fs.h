@@ -59,6 +59,8 @@ struct iotap_fs_opts {
 	unsigned int fd_cache;		/* O_PATH fds kept open (0: 4096) */
 	int transport;			/* enum iotap_fs_transport: how requests travel */
 	unsigned int uring_depth;	/* io_uring entries per CPU queue (0: 16) */
+	unsigned int uring_spin_us;	/* a queue's spin before it sleeps (if uring_spin_set) */
+	int uring_spin_set;		/* 0: the default, 30 us */
 	unsigned int max_write;		/* bytes per WRITE request (0: 1 MiB, the most) */
 	double attr_timeout;		/* s the kernel keeps attributes (if attr_set) */
 	double entry_timeout;		/* s it keeps names and misses (if entry_set) */

@@ -26,7 +26,8 @@
  *    registered header page and a payload buffer of the connection's
  *    largest request, and threads pinned to its CPU, one of which leads:
  *    it waits for completions and serves them inline, so a busy queue
- *    serves many requests per wake-up.
+ *    serves many requests per wake-up. Before it sleeps it spins a little
+ *    (-o uring_spin, queue_spin()), while requests keep coming.
  *  - Blocking handlers. The kernel fills an idle entry by task work in
  *    the thread that submitted its COMMIT_AND_FETCH, so a ring thread
  *    asleep uninterruptibly (an fsync waiting for the disk) would hold
@@ -147,6 +148,8 @@ _Static_assert(sizeof(struct fuse_uring_cmd_req) <= 80, "fuse_uring_cmd_req");
 
 #define URING_PARAM		"/sys/module/fuse/parameters/enable_uring"
 #define URING_DEFAULT_DEPTH	16u
+#define URING_DEFAULT_SPIN_US	30u	/* -o uring_spin: see queue_spin() */
+#define URING_SPIN_MIN_SCORE	64u
 #define URING_MAX_DEPTH		256u
 #define URING_SLACK		4096u	/* room before the payload: in header + op header */
 #define UD_STOP			1u	/* user_data of the eventfd poll; entries use their address */
@@ -202,6 +205,10 @@ struct fs_uring_queue {
 	unsigned int nthreads, nidle;
 	uint64_t handoffs;			/* leads handed on by the watchdog */
 	uint64_t served;
+	/* the leader's spin before it sleeps (queue_spin()); leader only */
+	unsigned int spin_score;		/* how well spinning pays, 0-256 */
+	unsigned int spin_probe;
+	uint64_t spins, spin_caught;
 	bool stop;
 	pthread_t *tids;			/* depth slots */
 	struct fs_uring_ent *ents;		/* depth entries */
@@ -219,6 +226,7 @@ struct fs_uring {
 	struct fs_ctx *fs;
 	int fd;					/* /dev/fuse */
 	unsigned int nr_queues, depth;
+	uint64_t spin_ns;			/* -o uring_spin, 0: off */
 	size_t payload_sz;
 	int evfd;				/* written at stop: wakes every ring */
 	int stopping;				/* atomic */
@@ -679,6 +687,65 @@ static void ent_failed(struct fs_uring_queue *q, struct fs_uring_ent *e, int res
 	       registered ? "; one entry fewer" : "; requests stay on /dev/fuse");
 }
 
+/* Requests the queues' leaders have begun, all queues together. */
+static uint64_t uring_seq(const struct fs_uring *u)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < u->nr_queues; i++)
+		n += CMM_LOAD_SHARED(u->queues[i].seq);
+	return n;
+}
+
+/*
+ * The leader has submitted its replies and is about to sleep until the
+ * next request. On a VM whose idle vCPUs halt at once (no cpuidle
+ * polling: /sys/devices/system/cpu/cpuidle/current_driver "none"), that
+ * sleep makes its vCPU idle, and the next request -- a synchronous
+ * application's (one thread, one request at a time: a database's page
+ * reads) comes a few microseconds after its reply -- must wake a halted
+ * vCPU: an exit to the hypervisor and back, on this queue's CPU or on the
+ * other one the application has moved to. So for up to u->spin_ns the
+ * leader first waits in sched_yield(), which keeps its vCPU awake but
+ * hands it at once to anything runnable there (the woken application
+ * first), and sleeps only after that.
+ *
+ * It spins only while that pays: spin_score (0-256) rises by an eighth of
+ * the way up each time a request arrives on any queue during a spin, and
+ * falls by an eighth each time one passes without; below 64 (a dozen
+ * empty spins in a row: requests are sparse, an fsync a millisecond) the
+ * leader sleeps at once but for every 64th wait, which spins anyway to
+ * notice when they come quickly again. One-job 8 KiB randread over
+ * io_uring: +25-35% (BENCHMARKS.md, session 9).
+ */
+static void queue_spin(struct fs_uring_queue *q)
+{
+	const struct fs_uring *u = q->u;
+	struct io_uring_cqe *cqe;
+	uint64_t t0, seq0;
+
+	if (!u->spin_ns || !io_uring_peek_cqe(&q->ring, &cqe))
+		return;		/* off, or a request is there already */
+	if (q->spin_score < URING_SPIN_MIN_SCORE && (++q->spin_probe & 63))
+		return;
+	q->spins++;
+	t0 = iotap_trace_now_ns();
+	seq0 = uring_seq(u);
+	while (io_uring_peek_cqe(&q->ring, &cqe)) {
+		if (iotap_trace_now_ns() - t0 > u->spin_ns) {
+			if (uring_seq(u) == seq0)
+				q->spin_score -= q->spin_score / 8;
+			else
+				q->spin_score += (256 - q->spin_score) / 8;
+			return;
+		}
+		sched_yield();
+	}
+	q->spin_caught++;
+	q->spin_score += (256 - q->spin_score) / 8;
+}
+
 /*
  * Lead the queue: wait for completions and serve them inline until the
  * watchdog hands the lead on (return false) or the queue stops (true).
@@ -692,8 +759,10 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 		pthread_mutex_lock(&q->sq_lock);
 		ret = io_uring_submit(&q->ring);
 		pthread_mutex_unlock(&q->sq_lock);
-		if (ret >= 0)
+		if (ret >= 0) {
+			queue_spin(q);
 			ret = io_uring_wait_cqe(&q->ring, &cqe);
+		}
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			fs_log(FS_LOG_ERR, "io_uring: queue %u: %s", q->qid, strerror(-ret));
 			pthread_mutex_lock(&q->lock);
@@ -971,6 +1040,8 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 	u->fd = fd;
 	u->nr_queues = nq;
 	u->depth = depth;
+	u->spin_ns = (uint64_t)(fs->o.uring_spin_set ? fs->o.uring_spin_us :
+				URING_DEFAULT_SPIN_US) * 1000;
 	u->payload_sz = payload_sz;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&u->wlock, NULL);
@@ -983,6 +1054,7 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		struct fs_uring_queue *q = &u->queues[i];
 
 		q->u = u;
+		q->spin_score = 256;	/* spin until it stops paying */
 		q->qid = i;
 		q->ents = &u->ents[(size_t)i * depth];
 		pthread_mutex_init(&q->sq_lock, NULL);
@@ -1045,7 +1117,8 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		fs_log(FS_LOG_ERR, "io_uring: cannot start every ring thread; requests stay "
 		       "on /dev/fuse unless every queue registered");
 	fs_log(FS_LOG_INFO, "io_uring: %u queues (one per possible CPU) x %u entries, "
-	       "payload buffers of %zu bytes", nq, depth, payload_sz);
+	       "payload buffers of %zu bytes, spin %llu us", nq, depth, payload_sz,
+	       (unsigned long long)(u->spin_ns / 1000));
 	return;
 
 enomem_free:
@@ -1189,7 +1262,7 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 void fs_uring_stop(struct fs_ctx *fs)
 {
 	struct fs_uring *u = fs->uring;
-	uint64_t one = 1, served = 0, handoffs = 0, offloaded = 0, waited = 0, failed;
+	uint64_t one = 1, served = 0, handoffs = 0, offloaded = 0, waited = 0, spins = 0, caught = 0, failed;
 	unsigned int i, j, threads = 0;
 	bool stuck = false;
 	struct timespec dl;
@@ -1223,14 +1296,18 @@ void fs_uring_stop(struct fs_ctx *fs)
 		handoffs += q->handoffs;
 		offloaded += q->offloaded;
 		waited += q->waited;
+		spins += q->spins;
+		caught += q->spin_caught;
 		threads += q->nthreads + q->nhelpers;
 	}
 	failed = uatomic_read(&u->failed);
 	fs_log(FS_LOG_INFO, "io_uring: %llu requests served over io_uring by %u threads "
 	       "(%llu fsyncs and the like by helpers), %llu handed on from a blocked handler, "
-	       "%llu reads and writes that would wait served by helpers%s",
+	       "%llu reads and writes that would wait served by helpers; "
+	       "%llu waits spun before sleeping (%llu caught a request)%s",
 	       (unsigned long long)served, threads, (unsigned long long)(offloaded - waited),
 	       (unsigned long long)handoffs, (unsigned long long)waited,
+	       (unsigned long long)spins, (unsigned long long)caught,
 	       failed ? " (some entries failed: see above)" : "");
 	CMM_STORE_SHARED(fs->uring, NULL);
 	if (stuck)

@@ -17,6 +17,8 @@
 #                              `iotap trace M start T` (traced from live)
 #                iotap-uring   iotap mount B M -f --transport uring (no trace)
 #                iotap-uring-trace  iotap mount B M -f --transport uring --trace T
+#                iotap-uring-trace-nospin  the same with -o uring_spin=0 (the
+#                              ring threads sleep at once between requests)
 #                ptll          passthrough_ll -o source=B,cache=never
 #   (the uring configs need the fuse module's enable_uring: the script
 #   turns it on for the run and puts the old value back on exit; where the
@@ -90,7 +92,7 @@ REPORT_DIR=""
 IOTAP=${IOTAP:-}
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace ptll iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin ptll iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
 ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
 CONFIGS=""
 JOBS=""
@@ -208,15 +210,15 @@ check_env() {
 	# Until the daemon builds, the harness still runs raw vs passthrough_ll.
 	if [ -z "$IOTAP" ] || [ ! -x "$IOTAP" ]; then
 		note "no iotap binary (${IOTAP:-build/tools/iotap}): iotap configs left out"
-		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-cache iotap-cache-trace \
-			iotap-uring-cache-trace
+		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-uring-trace-nospin \
+			iotap-cache iotap-cache-trace iotap-uring-cache-trace
 	fi
 	# FUSE over io_uring: on for the run (restored by cleanup), where the kernel has it
 	if [[ " $CONFIGS " == *" iotap-uring"* ]]; then
 		local p=/sys/module/fuse/parameters/enable_uring
 		if [ ! -e $p ]; then
 			note "this kernel has no FUSE over io_uring ($p): uring configs left out"
-			drop_configs iotap-uring iotap-uring-trace iotap-uring-cache-trace
+			drop_configs iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-cache-trace
 		else
 			URING_OLD=$(cat $p)
 			echo Y >$p || die "cannot turn on $p"
@@ -319,7 +321,7 @@ cleanup() {
 # -------------------------------------------------------------- mounting
 
 cfg_is_fuse() { [ "$1" != raw ]; }
-cfg_is_traced() { [[ $1 == *-trace ]]; }
+cfg_is_traced() { [[ $1 == *-trace || $1 == *-trace-nospin ]]; }
 
 # mount_cfg CFG TRACE LOG: start CFG's daemon in the foreground, in the
 # background, and wait until it shows in /proc/self/mounts. Sets DAEMON_PID.
@@ -333,6 +335,8 @@ mount_cfg() {
 	iotap-started)      cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev) ;;
 	iotap-uring)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring) ;;
 	iotap-uring-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace") ;;
+	iotap-uring-trace-nospin) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace"
+			    -o uring_spin=0) ;;
 	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache) ;;
 	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache --trace "$trace") ;;
 	iotap-uring-cache-trace) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --cache --trace "$trace") ;;
@@ -668,6 +672,7 @@ CFG = {
     'iotap-started': 'iotap mount B M -f --transport dev; iotap trace M start T',
     'iotap-uring': 'iotap mount B M -f --transport uring',
     'iotap-uring-trace': 'iotap mount B M -f --transport uring --trace T',
+    'iotap-uring-trace-nospin': 'iotap mount B M -f --transport uring --trace T -o uring_spin=0',
     'ptll': 'passthrough_ll -o source=B,cache=never',
     'iotap-cache': 'iotap mount B M -f --transport dev --cache',
     'iotap-cache-trace': 'iotap mount B M -f --transport dev --cache --trace T',
@@ -676,11 +681,11 @@ CFG = {
     'ptll-cache-same': 'passthrough_ll -o source=B,cache=always,writeback,xattr,allow_other,default_permissions',
 }
 MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
-                         'iotap-uring-trace', 'ptll'],
+                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'ptll'],
           [('iotap', 'ptll', 0.97), ('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
            ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
-           ('iotap-uring-trace', 'ptll', 1.5)]),
+           ('iotap-uring-trace', 'ptll', 1.5), ('iotap-uring-trace', 'iotap-uring-trace-nospin', 0.97)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'iotap-uring-cache-trace', 'ptll-cache',
                          'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
