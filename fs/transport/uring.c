@@ -150,6 +150,7 @@ _Static_assert(sizeof(struct fuse_uring_cmd_req) <= 80, "fuse_uring_cmd_req");
 #define URING_DEFAULT_DEPTH	16u
 #define URING_DEFAULT_SPIN_US	30u	/* -o uring_spin: see queue_spin() */
 #define URING_SPIN_MIN_SCORE	64u
+#define URING_SPIN_RAN_NS	8000u	/* a sched_yield() this long ran another thread */
 #define URING_MAX_DEPTH		256u
 #define URING_SLACK		4096u	/* room before the payload: in header + op header */
 #define UD_STOP			1u	/* user_data of the eventfd poll; entries use their address */
@@ -231,6 +232,7 @@ struct fs_uring {
 	int evfd;				/* written at stop: wakes every ring */
 	int stopping;				/* atomic */
 	unsigned int failed;			/* atomic: entries that could not register */
+	unsigned int off_busy;			/* atomic: requests handed to helpers, unanswered */
 	pthread_t watchdog;
 	bool watchdog_up;
 	pthread_mutex_t wlock;
@@ -595,6 +597,7 @@ static void *helper_thread(void *arg)
 			ent_serve_handed(e);
 		else
 			ent_serve(e);
+		uatomic_dec(&q->u->off_busy);
 		pthread_mutex_lock(&q->lock);
 		q->served++;
 		q->offloaded++;
@@ -660,6 +663,7 @@ static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e)
 		q->off_head = e;
 	q->off_tail = e;
 	q->noff++;
+	uatomic_inc(&q->u->off_busy);
 	pthread_cond_signal(&q->hcond);
 	pthread_mutex_unlock(&q->lock);
 	return true;
@@ -709,9 +713,16 @@ static uint64_t uring_seq(const struct fs_uring *u)
  * other one the application has moved to. So for up to u->spin_ns the
  * leader first waits in sched_yield(), which keeps its vCPU awake but
  * hands it at once to anything runnable there (the woken application
- * first), and sleeps only after that.
+ * first), and sleeps only after that -- or as soon as a sched_yield()
+ * did run another thread (it took over 8 us): then the CPU is busy, not
+ * idle, and a spinning leader would only cost the others its switches
+ * (4-job buffered randwrite lost 15% to it).
  *
- * It spins only while that pays: spin_score (0-256) rises by an eighth of
+ * It does not spin while a helper serves a request (an fsync, a read from
+ * the disk): its application waits for the disk, and a spinning vCPU only
+ * slows the threads that do the disk's work (one-job write+fdatasync lost
+ * a fifth to it). It spins only while that pays: spin_score (0-256)
+ * rises by an eighth of
  * the way up each time a request arrives on any queue during a spin, and
  * falls by an eighth each time one passes without; below 64 (a dozen
  * empty spins in a row: requests are sparse, an fsync a millisecond) the
@@ -723,24 +734,33 @@ static void queue_spin(struct fs_uring_queue *q)
 {
 	const struct fs_uring *u = q->u;
 	struct io_uring_cqe *cqe;
-	uint64_t t0, seq0;
+	uint64_t t0, now, seq0;
 
 	if (!u->spin_ns || !io_uring_peek_cqe(&q->ring, &cqe))
 		return;		/* off, or a request is there already */
+	if (uatomic_read(&u->off_busy))
+		return;		/* an application waits for the disk, not for us */
 	if (q->spin_score < URING_SPIN_MIN_SCORE && (++q->spin_probe & 63))
 		return;
 	q->spins++;
-	t0 = iotap_trace_now_ns();
+	t0 = now = iotap_trace_now_ns();
 	seq0 = uring_seq(u);
-	while (io_uring_peek_cqe(&q->ring, &cqe)) {
-		if (iotap_trace_now_ns() - t0 > u->spin_ns) {
+	for (;;) {
+		uint64_t then = now;
+
+		sched_yield();
+		if (!io_uring_peek_cqe(&q->ring, &cqe))
+			break;
+		now = iotap_trace_now_ns();
+		if (now - then > URING_SPIN_RAN_NS)
+			return;		/* another thread ran here: this CPU is not idle */
+		if (now - t0 > u->spin_ns) {
 			if (uring_seq(u) == seq0)
 				q->spin_score -= q->spin_score / 8;
 			else
 				q->spin_score += (256 - q->spin_score) / 8;
 			return;
 		}
-		sched_yield();
 	}
 	q->spin_caught++;
 	q->spin_score += (256 - q->spin_score) / 8;
