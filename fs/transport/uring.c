@@ -724,11 +724,13 @@ static uint64_t uring_seq(const struct fs_uring *u)
  * a fifth to it). It spins only while that pays: spin_score (0-256)
  * rises by an eighth of
  * the way up each time a request arrives on any queue during a spin, and
- * falls by an eighth each time one passes without; below 64 (a dozen
- * empty spins in a row: requests are sparse, an fsync a millisecond) the
+ * falls by an eighth each time one passes without, or is cut short by
+ * another thread; below 64 (a dozen such spins in a row: requests are
+ * sparse, an fsync a millisecond, or the CPUs are busy anyway) the
  * leader sleeps at once but for every 64th wait, which spins anyway to
- * notice when they come quickly again. One-job 8 KiB randread over
- * io_uring: +25-35% (BENCHMARKS.md, session 9).
+ * notice when they come quickly again. fs-bench, spin 30 us against none
+ * (BENCHMARKS.md, session 9): one-job 8 KiB randread 1.41, the 4-job jobs
+ * and the metadata loop 1.00-1.04, write+fdatasync within its disk's noise.
  */
 static void queue_spin(struct fs_uring_queue *q)
 {
@@ -752,8 +754,11 @@ static void queue_spin(struct fs_uring_queue *q)
 		if (!io_uring_peek_cqe(&q->ring, &cqe))
 			break;
 		now = iotap_trace_now_ns();
-		if (now - then > URING_SPIN_RAN_NS)
-			return;		/* another thread ran here: this CPU is not idle */
+		if (now - then > URING_SPIN_RAN_NS) {
+			/* another thread ran here: this CPU is not idle, spinning does not pay */
+			q->spin_score -= q->spin_score / 8;
+			return;
+		}
 		if (now - t0 > u->spin_ns) {
 			if (uring_seq(u) == seq0)
 				q->spin_score -= q->spin_score / 8;

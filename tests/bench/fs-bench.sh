@@ -17,8 +17,8 @@
 #                              `iotap trace M start T` (traced from live)
 #                iotap-uring   iotap mount B M -f --transport uring (no trace)
 #                iotap-uring-trace  iotap mount B M -f --transport uring --trace T
-#                iotap-uring-trace-nospin  the same with -o uring_spin=0 (the
-#                              ring threads sleep at once between requests)
+#                iotap-uring-trace-nospin  the same with -o uring_spin=0 (a
+#                              ring thread sleeps at once between requests)
 #                ptll          passthrough_ll -o source=B,cache=never
 #   (the uring configs need the fuse module's enable_uring: the script
 #   turns it on for the run and puts the old value back on exit; where the

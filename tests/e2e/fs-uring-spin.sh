@@ -45,7 +45,7 @@ logged() {	# logged TEXT: the daemon's log says TEXT within 5 s (the rings start
 	return 1
 }
 
-# back to back: caught while spinning
+# fio, one job: the leaders spin
 iotap_mount "$BACKING" "$MNT" --transport uring --trace $T/a.iotap
 stat "$MNT/f" > /dev/null || fail "stat"
 logged "spin 30 us" || fail "the log does not give the spin (30 us)"
