@@ -1935,13 +1935,14 @@ int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
 }
 
 /**
- * iotap_trace_reader_set_threads - decode chunks on @n threads
+ * iotap_trace_reader_set_threads - decompress chunks on @n threads
  * @r: reader, before its first iotap_trace_reader_next()
- * @n: threads that decode, the calling thread included (it decodes when
- *     it would otherwise wait): @n - 1 are started; 1: decode on the
- *     calling thread only; 0: IOTAP_READ_THREADS from the environment if
- *     set, else 1 (a second thread was slower in wall time on the 2-CPU
- *     VMs measured, idle or busy: BENCHMARKS.md)
+ * @n: threads that decompress, the calling thread included (it decodes
+ *     every chunk, and decompresses one when it would otherwise wait):
+ *     @n - 1 are started; 1: everything on the calling thread; 0:
+ *     IOTAP_READ_THREADS from the environment if set, else 1 (a second
+ *     thread was not faster in wall time on the 2-CPU VMs measured:
+ *     BENCHMARKS.md)
  *
  * The records, their order and the statistics do not depend on @n.
  * Return: 0; -EBUSY after the first next(); -EINVAL for a bad
