@@ -432,17 +432,20 @@ void chunk_dec_release(struct chunk_dec *cd)
 }
 
 /**
- * chunk_dec_payload - check and decompress a chunk's payload into cd->raw
- * @cd:      decompressor
+ * chunk_dec_into - check and decompress a chunk's payload into a caller's buffer
+ * @cd:      decompressor (its zstd context; cd->raw is not touched)
  * @h:       the chunk's header, h->raw_size at most CHUNK_RAW_MAX
  * @payload: h->payload_size bytes
+ * @raw:     the destination, an iotap_buf_alloc() buffer of *@raw_cap bytes
+ *           or NULL; regrown (its old contents spent) when too small
+ * @raw_cap: its size
  *
- * Return: 0; -EBADMSG when the checksum does not match, the payload is not
- * exactly one zstd frame, or it does not decompress to exactly
- * h->raw_size bytes; -ENOMEM.
+ * So a decoder thread can decompress into a buffer that then travels to
+ * another thread (reader.c's pool) while it goes on with the next chunk.
+ * Return: as chunk_dec_payload().
  */
-int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
-		      const uint8_t *payload)
+int chunk_dec_into(struct chunk_dec *cd, const struct chunk_hdr *h, const uint8_t *payload,
+		   uint8_t **raw, size_t *raw_cap)
 {
 	unsigned long long content;
 	size_t z;
@@ -457,19 +460,19 @@ int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 	content = ZSTD_getFrameContentSize(payload, h->payload_size);
 	if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != h->raw_size)
 		return -EBADMSG;
-	if (cd->raw_cap < h->raw_size || !cd->raw) {
+	if (*raw_cap < h->raw_size || !*raw) {
 		/*
 		 * The last payload is spent: regrown, not kept, and at least
 		 * one 2 MiB extent a huge page backs (a writer's chunks are up
 		 * to 1 MiB raw), so that it does not regrow chunk by chunk,
 		 * copying and faulting pages in anew each time.
 		 */
-		cd->raw = iotap_buf_regrow(cd->raw, &cd->raw_cap,
-					   h->raw_size > IOTAP_BUF_HUGE ? h->raw_size : IOTAP_BUF_HUGE);
-		if (!cd->raw)
+		*raw = iotap_buf_regrow(*raw, raw_cap,
+					h->raw_size > IOTAP_BUF_HUGE ? h->raw_size : IOTAP_BUF_HUGE);
+		if (!*raw)
 			return -ENOMEM;
 	}
-	z = ZSTD_decompressDCtx(cd->dctx, cd->raw, h->raw_size, payload, h->payload_size);
+	z = ZSTD_decompressDCtx(cd->dctx, *raw, h->raw_size, payload, h->payload_size);
 	if (ZSTD_isError(z)) {
 		if (ZSTD_getErrorCode(z) == ZSTD_error_memory_allocation)
 			return -ENOMEM;
@@ -478,4 +481,20 @@ int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 	if (z != h->raw_size)
 		return -EBADMSG;
 	return 0;
+}
+
+/**
+ * chunk_dec_payload - check and decompress a chunk's payload into cd->raw
+ * @cd:      decompressor
+ * @h:       the chunk's header, h->raw_size at most CHUNK_RAW_MAX
+ * @payload: h->payload_size bytes
+ *
+ * Return: 0; -EBADMSG when the checksum does not match, the payload is not
+ * exactly one zstd frame, or it does not decompress to exactly
+ * h->raw_size bytes; -ENOMEM.
+ */
+int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
+		      const uint8_t *payload)
+{
+	return chunk_dec_into(cd, h, payload, &cd->raw, &cd->raw_cap);
 }

@@ -37,16 +37,19 @@
  * reading thread and n - 1 started ones). The reading thread still walks
  * the file, checks chunk headers, resynchronises over damage and copies
  * each whole chunk's payload into a job of a small ring; decoder threads
- * take jobs in any order, check and decompress the payload, decode it into
- * a batch and sort it. The reading thread takes the results back strictly
- * in file order, so the records, their order and every statistic are the
- * same with one thread or many; when the chunk it needs is not decoded
- * yet, it decodes the oldest queued job itself rather than wait. So on
- * two CPUs one started thread decodes while the reading thread consumes
- * (report's analysis, dump's formatting): the two halves of the work
- * overlap, with no third thread competing for the CPUs. The ring holds
- * n jobs: memory stays bounded by that many decoded chunks,
- * and as many recycled batches, on top of the merge window.
+ * take jobs in any order, check the payload's checksum and decompress it
+ * into the job's raw buffer. The reading thread takes the jobs back
+ * strictly in file order, swaps the job's raw buffer for its own spent
+ * one, queues the next chunk and decodes and sorts this one itself, so
+ * the records, their order and every statistic are the same with one
+ * thread or many; when the chunk it needs is not decompressed yet, it
+ * decompresses the oldest queued job itself rather than wait. What
+ * crosses between the CPUs is a chunk's raw payload (10-17 bytes a
+ * record), not its decoded records (112 bytes each): decoding whole
+ * batches on the other thread cost more CPU than it overlapped, every
+ * record moving between the CPUs' caches (BENCHMARKS.md, session 9). The
+ * ring holds n - 1 jobs: memory grows by that many raw payloads (one
+ * 2 MiB extent each) and compressed copies.
  *
  * One reader serves one thread. A delivered record's name points into the
  * batch it came from, which is recycled only at the next call.
@@ -162,7 +165,8 @@ struct rd_job {
 	struct chunk_hdr h;
 	uint8_t *payload;		/* copy of the compressed payload */
 	size_t payload_cap;
-	struct rd_batch *b;		/* decoded into this */
+	uint8_t *raw;			/* the payload decompressed (iotap_buf) */
+	size_t raw_cap;
 };
 
 struct rd_pool {
@@ -171,7 +175,6 @@ struct rd_pool {
 	pthread_t tid[RD_THREADS_MAX];
 	unsigned int nthreads;		/* decoder threads running */
 	int stop;			/* atomic */
-	int merge;			/* sort the batches (merged reading) */
 	unsigned int sleeping;		/* atomic: decoders asleep on work */
 	int waiting;			/* atomic: the reading thread is asleep on done */
 	struct rd_job *ring;
@@ -1246,10 +1249,10 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Decode a claimed job and publish it; wake the reading thread if it waits. */
+/* Check and decompress a claimed job and publish it; wake the reading thread if it waits. */
 static void pool_run(struct rd_pool *pl, struct rd_dec *d, int init, struct rd_job *j)
 {
-	j->ret = init ? init : rd_decode_payload(pl->merge, d, &j->h, j->payload, j->b);
+	j->ret = init ? init : chunk_dec_into(&d->cd, &j->h, j->payload, &j->raw, &j->raw_cap);
 	job_set(j, JOB_DONE);
 	if (__atomic_load_n(&pl->waiting, __ATOMIC_SEQ_CST))
 		futex_bump(&pl->done_seq, 1);
@@ -1301,14 +1304,12 @@ static void pool_stop(struct iotap_trace_reader *r)
 	for (i = 0; i < pl->nthreads; i++)
 		pthread_join(pl->tid[i], NULL);
 	for (i = 0; i < pl->njobs; i++) {
-		if (pl->ring[i].b)
-			batch_free(pl->ring[i].b);
 		free(pl->ring[i].payload);
+		iotap_buf_free(pl->ring[i].raw, pl->ring[i].raw_cap);
 	}
 	free(pl->ring);
 	free(pl);
 	r->pool = NULL;
-	r->free_max = RD_FREE_BATCHES;
 }
 
 /* @n decoder threads besides the reading thread. */
@@ -1321,10 +1322,10 @@ static int pool_start(struct iotap_trace_reader *r, unsigned int n)
 		return -ENOMEM;
 	/*
 	 * One job a decoder: the reading thread queues the next chunk as it
-	 * takes one (rd_next_chunk_pool), so each decoder works on the chunk
-	 * after the one being delivered. Every job holds a decoded chunk whose
-	 * pages have to be faulted in once (20 us a page, measured, on this
-	 * project's VMs): a deeper ring cost more CPU than the stalls it saved.
+	 * takes one (rd_next_chunk_pool), so each decoder decompresses the
+	 * chunk after the one being decoded and delivered. (With whole
+	 * batches decoded in the jobs, a deeper ring cost more CPU, in page
+	 * faults, than the stalls it saved.)
 	 */
 	pl->njobs = n;
 	pl->wake_at = (n + 1) / 2;
@@ -1333,10 +1334,7 @@ static int pool_start(struct iotap_trace_reader *r, unsigned int n)
 		free(pl);
 		return -ENOMEM;
 	}
-	pl->merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
 	r->pool = pl;
-	/* the batches of a full ring come back to the free list, not to malloc */
-	r->free_max = RD_FREE_BATCHES + pl->njobs;
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&pl->tid[i], NULL, pool_main, pl))
 			break;
@@ -1386,15 +1384,6 @@ static void pool_fill(struct iotap_trace_reader *r)
 			j->payload_cap = cap;
 		}
 		memcpy(j->payload, p + j->h.hdr_size, j->h.payload_size);
-		/* reserved here, from this thread's heap, where batch_put frees it */
-		j->b = batch_get(r);
-		if (!j->b)
-			break;
-		if (batch_reserve(pl->merge, j->b, j->h.nrec)) {
-			batch_put(r, j->b);
-			j->b = NULL;
-			break;
-		}
 		j->off = at;
 		j->total = (uint64_t)j->h.hdr_size + j->h.payload_size;
 		job_set(j, JOB_QUEUED);
@@ -1409,7 +1398,7 @@ static void pool_fill(struct iotap_trace_reader *r)
 		pool_wake(pl);
 }
 
-/* Wait until a decoder has finished @j (TAKEN by it, nothing left to claim). */
+/* Wait until a decoder has decompressed @j (TAKEN by it, nothing left to claim). */
 static void pool_wait(struct rd_pool *pl, struct rd_job *j)
 {
 	unsigned int spin;
@@ -1439,9 +1428,15 @@ static int rd_next_chunk_pool(struct iotap_trace_reader *r, struct rd_batch **ou
 {
 	struct rd_pool *pl = r->pool;
 
+	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
+
 	for (;;) {
 		struct rd_job *j, *o;
 		struct rd_batch *b;
+		struct chunk_hdr h;
+		uint8_t *raw;
+		size_t cap;
+		uint64_t at;
 		int ret;
 
 		pool_fill(r);
@@ -1455,18 +1450,33 @@ static int rd_next_chunk_pool(struct iotap_trace_reader *r, struct rd_batch **ou
 			else
 				pool_wait(pl, j);
 		}
-		b = j->b;
-		j->b = NULL;
+		h = j->h;
+		at = j->off;
+		ret = j->ret;
+		/* the job's raw payload becomes this thread's; the job takes the spent one */
+		raw = r->dec.cd.raw;
+		cap = r->dec.cd.raw_cap;
+		r->dec.cd.raw = j->raw;
+		r->dec.cd.raw_cap = j->raw_cap;
+		j->raw = raw;
+		j->raw_cap = cap;
 		__atomic_store_n(&j->state, JOB_FREE, __ATOMIC_RELAXED);
 		__atomic_store_n(&pl->head, (pl->head + 1) % pl->njobs, __ATOMIC_RELEASE);
 		pl->nq--;
-		ret = rd_take(r, &j->h, j->off, j->ret, b, out);
+		/* queue the next chunk now: it decompresses while this one decodes and is consumed */
+		pool_fill(r);
+		b = batch_get(r);
+		if (!b)
+			return -ENOMEM;
+		if (!ret)
+			ret = rd_decode(merge, &r->dec, &h, b);
+		if (!ret && merge && b->nrec && !b->sorted)
+			batch_sort(b);
+		ret = rd_take(r, &h, at, ret, b, out);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
 			continue;	/* a bad chunk, counted and skipped */
-		/* queue the next chunk now: it decodes while the caller works through this one */
-		pool_fill(r);
 		return 1;
 	}
 }
@@ -1925,13 +1935,14 @@ int iotap_trace_reader_open(struct iotap_trace_reader **out, const char *path,
 }
 
 /**
- * iotap_trace_reader_set_threads - decode chunks on @n threads
+ * iotap_trace_reader_set_threads - decompress chunks on @n threads
  * @r: reader, before its first iotap_trace_reader_next()
- * @n: threads that decode, the calling thread included (it decodes when
- *     it would otherwise wait): @n - 1 are started; 1: decode on the
- *     calling thread only; 0: IOTAP_READ_THREADS from the environment if
- *     set, else 1 (a second thread was slower in wall time on the 2-CPU
- *     VMs measured, idle or busy: BENCHMARKS.md)
+ * @n: threads that decompress, the calling thread included (it decodes
+ *     every chunk, and decompresses one when it would otherwise wait):
+ *     @n - 1 are started; 1: everything on the calling thread; 0:
+ *     IOTAP_READ_THREADS from the environment if set, else 1 (a second
+ *     thread was not faster in wall time on the 2-CPU VMs measured:
+ *     BENCHMARKS.md)
  *
  * The records, their order and the statistics do not depend on @n.
  * Return: 0; -EBUSY after the first next(); -EINVAL for a bad

@@ -104,6 +104,8 @@ int chunk_dec_init(struct chunk_dec *cd);
 void chunk_dec_release(struct chunk_dec *cd);
 int chunk_dec_payload(struct chunk_dec *cd, const struct chunk_hdr *h,
 		      const uint8_t *payload);
+int chunk_dec_into(struct chunk_dec *cd, const struct chunk_hdr *h, const uint8_t *payload,
+		   uint8_t **raw, size_t *raw_cap);
 
 /* --- records (FORMAT.md "Records") ------------------------------------- */
 

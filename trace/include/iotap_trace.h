@@ -562,13 +562,13 @@ int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
  * iotap_trace_reader_set_threads - decode chunks on @n threads (default 1)
  *
  * Call before the first iotap_trace_reader_next(). The calling thread is
- * one of the @n (it decodes when the chunk it needs is not ready): @n - 1
- * threads are started, which decode the next chunks while the caller works
- * through the current one. @n = 0: the IOTAP_READ_THREADS environment
- * variable if set, else 1 (a second thread was slower in wall time on the
- * 2-CPU VMs measured). Records,
- * order and statistics are the same for any @n; memory grows by about
- * @n - 1 decoded chunks.
+ * one of the @n: @n - 1 threads are started, which check and decompress
+ * the next chunks while the calling thread decodes and works through the
+ * current one (it decompresses a chunk itself when none is ready).
+ * @n = 0: the IOTAP_READ_THREADS environment variable if set, else 1 (a
+ * second thread was not faster in wall time on the 2-CPU VMs measured).
+ * Records, order and statistics are the same for any @n; memory grows by
+ * @n - 1 chunks' compressed and decompressed payloads.
  * Return: 0, -EBUSY (reading started), -EINVAL (bad IOTAP_READ_THREADS),
  * -ENOMEM / -EAGAIN (no thread started: decoding stays on the caller's).
  */
