@@ -1420,14 +1420,13 @@ static void pool_wait(struct rd_pool *pl, struct rd_job *j)
 }
 
 /*
- * The next chunk in file order. The reading thread never sleeps while a
- * job is queued: it decodes the oldest one itself when the chunk it needs
- * is still queued or is being decoded elsewhere.
+ * The next chunk in file order, decoded here. The reading thread never
+ * sleeps while a job is queued: it decompresses the oldest one itself when
+ * the chunk it needs is still queued or is being decompressed elsewhere.
  */
 static int rd_next_chunk_pool(struct iotap_trace_reader *r, struct rd_batch **out)
 {
 	struct rd_pool *pl = r->pool;
-
 	int merge = !(r->flags & IOTAP_TRACE_READ_FILE_ORDER);
 
 	for (;;) {
