@@ -721,14 +721,13 @@ static uint64_t uring_seq(const struct fs_uring *u)
  * It does not spin while a helper serves a request (an fsync, a read from
  * the disk): its application waits for the disk, and a spinning vCPU only
  * slows the threads that do the disk's work (one-job write+fdatasync lost
- * a fifth to it). It spins only while that pays: spin_score (0-256)
- * rises by an eighth of
- * the way up each time a request arrives on any queue during a spin, and
- * falls by an eighth each time one passes without, or is cut short by
- * another thread; below 64 (a dozen such spins in a row: requests are
- * sparse, an fsync a millisecond, or the CPUs are busy anyway) the
- * leader sleeps at once but for every 64th wait, which spins anyway to
- * notice when they come quickly again. fs-bench, spin 30 us against none
+ * a fifth to it). And it spins only while that pays: spin_score (0-256)
+ * rises by an eighth of the way up each time a request arrives on any
+ * queue during a spin, and falls by an eighth each time one passes
+ * without, or is cut short by another thread; below 64 (a dozen such
+ * spins in a row: requests are sparse, an fsync a millisecond, or the
+ * CPUs are busy anyway) the leader sleeps at once but for every 64th
+ * wait, which spins anyway to notice when they come quickly again. fs-bench, spin 30 us against none
  * (BENCHMARKS.md, session 9): one-job 8 KiB randread 1.41, the 4-job jobs
  * and the metadata loop 1.00-1.04, write+fdatasync within its disk's noise.
  */
