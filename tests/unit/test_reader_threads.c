@@ -14,15 +14,16 @@
  * first next(); a record read into a struct full of junk has a zero sample
  * unless it is a SAMPLE.
  *
- * The pool itself: n threads decode, the reading thread one of them, so
- * set_threads(n) starts n - 1 (counted in /proc/self/task) and close ends
- * them; on 3,000 chunks of 40 records (a hand-off every few microseconds,
- * each side often finding nothing to do and going to sleep) 2, 3 and 7
- * threads read the same records over and over, and a reader closed after
- * any number of records with jobs queued and in flight stops at once. A
- * lost wakeup shows as a hang, which an alarm turns into a failure. By
- * default (set_threads(0)) as many threads decode as the load average
- * leaves CPUs idle, at least one.
+ * The pool itself: set_threads(n) starts n - 1 threads (counted in
+ * /proc/self/task) that check and decompress the next chunks while the
+ * reading thread decodes (and decompresses a chunk itself when none is
+ * ready), and close ends them; on 3,000 chunks of 40 records (a hand-off
+ * every few microseconds, each side often finding nothing to do and going
+ * to sleep) 2, 3 and 7 threads read the same records over and over, and a
+ * reader closed after any number of records with jobs queued and in
+ * flight stops at once. A lost wakeup shows as a hang, which an alarm
+ * turns into a failure. By default (set_threads(0)) one thread, or
+ * IOTAP_READ_THREADS.
  */
 #include <dirent.h>
 #include <errno.h>
