@@ -716,7 +716,7 @@ static uint64_t uring_seq(const struct fs_uring *u)
  * first), and sleeps only after that -- or as soon as a sched_yield()
  * did run another thread (it took over 8 us): then the CPU is busy, not
  * idle, and a spinning leader would only cost the others its switches
- * (4-job buffered randwrite lost 15% to it).
+ * (4-job buffered randwrite lost 9-21% to it).
  *
  * It does not spin while a helper serves a request (an fsync, a read from
  * the disk): its application waits for the disk, and a spinning vCPU only
