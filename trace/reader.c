@@ -37,19 +37,22 @@
  * reading thread and n - 1 started ones). The reading thread still walks
  * the file, checks chunk headers, resynchronises over damage and copies
  * each whole chunk's payload into a job of a small ring; decoder threads
- * take jobs in any order, check the payload's checksum and decompress it
- * into the job's raw buffer. The reading thread takes the jobs back
- * strictly in file order, swaps the job's raw buffer for its own spent
- * one, queues the next chunk and decodes and sorts this one itself, so
+ * take jobs in any order, check the payload's checksum, decompress it
+ * into a buffer of their own and copy it into the job's (pool_run()).
+ * The reading thread takes the jobs back strictly in file order, swaps
+ * the job's raw buffer for its own spent one, queues the next chunk and
+ * decodes and sorts this one itself, so
  * the records, their order and every statistic are the same with one
  * thread or many; when the chunk it needs is not decompressed yet, it
  * decompresses the oldest queued job itself rather than wait. What
  * crosses between the CPUs is a chunk's raw payload (10-17 bytes a
  * record), not its decoded records (112 bytes each): decoding whole
  * batches on the other thread cost more CPU than it overlapped, every
- * record moving between the CPUs' caches (BENCHMARKS.md, session 9). The
- * ring holds n - 1 jobs: memory grows by that many raw payloads (one
- * 2 MiB extent each) and compressed copies.
+ * record moving between the CPUs' caches (BENCHMARKS.md, session 9; a
+ * try in session 10 that decoded and sorted in the pool, the raw payload
+ * staying there, took 1.3-1.7 times the wall time of one thread). The
+ * ring holds n - 1 jobs: memory grows by that many raw payloads and
+ * compressed copies (one 2 MiB extent each), and a decoder's own buffer.
  *
  * One reader serves one thread. A delivered record's name points into the
  * batch it came from, which is recycled only at the next call.
@@ -1249,10 +1252,36 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Check and decompress a claimed job and publish it; wake the reading thread if it waits. */
-static void pool_run(struct rd_pool *pl, struct rd_dec *d, int init, struct rd_job *j)
+/*
+ * Check and decompress a claimed job and publish it; wake the reading
+ * thread if it waits. @own: the caller is the reading thread, whose spent
+ * buffer the job's raw one is, so it decompresses straight into it. A
+ * decoder thread decompresses into its own buffer and copies the payload
+ * into the job's: zstd writing straight into a buffer the reading thread
+ * had just decoded from ran 2.2-2.4 times as long (the per-char bonnie++
+ * capture: 43-49 ms against 19-20 ms for the same 125 chunks, 19.5 MB;
+ * its own buffer and the copy, 21-22 ms). Its stores and the match copies
+ * that read them back wait for lines the other CPU holds; the copy streams.
+ */
+static void pool_run(struct rd_pool *pl, struct rd_dec *d, int init, struct rd_job *j, int own)
 {
-	j->ret = init ? init : chunk_dec_into(&d->cd, &j->h, j->payload, &j->raw, &j->raw_cap);
+	int ret = init;
+
+	if (ret)
+		;
+	else if (own)
+		ret = chunk_dec_into(&d->cd, &j->h, j->payload, &j->raw, &j->raw_cap);
+	else if (!(ret = chunk_dec_payload(&d->cd, &j->h, j->payload))) {
+		if (j->raw_cap < j->h.raw_size || !j->raw)
+			j->raw = iotap_buf_regrow(j->raw, &j->raw_cap,
+						  j->h.raw_size > IOTAP_BUF_HUGE ? j->h.raw_size :
+										   IOTAP_BUF_HUGE);
+		if (j->raw)
+			memcpy(j->raw, d->cd.raw, j->h.raw_size);
+		else
+			ret = -ENOMEM;
+	}
+	j->ret = ret;
 	job_set(j, JOB_DONE);
 	if (__atomic_load_n(&pl->waiting, __ATOMIC_SEQ_CST))
 		futex_bump(&pl->done_seq, 1);
@@ -1285,7 +1314,7 @@ static void *pool_main(void *arg)
 		}
 		if (!j)
 			break;
-		pool_run(pl, &d, init, j);
+		pool_run(pl, &d, init, j, 0);
 	}
 	if (!init)
 		chunk_dec_release(&d.cd);
@@ -1304,7 +1333,7 @@ static void pool_stop(struct iotap_trace_reader *r)
 	for (i = 0; i < pl->nthreads; i++)
 		pthread_join(pl->tid[i], NULL);
 	for (i = 0; i < pl->njobs; i++) {
-		free(pl->ring[i].payload);
+		iotap_buf_free(pl->ring[i].payload, pl->ring[i].payload_cap);
 		iotap_buf_free(pl->ring[i].raw, pl->ring[i].raw_cap);
 	}
 	free(pl->ring);
@@ -1375,13 +1404,18 @@ static void pool_fill(struct iotap_trace_reader *r)
 			break;
 		ret = -ENOMEM;
 		if (j->payload_cap < j->h.payload_size || !j->payload) {
-			size_t cap = j->h.payload_size ? j->h.payload_size : 1;
-			uint8_t *np = realloc(j->payload, cap);
-
-			if (!np)
+			/*
+			 * At least a 2 MiB extent a huge page backs, spent when
+			 * regrown: grown chunk by chunk with realloc(), the
+			 * copies faulted pages in anew (the per-char capture's
+			 * report with two threads: 650 faults, 496 now; one
+			 * thread 453).
+			 */
+			j->payload = iotap_buf_regrow(j->payload, &j->payload_cap,
+						      j->h.payload_size > IOTAP_BUF_HUGE ?
+						      j->h.payload_size : IOTAP_BUF_HUGE);
+			if (!j->payload)
 				break;
-			j->payload = np;
-			j->payload_cap = cap;
 		}
 		memcpy(j->payload, p + j->h.hdr_size, j->h.payload_size);
 		j->off = at;
@@ -1445,7 +1479,7 @@ static int rd_next_chunk_pool(struct iotap_trace_reader *r, struct rd_batch **ou
 		while (job_state(j) != JOB_DONE) {
 			o = pool_grab(pl, 0);
 			if (o)
-				pool_run(pl, &r->dec, 0, o);
+				pool_run(pl, &r->dec, 0, o, 1);
 			else
 				pool_wait(pl, j);
 		}
