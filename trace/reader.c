@@ -134,7 +134,7 @@ struct rd_batch {
 	struct rd_bstats bs;		/* all its records, added to the stats when exhausted */
 	struct rd_key *keys;		/* merge order (merged reading only) */
 	struct rd_key *tmp;		/* sort scratch */
-	uint32_t *run;			/* sort scratch: run starts (cap + 1 entries) */
+	uint32_t *run;			/* sort scratch: run starts or bucket counts (2 x cap + 1) */
 	uint32_t nrec;			/* records in recs */
 	uint32_t pos;			/* next to deliver (index in keys or recs) */
 	int sorted;			/* recs already in merge order: keys unused */
@@ -368,7 +368,7 @@ static struct rd_batch *batch_get(struct iotap_trace_reader *r)
 /* Bytes a batch holds. */
 static size_t batch_mem(const struct rd_batch *b)
 {
-	return sizeof(*b) + b->cap * (REC_STRIDE + 2 * sizeof(*b->keys) + sizeof(*b->run)) +
+	return sizeof(*b) + b->cap * (REC_STRIDE + 2 * sizeof(*b->keys) + 2 * sizeof(*b->run)) +
 	       b->data_cap * sizeof(*b->data) + b->arena_cap;
 }
 
@@ -429,7 +429,7 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 			return -ENOMEM;
 		}
 		b->keys_size = ks;	/* = ts: the same request from the same size */
-		p = realloc(b->run, (n + 1) * sizeof(*b->run));
+		p = realloc(b->run, (2 * (size_t)n + 1) * sizeof(*b->run));	/* pk_bucket(): 2n */
 		if (!p)
 			return -ENOMEM;
 		b->run = p;
@@ -600,24 +600,25 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
 
 /*
  * Bucket sort for chunks of many interleaved runs: the keys are built and
- * spread by the top bits of their start over about as many buckets as
- * keys, which leaves records of different runs a few places out of order
- * at most, and an insertion sort finishes. It gives up (returns NULL)
- * when the insertion sort would move more than @budget keys (bursts: many
- * starts in one bucket), so it never costs more than a bounded detour.
+ * spread by the top bits of their start over 1 to 2 buckets a key, which
+ * leaves records of different runs a few places out of order at most, and
+ * an insertion sort finishes. It gives up (returns NULL) when the
+ * insertion sort would move more than @budget keys (bursts: many starts in
+ * one bucket), so it never costs more than a bounded detour. The counts
+ * are b->run's (2 x cap + 1 entries; the merge's run starts otherwise).
+ * With at most 8 K buckets (32 KiB on the stack, until session 10), the
+ * per-char bonnie++ capture's 17 K-key chunks had two keys a bucket and
+ * 45% of its keys moved, most at a mispredicted branch: batch_sort was a
+ * sixth of that report's cycles. Now 15% move (its report: -7% CPU).
  */
-#define BUCKET_BITS	13	/* 1 to 2 buckets a key up to 8 K keys: 32 KiB on the stack */
-
-static uint64_t *pk_bucket(const struct rd_batch *b, uint64_t *k, uint64_t *tmp, uint32_t n,
+static uint64_t *pk_bucket(struct rd_batch *b, uint64_t *k, uint64_t *tmp, uint32_t n,
 			   unsigned int tbits, uint64_t budget)
 {
 	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
-	unsigned int d = 64 - (unsigned int)__builtin_clzll(n), shift;
-	uint32_t cnt[1u << BUCKET_BITS], sum = 0, x, i, j;
+	unsigned int d = 64 - (unsigned int)__builtin_clzll(n), shift;	/* 2^d <= 2n */
+	uint32_t *cnt = b->run, sum = 0, x, i, j;
 	uint64_t base = b->tmin, t, moves = 0;
 
-	if (d > BUCKET_BITS)
-		d = BUCKET_BITS;
 	if (d > tbits)
 		d = tbits;
 	shift = tbits - d;
