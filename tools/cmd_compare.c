@@ -23,7 +23,7 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT, O_FORCE };
+enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT, O_FORCE, O_PROGRESS, O_NO_PROGRESS };
 
 static const struct opt_desc compare_opts[] = {
 	[O_LABEL] = { "label", 'l', "NAME",
@@ -39,6 +39,8 @@ static const struct opt_desc compare_opts[] = {
 	[O_FORCE] = { "force", 0, NULL,
 		      "replace an existing -o or --html FILE (never a trace\n"
 		      "and never an input)" },
+	[O_PROGRESS] = OPT_PROGRESS,
+	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
 	{ NULL },
 };
 
@@ -101,7 +103,7 @@ int cmd_compare(int argc, char **argv)
 	const char *arg, *out = NULL, *html = NULL, *baseline = NULL;
 	struct cmp_group *groups = NULL, tmp;
 	unsigned int ngroups = 0, g;
-	int idx, rc, json = 0, csv = 0, ret = 0, nlabels = 0, i;
+	int idx, rc, json = 0, csv = 0, ret = 0, nlabels = 0, i, progress = 0;
 	char **orig;
 	int *labelled = NULL;
 	char (*dup_names)[80] = NULL;
@@ -123,6 +125,8 @@ int cmd_compare(int argc, char **argv)
 		case O_HTML: html = arg; break;
 		case O_OUTPUT: out = arg; break;
 		case O_FORCE: rules.force = 1; break;
+		case O_PROGRESS: progress = 1; break;
+		case O_NO_PROGRESS: progress = -1; break;
 		}
 	}
 	if (rc != 1 && rc != 0) {
@@ -208,6 +212,7 @@ int cmd_compare(int argc, char **argv)
 		memmove(&groups[1], &groups[0], g * sizeof(*groups));
 		groups[0] = tmp;
 	}
+	read_progress_setup("compare", progress, 0);
 	if (compare_build(&c, groups, ngroups)) {
 		die_msg("%s", c.err.msg);
 		ret = 1;

@@ -34,7 +34,8 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER, O_CSV, O_JSON, O_FIO, O_FIO_ROOT };
+enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER, O_CSV, O_JSON, O_FIO, O_FIO_ROOT, O_PROGRESS,
+       O_NO_PROGRESS };
 enum dump_fmt { F_TEXT, F_CSV, F_JSON, F_FIO };
 
 static const struct opt_desc dump_opts[] = {
@@ -50,13 +51,15 @@ static const struct opt_desc dump_opts[] = {
 		    "hold is counted on stderr" },
 	[O_FIO_ROOT] = { "fio-root", 0, "DIR", "--fio-iolog: name files DIR/PATH, PATH relative to\n"
 			 "the capture's root (default DIR: the trace's backing directory)" },
+	[O_PROGRESS] = OPT_PROGRESS,
+	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
 	{ NULL },
 };
 
 static const struct opt_cmd dump_cmd = {
 	.name = "dump",
 	.usage = "TRACE [--csv | --json | --fio-iolog [--fio-root DIR]] [--op LIST] [--limit N]\n"
-		 "       [--file-order]",
+		 "       [--file-order] [--progress | --no-progress]",
 	.summary = "Print one line per record:\n"
 		   "  TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US [key=value...]\n"
 		   "Non-op records show their type (NAME, PHASE, SAMPLE, LOST, END, NOTE) as OP.\n"
@@ -841,7 +844,7 @@ int cmd_dump(int argc, char **argv)
 	const char *arg, *path;
 	unsigned int flags = 0;
 	uint64_t limit = UINT64_MAX, lines = 0, base;
-	int idx, rc, filter = 0, header = 1, ret = 0, werr = 0;
+	int idx, rc, filter = 0, header = 1, ret = 0, werr = 0, progress = 0;
 	enum dump_fmt fmt = F_TEXT;
 	const char *fio_root = NULL;
 	struct obuf *ob;
@@ -872,6 +875,8 @@ int cmd_dump(int argc, char **argv)
 					"white space (fio reads names up to 256 bytes), not '%s'", arg);
 			fio_root = arg;
 			break;
+		case O_PROGRESS: progress = 1; break;
+		case O_NO_PROGRESS: progress = -1; break;
 		}
 	}
 	if (rc == 2)
@@ -887,6 +892,8 @@ int cmd_dump(int argc, char **argv)
 							    "at a time)"
 							  : "one TRACE is required");
 	path = argv[optind];
+	/* the lines go to stdout as it reads: no line on a terminal that shows them */
+	read_progress_setup("dump", progress, 1);
 	if (open_trace(path, flags, &r))
 		return 1;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));

@@ -17,16 +17,18 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_STRICT };
+enum { O_STRICT, O_PROGRESS, O_NO_PROGRESS };
 
 static const struct opt_desc info_opts[] = {
 	[O_STRICT] = { "strict", 0, NULL, "exit 1 if the trace is damaged, incomplete or lost records" },
+	[O_PROGRESS] = OPT_PROGRESS,
+	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
 	{ NULL },
 };
 
 static const struct opt_cmd info_cmd = {
 	.name = "info",
-	.usage = "TRACE... [--strict]",
+	.usage = "TRACE... [--strict] [--progress | --no-progress]",
 	.summary = "Read a whole trace and print its header, record counts, time span,\n"
 		   "compression and any damage (skipped chunks, a torn tail, lost records).",
 	.opts = info_opts,
@@ -254,17 +256,23 @@ static int info_one(const char *path, int strict)
 int cmd_info(int argc, char **argv)
 {
 	const char *arg;
-	int idx, rc, strict = 0, i, status = 0;
+	int idx, rc, strict = 0, i, status = 0, progress = 0;
 
-	while ((rc = opt_next(&info_cmd, argc, argv, &idx, &arg)) == 1)
+	while ((rc = opt_next(&info_cmd, argc, argv, &idx, &arg)) == 1) {
 		if (idx == O_STRICT)
 			strict = 1;
+		else if (idx == O_PROGRESS)
+			progress = 1;
+		else if (idx == O_NO_PROGRESS)
+			progress = -1;
+	}
 	if (rc == 2)
 		return 0;
 	if (rc < 0)
 		return 2;
 	if (optind >= argc)
 		return opt_error(&info_cmd, "TRACE is required");
+	read_progress_setup("info", progress, 0);
 	for (i = optind; i < argc; i++) {
 		if (i > optind)
 			printf("\n");

@@ -26,7 +26,7 @@
 
 enum {
 	O_JSON, O_CSV, O_BONNIE_CSV, O_BONNIE, O_HTML, O_INTERVAL, O_PHASE, O_BY, O_PHASES_FROM,
-	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE, O_DETAIL,
+	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE, O_DETAIL, O_PROGRESS, O_NO_PROGRESS,
 };
 
 static const struct opt_desc report_opts[] = {
@@ -61,6 +61,8 @@ static const struct opt_desc report_opts[] = {
 	[O_DETAIL] = { "detail", 'v', NULL, "text: every phase's detail (request sizes, seeks,\n"
 		       "metadata, concurrency, device, latency), not only\n"
 		       "the phase table and the flags" },
+	[O_PROGRESS] = OPT_PROGRESS,
+	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
 	{ NULL },
 };
 
@@ -69,7 +71,7 @@ static const struct opt_cmd report_cmd = {
 	.usage =
 		"TRACE [--json | --csv | --bonnie-csv] [-v] [--html FILE] [--interval DUR]\n"
 		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
-		"                    [-o FILE [--force]]",
+		"                    [-o FILE [--force]] [--progress | --no-progress]",
 	.summary =
 		"Summarise a trace per phase and in total: ops/s, MB/s and IOPS for reads and\n"
 		"writes with request-size histograms, seeks/s (a data op that does not start\n"
@@ -138,7 +140,7 @@ int cmd_report(int argc, char **argv)
 	struct analysis_err err = { 0 };
 	struct report rep;
 	const char *arg, *out = NULL, *html = NULL, *phase = NULL, *from = NULL;
-	int idx, rc, json = 0, csv = 0, bcsv = 0, ret = 0, ph = -1, have_rep = 0;
+	int idx, rc, json = 0, csv = 0, bcsv = 0, ret = 0, ph = -1, have_rep = 0, progress = 0;
 	enum report_by by = BY_NONE;
 	const char *inputs[3] = { NULL };
 	struct out_rules rules = { .inputs = inputs };
@@ -184,6 +186,8 @@ int cmd_report(int argc, char **argv)
 		}
 		case O_OUTPUT: out = arg; break;
 		case O_FORCE: rules.force = 1; break;
+		case O_PROGRESS: progress = 1; break;
+		case O_NO_PROGRESS: progress = -1; break;
 		}
 	}
 	if (rc == 2)
@@ -222,6 +226,7 @@ int cmd_report(int argc, char **argv)
 
 		ro.interval_ns = interval / k;
 	}
+	read_progress_setup("report", progress, 0);
 	if (from) {
 		if (load_plan(from, &plan))
 			return 1;

@@ -26,6 +26,7 @@
 
 #include "iotap_trace.h"
 #include "opt.h"
+#include "traceio.h"
 
 #define OPT_MAX 64
 
@@ -157,6 +158,7 @@ void die_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	read_progress_clear();
 	fprintf(stderr, "iotap: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -168,6 +170,7 @@ void warn_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	read_progress_clear();
 	fprintf(stderr, "iotap: warning: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

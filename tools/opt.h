@@ -69,6 +69,17 @@ struct iotap_trace_perm;
 int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
 		   struct iotap_trace_perm *perm);
 
+/*
+ * --progress and --no-progress, the same for every command that reads
+ * whole traces (report, compare, dump, info): OPT_PROGRESS and
+ * OPT_NO_PROGRESS are their table entries, read_progress_setup()
+ * (traceio.h) takes 1 or -1 for them, 0 for neither.
+ */
+#define OPT_PROGRESS { "progress", 0, NULL, "progress on stderr also when it is not a terminal\n" \
+		       "(a line every 5 s, and one as each trace is read)" }
+#define OPT_NO_PROGRESS { "no-progress", 0, NULL, "no progress line (on a terminal it shows after\n" \
+			  "1 s of reading: share read, time left)" }
+
 /* parse_u64 - a plain non-negative integer. 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);
 

@@ -4,17 +4,21 @@
  *
  * Library code returns -errno; the words for the trace reader's codes are
  * libiotap-analysis's (analysis_trace_open()), printed here for the
- * commands that read traces themselves (info, dump, replay).
+ * commands that read traces themselves (info, dump, replay). And the
+ * progress line of the commands that read whole traces (report, compare,
+ * dump, info).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "iotap_analysis.h"
+#include "iotap_base.h"
 #include "opt.h"
 #include "traceio.h"
 
@@ -94,4 +98,95 @@ const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.2f TB", b / 1e12);
 	return buf;
+}
+
+/* --- progress of long reads ---------------------------------------------- */
+
+/*
+ * The clock is looked at once a chunk (thousands to tens of thousands of
+ * records), so the line costs nothing measurable; a billion-record trace
+ * takes a minute or more to report, silent until now.
+ */
+#define PROGRESS_DELAY_NS	1000000000ull	/* terminal: the first line after 1 s */
+#define PROGRESS_TTY_NS		250000000ull	/* terminal: redrawn 4 times a second */
+#define PROGRESS_LINE_NS	5000000000ull	/* --progress on a file or pipe: every 5 s */
+
+enum { PROG_OFF, PROG_TTY, PROG_LINES };
+
+static struct {
+	const char *cmd;
+	int mode;
+	const char *path;		/* the trace being read */
+	uint64_t t0, next;		/* its start, the next line's earliest time */
+	int drawn;			/* a line is on the terminal */
+} prog;
+
+void read_progress_clear(void)
+{
+	if (prog.drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		prog.drawn = 0;
+	}
+}
+
+static void progress_cb(void *arg, uint64_t done, uint64_t total, int end)
+{
+	uint64_t now = iotap_clock_ns(), el = now - prog.t0;
+	char a[32], b[32], left[48] = "";
+	double frac;
+
+	(void)arg;
+	if (!end && now < prog.next)
+		return;
+	prog.next = now + (prog.mode == PROG_TTY ? PROGRESS_TTY_NS : PROGRESS_LINE_NS);
+	if (end) {
+		read_progress_clear();
+		if (prog.mode == PROG_LINES)
+			fprintf(stderr, "iotap %s: %s: read %s in %.1f s\n", prog.cmd, prog.path,
+				fmt_bytes(done, a, sizeof(a)), el / 1e9);
+		return;
+	}
+	if (done > total)
+		done = total;	/* a trace still being written: shown as its size at open */
+	frac = total ? (double)done / (double)total : 1.0;
+	if (frac >= 0.01 && el / 1e9 * (1.0 - frac) / frac >= 1.0)
+		snprintf(left, sizeof(left), ", %.0f s left", el / 1e9 * (1.0 - frac) / frac);
+	fmt_bytes(done, a, sizeof(a));
+	fmt_bytes(total, b, sizeof(b));
+	if (prog.mode == PROG_TTY) {
+		fprintf(stderr, "\r\033[Kiotap %s: %s %3.0f%% (%s of %s)%s", prog.cmd, prog.path,
+			frac * 100, a, b, left);
+		fflush(stderr);
+		prog.drawn = 1;
+	} else {
+		fprintf(stderr, "iotap %s: %s: %.0f%% (%s of %s)%s\n", prog.cmd, prog.path,
+			frac * 100, a, b, left);
+	}
+}
+
+static void progress_attach(void *arg, const char *path, struct iotap_trace_reader *r)
+{
+	(void)arg;
+	read_progress_clear();
+	prog.path = path;
+	prog.t0 = iotap_clock_ns();
+	prog.next = prog.t0 + (prog.mode == PROG_TTY ? PROGRESS_DELAY_NS : PROGRESS_LINE_NS);
+	iotap_trace_reader_on_progress(r, progress_cb, NULL);
+}
+
+void read_progress_setup(const char *cmd, int want, int streams)
+{
+	int tty = isatty(STDERR_FILENO);
+
+	prog.cmd = cmd;
+	if (want < 0)
+		prog.mode = PROG_OFF;
+	else if (want > 0)
+		prog.mode = tty ? PROG_TTY : PROG_LINES;
+	else
+		prog.mode = tty && !(streams && isatty(STDOUT_FILENO)) ? PROG_TTY : PROG_OFF;
+	analysis_on_open(prog.mode != PROG_OFF ? progress_attach : NULL, NULL);
+	if (prog.mode == PROG_TTY)
+		atexit(read_progress_clear);	/* a read left before its end (dump --limit) */
 }

@@ -26,6 +26,23 @@ int trace_perm_set(const char *path, const struct iotap_trace_perm *perm);
 /* Print the damage a finished reader met, as warnings; returns 1 if any. */
 int warn_damage(const char *path, const struct iotap_trace_read_stats *st);
 
+/*
+ * read_progress_setup - progress lines on stderr while @cmd reads traces
+ * @want: -1 never (--no-progress), 0 when stderr is a terminal (and, for a
+ *        command whose output @streams while it reads, stdout is not), 1
+ *        always (--progress: on a file or pipe, a line every 5 s and one
+ *        when a file is read)
+ *
+ * Every trace opened afterwards (open_trace(), report_build(), compare)
+ * gets the line: on a terminal it appears after 1 s of reading and is
+ * redrawn in place with the share read and the time left, and cleared
+ * when the file is read, before any output or message (die_msg()).
+ */
+void read_progress_setup(const char *cmd, int want, int streams);
+
+/* Clear a progress line still on the terminal (no-op otherwise). */
+void read_progress_clear(void);
+
 /* "1.2 MB", "340 B" (powers of 1000, as MB everywhere in iotap) */
 const char *fmt_bytes(uint64_t bytes, char *buf, size_t len);
 

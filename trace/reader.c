@@ -209,6 +209,8 @@ struct iotap_trace_reader {
 	int started;			/* next() was called */
 	struct rd_dec dec;		/* the reading thread's own decoder */
 	struct rd_pool *pool;		/* decoder threads, NULL: decode inline */
+	iotap_trace_progress_fn progress;	/* iotap_trace_reader_on_progress() */
+	void *progress_arg;
 
 	struct rd_batch **heap;		/* pending batches, min-heap on their next key */
 	unsigned int nheap, heap_cap;
@@ -1184,8 +1186,12 @@ static int rd_take(struct iotap_trace_reader *r, const struct chunk_hdr *h, uint
 		batch_put(r, b);
 		r->stats.chunks_bad++;
 		rd_damage(r, at, total);
+		if (r->progress)
+			r->progress(r->progress_arg, at + total, r->stats.file_bytes, 0);
 		return 0;
 	}
+	if (r->progress)
+		r->progress(r->progress_arg, at + total, r->stats.file_bytes, 0);
 	r->stats.chunks++;
 	r->stats.compressed_bytes += h->payload_size;
 	r->stats.raw_bytes += h->raw_size;
@@ -1515,6 +1521,14 @@ static int rd_next_chunk_pool(struct iotap_trace_reader *r, struct rd_batch **ou
 	}
 }
 
+/* The end of the file: no more chunks. */
+static void rd_end(struct iotap_trace_reader *r)
+{
+	if (!r->eof && r->progress)
+		r->progress(r->progress_arg, r->stats.file_bytes, r->stats.file_bytes, 1);
+	r->eof = 1;
+}
+
 /*
  * Reads chunks until one decodes. Returns 1 with *@out (possibly holding
  * no records; merged reading: sorted), 0 at the end of the file (r->eof
@@ -1534,14 +1548,14 @@ static int rd_next_chunk(struct iotap_trace_reader *r, struct rd_batch **out)
 		if (r->pool) {
 			ret = rd_next_chunk_pool(r, out);
 			if (ret == 0)
-				r->eof = 1;
+				rd_end(r);
 			return ret;
 		}
 		ret = rd_scan(r, &h, &at, &p);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			r->eof = 1;
+			rd_end(r);
 			return 0;
 		}
 		b = batch_get(r);
@@ -2046,6 +2060,13 @@ void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
  * opened it)
  * @r: reader, or NULL
  */
+void iotap_trace_reader_on_progress(struct iotap_trace_reader *r, iotap_trace_progress_fn fn,
+				    void *arg)
+{
+	r->progress = fn;
+	r->progress_arg = arg;
+}
+
 void iotap_trace_reader_close(struct iotap_trace_reader *r)
 {
 	struct rd_batch *b;

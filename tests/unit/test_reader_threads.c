@@ -23,11 +23,13 @@
  * reader closed after any number of records with jobs queued and in
  * flight stops at once. A lost wakeup shows as a hang, which an alarm
  * turns into a failure. By default (set_threads(0)) one thread, or
- * IOTAP_READ_THREADS.
+ * IOTAP_READ_THREADS. The progress callback counts every chunk taken and
+ * ends once at the file's size, whatever the threads.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -228,6 +230,65 @@ static void test_threads_sorted(void)
 	compare_threads(path, "six threads, watermarked", 0);
 }
 
+/* What iotap_trace_reader_on_progress() reported. */
+struct prog_log {
+	uint64_t calls, ends, last_done, total, bad;
+};
+
+static void prog_cb(void *arg, uint64_t done, uint64_t total, int end)
+{
+	struct prog_log *l = arg;
+
+	if (l->ends || done < l->last_done || (l->total && total != l->total))
+		l->bad++;	/* after the end, going back, or another total */
+	l->total = total;
+	l->last_done = done;
+	l->calls += !end;
+	l->ends += !!end;
+}
+
+/*
+ * The progress callback: once per chunk taken, good or bad (the reader's
+ * chunk counts), never going back, then once at the end with @done the
+ * file's size; merged or in file order, on 1 and 3 threads, over damage.
+ */
+static void test_progress(void)
+{
+	const char *path = test_path("random.iotap");
+	static const unsigned int threads[] = { 1, 3 };
+	unsigned int t, fo;
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return;
+	for (t = 0; t < 2; t++)
+		for (fo = 0; fo < 2; fo++) {
+			struct iotap_trace_reader *r;
+			struct iotap_trace_read_stats st;
+			struct iotap_trace_rec rec;
+			struct prog_log l = { 0 };
+			int ret;
+
+			if (iotap_trace_reader_open(&r, path, fo ? IOTAP_TRACE_READ_FILE_ORDER : 0) ||
+			    iotap_trace_reader_set_threads(r, threads[t])) {
+				ok(0, "open");
+				continue;
+			}
+			iotap_trace_reader_on_progress(r, prog_cb, &l);
+			while ((ret = iotap_trace_reader_next(r, &rec)) > 0)
+				;
+			iotap_trace_reader_stats(r, &st);
+			iotap_trace_reader_close(r);
+			ok(ret == 0 && !l.bad && l.ends == 1 && l.calls == st.chunks + st.chunks_bad &&
+			   st.chunks_bad > 0 && l.last_done == (uint64_t)sb.st_size &&
+			   l.total == (uint64_t)sb.st_size,
+			   "progress, %u thread(s), %s: %" PRIu64 " calls for %" PRIu64
+			   " chunks (%" PRIu64 " bad), one end at %" PRIu64 " of %" PRIu64 " bytes",
+			   threads[t], fo ? "file order" : "merged", l.calls, st.chunks + st.chunks_bad,
+			   st.chunks_bad, l.last_done, (uint64_t)sb.st_size);
+		}
+}
+
 static void test_api(void)
 {
 	const char *path = test_path("sorted.iotap");
@@ -421,6 +482,7 @@ int main(void)
 	signal(SIGALRM, on_alarm);
 	alarm(100);
 	test_random();
+	test_progress();
 	test_threads_sorted();
 	test_api();
 	test_reused_struct();

@@ -28,6 +28,16 @@ int analysis_err_set(struct analysis_err *err, int code, const char *fmt, ...)
 	return code;
 }
 
+static void (*open_fn)(void *arg, const char *path, struct iotap_trace_reader *r);
+static void *open_arg;
+
+void analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
+		      void *arg)
+{
+	open_fn = fn;
+	open_arg = arg;
+}
+
 int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
 			struct analysis_err *err)
 {
@@ -38,8 +48,11 @@ int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace
 	if (!ret) {
 		/* decoder threads: IOTAP_READ_THREADS=N, else the main thread alone */
 		ret = iotap_trace_reader_set_threads(*out, 0);
-		if (ret != -EINVAL)
+		if (ret != -EINVAL) {
+			if (open_fn)
+				open_fn(open_arg, path, *out);
 			return 0;
+		}
 		iotap_trace_reader_close(*out);
 		*out = NULL;
 		return analysis_err_set(err, ret, "IOTAP_READ_THREADS='%s': want a thread "

@@ -574,6 +574,20 @@ int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
  */
 int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n);
 
+/*
+ * iotap_trace_reader_on_progress - follow a reader through its file
+ * @fn: called on the reading thread after each chunk it takes (@done:
+ *      bytes of the file behind that chunk, @total: the file's size when it
+ *      was opened; a file still being written may pass it), and once more
+ *      at the end of the file with @end 1; NULL: no more calls
+ *
+ * For progress lines on long reads (the CLI's, tools/traceio.c); a call
+ * per chunk costs nothing beside the chunk's decoding.
+ */
+typedef void (*iotap_trace_progress_fn)(void *arg, uint64_t done, uint64_t total, int end);
+void iotap_trace_reader_on_progress(struct iotap_trace_reader *r, iotap_trace_progress_fn fn,
+				    void *arg);
+
 /* The decoded header; valid until close. */
 const struct iotap_trace_header *iotap_trace_reader_header(const struct iotap_trace_reader *r);
 

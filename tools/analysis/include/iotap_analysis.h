@@ -55,6 +55,15 @@ int analysis_err_set(struct analysis_err *err, int code, const char *fmt, ...)
 int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
 			struct analysis_err *err);
 
+/*
+ * analysis_on_open - call @fn(@arg, path, reader) for every trace
+ * analysis_trace_open() opens from now on, report_build()'s and
+ * compare's included (the CLI's progress lines attach there); NULL: none.
+ * Context: set before reading starts; the calls come on the opening thread.
+ */
+void analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
+		      void *arg);
+
 #define REPORT_FLAGS_MAX	8
 /* Most phases a report keeps (memory: each is a few KiB to a few tens of KiB);
  * what later markers would start is counted in one "(later phases)". */
