@@ -213,6 +213,7 @@ int cmd_compare(int argc, char **argv)
 		groups[0] = tmp;
 	}
 	read_progress_setup("compare", progress, 0);
+	analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	if (compare_build(&c, groups, ngroups)) {
 		die_msg("%s", c.err.msg);
 		ret = 1;

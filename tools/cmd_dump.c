@@ -894,6 +894,7 @@ int cmd_dump(int argc, char **argv)
 	path = argv[optind];
 	/* the lines go to stdout as it reads: no line on a terminal that shows them */
 	read_progress_setup("dump", progress, 1);
+	analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	if (open_trace(path, flags, &r))
 		return 1;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));

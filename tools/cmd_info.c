@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "iotap_analysis.h"
 #include "opt.h"
 #include "traceio.h"
 
@@ -273,6 +274,7 @@ int cmd_info(int argc, char **argv)
 	if (optind >= argc)
 		return opt_error(&info_cmd, "TRACE is required");
 	read_progress_setup("info", progress, 0);
+	analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	for (i = optind; i < argc; i++) {
 		if (i > optind)
 			printf("\n");

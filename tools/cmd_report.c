@@ -227,6 +227,7 @@ int cmd_report(int argc, char **argv)
 		ro.interval_ns = interval / k;
 	}
 	read_progress_setup("report", progress, 0);
+	analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	if (from) {
 		if (load_plan(from, &plan))
 			return 1;

@@ -13,13 +13,16 @@
  * within one second), idle gaps, --phases-from, compare of a trace with
  * itself, and the JSON contract's keys.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "iotap_analysis.h"
@@ -253,6 +256,71 @@ static void test_one_phase_total(void)
 	ok(fig_device(&rep.total, &td) && near(td.wr_mbps, pd.wr_mbps, 0.01),
 	   "the total has the phase's device MB/s too");
 	report_release(&rep);
+}
+
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Threads running while analysis_trace_open() holds @path open. */
+static int threads_open(const char *path)
+{
+	struct iotap_trace_reader *r;
+	struct analysis_err err;
+	int n;
+
+	if (analysis_trace_open(path, 0, &r, &err))
+		return -1;
+	n = task_count();
+	iotap_trace_reader_close(r);
+	return n;
+}
+
+/*
+ * analysis_threads_auto(): two decoding threads for a trace of 8 MiB or
+ * more on two CPUs or more, one below that, with it off, or where
+ * IOTAP_READ_THREADS says (the trace here: a small one, then the same with
+ * 8 MiB of damage after it, which counts in the file's size).
+ */
+static void test_threads_auto(void)
+{
+	static const char script[] = "w1 seqwrite ops=100 rate=100 bs=4096 lat=50 threads=1\n";
+	const char *path = tpath(0, "auto.iotap");
+	int base = task_count(), small, big, off, env, cpus = 1;
+	cpu_set_t set;
+	struct stat st;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		cpus = CPU_COUNT(&set);
+	unsetenv("IOTAP_READ_THREADS");
+	if (!ok(synth_write(path, script, 0, NULL, 0) == 1, "auto-threads trace written"))
+		return;
+	analysis_threads_auto(1);
+	small = threads_open(path);
+	if (stat(path, &st) || truncate(path, st.st_size + (off_t)ANALYSIS_AUTO_BYTES)) {
+		ok(0, "the trace grown past %llu bytes", (unsigned long long)ANALYSIS_AUTO_BYTES);
+		return;
+	}
+	big = threads_open(path);
+	setenv("IOTAP_READ_THREADS", "1", 1);
+	env = threads_open(path);
+	unsetenv("IOTAP_READ_THREADS");
+	analysis_threads_auto(0);
+	off = threads_open(path);
+	ok(small == base && big == base + (cpus >= 2) && env == base && off == base,
+	   "decoding threads started (%d CPUs): small trace %d, 8 MiB %d, IOTAP_READ_THREADS=1 %d, "
+	   "auto off %d", cpus, small - base, big - base, env - base, off - base);
 }
 
 /* Phases begun by markers, none closing the last (as with iotap mark). */
@@ -997,6 +1065,7 @@ int main(void)
 	test_many_auto_phases();
 	test_empty();
 	test_app_pgsql();
+	test_threads_auto();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		diag("could not remove %s", dir);

@@ -8,6 +8,7 @@
  * and for the CLI's own trace opening (tools/traceio.c).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,12 +31,44 @@ int analysis_err_set(struct analysis_err *err, int code, const char *fmt, ...)
 
 static void (*open_fn)(void *arg, const char *path, struct iotap_trace_reader *r);
 static void *open_arg;
+static int threads_auto;
 
 void analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
 		      void *arg)
 {
 	open_fn = fn;
 	open_arg = arg;
+}
+
+void analysis_threads_auto(int on)
+{
+	threads_auto = on;
+}
+
+/*
+ * Decoder threads for @r: IOTAP_READ_THREADS if set (0 says so to the
+ * reader), else with analysis_threads_auto() two for a trace of
+ * ANALYSIS_AUTO_BYTES or more when this process may run on two CPUs, else
+ * one. Measured (BENCHMARKS.md, session 10): a second thread saves a
+ * tenth of the wall time on an 11 MB capture and a 24 MB synthetic trace
+ * for 5-9% more CPU, nothing on 2-5 MB captures (whose chunks are small)
+ * for 14-15% more; more than two gain nothing, the reading thread being
+ * the one that waits.
+ */
+static unsigned int threads_for(struct iotap_trace_reader *r)
+{
+	struct iotap_trace_read_stats st;
+	const char *env = getenv("IOTAP_READ_THREADS");
+	cpu_set_t cpus;
+
+	if (!threads_auto || (env && *env))
+		return 0;
+	iotap_trace_reader_stats(r, &st);
+	if (st.file_bytes < ANALYSIS_AUTO_BYTES)
+		return 1;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
+		return 1;
+	return 2;
 }
 
 int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
@@ -46,8 +79,8 @@ int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace
 
 	ret = iotap_trace_reader_open(out, path, flags);
 	if (!ret) {
-		/* decoder threads: IOTAP_READ_THREADS=N, else the main thread alone */
-		ret = iotap_trace_reader_set_threads(*out, 0);
+		/* decoder threads: IOTAP_READ_THREADS=N, else threads_for()'s */
+		ret = iotap_trace_reader_set_threads(*out, threads_for(*out));
 		if (ret != -EINVAL) {
 			if (open_fn)
 				open_fn(open_arg, path, *out);

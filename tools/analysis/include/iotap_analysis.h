@@ -56,6 +56,17 @@ int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace
 			struct analysis_err *err);
 
 /*
+ * analysis_threads_auto - with @on, a trace of ANALYSIS_AUTO_BYTES or more
+ * that analysis_trace_open() opens gets two decoding threads when the
+ * process may run on two CPUs or more (iotap_trace_reader_set_threads),
+ * unless IOTAP_READ_THREADS says how many; else one. Off by default (the
+ * CLI's report, compare, dump and info turn it on; replay does not, its
+ * threads have the CPUs to themselves).
+ */
+#define ANALYSIS_AUTO_BYTES	(8ull << 20)
+void analysis_threads_auto(int on);
+
+/*
  * analysis_on_open - call @fn(@arg, path, reader) for every trace
  * analysis_trace_open() opens from now on, report_build()'s and
  * compare's included (the CLI's progress lines attach there); NULL: none.
