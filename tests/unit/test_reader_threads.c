@@ -340,21 +340,6 @@ static void test_reused_struct(void)
 }
 
 /* Threads of this process (/proc/self/task), or -1. */
-static int task_count(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* set_threads(n): the reading thread is one of the n. */
 static void test_thread_count(void)
 {

@@ -13,7 +13,6 @@
  * within one second), idle gaps, --phases-from, compare of a trace with
  * itself, and the JSON contract's keys.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -29,6 +28,7 @@
 #include "phase.h"
 #include "synth.h"
 #include "tap.h"
+#include "trace_test.h"
 
 static char dir[] = "/tmp/iotap-test-report.XXXXXX";
 static char path_buf[4][256];
@@ -256,21 +256,6 @@ static void test_one_phase_total(void)
 	ok(fig_device(&rep.total, &td) && near(td.wr_mbps, pd.wr_mbps, 0.01),
 	   "the total has the phase's device MB/s too");
 	report_release(&rep);
-}
-
-static int task_count(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 /* Threads running while analysis_trace_open() holds @path open. */

@@ -3,8 +3,9 @@
  * trace_test.h - helpers shared by the trace unit tests
  *
  * A seeded generator (splitmix64), a field-by-field record comparison that
- * says what differs, a generator of mixed records with edge values, and a
- * private temporary directory removed at exit. Everything is static: each
+ * says what differs, a generator of mixed records with edge values, a
+ * private temporary directory removed at exit, and the process's thread
+ * count. Everything is static: each
  * test is a standalone program.
  */
 #ifndef IOTAP_TRACE_TEST_H
@@ -201,6 +202,22 @@ static inline const char *test_path(const char *name)
 	i = (i + 1) % 4;
 	snprintf(path[i], sizeof(path[i]), "%s/%s", test_dir, name);
 	return path[i];
+}
+
+/* Threads of this process now (/proc/self/task), -1 if it cannot be read. */
+static inline int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
 }
 
 #endif /* IOTAP_TRACE_TEST_H */
