@@ -54,7 +54,10 @@ expect_eq "CSV fields" "$(awk -F, '{ print NF }' $T/ours.csv)" 50
 bon_csv2txt < $T/ours.csv > $T/ours.txt 2>&1 || fail "bon_csv2txt"
 grep -qi expected $T/ours.txt && { cat $T/ours.txt; fail "bon_csv2txt rejected our line"; }
 grep "^1\.98," $T/bonnie.out > $T/theirs.csv || fail "no CSV line from bonnie++"
-# per-char rates are set by the FUSE round trip, on both sides: within 2x
+# per-char rates are set by the FUSE round trip, on both sides: within 30%
+# (0-3% apart on 9 captures; before a block ended where 1-byte requests
+# meet 8 KiB ones, the 8 KiB reads of a block counted with getc's put it
+# at 1.2-2.5 times bonnie++'s figure in 6 of 10 runs)
 python3 - $T/ours.csv $T/theirs.csv <<'PY' || fail "--bonnie-csv far from bonnie++'s own figures"
 import sys
 ours = open(sys.argv[1]).read().strip().split(",")
@@ -63,6 +66,6 @@ assert ours[5] == theirs[5] == "64M", (ours[5], theirs[5])
 for col, name in ((9, "putc"), (15, "getc")):
     a, b = float(ours[col]), float(theirs[col])
     print("# %s: ours %.0f K/sec, bonnie++ %.0f K/sec" % (name, a, b))
-    assert b / 2 <= a <= b * 2, (name, a, b)
+    assert b / 1.3 <= a <= b * 1.3, (name, a, b)
 PY
 exit 0

@@ -12,6 +12,7 @@
 SYNTH=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/unit/report-synth
 [ -x "$SYNTH" ] || fail "no report-synth at $SYNTH (build the tests)"
 [ -x "$IOTAP" ] || fail "no iotap binary at $IOTAP"
+command -v python3 > /dev/null || skip "needs python3"
 check "report-synth" "$SYNTH" --records 300000 --phases 6 $T/s.iotap > /dev/null
 check "report-synth 2" "$SYNTH" --records 100000 --phases 6 $T/s2.iotap > /dev/null
 

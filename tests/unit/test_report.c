@@ -444,6 +444,23 @@ static void test_auto_bonnie(void)
 	ok(rep.nphases == 12 && worst < 1.0,
 	   "every boundary within 1 s of the truth (worst %.4f s)", worst);
 	ok(rep.nphases == 12 && worst < 0.1, "... and within one block (100 ms)");
+	/*
+	 * Where 1-byte and 8 KiB requests meet, to the op: the per-char phases
+	 * hold their requests and nothing else, the block phases no 1-byte one
+	 * (between two 8 KiB phases a boundary is still within a block).
+	 */
+	if (rep.nphases == 12) {
+		const struct pstats *ph = rep.phases;
+
+		ok(ph[0].wr.ops == 100000 && ph[0].wr.bytes == 100000 && !ph[0].rd.ops &&
+		   ph[1].wr.ops >= 40000 - AUTO_BLOCK_OPS && ph[1].wr.bytes == ph[1].wr.ops * 8192 &&
+		   ph[3].rd.ops == 100000 && ph[3].rd.bytes == 100000 && !ph[3].wr.ops &&
+		   ph[4].rd.ops >= 40000 - AUTO_BLOCK_OPS && ph[4].rd.bytes == ph[4].rd.ops * 8192,
+		   "per-char and block phases hold exactly their own requests (putc %" PRIu64
+		   " writes, %" PRIu64 " B; write %" PRIu64 "; getc %" PRIu64 " reads, %" PRIu64
+		   " B; read %" PRIu64 ")", ph[0].wr.ops, ph[0].wr.bytes, ph[1].wr.ops,
+		   ph[3].rd.ops, ph[3].rd.bytes, ph[4].rd.ops);
+	}
 	for (i = 0; i < rep.nphases; i++)
 		diag("%-20s start %.4f s (true %.4f)", rep.phases[i].name,
 		     fig_start_s(&rep, &rep.phases[i]), i < 12 ? bounds[i] : -1.0);

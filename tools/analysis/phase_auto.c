@@ -18,7 +18,10 @@
  * AUTO_SEG_MAX phases pile up) the look-back pass absorbs phases too small
  * to stand alone into their closer neighbour and merges neighbours whose
  * whole-phase signatures turn out alike. A boundary is found to within one
- * block: 100 ms at most, usually far less.
+ * block: 100 ms at most, usually far less; where a run of tiny requests
+ * (bonnie++'s per-char tests) meets larger ones, to the op (report.c ends
+ * the block there: a block's worth of 8 KiB requests would more than
+ * double a 1 MiB per-char phase's rate).
  *
  * Writeback: in --cache mode the application's writes stay in the page
  * cache and reach the daemon later, in bursts the kernel's flusher sends

@@ -21,6 +21,8 @@
 #define AUTO_SEG_MAX	512
 #define AUTO_BLOCK_OPS	256		/* a block closes after this many ops ... */
 #define AUTO_BLOCK_NS	100000000ull	/* ... or this much time, ns */
+#define AUTO_TINY	16		/* ... or where a run of requests of at most this many bytes */
+#define AUTO_KIND_RUN	32		/* ... this long meets larger ones (or the reverse) */
 
 /* Op classes that make a phase what it is. */
 enum op_class {
