@@ -53,7 +53,7 @@ struct engine {
 	uint64_t max_end;		/* latest op end so far, ns */
 	uint64_t gap_ns;		/* idle time that ends a block (automatic phases) */
 	uint64_t ord;			/* ops so far, FORGET not counted */
-	unsigned int run_tiny;		/* the last data op was tiny (1) or not (0) ... */
+	unsigned int run_tiny;		/* the last data op was tiny (1) or not (0), 2: none yet ... */
 	uint64_t run_ord;		/* ... and the ord of the first of that run */
 	uint64_t *heap;			/* end times of ops maybe in flight */
 	unsigned int nheap;
@@ -377,9 +377,10 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 	 */
 	data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0;
 	if (data && (rec->length <= AUTO_TINY) != e->run_tiny) {
-		if (e->ord - e->run_ord >= AUTO_KIND_RUN && e->blk.ops && e->mode == M_AUTO)
+		if (e->run_tiny < 2 && e->ord - e->run_ord >= AUTO_KIND_RUN && e->blk.ops &&
+		    e->mode == M_AUTO)
 			end_block(e);
-		e->run_tiny = !e->run_tiny;
+		e->run_tiny = rec->length <= AUTO_TINY;
 		e->run_ord = e->ord;
 	}
 	/*
@@ -609,6 +610,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	e.o = o;
 	e.cur = -1;
 	e.mode = o->plan ? M_PLAN : M_AUTO;
+	e.run_tiny = 2;
 	e.gap_ns = o->gap_ns;
 	pstats_init(&e.blk, "", 0, 0);
 	e.blk.pool = rep->hist_pool;
