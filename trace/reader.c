@@ -41,10 +41,10 @@
  * into a buffer of their own and copy it into the job's (pool_run()).
  * The reading thread takes the jobs back strictly in file order, swaps
  * the job's raw buffer for its own spent one, queues the next chunk and
- * decodes and sorts this one itself, so
- * the records, their order and every statistic are the same with one
- * thread or many; when the chunk it needs is not decompressed yet, it
- * decompresses the oldest queued job itself rather than wait. What
+ * decodes and sorts this one itself, so the records, their order and
+ * every statistic are the same with one thread or many; when the chunk
+ * it needs is not decompressed yet, it decompresses the oldest queued
+ * job itself rather than wait. What
  * crosses between the CPUs is a chunk's raw payload (10-17 bytes a
  * record), not its decoded records (112 bytes each): decoding whole
  * batches on the other thread cost more CPU than it overlapped, every
@@ -611,7 +611,7 @@ static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned
  * With at most 8 K buckets (32 KiB on the stack, until session 10), the
  * per-char bonnie++ capture's 17 K-key chunks had two keys a bucket and
  * 45% of its keys moved, most at a mispredicted branch: batch_sort was a
- * sixth of that report's cycles. Now 15% move (its report: -7% CPU).
+ * sixth of that report's cycles. Now 15% move (its report: -6% CPU).
  */
 static uint64_t *pk_bucket(struct rd_batch *b, uint64_t *k, uint64_t *tmp, uint32_t n,
 			   unsigned int tbits, uint64_t budget)
@@ -2056,9 +2056,10 @@ void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 }
 
 /**
- * iotap_trace_reader_close - free the reader (and close its fd if it
- * opened it)
- * @r: reader, or NULL
+ * iotap_trace_reader_on_progress - follow @r through its file (iotap_trace.h)
+ * @r:   reader
+ * @fn:  called after each chunk taken and once at the end, NULL: none
+ * @arg: its first argument
  */
 void iotap_trace_reader_on_progress(struct iotap_trace_reader *r, iotap_trace_progress_fn fn,
 				    void *arg)
@@ -2067,6 +2068,11 @@ void iotap_trace_reader_on_progress(struct iotap_trace_reader *r, iotap_trace_pr
 	r->progress_arg = arg;
 }
 
+/**
+ * iotap_trace_reader_close - free the reader (and close its fd if it
+ * opened it)
+ * @r: reader, or NULL
+ */
 void iotap_trace_reader_close(struct iotap_trace_reader *r)
 {
 	struct rd_batch *b;
