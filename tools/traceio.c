@@ -103,9 +103,8 @@ const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 /* --- progress of long reads ---------------------------------------------- */
 
 /*
- * The clock is looked at once a chunk (thousands to tens of thousands of
- * records), so the line costs nothing measurable; a billion-record trace
- * takes a minute or more to report, silent until now.
+ * A billion-record trace takes a minute or more to report. The clock is
+ * read once a chunk (thousands to tens of thousands of records).
  */
 #define PROGRESS_DELAY_NS	1000000000ull	/* terminal: the first line after 1 s */
 #define PROGRESS_TTY_NS		250000000ull	/* terminal: redrawn 4 times a second */

@@ -1182,16 +1182,14 @@ static int rd_take(struct iotap_trace_reader *r, const struct chunk_hdr *h, uint
 		batch_put(r, b);
 		return ret;
 	}
+	if (r->progress)
+		r->progress(r->progress_arg, at + total, r->stats.file_bytes, 0);
 	if (ret) {
 		batch_put(r, b);
 		r->stats.chunks_bad++;
 		rd_damage(r, at, total);
-		if (r->progress)
-			r->progress(r->progress_arg, at + total, r->stats.file_bytes, 0);
 		return 0;
 	}
-	if (r->progress)
-		r->progress(r->progress_arg, at + total, r->stats.file_bytes, 0);
 	r->stats.chunks++;
 	r->stats.compressed_bytes += h->payload_size;
 	r->stats.raw_bytes += h->raw_size;
@@ -1259,6 +1257,23 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A decoder thread's decompression: into its own buffer, then copied into @j's (pool_run()). */
+static int pool_dec_copy(struct rd_dec *d, struct rd_job *j)
+{
+	int ret = chunk_dec_payload(&d->cd, &j->h, j->payload);
+
+	if (ret)
+		return ret;
+	if (j->raw_cap < j->h.raw_size || !j->raw) {
+		j->raw = iotap_buf_regrow(j->raw, &j->raw_cap, j->h.raw_size > IOTAP_BUF_HUGE ?
+						       j->h.raw_size : IOTAP_BUF_HUGE);
+		if (!j->raw)
+			return -ENOMEM;
+	}
+	memcpy(j->raw, d->cd.raw, j->h.raw_size);
+	return 0;
+}
+
 /*
  * Check and decompress a claimed job and publish it; wake the reading
  * thread if it waits. @own: the caller is the reading thread, whose spent
@@ -1274,20 +1289,9 @@ static void pool_run(struct rd_pool *pl, struct rd_dec *d, int init, struct rd_j
 {
 	int ret = init;
 
-	if (ret)
-		;
-	else if (own)
-		ret = chunk_dec_into(&d->cd, &j->h, j->payload, &j->raw, &j->raw_cap);
-	else if (!(ret = chunk_dec_payload(&d->cd, &j->h, j->payload))) {
-		if (j->raw_cap < j->h.raw_size || !j->raw)
-			j->raw = iotap_buf_regrow(j->raw, &j->raw_cap,
-						  j->h.raw_size > IOTAP_BUF_HUGE ? j->h.raw_size :
-										   IOTAP_BUF_HUGE);
-		if (j->raw)
-			memcpy(j->raw, d->cd.raw, j->h.raw_size);
-		else
-			ret = -ENOMEM;
-	}
+	if (!ret)
+		ret = own ? chunk_dec_into(&d->cd, &j->h, j->payload, &j->raw, &j->raw_cap)
+			  : pool_dec_copy(d, j);
 	j->ret = ret;
 	job_set(j, JOB_DONE);
 	if (__atomic_load_n(&pl->waiting, __ATOMIC_SEQ_CST))

@@ -727,9 +727,10 @@ static uint64_t uring_seq(const struct fs_uring *u)
  * without, or is cut short by another thread; below 64 (a dozen such
  * spins in a row: requests are sparse, an fsync a millisecond, or the
  * CPUs are busy anyway) the leader sleeps at once but for every 64th
- * wait, which spins anyway to notice when they come quickly again. fs-bench, spin 30 us against none
- * (BENCHMARKS.md, session 9): one-job 8 KiB randread 1.41, the 4-job jobs
- * and the metadata loop 1.00-1.04, write+fdatasync within its disk's noise.
+ * wait, which spins anyway to notice when they come quickly again.
+ * fs-bench, spin 30 us against none (BENCHMARKS.md, session 9): one-job
+ * 8 KiB randread 1.41, the 4-job jobs and the metadata loop 1.00-1.04,
+ * write+fdatasync within its disk's noise.
  */
 static void queue_spin(struct fs_uring_queue *q)
 {

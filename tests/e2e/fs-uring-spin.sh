@@ -83,8 +83,10 @@ for tr in a b c; do
 	"$IOTAP" info --strict $T/$tr.iotap > /dev/null || fail "trace $tr.iotap"
 done
 
-# out of range: refused before mounting, naming the option
-"$IOTAP" mount "$BACKING" "$MNT" -f --transport uring -o uring_spin=5000 > $T/bad.out 2>&1
+# out of range: refused before mounting, naming the option (a foreground
+# daemon that took it would not return: bounded, and unmounted at exit)
+at_exit "grep -q ' $MNT fuse' /proc/mounts && fusermount3 -u '$MNT'"
+timeout 10 "$IOTAP" mount "$BACKING" "$MNT" -f --transport uring -o uring_spin=5000 > $T/bad.out 2>&1
 rc=$?
 [ $rc -ne 0 ] || fail "-o uring_spin=5000 was taken"
 grep -q "uring_spin 5000 out of range" $T/bad.out || { cat $T/bad.out; fail "the refusal does not name uring_spin"; }

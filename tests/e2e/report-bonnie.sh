@@ -55,7 +55,7 @@ bon_csv2txt < $T/ours.csv > $T/ours.txt 2>&1 || fail "bon_csv2txt"
 grep -qi expected $T/ours.txt && { cat $T/ours.txt; fail "bon_csv2txt rejected our line"; }
 grep "^1\.98," $T/bonnie.out > $T/theirs.csv || fail "no CSV line from bonnie++"
 # per-char rates are set by the FUSE round trip, on both sides: within 30%
-# (0-2% apart on 8 captures; before a block ended where 1-byte requests
+# (0-2.2% apart on 8 captures; before a block ended where 1-byte requests
 # meet 8 KiB ones, the 8 KiB reads of a block counted with getc's put it
 # at 1.2-2.5 times bonnie++'s figure in 6 of 11 runs)
 python3 - $T/ours.csv $T/theirs.csv <<'PY' || fail "--bonnie-csv far from bonnie++'s own figures"

@@ -5,7 +5,8 @@
  * The analysis library never writes to stderr: it returns -errno and puts
  * the sentence a person needs into a struct analysis_err (iotap_analysis.h).
  * The trace reader's codes become words here, once, for every analysis
- * and for the CLI's own trace opening (tools/traceio.c).
+ * and for the CLI's own trace opening (tools/traceio.c); that opening
+ * also picks the decoding threads and calls the CLI's hook (progress).
  */
 #include <errno.h>
 #include <sched.h>

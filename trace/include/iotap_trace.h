@@ -582,8 +582,8 @@ int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n)
  *      was opened; a file still being written may pass it), and once more
  *      at the end of the file with @end 1; NULL: no more calls
  *
- * For progress lines on long reads (the CLI's, tools/traceio.c); a call
- * per chunk costs nothing beside the chunk's decoding.
+ * For progress lines on long reads (the CLI's, tools/traceio.c): one
+ * call per chunk of thousands of records.
  */
 typedef void (*iotap_trace_progress_fn)(void *arg, uint64_t done, uint64_t total, int end);
 void iotap_trace_reader_on_progress(struct iotap_trace_reader *r, iotap_trace_progress_fn fn,
