@@ -67,10 +67,13 @@ static void build(const struct opt_cmd *cmd)
 
 int opt_next(const struct opt_cmd *cmd, int argc, char **argv, int *idx, const char **arg)
 {
+	const struct opt_desc *d;
+	uint64_t v;
 	int c, i;
 
 	if (built_for != cmd)
 		build(cmd);
+again:
 	c = getopt_long(argc, argv, shortopts, longopts, NULL);
 	if (c == -1)
 		return 0;
@@ -101,8 +104,45 @@ int opt_next(const struct opt_cmd *cmd, int argc, char **argv, int *idx, const c
 		}
 		*idx = i;
 	}
-	*arg = optarg;
-	return 1;
+	d = &cmd->opts[*idx];
+	switch (d->type) {
+	case OPT_T_CASE:
+		*arg = optarg;
+		return 1;
+	case OPT_T_BOOL:
+		*(int *)d->value = 1;
+		break;
+	case OPT_T_BIT:
+		*(unsigned int *)d->value |= (unsigned int)d->defval;
+		break;
+	case OPT_T_STRING:
+		*(const char **)d->value = optarg;
+		break;
+	case OPT_T_UINT:
+		if (parse_u64(optarg, &v) || v < d->defval || v > d->max) {
+			opt_error(cmd, d->err, optarg);
+			return -1;
+		}
+		*(unsigned int *)d->value = (unsigned int)v;
+		break;
+	case OPT_T_CALLBACK:
+		if (d->cb(cmd, d, optarg))
+			return -1;
+		break;
+	}
+	goto again;
+}
+
+int opt_parse(const struct opt_cmd *cmd, int argc, char **argv)
+{
+	const char *arg;
+	int idx, rc;
+
+	while ((rc = opt_next(cmd, argc, argv, &idx, &arg)) == 1)
+		;	/* a table for opt_parse() has no OPT_T_CASE entry */
+	if (rc == 2)
+		return 0;
+	return rc < 0 ? 2 : -1;
 }
 
 void opt_usage(const struct opt_cmd *cmd, FILE *f)

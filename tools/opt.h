@@ -14,13 +14,59 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * What an option does with its value (git's parse-options shape): a bound
+ * option stores into @value itself and opt_next() goes on to the next; an
+ * OPT_T_CASE option (the zero, as every table written as a plain
+ * initialiser) is returned to the caller's switch.
+ */
+enum opt_type {
+	OPT_T_CASE,		/* returned by opt_next() */
+	OPT_T_BOOL,		/* int *value = 1 */
+	OPT_T_BIT,		/* unsigned int *value |= defval */
+	OPT_T_STRING,		/* const char **value = arg */
+	OPT_T_UINT,		/* unsigned int *value: min..max, else opt_error(err, arg) */
+	OPT_T_CALLBACK,		/* cb(cmd, desc, arg): 0, or 2 after the usage error */
+};
+
+struct opt_cmd;
+struct opt_desc;
+typedef int (*opt_cb)(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
+
 struct opt_desc {
 	const char *long_name;		/* "trace" for --trace */
 	int short_name;			/* 't', or 0 */
 	const char *arg;		/* "FILE" if it takes an argument, NULL if a flag */
 	const char *help;		/* one line; may contain \n for more */
 	int hidden;			/* not shown in --help */
+	enum opt_type type;		/* what it does with its value (above) */
+	void *value;			/* the field it is bound to */
+	uint64_t defval;		/* OPT_T_BIT: the bit; OPT_T_UINT: the minimum */
+	uint64_t max;			/* OPT_T_UINT: the maximum */
+	const char *err;		/* message of a bad value ("%s": the value), for
+					   OPT_T_UINT and the callbacks that take one */
+	opt_cb cb;			/* OPT_T_CALLBACK */
 };
+
+/* The table entries, git's OPT_* macros: short letter (or 0), long name, field, help. */
+#define OPT_BOOL(s, l, v, h) \
+	{ .long_name = (l), .short_name = (s), .help = (h), .type = OPT_T_BOOL, .value = (v) }
+#define OPT_BIT(s, l, v, b, h) \
+	{ .long_name = (l), .short_name = (s), .help = (h), .type = OPT_T_BIT, .value = (v), \
+	  .defval = (b) }
+#define OPT_STRING(s, l, v, a, h) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_STRING, \
+	  .value = (v) }
+#define OPT_UINT(s, l, v, a, h, lo, hi, e) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_UINT, \
+	  .value = (v), .defval = (lo), .max = (hi), .err = (e) }
+#define OPT_CALLBACK(s, l, v, a, h, f) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_CALLBACK, \
+	  .value = (v), .cb = (f) }
+#define OPT_CALLBACK_ERR(s, l, v, a, h, f, e) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_CALLBACK, \
+	  .value = (v), .cb = (f), .err = (e) }
+#define OPT_END() { NULL }
 
 struct opt_cmd {
 	const char *name;		/* "mount" */
@@ -35,10 +81,21 @@ struct opt_cmd {
  * @idx: set to the index in cmd->opts of the option found
  * @arg: set to its argument or NULL
  *
+ * Bound options (OPT_BOOL ...) are stored and passed over; only the
+ * OPT_T_CASE ones come back to the caller. opt_parse() is the loop for a
+ * table with no OPT_T_CASE entry.
+ *
  * Return: 1 with an option, 0 at the end (optind then points at the first
  * operand), -1 after printing a usage error, 2 after printing --help.
  */
 int opt_next(const struct opt_cmd *cmd, int argc, char **argv, int *idx, const char **arg);
+
+/*
+ * opt_parse - every option of a table of bound options; optind then points
+ * at the first operand. Return: -1 to go on, 0 after --help, 2 after a
+ * usage error.
+ */
+int opt_parse(const struct opt_cmd *cmd, int argc, char **argv);
 
 void opt_usage(const struct opt_cmd *cmd, FILE *f);
 
@@ -61,10 +118,12 @@ int parse_group(const char *s, uint32_t *out);
  * the daemon creates"), opt_trace_perm() their parser, into @perm (@group
  * 0: MODE, 1: GROUP). Return: 0, or 2 after the usage error.
  */
-#define OPT_TRACE_MODE(what) { "trace-mode", 0, "MODE", "octal permissions of " what "\n" \
-			       "(default 0600: a trace names every file and caller)" }
-#define OPT_TRACE_GROUP { "trace-group", 0, "GROUP", "give those files to GROUP (with --trace-mode 0640\n" \
-			  "to let it read them)" }
+#define OPT_TRACE_MODE_HELP(what) "octal permissions of " what "\n" \
+				  "(default 0600: a trace names every file and caller)"
+#define OPT_TRACE_GROUP_HELP "give those files to GROUP (with --trace-mode 0640\n" \
+			     "to let it read them)"
+#define OPT_TRACE_MODE(what) { "trace-mode", 0, "MODE", OPT_TRACE_MODE_HELP(what) }
+#define OPT_TRACE_GROUP { "trace-group", 0, "GROUP", OPT_TRACE_GROUP_HELP }
 struct iotap_trace_perm;
 int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
 		   struct iotap_trace_perm *perm);
