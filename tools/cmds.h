@@ -25,8 +25,6 @@ int cmd_trace(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_run(int argc, char **argv);
-/* iotap run pgsql (tools/run_pgsql.c), dispatched by cmd_run; argv[0] = "pgsql" */
-int cmd_run_pgsql(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

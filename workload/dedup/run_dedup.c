@@ -107,7 +107,7 @@ static const struct opt_cmd dedup_cmd = {
 		"exit status: 0 ok, 1 a run failed, 2 usage, 130 interrupted (partial results)",
 };
 
-struct target {
+struct dedup_target {
 	const char *path;
 	char *trace;
 	char name[64];
@@ -120,8 +120,8 @@ struct target {
 	pthread_t thread;
 };
 
-struct run {
-	struct target *t;
+struct dedup_run {
+	struct dedup_target *t;
 	unsigned int nt;
 	const char *trace;
 	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group */
@@ -178,7 +178,7 @@ static int check_dir(const char *path, struct iotap_workload_target *info)
 }
 
 /* Every check before anything is written. */
-static int check_all(struct run *r)
+static int check_all(struct dedup_run *r)
 {
 	const struct iotap_workload_dedup_plan *p = &r->t[0].res.plan;
 	unsigned int i, j;
@@ -188,7 +188,7 @@ static int check_all(struct run *r)
 	if (r->perm_set && !r->trace)
 		return opt_error(&dedup_cmd, "--trace-mode and --trace-group need --trace FILE");
 	for (i = 0; i < r->nt; i++) {
-		struct target *t = &r->t[i];
+		struct dedup_target *t = &r->t[i];
 
 		if (check_dir(t->path, &t->info))
 			return 2;
@@ -248,14 +248,14 @@ static int check_all(struct run *r)
 
 static void *run_thread(void *arg)
 {
-	struct target *t = arg;
+	struct dedup_target *t = arg;
 
 	t->ret = iotap_workload_dedup_run(t->ctx, &t->o, &t->res);
 	iotap_workload_ctx_leave(t->ctx);
 	return NULL;
 }
 
-static int run_all(struct run *r)
+static int run_all(struct dedup_run *r)
 {
 	unsigned int i;
 	int rc = 0;
@@ -265,7 +265,7 @@ static int run_all(struct run *r)
 	if (r->nt > 1 && !r->no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
 		r->lockstep = NULL;
 	for (i = 0; i < r->nt; i++) {
-		struct target *t = &r->t[i];
+		struct dedup_target *t = &r->t[i];
 		struct iotap_workload_env env = {
 			.target = t->path,
 			.trace_path = t->trace,
@@ -291,7 +291,7 @@ static int run_all(struct run *r)
 		t->open_ret = 1;	/* joined below */
 	}
 	for (i = 0; i < r->nt; i++) {
-		struct target *t = &r->t[i];
+		struct dedup_target *t = &r->t[i];
 
 		if (t->open_ret == 1) {
 			pthread_join(t->thread, NULL);
@@ -301,7 +301,7 @@ static int run_all(struct run *r)
 	iotap_workload_lockstep_free(r->lockstep);
 	r->lockstep = NULL;
 	for (i = 0; i < r->nt; i++) {
-		struct target *t = &r->t[i];
+		struct dedup_target *t = &r->t[i];
 		int trc = 0;
 
 		if (t->open_ret) {
@@ -352,7 +352,7 @@ static int run_all(struct run *r)
 		free(paths);
 	}
 	for (i = 0; i < r->nt; i++) {
-		struct target *t = &r->t[i];
+		struct dedup_target *t = &r->t[i];
 
 		if (t->open_ret)
 			continue;
@@ -371,9 +371,9 @@ static int run_all(struct run *r)
 	return rc;
 }
 
-static int add_target(struct run *r, const char *path)
+static int add_target(struct dedup_run *r, const char *path)
 {
-	struct target *n = realloc(r->t, (r->nt + 1) * sizeof(*n));
+	struct dedup_target *n = realloc(r->t, (r->nt + 1) * sizeof(*n));
 
 	if (!n) {
 		die_msg("out of memory");
@@ -386,7 +386,7 @@ static int add_target(struct run *r, const char *path)
 	return 0;
 }
 
-static int parse(struct run *r, int argc, char **argv)
+static int parse(struct dedup_run *r, int argc, char **argv)
 {
 	int idx, rc, i, expire_set = 0, streams_set = 0, cont_set = 0, thr_set = 0;
 	const char *arg;
@@ -507,9 +507,9 @@ static int parse(struct run *r, int argc, char **argv)
 	return -1;
 }
 
-int cmd_run_dedup(int argc, char **argv)
+static int cmd_run_dedup(int argc, char **argv)
 {
-	struct run r;
+	struct dedup_run r;
 	const char *why;
 	unsigned int i;
 	int rc;
@@ -542,7 +542,7 @@ int cmd_run_dedup(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < r.nt; i++) {
-		struct target *t = &r.t[i];
+		struct dedup_target *t = &r.t[i];
 
 		t->o = r.o;
 		/* on an iotap mount, its capture gets the model's phases as marks */
@@ -576,3 +576,10 @@ out:
 	free(r.workload);
 	return rc;
 }
+
+const struct run_model dedup_model = {
+	.name = "dedup",
+	.line = "a deduplicating backup media server (NetBackup MSDP)",
+	.cmd = &dedup_cmd,
+	.main = cmd_run_dedup,
+};

@@ -726,7 +726,7 @@ static int finish(struct pg_cli *cli)
 	return rc;
 }
 
-int cmd_run_pgsql(int argc, char **argv)
+static int cmd_run_pgsql(int argc, char **argv)
 {
 	struct iotap_workload_pgsql_opts o;
 	struct pg_cli cli;
@@ -781,3 +781,10 @@ out:
 	free(args);
 	return rc;
 }
+
+const struct run_model pgsql_model = {
+	.name = "pgsql",
+	.line = "PostgreSQL running pgbench: pgbench's summary, checkpoints",
+	.cmd = &pgsql_cmd,
+	.main = cmd_run_pgsql,
+};
