@@ -4,15 +4,26 @@
  *
  * The one place report.c, output.c and compare.c call: app_feed() from
  * the report's record loop, app_print_text() and app_json() from the
- * renderers, app_figs() from compare. The figures themselves are in
- * app_pgsql.c and app_dedup.c.
+ * renderers, app_figs() from compare. Each calls the ops (struct app_ops)
+ * of the trace's application, an A row of the models table
+ * (iotap_models.h); the figures themselves are in app_NAME.c.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "app.h"
 #include "iotap_analysis.h"
+
+#define APP_ROW(name) &app_##name##_ops,
+
+/* The A rows of the models table: the applications a trace may be. */
+static const struct app_ops *const apps[] = {
+	IOTAP_MODELS(APP_OPS_NONE, APP_ROW)
+	NULL
+};
 
 static int first_word(const char *s, const char *w)
 {
@@ -23,60 +34,58 @@ static int first_word(const char *s, const char *w)
 
 void app_init(struct app_stats *a, const char *workload)
 {
+	unsigned int i;
+
 	memset(a, 0, sizeof(*a));
-	if (first_word(workload, "pgsql")) {
-		a->kind = APP_PGSQL;
-		app_pgsql_init(&a->pg);
-	} else if (first_word(workload, "dedup")) {
-		a->kind = APP_DEDUP;
-		app_dedup_init(&a->dd);
+	for (i = 0; apps[i]; i++)
+		if (first_word(workload, apps[i]->name))
+			break;
+	if (!apps[i])
+		return;
+	a->acc = calloc(1, apps[i]->size);
+	if (!a->acc) {
+		a->err = -ENOMEM;
+		return;
 	}
+	a->kind = apps[i];
+	a->kind->init(a->acc);
 }
 
 void app_release(struct app_stats *a)
 {
-	if (a->kind == APP_PGSQL)
-		app_pgsql_release(&a->pg);
-	else if (a->kind == APP_DEDUP)
-		app_dedup_release(&a->dd);
-	a->kind = APP_NONE;
+	if (a->kind)
+		a->kind->release(a->acc);
+	free(a->acc);
+	a->acc = NULL;
+	a->kind = NULL;
 }
 
 void app_feed(struct app_stats *a, const struct iotap_trace_rec *r)
 {
-	int ret = 0;
+	int ret;
 
-	if (a->kind == APP_PGSQL)
-		ret = app_pgsql_feed(&a->pg, r);
-	else if (a->kind == APP_DEDUP)
-		ret = app_dedup_feed(&a->dd, r);
+	if (!a->kind)
+		return;
+	ret = a->kind->feed(a->acc, r);
 	if (ret && !a->err)
 		a->err = ret;
 }
 
 void app_finish(struct app_stats *a)
 {
-	if (a->kind == APP_PGSQL)
-		app_pgsql_finish(&a->pg);
-	else if (a->kind == APP_DEDUP)
-		app_dedup_finish(&a->dd);
+	if (a->kind)
+		a->kind->finish(a->acc);
 }
 
 unsigned int app_figs(const struct app_stats *a, struct app_fig *out)
 {
-	if (a->kind == APP_PGSQL)
-		return app_pgsql_figs(&a->pg, out);
-	if (a->kind == APP_DEDUP)
-		return app_dedup_figs(&a->dd, out);
-	return 0;
+	return a->kind ? a->kind->figs(a->acc, out) : 0;
 }
 
 void app_print_text(const struct app_stats *a, FILE *f)
 {
-	if (a->kind == APP_PGSQL)
-		app_pgsql_print_text(&a->pg, f);
-	else if (a->kind == APP_DEDUP)
-		app_dedup_print_text(&a->dd, f);
+	if (a->kind)
+		a->kind->print_text(a->acc, f);
 }
 
 struct json_object *app_json(const struct app_stats *a)
@@ -85,12 +94,9 @@ struct json_object *app_json(const struct app_stats *a)
 	json_object *o, *fo;
 	unsigned int i, n;
 
-	if (a->kind == APP_PGSQL)
-		o = app_pgsql_json(&a->pg);
-	else if (a->kind == APP_DEDUP)
-		o = app_dedup_json(&a->dd);
-	else
+	if (!a->kind)
 		return NULL;
+	o = a->kind->json(a->acc);
 	n = app_figs(a, figs);
 	fo = json_object_new_object();
 	for (i = 0; i < n; i++)

@@ -64,7 +64,7 @@ unsigned int app_compare_figs(const struct compare *c, struct app_fig *figs, con
 		for (t = 0; t < c->groups[g].n; t++) {
 			n = app_figs(&c->groups[g].reps[t].app, figs);
 			if (n) {
-				*kind = c->groups[g].reps[t].app.kind == APP_DEDUP ? "dedup" : "pgsql";
+				*kind = c->groups[g].reps[t].app.kind->name;
 				return n;
 			}
 		}

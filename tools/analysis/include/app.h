@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * app.h - the application figures of `iotap run pgsql` and `run dedup`
- * traces (app.c dispatches, app_pgsql.c and app_dedup.c compute)
+ * traces (app.c dispatches over the models table, app_pgsql.c and
+ * app_dedup.c compute)
  *
  * Where each figure comes from:
  *   - what only the model knows (transactions, the run's own periods, a
@@ -13,8 +14,9 @@
  *     restore, compaction's reads, writes and unlinks.
  *
  * Which application a trace is comes from its header's workload ("pgsql
- * ...", "dedup ..."); other traces have none (kind APP_NONE) and nothing
- * here prints for them. Like stat_*.c it is an accumulator fed every
+ * ...", "dedup ..."): the first word names the A row of the models table
+ * (iotap_models.h) whose struct app_ops reads it; other traces have none
+ * (kind NULL) and nothing here prints for them. Like stat_*.c it is an accumulator fed every
  * record in order (report.c's loop); memory grows with checkpoints,
  * generations and WAL/index files, not with records.
  */
@@ -25,9 +27,8 @@
 #include <stdio.h>
 
 #include "iotap_base.h"
+#include "iotap_models.h"
 #include "iotap_trace.h"
-
-enum app_kind { APP_NONE, APP_PGSQL, APP_DEDUP };
 
 /* One checkpoint as log_checkpoints says it, from its markers and ops. */
 struct app_ckpt {
@@ -96,11 +97,34 @@ struct app_dedup {
 	int compact_seen;
 };
 
+struct app_fig;
+struct json_object;
+
+/*
+ * One application's analysis ops: app_NAME_ops in app_NAME.c for each A
+ * row of the models table. @acc is its accumulator, @size bytes, zeroed.
+ */
+struct app_ops {
+	const char *name;		/* the workload's first word: "pgsql" */
+	size_t size;
+	void (*init)(void *acc);
+	void (*release)(void *acc);
+	int (*feed)(void *acc, const struct iotap_trace_rec *r);	/* 0 or -ENOMEM */
+	void (*finish)(void *acc);
+	unsigned int (*figs)(const void *acc, struct app_fig *out);
+	void (*print_text)(const void *acc, FILE *f);
+	struct json_object *(*json)(const void *acc);
+};
+
+/* The ops of each A row of the models table: app_pgsql_ops ... */
+#define APP_OPS_DECL(name) extern const struct app_ops app_##name##_ops;
+#define APP_OPS_NONE(name)
+IOTAP_MODELS(APP_OPS_NONE, APP_OPS_DECL)
+
 struct app_stats {
-	enum app_kind kind;
+	const struct app_ops *kind;	/* the trace's application, or NULL */
+	void *acc;			/* its accumulator */
 	int err;			/* -ENOMEM met */
-	struct app_pgsql pg;
-	struct app_dedup dd;
 };
 
 /* @workload: the header's workload string (NULL: none). */
@@ -137,11 +161,11 @@ unsigned int app_figs(const struct app_stats *a, struct app_fig *out);
 unsigned int app_pgsql_figs(const struct app_pgsql *p, struct app_fig *out);
 unsigned int app_dedup_figs(const struct app_dedup *d, struct app_fig *out);
 
-/* The application's own figures as text (nothing for APP_NONE). */
+/* The application's own figures as text (nothing without one). */
 void app_print_text(const struct app_stats *a, FILE *f);
 void app_pgsql_print_text(const struct app_pgsql *p, FILE *f);
 void app_dedup_print_text(const struct app_dedup *d, FILE *f);
-/* As a JSON object ("application"), NULL for APP_NONE. */
+/* As a JSON object ("application"), NULL without one. */
 struct json_object *app_json(const struct app_stats *a);
 struct json_object *app_pgsql_json(const struct app_pgsql *p);
 struct json_object *app_dedup_json(const struct app_dedup *d);
