@@ -72,14 +72,13 @@ static const struct opt_desc dedup_opts[] = {
 			  "rewrite a container once this part of it is dead (default 20%)" },
 	[O_SEED] = { "seed", 0, "N", "content seed (default 1): same seed, same bytes" },
 	[O_KEEP] = { "keep", 0, NULL, "leave the store on disk afterwards" },
-	[O_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
-	[O_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace\n"
-					  "(several targets: FILE.1.iotap, FILE.2.iotap...)" },
-	[O_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
-	[O_DROP] = { "drop-caches", 0, NULL, "sync, drop the page cache before each phase (root)" },
-	[O_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start each phase on all together" },
-	[O_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
-	[O_TRACE_GROUP] = OPT_TRACE_GROUP,
+	[O_QUIET] = OPT_RUN_QUIET('q', OPT_RUN_QUIET_HELP),
+	[O_TRACE] = OPT_RUN_TRACE(OPT_RUN_TRACE_HELP_N),
+	[O_FORCE] = OPT_RUN_FORCE,
+	[O_DROP] = OPT_RUN_DROP("sync, drop the page cache before each phase (root)"),
+	[O_NOLOCK] = OPT_RUN_NOLOCK("several DIRs: do not start each phase on all together"),
+	[O_TRACE_MODE] = OPT_RUN_TRACE_MODE,
+	[O_TRACE_GROUP] = OPT_RUN_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -123,11 +122,6 @@ struct dedup_target {
 struct dedup_run {
 	struct dedup_target *t;
 	unsigned int nt;
-	const char *trace;
-	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group */
-	int perm_set;
-	int force, quiet, drop;
-	int no_lockstep;		/* --no-lockstep */
 	struct iotap_workload_lockstep *lockstep;	/* several DIRs: phases in step */
 	int drop_warned;		/* the page cache cannot be dropped: said */
 	char *cmdline, *workload;
@@ -185,7 +179,7 @@ static int check_all(struct dedup_run *r)
 	struct stat st;
 	char path[4200];
 
-	if (r->perm_set && !r->trace)
+	if (run_opts.perm_set && !run_opts.trace)
 		return opt_error(&dedup_cmd, "--trace-mode and --trace-group need --trace FILE");
 	for (i = 0; i < r->nt; i++) {
 		struct dedup_target *t = &r->t[i];
@@ -228,10 +222,10 @@ static int check_all(struct dedup_run *r)
 			return 2;
 		}
 	}
-	for (i = 0; r->trace && i < r->nt; i++) {
-		struct out_rules rules = { .force = r->force, .trace = 1 };
+	for (i = 0; run_opts.trace && i < r->nt; i++) {
+		struct out_rules rules = { .force = run_opts.force, .trace = 1 };
 
-		r->t[i].trace = run_trace_name(r->trace, i, r->nt);
+		r->t[i].trace = run_trace_name(run_opts.trace, i, r->nt);
 		if (!r->t[i].trace) {
 			die_msg("out of memory");
 			return 1;
@@ -239,9 +233,9 @@ static int check_all(struct dedup_run *r)
 		if (out_check(r->t[i].trace, &rules) < 0)
 			return 1;
 	}
-	if (r->drop && geteuid() != 0)
+	if (run_opts.drop_caches && geteuid() != 0)
 		return opt_error(&dedup_cmd, "--drop-caches needs root");
-	if (r->drop && run_drop_check("run dedup"))
+	if (run_opts.drop_caches && run_drop_check("run dedup"))
 		r->drop_warned = 1;
 	return 0;
 }
@@ -262,7 +256,7 @@ static int run_all(struct dedup_run *r)
 
 	run_install_signals();
 	/* bonnie++ -p/-y: each phase starts on every DIR together */
-	if (r->nt > 1 && !r->no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
+	if (r->nt > 1 && !run_opts.no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
 		r->lockstep = NULL;
 	for (i = 0; i < r->nt; i++) {
 		struct dedup_target *t = &r->t[i];
@@ -271,9 +265,9 @@ static int run_all(struct dedup_run *r)
 			.trace_path = t->trace,
 			.cmdline = r->cmdline,
 			.workload = r->workload,
-			.flags = (r->force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
-				 (r->drop ? IOTAP_WORKLOAD_DROP_CACHES : 0),
-			.progress = r->quiet ? NULL : run_progress,
+			.flags = (run_opts.force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
+				 (run_opts.drop_caches ? IOTAP_WORKLOAD_DROP_CACHES : 0),
+			.progress = run_opts.quiet ? NULL : run_progress,
 			.progress_arg = &t->prog,
 			.lockstep = r->lockstep,
 		};
@@ -325,7 +319,7 @@ static int run_all(struct dedup_run *r)
 				strerror(-t->ret));
 			trc = 1;
 		}
-		if (r->drop && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
+		if (run_opts.drop_caches && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
 			run_drop_warning("run dedup", iotap_workload_ctx_drop_error(t->ctx));
 			r->drop_warned = 1;
 		}
@@ -346,7 +340,7 @@ static int run_all(struct dedup_run *r)
 			paths[i] = r->t[i].path;
 		}
 		if (ctx && paths)
-			run_print_overlap(stdout, ctx, paths, r->nt, !r->no_lockstep);
+			run_print_overlap(stdout, ctx, paths, r->nt, !run_opts.no_lockstep);
 		fflush(stdout);
 		free(ctx);
 		free(paths);
@@ -359,7 +353,7 @@ static int run_all(struct dedup_run *r)
 		if (iotap_workload_ctx_close(t->ctx)) {
 			die_msg("cannot write trace '%s'", t->trace);
 			rc = rc ? rc : 1;
-		} else if (t->trace && r->perm_set && trace_perm_set(t->trace, &r->perm)) {
+		} else if (t->trace && run_opts.perm_set && trace_perm_set(t->trace, &run_opts.perm)) {
 			/* the trace this run created, complete: shared as asked */
 			rc = rc ? rc : 1;
 		}
@@ -367,7 +361,7 @@ static int run_all(struct dedup_run *r)
 	}
 	if (rc == 130)
 		fprintf(stderr, "iotap run: interrupted: results above are partial; files removed%s\n",
-			r->trace ? ", traces closed" : "");
+			run_opts.trace ? ", traces closed" : "");
 	return rc;
 }
 
@@ -462,17 +456,6 @@ static int parse(struct dedup_run *r, int argc, char **argv)
 				return opt_error(&dedup_cmd, "bad seed '%s'", arg);
 			break;
 		case O_KEEP: r->o.keep = 1; break;
-		case O_QUIET: r->quiet = 1; break;
-		case O_TRACE: r->trace = arg; break;
-		case O_FORCE: r->force = 1; break;
-		case O_TRACE_MODE:
-		case O_TRACE_GROUP:
-			r->perm_set = 1;
-			if (opt_trace_perm(&dedup_cmd, idx == O_TRACE_GROUP, arg, &r->perm))
-				return 2;
-			break;
-		case O_DROP: r->drop = 1; break;
-		case O_NOLOCK: r->no_lockstep = 1; break;
 		}
 	}
 	if (rc == 2)

@@ -83,17 +83,16 @@ static const struct opt_desc pgsql_opts[] = {
 	[P_WWDELAY] = { "wal-writer-delay", 0, "DURATION", "wal_writer_delay (200ms)" },
 	[P_COMBINE] = { "io-combine-limit", 0, "SIZE", "io_combine_limit (17: 128kB; before: 8kB)" },
 	[P_SEED] = { "seed", 0, "N", "random seed (pgbench --random-seed; default: time)" },
-	[P_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
-	[P_TRACE] = { "trace", 0, "FILE", "record every operation into an iotap trace\n"
-					  "(several DIRs: FILE.1.iotap, FILE.2.iotap...)" },
-	[P_FORCE] = { "force", 0, NULL, "overwrite existing trace files" },
-	[P_NOLOCK] = { "no-lockstep", 0, NULL, "several DIRs: do not start the load and the\n"
-					     "clients on all together" },
+	[P_QUIET] = OPT_RUN_QUIET('q', OPT_RUN_QUIET_HELP),
+	[P_TRACE] = OPT_RUN_TRACE(OPT_RUN_TRACE_HELP "\n(several DIRs: FILE.1.iotap, FILE.2.iotap...)"),
+	[P_FORCE] = OPT_RUN_FORCE,
+	[P_NOLOCK] = OPT_RUN_NOLOCK("several DIRs: do not start the load and the\n"
+				    "clients on all together"),
 	[P_CPU] = { "cpu-per-txn", 0, "DURATION", "CPU each client spends per transaction, as\n"
 					       "PostgreSQL's executor does (e.g. 300us; the\n"
 					       "bench script measures it); default 0: none" },
-	[P_TRACE_MODE] = OPT_TRACE_MODE("the trace files"),
-	[P_TRACE_GROUP] = OPT_TRACE_GROUP,
+	[P_TRACE_MODE] = OPT_RUN_TRACE_MODE,
+	[P_TRACE_GROUP] = OPT_RUN_TRACE_GROUP,
 	{ NULL },
 };
 
@@ -136,11 +135,6 @@ struct pg_cli {
 	unsigned int nt;
 	const char **wal;
 	unsigned int nwal;
-	const char *trace;
-	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group */
-	int perm_set;
-	int force, quiet;
-	int no_lockstep;		/* --no-lockstep */
 	struct iotap_workload_lockstep *lockstep;	/* several DIRs: started together */
 	char *cmdline, *workload;
 };
@@ -356,16 +350,6 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 				return opt_error(&pgsql_cmd, "bad seed '%s'", arg);
 			o->seed = (uint32_t)v;
 			break;
-		case P_QUIET: cli->quiet = 1; break;
-		case P_TRACE: cli->trace = arg; break;
-		case P_FORCE: cli->force = 1; break;
-		case P_NOLOCK: cli->no_lockstep = 1; break;
-		case P_TRACE_MODE:
-		case P_TRACE_GROUP:
-			cli->perm_set = 1;
-			if (opt_trace_perm(&pgsql_cmd, idx == P_TRACE_GROUP, arg, &cli->perm))
-				return 2;
-			break;
 		case P_CPU:
 			if (parse_duration_ns(arg, &o->cpu_per_txn_ns) ||
 			    o->cpu_per_txn_ns > 1000000000ull)
@@ -444,7 +428,7 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 	uint64_t data_need, wal_need;
 	unsigned int i, j;
 
-	if (cli->perm_set && !cli->trace)
+	if (run_opts.perm_set && !run_opts.trace)
 		return opt_error(&pgsql_cmd, "--trace-mode and --trace-group need --trace FILE");
 	iotap_workload_pgsql_need(o, &data_need, &wal_need);
 	for (i = 0; i < cli->nt; i++) {
@@ -492,10 +476,10 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 			}
 		}
 	}
-	for (i = 0; cli->trace && i < cli->nt; i++) {
-		struct out_rules rules = { .force = cli->force, .trace = 1 };
+	for (i = 0; run_opts.trace && i < cli->nt; i++) {
+		struct out_rules rules = { .force = run_opts.force, .trace = 1 };
 
-		cli->t[i].trace = run_trace_name(cli->trace, i, cli->nt);
+		cli->t[i].trace = run_trace_name(run_opts.trace, i, cli->nt);
 		if (!cli->t[i].trace) {
 			die_msg("out of memory");
 			return 1;
@@ -540,8 +524,8 @@ static void *run_target(void *arg)
 		.trace_path = t->trace,
 		.cmdline = cli->cmdline,
 		.workload = cli->workload,
-		.flags = cli->force ? IOTAP_WORKLOAD_TRACE_FORCE : 0,
-		.progress = cli->quiet ? NULL : pg_progress,
+		.flags = run_opts.force ? IOTAP_WORKLOAD_TRACE_FORCE : 0,
+		.progress = run_opts.quiet ? NULL : pg_progress,
 		.progress_arg = t,
 		.lockstep = cli->lockstep,
 	};
@@ -670,7 +654,7 @@ static int finish(struct pg_cli *cli)
 		}
 		/* the phases' overlap first: the contexts close below, one by one */
 		if (ctx && paths)
-			run_print_overlap(stdout, ctx, paths, cli->nt, !cli->no_lockstep);
+			run_print_overlap(stdout, ctx, paths, cli->nt, !run_opts.no_lockstep);
 		printf("\n");
 		free(ctx);
 		free(paths);
@@ -714,7 +698,7 @@ static int finish(struct pg_cli *cli)
 			trc = trc ? trc : 1;
 		}
 		/* the trace this run created, complete: shared as asked */
-		if (!cret && t->trace && cli->perm_set && trace_perm_set(t->trace, &cli->perm))
+		if (!cret && t->trace && run_opts.perm_set && trace_perm_set(t->trace, &run_opts.perm))
 			trc = trc ? trc : 1;
 		iotap_workload_pgsql_result_release(&t->res);
 		if (trc && (!rc || trc == 130))
@@ -722,7 +706,7 @@ static int finish(struct pg_cli *cli)
 	}
 	if (rc == 130)
 		fprintf(stderr, "iotap run: interrupted: results above are partial; files "
-				"removed%s\n", cli->trace ? ", traces closed" : "");
+				"removed%s\n", run_opts.trace ? ", traces closed" : "");
 	return rc;
 }
 
@@ -751,7 +735,7 @@ static int cmd_run_pgsql(int argc, char **argv)
 	}
 	/* however many interrupts: files removed, partial results, traces closed */
 	run_install_signals();
-	if (cli.nt > 1 && !cli.no_lockstep && iotap_workload_lockstep_new(&cli.lockstep, cli.nt))
+	if (cli.nt > 1 && !run_opts.no_lockstep && iotap_workload_lockstep_new(&cli.lockstep, cli.nt))
 		cli.lockstep = NULL;
 	for (i = 0; i < cli.nt; i++) {
 		args[i][0] = &cli;
