@@ -30,6 +30,7 @@
 #include <zstd.h>
 
 #include "tap.h"
+#include "iotap_dedup.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "dedup_i.h"	/* dd_cfg_init, dd_pos_generation: the borg chunk plan */

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "iotap_pgsql.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "pgsql_i.h"

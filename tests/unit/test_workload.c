@@ -26,6 +26,10 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "iotap_bonnie.h"
+#include "iotap_dd.h"
+#include "iotap_hdparm.h"
+#include "iotap_iozone.h"
 #include "iotap_trace.h"
 #include "iotap_workload.h"
 #include "workload_i.h"

@@ -11,6 +11,7 @@
 #define IOTAP_BONNIE_I_H
 
 #include "workload_i.h"
+#include "iotap_bonnie.h"
 
 #define MIB		(1ull << 20)
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "iotap_base.h"
+#include "iotap_bonnie.h"
 #include "workload_i.h"
 
 #define MIN_TIME	IOTAP_BONNIE_MIN_TIME	/* bonnie.h MinTime: shorter tests print +++++ */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "iotap_base.h"
+#include "iotap_bonnie.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"

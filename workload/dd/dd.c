@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "workload_i.h"
+#include "iotap_dd.h"
 
 static int prepare(struct iotap_workload_ctx *c, const struct iotap_workload_dd_opts *o,
 		   const char *name, void *buf, struct iotap_workload_dd_result *r)

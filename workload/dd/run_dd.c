@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "iotap_base.h"
+#include "iotap_dd.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"

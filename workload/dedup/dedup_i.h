@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "workload_i.h"
+#include "iotap_dedup.h"
 
 #define DD_PAGE		4096u		/* index bucket and I/O alignment */
 #define DD_SLOTS	127u		/* entries in a bucket after its 32-byte header */

@@ -27,6 +27,7 @@
 
 #include "iotap_base.h"
 #include "iotap_trace.h"
+#include "iotap_dedup.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "workload_i.h"
+#include "iotap_hdparm.h"
 
 #define TIMING_MB	2
 #define TIMING_BYTES	(TIMING_MB << 20)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iotap_base.h"
+#include "iotap_hdparm.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "workload_i.h"
+#include "iotap_iozone.h"
 
 #define KB		1024ull
 #define CROSSOVER_KB	(16 * 1024)	/* iozone CROSSOVER: larger files skip small records */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iotap_base.h"
+#include "iotap_iozone.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"

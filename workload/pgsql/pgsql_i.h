@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "workload_i.h"
+#include "iotap_pgsql.h"
 
 #define PG_BLCKSZ		8192u
 #define PG_RELSEG_BLOCKS	131072u		/* RELSEG_SIZE: 1 GiB segments */

@@ -37,6 +37,7 @@
 #include "cmds.h"
 #include "iotap_base.h"
 #include "iotap_trace.h"
+#include "iotap_pgsql.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"
