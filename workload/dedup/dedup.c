@@ -146,22 +146,8 @@ int iotap_workload_dedup_plan(const struct iotap_workload_dedup_opts *o,
 	if (p->index_bytes < 16 * DD_PAGE)
 		p->index_bytes = 16 * DD_PAGE;
 	p->map_bytes = p->segments * DD_ENTRY;
-	if (cfg.borg) {
-		/* borg: the chunk index in RAM; compaction copies before it unlinks */
-		p->cache_entries = p->unique_segments + 8;
-		p->index_bytes = 18 + 40 * (p->unique_segments * 2 + 1031);
-		p->need_data = 2 * (uint64_t)((double)p->stored_bytes * cfg.rand_per_512 / 512.0) +
-			       2 * p->map_bytes + 2 * p->index_bytes + 16 * DD_MIB;
-		p->need_meta = 2 * (44 * (p->unique_segments * 2 + 1031) + DD_MIB);
-		return 0;
-	}
-	if (cfg.cdc) {
-		/* restic: the index in RAM, the maps are the trees in the data */
-		p->cache_entries = p->unique_segments + 8;
-		p->index_bytes = p->unique_segments * 180;
-		p->need_data = (uint64_t)((double)p->stored_bytes * cfg.rand_per_512 / 512.0) +
-			       p->map_bytes + p->index_bytes + 2 * o->container_bytes;
-		p->need_meta = 0;
+	if (cfg.fl->plan) {
+		cfg.fl->plan(p, &cfg);
 		return 0;
 	}
 	p->cache_entries = o->fp_cache_bytes ? o->fp_cache_bytes / DD_ENTRY :
@@ -372,12 +358,8 @@ static int init(struct dd_run *run, const struct iotap_workload_dedup_plan *plan
 	ret = mkdir_at(run, run->top_fd, run->top_ino, "data", &run->data_fd, &run->data_ino);
 	if (ret)
 		goto out;
-	if (run->cfg.borg) {
-		ret = dd_borg_init(run);
-		goto out;
-	}
-	if (run->cfg.cdc) {
-		ret = dd_restic_init(run);
+	if (run->cfg.fl->init) {
+		ret = run->cfg.fl->init(run);
 		goto out;
 	}
 	if (run->o->meta_dir) {
@@ -415,8 +397,8 @@ static void drop_store(struct dd_run *run)
 	char name[48];
 	uint32_t id;
 
-	if (run->cfg.borg) {
-		dd_borg_drop(run);
+	if (run->cfg.fl->drop) {
+		run->cfg.fl->drop(run);
 		return;
 	}
 	for (id = 0; id < run->ncont; id++) {
@@ -425,11 +407,7 @@ static void drop_store(struct dd_run *run)
 		if (run->cont[id].state != CONT_CLOSED)
 			continue;
 		dd_cont_name(name, sizeof(name), id, "bin");
-		if (run->cfg.cdc)
-			fd = openat(run->rdir_fd[run->rf[run->cont[id].rf].dir],
-				    run->rf[run->cont[id].rf].name, O_RDONLY | O_CLOEXEC);
-		else
-			fd = openat(run->data_fd, name, O_RDONLY | O_CLOEXEC);
+		fd = openat(run->data_fd, name, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 			close(fd);
@@ -452,13 +430,12 @@ static void cleanup(struct dd_run *run)
 	/* the removal is no phase of the capture either */
 	if (run->o->mark_capture && run->last_mark[0])
 		setxattr(c->dir, "user.iotap.mark_end", run->last_mark, strlen(run->last_mark), 0);
-	if (run->cfg.borg)
-		dd_borg_cleanup(run);
-	else if (run->cfg.cdc)
-		dd_restic_cleanup(run);
+	if (run->cfg.fl->cleanup)
+		run->cfg.fl->cleanup(run);
 	if (run->o->keep)
 		goto close_fds;
-	for (id = 0; run->data_fd >= 0 && !run->cfg.cdc && id < run->ncont; id++) {
+	/* msdp's containers (a flavor with its own store removed it above) */
+	for (id = 0; run->data_fd >= 0 && !run->cfg.fl->cleanup && id < run->ncont; id++) {
 		if (run->cont[id].state == CONT_GONE)
 			continue;
 		dd_cont_name(name, sizeof(name), id, "bin");
@@ -609,11 +586,11 @@ int iotap_workload_dedup_run(struct iotap_workload_ctx *c,
 		s->buf = wl_buf_alloc(run.cfg.max_seg);
 		s->io = wl_buf_alloc(DD_IO_MAX + run.cfg.max_seg);
 		s->map = calloc(DD_MAP_BATCH, sizeof(*s->map));
-		if (run.cfg.cdc) {
+		if (run.cfg.fl->cdc) {
 			s->pack = malloc(o->container_bytes + run.cfg.max_seg + 2 * DD_MIB);
 			s->alt.pack = malloc(o->container_bytes + run.cfg.max_seg + 2 * DD_MIB);
 		}
-		if (!s->buf || !s->io || !s->map || (run.cfg.cdc && (!s->pack || !s->alt.pack)) ||
+		if (!s->buf || !s->io || !s->map || (run.cfg.fl->cdc && (!s->pack || !s->alt.pack)) ||
 		    dd_pos_alloc(&s->pos, run.cfg.positions)) {
 			ret = -ENOMEM;
 			goto out;
@@ -671,3 +648,7 @@ void iotap_workload_dedup_result_release(struct iotap_workload_dedup_result *r)
 	r->gen = NULL;
 }
 
+/* msdp: the model's own fixed segments, containers, on-disk index and maps. */
+const struct dd_flavor dd_msdp = {
+	.name = "msdp",
+};

@@ -687,7 +687,7 @@ out:
 
 /* --- borg init ------------------------------------------------------------------------- */
 
-int dd_borg_init(struct dd_run *run)
+static int borg_init(struct dd_run *run)
 {
 	struct iotap_workload_ctx *c = run->c;
 	struct dd_borg *b;
@@ -791,20 +791,17 @@ static int put_meta(struct dd_run *run, uint64_t len, uint32_t *seg, uint64_t *w
 	return ret;
 }
 
-int dd_borg_backup(struct dd_stream *s)
+/*
+ * borg create, through dd_cdc_backup(): the lock, the repository and the
+ * cache opened, nonces reserved; the chunk index is in RAM (the cache's
+ * chunks file, read at the start).
+ */
+static int borg_begin(struct dd_stream *s)
 {
 	struct dd_run *run = s->run;
-	struct dd_borg *b = run->borg;
-	struct iotap_workload_ctx *c = run->c;
-	struct dd_pos *p = &s->pos;
-	uint32_t old = b->txn, mseg;
-	struct dd_entry *tree;
-	uint64_t k, meta;
 	int ret;
 
-	tree = calloc(p->n ? p->n : 1, sizeof(*tree));
-	if (!tree)
-		return -ENOMEM;
+	s->txn0 = run->borg->txn;
 	ret = lock_take(run, run->top_fd, run->top_ino, &s->written);
 	if (!ret)
 		ret = repo_open(run, 1, NULL);
@@ -812,50 +809,50 @@ int dd_borg_backup(struct dd_stream *s)
 		ret = cache_begin(run, &s->written);
 	if (!ret)
 		ret = nonce_reserve(run, &s->written);
-	for (k = 0; !ret && k < p->n; k++) {
-		struct dd_entry *e = &tree[k];
-		uint32_t len = p->len[k];
-		int64_t si;
+	return ret;
+}
 
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		dd_chunk_fp(s, k);
-		e->lo = p->fp[k].lo;
-		e->hi = p->fp[k].hi;
-		/* the chunk index is in RAM (the cache's chunks file, read at the start) */
-		si = dd_seg_ref(run, &p->fp[k], e);
-		if (si < 0) {
-			struct dd_seg sg;
-			uint32_t n, seg, off;
+/* A new chunk: lz4'd and encrypted, PUT into the segment log. */
+static int borg_store(struct dd_stream *s, uint64_t k, struct dd_entry *e)
+{
+	struct dd_run *run = s->run;
+	struct dd_borg *b = run->borg;
+	struct dd_pos *p = &s->pos;
+	uint32_t len = p->len[k], n, seg, off;
+	struct dd_seg sg;
+	int ret;
 
-			if (p->fresh[k] != DD_NEW)
-				dd_fill(&run->cfg, p->cid[k], s->buf, len);
-			/* lz4 keeps the random part; 2 + 41 bytes of headers; the PUT's 41 */
-			n = dd_squeeze(&run->cfg, s->buf, len, b->obj + BG_PUT_HDR + BG_OBJ_EXTRA);
-			memset(b->obj + BG_PUT_HDR, 0, BG_OBJ_EXTRA);
-			memcpy(b->obj + 9, &p->fp[k], sizeof(p->fp[k]));
-			ret = put(run, b->obj, n + BG_OBJ_EXTRA, 0, &seg, &off, &s->written);
-			if (ret)
-				break;
-			sg.fp = p->fp[k];
-			sg.cont = seg;
-			sg.off = off;
-			sg.len = BG_PUT_HDR + BG_OBJ_EXTRA + n;
-			sg.refs = 1;
-			pthread_mutex_lock(&run->lock);
-			ret = dd_seg_add(run, &sg);
-			pthread_mutex_unlock(&run->lock);
-			e->cont = seg;
-			e->off = off;
-			e->len = sg.len;
-			s->stored += len;	/* the ratio counts what was sent, not kept */
-		}
-		s->segs++;
-		s->logical += len;
-		atomic_fetch_add_explicit(&c->ph_done, 1, memory_order_relaxed);
-	}
+	/* lz4 keeps the random part; 2 + 41 bytes of headers; the PUT's 41 */
+	n = dd_squeeze(&run->cfg, s->buf, len, b->obj + BG_PUT_HDR + BG_OBJ_EXTRA);
+	memset(b->obj + BG_PUT_HDR, 0, BG_OBJ_EXTRA);
+	memcpy(b->obj + 9, &p->fp[k], sizeof(p->fp[k]));
+	ret = put(run, b->obj, n + BG_OBJ_EXTRA, 0, &seg, &off, &s->written);
+	if (ret)
+		return ret;
+	sg.fp = p->fp[k];
+	sg.cont = seg;
+	sg.off = off;
+	sg.len = BG_PUT_HDR + BG_OBJ_EXTRA + n;
+	sg.refs = 1;
+	pthread_mutex_lock(&run->lock);
+	ret = dd_seg_add(run, &sg);
+	pthread_mutex_unlock(&run->lock);
+	e->cont = seg;
+	e->off = off;
+	e->len = sg.len;
+	s->stored += len;	/* the ratio counts what was sent, not kept */
+	return ret;
+}
+
+/* The archive's items and metadata, the manifest, the commit, the cache, the lock. */
+static int borg_end(struct dd_stream *s, struct dd_entry *tree, int ret)
+{
+	struct dd_run *run = s->run;
+	struct dd_borg *b = run->borg;
+	struct dd_pos *p = &s->pos;
+	uint32_t old = s->txn0, mseg;
+	uint64_t meta;
+
 	/* the items (metadata stream) and the archive's metadata */
 	meta = BG_ITEM * ((run->o->image_bytes + BG_FILE - 1) / BG_FILE) + BG_ITEM_CHUNK * p->n;
 	if (!ret)
@@ -1002,7 +999,7 @@ static void rd_close(struct dd_run *run, struct bg_rd *rd)
 	rd->seen = NULL;
 }
 
-int dd_borg_restore(struct dd_stream *s)
+static int borg_restore(struct dd_stream *s)
 {
 	struct dd_run *run = s->run;
 	struct dd_borg *b = run->borg;
@@ -1047,7 +1044,7 @@ int dd_borg_restore(struct dd_stream *s)
 
 /* --- borg prune ---------------------------------------------------------------------- */
 
-int dd_borg_expire(struct dd_run *run)
+static int borg_expire(struct dd_run *run)
 {
 	struct iotap_workload_dedup_result *r = run->r;
 	struct dd_borg *b = run->borg;
@@ -1107,7 +1104,7 @@ int dd_borg_expire(struct dd_run *run)
 
 /* --- borg compact -------------------------------------------------------------------- */
 
-int dd_borg_compact(struct dd_run *run)
+static int borg_compact(struct dd_run *run)
 {
 	struct iotap_workload_dedup_result *r = run->r;
 	struct dd_borg *b = run->borg;
@@ -1211,7 +1208,7 @@ int dd_borg_compact(struct dd_run *run)
 
 /* --- page cache and cleanup ------------------------------------------------------- */
 
-void dd_borg_drop(struct dd_run *run)
+static void borg_drop(struct dd_run *run)
 {
 	struct dd_borg *b = run->borg;
 	char name[16];
@@ -1292,7 +1289,7 @@ next:
 	free(names);
 }
 
-void dd_borg_cleanup(struct dd_run *run)
+static void borg_cleanup(struct dd_run *run)
 {
 	struct dd_borg *b = run->borg;
 	struct iotap_workload_ctx *c = run->c;
@@ -1335,3 +1332,31 @@ void dd_borg_cleanup(struct dd_run *run)
 	free(b);
 	run->borg = NULL;
 }
+
+/* The plan's figures: the chunk index in RAM; compaction copies before it unlinks. */
+static void borg_plan(struct iotap_workload_dedup_plan *p, const struct dd_cfg *cfg)
+{
+	p->cache_entries = p->unique_segments + 8;
+	p->index_bytes = 18 + 40 * (p->unique_segments * 2 + 1031);
+	p->need_data = 2 * (uint64_t)((double)p->stored_bytes * cfg->rand_per_512 / 512.0) +
+		       2 * p->map_bytes + 2 * p->index_bytes + 16 * DD_MIB;
+	p->need_meta = 2 * (44 * (p->unique_segments * 2 + 1031) + DD_MIB);
+}
+
+/* borg 1.2: buzhash chunks of 512 KiB + Exp(2 MiB), lz4, a log of segments (dedup_data.c) */
+const struct dd_flavor dd_borg = {
+	.name = "borg",
+	.cdc = 1,
+	.cdc_mean = 2 * DD_MIB,
+	.plan = borg_plan,
+	.init = borg_init,
+	.backup = dd_cdc_backup,
+	.restore = borg_restore,
+	.expire = borg_expire,
+	.compact = borg_compact,
+	.drop = borg_drop,
+	.cleanup = borg_cleanup,
+	.begin = borg_begin,
+	.store = borg_store,
+	.end = borg_end,
+};

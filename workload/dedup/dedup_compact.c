@@ -16,7 +16,8 @@
 
 /* --- expiry and compaction ------------------------------------------------------ */
 
-static int restic_phase(struct dd_run *run, const char *name,
+/* A phase a flavor runs itself: @fn between the markers. */
+static int flavor_phase(struct dd_run *run, const char *name,
 			struct iotap_workload_phase_result *pr, int (*fn)(struct dd_run *))
 {
 	int ret;
@@ -34,9 +35,8 @@ int dd_expire(struct dd_run *run)
 	unsigned int g, i;
 	int ret = 0;
 
-	if (run->cfg.cdc)
-		return restic_phase(run, "expire", &r->expire,
-				    run->cfg.borg ? dd_borg_expire : dd_restic_expire);
+	if (run->cfg.fl->expire)
+		return flavor_phase(run, "expire", &r->expire, run->cfg.fl->expire);
 	dd_phase_begin(run, &run->span, "expire", (uint64_t)run->o->expire * run->o->streams, 0);
 	for (g = 0; !ret && g < run->o->expire; g++) {
 		for (i = 0; !ret && i < run->o->streams; i++) {
@@ -211,9 +211,8 @@ int dd_compact(struct dd_run *run)
 	uint32_t id, n;
 	int ret = 0;
 
-	if (run->cfg.cdc) {
-		ret = restic_phase(run, "compact", &r->compact,
-				   run->cfg.borg ? dd_borg_compact : dd_restic_compact);
+	if (run->cfg.fl->compact) {
+		ret = flavor_phase(run, "compact", &r->compact, run->cfg.fl->compact);
 		r->compact.bytes = r->compact_read + r->compact_written;
 		return ret;
 	}

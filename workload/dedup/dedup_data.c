@@ -41,8 +41,13 @@
 #define MIB (1ull << 20)
 #define RESTIC_MIN	(512 * 1024)	/* restic chunker MinSize */
 #define RESTIC_MAX	(8 * MIB)	/* MaxSize */
-#define RESTIC_AVG	(3 * MIB / 2)	/* mean length beyond MinSize, as measured (below) */
-#define BORG_AVG	(2 * MIB)	/* buzhash,19,23,21: a cut where 21 hash bits are 0 */
+
+/* The flavors by --flavor (dedup_i.h). */
+static const struct dd_flavor *const flavors[] = {
+	[IOTAP_DEDUP_MSDP] = &dd_msdp,
+	[IOTAP_DEDUP_RESTIC] = &dd_restic,
+	[IOTAP_DEDUP_BORG] = &dd_borg,
+};
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -106,13 +111,12 @@ int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o, c
 		*why = "the compaction threshold must be 0..100%";
 	if (*why)
 		return -EINVAL;
-	if (o->flavor == IOTAP_DEDUP_RESTIC || o->flavor == IOTAP_DEDUP_BORG) {
+	cfg->fl = flavors[o->flavor];
+	if (cfg->fl->cdc) {
 		/* at most this many chunks; the first generation says how many */
-		cfg->borg = o->flavor == IOTAP_DEDUP_BORG;
 		cfg->positions = o->image_bytes / RESTIC_MIN + 1;
 		cfg->max_seg = RESTIC_MAX;
 		cfg->run = 1;
-		cfg->cdc = 1;
 	} else {
 		cfg->positions = o->image_bytes / o->segment_bytes;
 		cfg->max_seg = o->segment_bytes;
@@ -180,7 +184,7 @@ static void pick(uint8_t *mark, uint64_t first, uint64_t nb, uint64_t k, uint64_
 static void fresh_at(const struct dd_cfg *cfg, struct dd_pos *p, uint64_t i, unsigned int stream)
 {
 	p->cid[i] = ((uint64_t)(stream + 1) << 40) + p->serial++;
-	if (!cfg->cdc)
+	if (!cfg->fl->cdc)
 		p->len[i] = cfg->o->segment_bytes;
 	p->fresh[i] = DD_NEW;
 }
@@ -201,7 +205,7 @@ static void fresh_at(const struct dd_cfg *cfg, struct dd_pos *p, uint64_t i, uns
 static uint32_t cdc_len(const struct dd_cfg *cfg, uint64_t *s)
 {
 	double u = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
-	double extra = -log(u) * (cfg->borg ? BORG_AVG : RESTIC_AVG);
+	double extra = -log(u) * cfg->fl->cdc_mean;
 
 	if (extra > RESTIC_MAX - RESTIC_MIN)
 		extra = RESTIC_MAX - RESTIC_MIN;
@@ -290,7 +294,7 @@ void dd_pos_generation(const struct dd_cfg *cfg, struct dd_pos *p, unsigned int 
 	uint8_t *mark;
 
 	splitmix(&s);
-	if (cfg->cdc) {
+	if (cfg->fl->cdc) {
 		cdc_generation(cfg, p, stream, gen, s);
 		return;
 	}

@@ -31,6 +31,7 @@
 #define DD_ENTRY	32u		/* bytes of an index, map or cache entry */
 
 struct dd_borg;
+struct dd_flavor;
 
 struct dd_fp {
 	uint64_t lo, hi;
@@ -58,8 +59,7 @@ struct dd_cfg {
 	uint32_t run;			/* positions per changed or duplicated extent */
 	uint32_t rand_per_512;		/* random bytes in each 512 (the rest is zeros) */
 	uint32_t max_seg;		/* largest segment */
-	int cdc;			/* content-defined chunks (restic, borg) */
-	int borg;			/* borg's chunker and repository */
+	const struct dd_flavor *fl;	/* --flavor */
 };
 
 int dd_cfg_init(struct dd_cfg *cfg, const struct iotap_workload_dedup_opts *o,
@@ -218,6 +218,9 @@ struct dd_stream {
 		int pack_open;
 	} alt;
 	uint64_t blobs_added;
+	/* the flavor's own per-backup state (restic: its blob buffer, its lock; borg: the txn) */
+	uint8_t *blob;
+	uint32_t lock, txn0;
 };
 
 struct dd_run {
@@ -292,25 +295,39 @@ int dd_map_read(struct dd_run *run, unsigned int stream, unsigned int gen,
 int dd_backup(struct dd_run *run, unsigned int gen);
 int dd_restore(struct dd_run *run, unsigned int gen);
 
-/* --- dedup_restic.c: the restic flavor's phases --------------------------- */
+/*
+ * A flavor of the model (--flavor), a row each: msdp (dedup.c, the
+ * model's own fixed segments, containers, on-disk index and maps: its
+ * hooks are NULL), restic (dedup_restic.c) and borg (dedup_borg.c), which
+ * chunk by content, keep the index in RAM and run each phase through
+ * their hooks. Both back up through one chunk loop, dd_cdc_backup()
+ * (dedup_stream.c): @begin, @store for each chunk the index lacks (its
+ * bytes in s->buf), @end with the image's blob list and the loop's status.
+ */
+struct iotap_workload_dedup_plan;
+struct dd_flavor {
+	const char *name;		/* "msdp", "restic", "borg" */
+	int cdc;			/* content-defined chunks, not fixed segments */
+	double cdc_mean;		/* their mean length beyond the minimum (bytes) */
+	/* the plan's index, cache and space figures, from the counts */
+	void (*plan)(struct iotap_workload_dedup_plan *p, const struct dd_cfg *cfg);
+	int (*init)(struct dd_run *run);
+	int (*backup)(struct dd_stream *s);
+	int (*restore)(struct dd_stream *s);
+	int (*expire)(struct dd_run *run);
+	int (*compact)(struct dd_run *run);
+	/* posix_fadvise DONTNEED on the store (not traced) */
+	void (*drop)(struct dd_run *run);
+	void (*cleanup)(struct dd_run *run);
+	int (*begin)(struct dd_stream *s);
+	int (*store)(struct dd_stream *s, uint64_t k, struct dd_entry *e);
+	int (*end)(struct dd_stream *s, struct dd_entry *tree, int ret);
+};
 
-int dd_restic_init(struct dd_run *run);
-int dd_restic_backup(struct dd_stream *s);
-int dd_restic_restore(struct dd_stream *s);
-int dd_restic_expire(struct dd_run *run);
-int dd_restic_compact(struct dd_run *run);
-void dd_restic_cleanup(struct dd_run *run);
+extern const struct dd_flavor dd_msdp, dd_restic, dd_borg;
 
-/* --- dedup_borg.c: the borg flavor's phases ------------------------------ */
-
-int dd_borg_init(struct dd_run *run);
-int dd_borg_backup(struct dd_stream *s);
-int dd_borg_restore(struct dd_stream *s);
-int dd_borg_expire(struct dd_run *run);
-int dd_borg_compact(struct dd_run *run);
-/* posix_fadvise DONTNEED on every segment (not traced). */
-void dd_borg_drop(struct dd_run *run);
-void dd_borg_cleanup(struct dd_run *run);
+/* The backup of one stream through its flavor's begin, store and end. */
+int dd_cdc_backup(struct dd_stream *s);
 
 /* --- dedup_compact.c: expiry and compaction ------------------------------ */
 

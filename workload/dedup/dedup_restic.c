@@ -218,7 +218,7 @@ static int unlink_file(struct dd_run *run, uint32_t rfi)
 	return ret;
 }
 
-int dd_restic_init(struct dd_run *run)
+static int restic_init(struct dd_run *run)
 {
 	struct iotap_workload_ctx *c = run->c;
 	unsigned int i;
@@ -354,57 +354,43 @@ static int pack_add(struct dd_stream *s, const uint8_t *src, uint32_t len, uint3
 	return 0;
 }
 
-int dd_restic_backup(struct dd_stream *s)
+/* restic backup, through dd_cdc_backup(): the lock first */
+static int restic_begin(struct dd_stream *s)
+{
+	s->blob = malloc(s->run->cfg.max_seg + BLOB_EXTRA);
+	if (!s->blob)
+		return -ENOMEM;
+	s->blobs_added = 0;
+	/* the index comes from restic's cache (~/.cache/restic), not the repository */
+	return save_small(s->run, RS_DIR_LOCKS, LOCK_BYTES, &s->lock);
+}
+
+/* A new chunk: compressed, encrypted, into a pack. */
+static int restic_store(struct dd_stream *s, uint64_t k, struct dd_entry *e)
+{
+	struct dd_pos *p = &s->pos;
+	uint32_t len = p->len[k], n;
+	int ret;
+
+	n = dd_squeeze(&s->run->cfg, s->buf, len, s->blob);
+	memset(s->blob + n, 0, BLOB_EXTRA);
+	ret = pack_add(s, s->blob, n + BLOB_EXTRA, len, &p->fp[k], e);
+	/* restic's two packers take the blobs in turn */
+	pack_swap(s);
+	return ret;
+}
+
+/* The packs flushed, the tree, the index and the snapshot saved, the lock gone. */
+static int restic_end(struct dd_stream *s, struct dd_entry *tree, int ret)
 {
 	struct dd_run *run = s->run;
 	struct iotap_workload_ctx *c = run->c;
 	struct dd_pos *p = &s->pos;
 	unsigned int slot = s->i * run->o->generations + run->gen;
-	struct dd_entry *tree;
-	uint32_t lock, rfi;
-	uint8_t *blob;
-	uint64_t k;
-	int ret;
+	uint32_t rfi;
 
-	tree = calloc(p->n ? p->n : 1, sizeof(*tree));
-	blob = malloc(run->cfg.max_seg + BLOB_EXTRA);
-	if (!tree || !blob) {
-		free(tree);
-		free(blob);
-		return -ENOMEM;
-	}
-	s->blobs_added = 0;
-	/* the index comes from restic's cache (~/.cache/restic), not the repository */
-	ret = save_small(run, RS_DIR_LOCKS, LOCK_BYTES, &lock);
-	for (k = 0; !ret && k < p->n; k++) {
-		struct dd_entry *e = &tree[k];
-		uint32_t len = p->len[k];
-		int64_t si;
-
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		dd_chunk_fp(s, k);
-		e->lo = p->fp[k].lo;
-		e->hi = p->fp[k].hi;
-		/* the index is in RAM: every look-up is answered there */
-		si = dd_seg_ref(run, &p->fp[k], e);
-		if (si < 0) {
-			uint32_t n;
-
-			if (p->fresh[k] != DD_NEW)
-				dd_fill(&run->cfg, p->cid[k], s->buf, len);
-			n = dd_squeeze(&run->cfg, s->buf, len, blob);
-			memset(blob + n, 0, BLOB_EXTRA);
-			ret = pack_add(s, blob, n + BLOB_EXTRA, len, &p->fp[k], e);
-			/* restic's two packers take the blobs in turn */
-			pack_swap(s);
-		}
-		s->segs++;
-		s->logical += len;
-		atomic_fetch_add_explicit(&c->ph_done, 1, memory_order_relaxed);
-	}
+	if (!s->blob)
+		goto out;
 	if (!ret)
 		ret = pack_flush(s);
 	pack_swap(s);
@@ -434,16 +420,18 @@ int dd_restic_backup(struct dd_stream *s)
 	if (!ret)
 		s->written += 64 + INDEX_ENTRY * (s->blobs_added + 1) + SNAP_BYTES + LOCK_BYTES;
 	if (!ret)
-		ret = unlink_file(run, lock);
+		ret = unlink_file(run, s->lock);
+out:
 	run->tree[slot] = tree;
 	run->ntree[slot] = p->n;
-	free(blob);
+	free(s->blob);
+	s->blob = NULL;
 	return ret;
 }
 
 /* --- restore --------------------------------------------------------------------- */
 
-int dd_restic_restore(struct dd_stream *s)
+static int restic_restore(struct dd_stream *s)
 {
 	struct dd_run *run = s->run;
 	unsigned int slot = s->i * run->o->generations + run->gen;
@@ -492,7 +480,7 @@ int dd_restic_restore(struct dd_stream *s)
 
 /* --- forget and prune ------------------------------------------------------------- */
 
-int dd_restic_expire(struct dd_run *run)
+static int restic_expire(struct dd_run *run)
 {
 	struct iotap_workload_dedup_result *r = run->r;
 	unsigned int g, i;
@@ -538,7 +526,7 @@ static int cmp_unused(const void *a, const void *b, void *arg)
 	return fx < fy ? 1 : fx > fy ? -1 : 0;
 }
 
-int dd_restic_compact(struct dd_run *run)
+static int restic_compact(struct dd_run *run)
 {
 	struct iotap_workload_dedup_result *r = run->r;
 	struct dd_stream *s = &run->st[0];
@@ -653,7 +641,7 @@ out:
 	return ret;
 }
 
-void dd_restic_cleanup(struct dd_run *run)
+static void restic_cleanup(struct dd_run *run)
 {
 	unsigned int i, n = run->o->streams * run->o->generations;
 	char name[16];
@@ -694,3 +682,50 @@ void dd_restic_cleanup(struct dd_run *run)
 	run->tree = NULL;
 	run->rf = NULL;
 }
+
+/* The plan's figures: the index in RAM, the maps are the trees in the data. */
+static void restic_plan(struct iotap_workload_dedup_plan *p, const struct dd_cfg *cfg)
+{
+	p->cache_entries = p->unique_segments + 8;
+	p->index_bytes = p->unique_segments * 180;
+	p->need_data = (uint64_t)((double)p->stored_bytes * cfg->rand_per_512 / 512.0) +
+		       p->map_bytes + p->index_bytes + 2 * cfg->o->container_bytes;
+	p->need_meta = 0;
+}
+
+/* posix_fadvise DONTNEED on every pack (not traced): restores read from the array. */
+static void restic_drop(struct dd_run *run)
+{
+	uint32_t id;
+
+	for (id = 0; id < run->ncont; id++) {
+		int fd;
+
+		if (run->cont[id].state != CONT_CLOSED)
+			continue;
+		fd = openat(run->rdir_fd[run->rf[run->cont[id].rf].dir],
+			    run->rf[run->cont[id].rf].name, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			close(fd);
+		}
+	}
+}
+
+/* restic 0.14: content-defined chunks of 512 KiB + Exp(1.5 MiB) (dedup_data.c) */
+const struct dd_flavor dd_restic = {
+	.name = "restic",
+	.cdc = 1,
+	.cdc_mean = 3 * DD_MIB / 2,
+	.plan = restic_plan,
+	.init = restic_init,
+	.backup = dd_cdc_backup,
+	.restore = restic_restore,
+	.expire = restic_expire,
+	.compact = restic_compact,
+	.drop = restic_drop,
+	.cleanup = restic_cleanup,
+	.begin = restic_begin,
+	.store = restic_store,
+	.end = restic_end,
+};

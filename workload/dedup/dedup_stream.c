@@ -115,6 +115,43 @@ static void backup_done(struct wl_threads *t)
 	g->backup_user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
 }
 
+int dd_cdc_backup(struct dd_stream *s)
+{
+	struct dd_run *run = s->run;
+	const struct dd_flavor *fl = run->cfg.fl;
+	struct dd_pos *p = &s->pos;
+	struct dd_entry *tree;
+	uint64_t k;
+	int ret;
+
+	tree = calloc(p->n ? p->n : 1, sizeof(*tree));
+	if (!tree)
+		return -ENOMEM;
+	ret = fl->begin(s);
+	for (k = 0; !ret && k < p->n; k++) {
+		struct dd_entry *e = &tree[k];
+		uint32_t len = p->len[k];
+
+		if (wl_stopped()) {
+			ret = -EINTR;
+			break;
+		}
+		dd_chunk_fp(s, k);
+		e->lo = p->fp[k].lo;
+		e->hi = p->fp[k].hi;
+		/* the index is in RAM: every look-up is answered there */
+		if (dd_seg_ref(run, &p->fp[k], e) < 0) {
+			if (p->fresh[k] != DD_NEW)
+				dd_fill(&run->cfg, p->cid[k], s->buf, len);
+			ret = fl->store(s, k, e);
+		}
+		s->segs++;
+		s->logical += len;
+		atomic_fetch_add_explicit(&run->c->ph_done, 1, memory_order_relaxed);
+	}
+	return fl->end(s, tree, ret);
+}
+
 static int backup_stream(struct wl_threads *t, unsigned int i)
 {
 	struct dd_run *run = t->arg;
@@ -126,9 +163,9 @@ static int backup_stream(struct wl_threads *t, unsigned int i)
 	uint64_t k;
 	int ret;
 
-	if (run->cfg.cdc) {
+	if (run->cfg.fl->backup) {
 		wl_threads_ready(t);
-		s->ret = run->cfg.borg ? dd_borg_backup(s) : dd_restic_backup(s);
+		s->ret = run->cfg.fl->backup(s);
 		return s->ret;
 	}
 	dd_map_name(name, sizeof(name), i, run->gen);
@@ -282,9 +319,9 @@ static int restore_stream(struct wl_threads *t, unsigned int i)
 	uint64_t n = 0, a, b;
 	int ret;
 
-	if (run->cfg.cdc) {
+	if (run->cfg.fl->restore) {
 		wl_threads_ready(t);
-		s->ret = run->cfg.borg ? dd_borg_restore(s) : dd_restic_restore(s);
+		s->ret = run->cfg.fl->restore(s);
 		return s->ret;
 	}
 	oc = calloc(MAX_OPEN, sizeof(*oc));
