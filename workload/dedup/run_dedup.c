@@ -2,134 +2,41 @@
 /*
  * run_dedup.c - iotap run dedup DIR... [--meta-dir DIR] [options]
  *
- * The CLI of the dedup model (workload/dedup.c): its option table (so
- * `iotap run dedup --help` is generated), the checks made before anything
- * is written (bad figures, a missing or read-only directory, too little
- * free space for the store or for the index and maps, an existing trace:
- * exit 2), one run per DIR, all at once, one thread each, and the report.
- * Ctrl-C stops every run at its next segment; the files are removed and
- * the partial figures printed. Exit status: 0, 1 (a run failed), 2
- * (usage), 130 (interrupted).
- *
- * cmd_run.c dispatches `iotap run dedup` here. Signals, --drop-caches,
- * trace names and progress lines are cmd_run.c's (run.h); the target
- * checks below still mirror its check_targets().
+ * The dedup model's row of the models table (run.h): its options, bound
+ * to struct dedup_cli, the checks made before anything is written (bad
+ * figures, a missing or read-only directory, too little free space for the
+ * store or for the index and maps, an existing trace: exit 2), one run per
+ * DIR (cmd_run.c runs them all at once, one thread each, each phase in
+ * step), and the report. Ctrl-C stops every run at its next segment; the
+ * files are removed and the partial figures printed.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "iotap_base.h"
-#include "iotap_trace.h"
 #include "iotap_dedup.h"
 #include "iotap_workload.h"
 #include "opt.h"
 #include "run.h"
-#include "traceio.h"
 
-enum {
-	O_META, O_FLAVOR, O_STREAMS, O_IMAGE, O_GENS, O_CHANGE, O_DUP, O_COMPRESS, O_SEGMENT,
-	O_CONTAINER, O_CACHE, O_EXPIRE, O_THRESHOLD, O_SEED, O_KEEP, O_QUIET, O_TRACE, O_FORCE,
-	O_DROP, O_NOLOCK, O_TRACE_MODE, O_TRACE_GROUP,
-};
+static struct dedup_cli {
+	struct iotap_workload_dedup_opts o;
+	int streams_set, cont_set, thr_set, expire_set;
+	struct iotap_workload_target meta;
+} d;
 
-static const struct opt_desc dedup_opts[] = {
-	[O_META] = { "meta-dir", 0, "DIR",
-		     "the fingerprint index and the segment maps go here (another\n"
-		     "array, as MSDP's guide advises); borg: its client cache\n"
-		     "(BORG_CACHE_DIR); default: in DIR" },
-	[O_FLAVOR] = { "flavor", 0, "NAME",
-		       "msdp (NetBackup MSDP: fixed segments, on-disk index; the\n"
-		       "default) or restic (restic 0.14: content-defined chunks,\n"
-		       "compressed blobs in 16 MiB packs, the index in RAM; 1 stream,\n"
-		       "5% prune threshold by default; no --meta-dir) or borg\n"
-		       "(borg 1.2: buzhash chunks of ~2.5 MiB, lz4, a log of 500 MiB\n"
-		       "segments, index/hints/integrity per commit, the chunk index\n"
-		       "in RAM, the cache in --meta-dir; 1 stream, compact's 10%)" },
-	[O_STREAMS] = { "streams", 0, "N", "concurrent backup streams, one thread each (default 4)" },
-	[O_IMAGE] = { "image-size", 0, "SIZE", "one stream's backup image (default 1G)" },
-	[O_GENS] = { "generations", 0, "N", "full backups of each stream (default 7)" },
-	[O_CHANGE] = { "change", 0, "PCT", "new data in each later generation (default 5%)" },
-	[O_DUP] = { "dup", 0, "PCT",
-		    "duplicates inside the first image: extents that repeat\n"
-		    "earlier ones (default 10%)" },
-	[O_COMPRESS] = { "compressibility", 0, "PCT",
-			 "part of the data a compressor removes, 0..95% (default 50%)" },
-	[O_SEGMENT] = { "segment-size", 0, "SIZE", "fixed segment size, 4 KiB steps (default 128k)" },
-	[O_CONTAINER] = { "container-size", 0, "SIZE",
-			  "container file size (default 64m; restic: pack size, 16m;\n"
-			  "borg: max_segment_size, 500m)" },
-	[O_CACHE] = { "fp-cache", 0, "SIZE",
-		      "fingerprint cache, 32 bytes an entry (default: a quarter of\n"
-		      "the index, so the index does not fit)" },
-	[O_EXPIRE] = { "expire", 0, "N", "oldest generations expired before compaction (default 1)" },
-	[O_THRESHOLD] = { "compact-threshold", 0, "PCT",
-			  "rewrite a container once this part of it is dead (default 20%)" },
-	[O_SEED] = { "seed", 0, "N", "content seed (default 1): same seed, same bytes" },
-	[O_KEEP] = { "keep", 0, NULL, "leave the store on disk afterwards" },
-	[O_QUIET] = OPT_RUN_QUIET('q', OPT_RUN_QUIET_HELP),
-	[O_TRACE] = OPT_RUN_TRACE(OPT_RUN_TRACE_HELP_N),
-	[O_FORCE] = OPT_RUN_FORCE,
-	[O_DROP] = OPT_RUN_DROP("sync, drop the page cache before each phase (root)"),
-	[O_NOLOCK] = OPT_RUN_NOLOCK("several DIRs: do not start each phase on all together"),
-	[O_TRACE_MODE] = OPT_RUN_TRACE_MODE,
-	[O_TRACE_GROUP] = OPT_RUN_TRACE_GROUP,
-	{ NULL },
-};
-
-static const struct opt_cmd dedup_cmd = {
-	.name = "run dedup",
-	.usage = "DIR... [--meta-dir DIR] [options]",
-	.summary =
-		"A deduplicating backup media server's own I/O (NetBackup MSDP): N\n"
-		"streams back up images of fixed segments; each segment is fingerprinted\n"
-		"and looked up (fingerprint cache, then a random 4 KiB read of the\n"
-		"on-disk index); new segments are appended to container files\n"
-		"(fdatasync per container), new index entries written back in batches,\n"
-		"a segment map written per image. Then every generation is restored\n"
-		"through its containers (read back and checked against its\n"
-		"fingerprints), the oldest generations expire and the containers are\n"
-		"compacted (read, live segments rewritten, fsync, rename, unlink).\n"
-		"The data is generated from the seed and really deduplicates and\n"
-		"compresses at the configured ratios. MB = 10^6 bytes.",
-	.opts = dedup_opts,
-	.footer =
-		"examples:\n"
-		"  iotap run dedup /mnt/r50/store --meta-dir /mnt/r1/meta --streams 4 \\\n"
-		"      --image-size 20G --generations 7 --change 5%\n"
-		"  iotap run dedup /mnt/a /mnt/b --image-size 2G --trace d.iotap\n"
-		"exit status: 0 ok, 1 a run failed, 2 usage, 130 interrupted (partial results)",
-};
-
-struct dedup_target {
-	const char *path;
-	char *trace;
+/* One DIR: its own run's name and options, its results. */
+struct dedup_res {
 	char name[64];
-	struct iotap_workload_target info;
-	struct iotap_workload_ctx *ctx;
 	struct iotap_workload_dedup_opts o;
 	struct iotap_workload_dedup_result res;
-	int ret, open_ret;
-	struct run_progress prog;	/* its progress lines (cmd_run.c's) */
-	pthread_t thread;
 };
-
-struct dedup_run {
-	struct dedup_target *t;
-	unsigned int nt;
-	struct iotap_workload_lockstep *lockstep;	/* several DIRs: phases in step */
-	int drop_warned;		/* the page cache cannot be dropped: said */
-	char *cmdline, *workload;
-	struct iotap_workload_dedup_opts o;
-	struct iotap_workload_target meta;
-};
-
 
 /* "5%", "5" (percent), "0.5%": a fraction */
 static int parse_pct(const char *s, double *out)
@@ -157,6 +64,184 @@ static int parse_count(const char *s, unsigned int max, unsigned int *out)
 	return 0;
 }
 
+static int opt_flavor(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (!strcmp(arg, "msdp"))
+		d.o.flavor = IOTAP_DEDUP_MSDP;
+	else if (!strcmp(arg, "restic"))
+		d.o.flavor = IOTAP_DEDUP_RESTIC;
+	else if (!strcmp(arg, "borg"))
+		d.o.flavor = IOTAP_DEDUP_BORG;
+	else
+		return opt_error(cmd, "unknown flavor '%s' (msdp, restic, borg)", arg);
+	return 0;
+}
+
+static int opt_streams(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (parse_count(arg, 256, &d.o.streams) || !d.o.streams)
+		return opt_error(cmd, "bad stream count '%s' (1..256)", arg);
+	d.streams_set = 1;
+	return 0;
+}
+
+static int opt_image(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (iotap_size_parse(arg, 1, &d.o.image_bytes) || !d.o.image_bytes)
+		return opt_error(cmd, "bad image size '%s'", arg);
+	return 0;
+}
+
+static int opt_gens(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (parse_count(arg, 1000, &d.o.generations) || !d.o.generations)
+		return opt_error(cmd, "bad generation count '%s' (1..1000)", arg);
+	return 0;
+}
+
+/* A share in percent into the double d->value; od->err says what is bad. */
+static int opt_pct(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	if (parse_pct(arg, od->value))
+		return opt_error(cmd, od->err, arg);
+	if (od->value == &d.o.compact_threshold)
+		d.thr_set = 1;
+	return 0;
+}
+
+static int opt_segment(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	uint64_t v;
+
+	(void)od;
+	if (iotap_size_parse(arg, 1, &v) || v > UINT32_MAX)
+		return opt_error(cmd, "bad segment size '%s'", arg);
+	d.o.segment_bytes = (uint32_t)v;
+	return 0;
+}
+
+static int opt_container(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (iotap_size_parse(arg, 1, &d.o.container_bytes))
+		return opt_error(cmd, "bad container size '%s'", arg);
+	d.cont_set = 1;
+	return 0;
+}
+
+static int opt_cache(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (iotap_size_parse(arg, 1, &d.o.fp_cache_bytes) || !d.o.fp_cache_bytes)
+		return opt_error(cmd, "bad fingerprint cache size '%s'", arg);
+	return 0;
+}
+
+static int opt_expire(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (parse_count(arg, 1000, &d.o.expire))
+		return opt_error(cmd, "bad expiry count '%s'", arg);
+	d.expire_set = 1;
+	return 0;
+}
+
+static int opt_seed(const struct opt_cmd *cmd, const struct opt_desc *od, const char *arg)
+{
+	(void)od;
+	if (parse_u64(arg, &d.o.seed))
+		return opt_error(cmd, "bad seed '%s'", arg);
+	return 0;
+}
+
+static const struct opt_desc dedup_opts[] = {
+	OPT_STRING(0, "meta-dir", &d.o.meta_dir, "DIR",
+		   "the fingerprint index and the segment maps go here (another\n"
+		   "array, as MSDP's guide advises); borg: its client cache\n"
+		   "(BORG_CACHE_DIR); default: in DIR"),
+	OPT_CALLBACK(0, "flavor", NULL, "NAME",
+		     "msdp (NetBackup MSDP: fixed segments, on-disk index; the\n"
+		     "default) or restic (restic 0.14: content-defined chunks,\n"
+		     "compressed blobs in 16 MiB packs, the index in RAM; 1 stream,\n"
+		     "5% prune threshold by default; no --meta-dir) or borg\n"
+		     "(borg 1.2: buzhash chunks of ~2.5 MiB, lz4, a log of 500 MiB\n"
+		     "segments, index/hints/integrity per commit, the chunk index\n"
+		     "in RAM, the cache in --meta-dir; 1 stream, compact's 10%)", opt_flavor),
+	OPT_CALLBACK(0, "streams", NULL, "N", "concurrent backup streams, one thread each (default 4)",
+		     opt_streams),
+	OPT_CALLBACK(0, "image-size", NULL, "SIZE", "one stream's backup image (default 1G)", opt_image),
+	OPT_CALLBACK(0, "generations", NULL, "N", "full backups of each stream (default 7)", opt_gens),
+	OPT_CALLBACK_ERR(0, "change", &d.o.change, "PCT",
+			 "new data in each later generation (default 5%)", opt_pct,
+			 "bad change rate '%s' (0..100%%)"),
+	OPT_CALLBACK_ERR(0, "dup", &d.o.dup, "PCT",
+			 "duplicates inside the first image: extents that repeat\n"
+			 "earlier ones (default 10%)", opt_pct, "bad duplicate share '%s' (0..90%%)"),
+	OPT_CALLBACK_ERR(0, "compressibility", &d.o.compress, "PCT",
+			 "part of the data a compressor removes, 0..95% (default 50%)", opt_pct,
+			 "bad compressibility '%s' (0..95%%)"),
+	OPT_CALLBACK(0, "segment-size", NULL, "SIZE", "fixed segment size, 4 KiB steps (default 128k)",
+		     opt_segment),
+	OPT_CALLBACK(0, "container-size", NULL, "SIZE",
+		     "container file size (default 64m; restic: pack size, 16m;\n"
+		     "borg: max_segment_size, 500m)", opt_container),
+	OPT_CALLBACK(0, "fp-cache", NULL, "SIZE",
+		     "fingerprint cache, 32 bytes an entry (default: a quarter of\n"
+		     "the index, so the index does not fit)", opt_cache),
+	OPT_CALLBACK(0, "expire", NULL, "N", "oldest generations expired before compaction (default 1)",
+		     opt_expire),
+	OPT_CALLBACK_ERR(0, "compact-threshold", &d.o.compact_threshold, "PCT",
+			 "rewrite a container once this part of it is dead (default 20%)", opt_pct,
+			 "bad compaction threshold '%s'"),
+	OPT_CALLBACK(0, "seed", NULL, "N", "content seed (default 1): same seed, same bytes", opt_seed),
+	OPT_BOOL(0, "keep", &d.o.keep, "leave the store on disk afterwards"),
+	OPT_RUN_QUIET('q', OPT_RUN_QUIET_HELP),
+	OPT_RUN_TRACE(OPT_RUN_TRACE_HELP_N),
+	OPT_RUN_FORCE,
+	OPT_RUN_DROP("sync, drop the page cache before each phase (root)"),
+	OPT_RUN_NOLOCK("several DIRs: do not start each phase on all together"),
+	OPT_RUN_TRACE_MODE,
+	OPT_RUN_TRACE_GROUP,
+	OPT_END(),
+};
+
+static const struct opt_cmd dedup_cmd = {
+	.name = "run dedup",
+	.usage = "DIR... [--meta-dir DIR] [options]",
+	.summary =
+		"A deduplicating backup media server's own I/O (NetBackup MSDP): N\n"
+		"streams back up images of fixed segments; each segment is fingerprinted\n"
+		"and looked up (fingerprint cache, then a random 4 KiB read of the\n"
+		"on-disk index); new segments are appended to container files\n"
+		"(fdatasync per container), new index entries written back in batches,\n"
+		"a segment map written per image. Then every generation is restored\n"
+		"through its containers (read back and checked against its\n"
+		"fingerprints), the oldest generations expire and the containers are\n"
+		"compacted (read, live segments rewritten, fsync, rename, unlink).\n"
+		"The data is generated from the seed and really deduplicates and\n"
+		"compresses at the configured ratios. MB = 10^6 bytes.",
+	.opts = dedup_opts,
+	.footer =
+		"examples:\n"
+		"  iotap run dedup /mnt/r50/store --meta-dir /mnt/r1/meta --streams 4 \\\n"
+		"      --image-size 20G --generations 7 --change 5%\n"
+		"  iotap run dedup /mnt/a /mnt/b --image-size 2G --trace d.iotap\n"
+		"exit status: 0 ok, 1 a run failed, 2 usage, 130 interrupted (partial results)",
+};
+
+static int dedup_setup(struct run *r, int argc, char **argv)
+{
+	(void)r;
+	(void)argc;
+	(void)argv;
+	iotap_workload_dedup_opts_init(&d.o);
+	return 0;
+}
+
 static int check_dir(const char *path, struct iotap_workload_target *info)
 {
 	int ret = iotap_workload_target_check(path, 1, info);
@@ -172,10 +257,11 @@ static int check_dir(const char *path, struct iotap_workload_target *info)
 	return 0;
 }
 
-/* Every check before anything is written. */
-static int check_all(struct dedup_run *r)
+/* Every check before anything is written, once each target has its plan. */
+static int check_all(struct run *r)
 {
-	const struct iotap_workload_dedup_plan *p = &r->t[0].res.plan;
+	const struct dedup_res *r0 = r->t[0].res;
+	const struct iotap_workload_dedup_plan *p = &r0->res.plan;
 	unsigned int i, j;
 	struct stat st;
 	char path[4200];
@@ -183,38 +269,41 @@ static int check_all(struct dedup_run *r)
 	if (run_opts.perm_set && !run_opts.trace)
 		return opt_error(&dedup_cmd, "--trace-mode and --trace-group need --trace FILE");
 	for (i = 0; i < r->nt; i++) {
-		struct dedup_target *t = &r->t[i];
+		struct run_target *t = &r->t[i];
+		const struct dedup_res *res = t->res;
 
 		if (check_dir(t->path, &t->info))
 			return 2;
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->t[j].path, t->path))
 				return opt_error(&dedup_cmd, "'%s' is given twice", t->path);
-		snprintf(path, sizeof(path), "%s/%s", t->path, t->name);
+		snprintf(path, sizeof(path), "%s/%s", t->path, res->name);
 		if (!lstat(path, &st))
 			return opt_error(&dedup_cmd, "'%s' exists", path);
 	}
-	if (r->o.meta_dir) {
-		if (check_dir(r->o.meta_dir, &r->meta))
+	if (d.o.meta_dir) {
+		if (check_dir(d.o.meta_dir, &d.meta))
 			return 2;
 		for (i = 0; i < r->nt; i++) {
-			snprintf(path, sizeof(path), "%s/%s", r->o.meta_dir, r->t[i].name);
+			const struct dedup_res *res = r->t[i].res;
+
+			snprintf(path, sizeof(path), "%s/%s", d.o.meta_dir, res->name);
 			if (!lstat(path, &st))
 				return opt_error(&dedup_cmd, "'%s' exists", path);
 		}
 	}
 	/* free space: what each filesystem holds at once, targets and meta added up */
 	for (i = 0; i < r->nt + 1; i++) {
-		const struct iotap_workload_target *fs = i < r->nt ? &r->t[i].info : &r->meta;
-		const char *where = i < r->nt ? r->t[i].path : r->o.meta_dir;
+		const struct iotap_workload_target *fs = i < r->nt ? &r->t[i].info : &d.meta;
+		const char *where = i < r->nt ? r->t[i].path : d.o.meta_dir;
 		uint64_t sum = 0;
 
-		if (i == r->nt && !r->o.meta_dir)
+		if (i == r->nt && !d.o.meta_dir)
 			break;
 		for (j = 0; j < r->nt; j++) {
 			if (r->t[j].info.fsid == fs->fsid)
-				sum += p->need_data + (r->o.meta_dir ? 0 : p->need_meta);
-			if (r->o.meta_dir && r->meta.fsid == fs->fsid)
+				sum += p->need_data + (d.o.meta_dir ? 0 : p->need_meta);
+			if (d.o.meta_dir && d.meta.fsid == fs->fsid)
 				sum += p->need_meta;
 		}
 		if (sum > fs->avail_bytes) {
@@ -241,329 +330,105 @@ static int check_all(struct dedup_run *r)
 	return 0;
 }
 
-static void *run_thread(void *arg)
+static int dedup_check(struct run *r)
 {
-	struct dedup_target *t = arg;
-
-	t->ret = iotap_workload_dedup_run(t->ctx, &t->o, &t->res);
-	iotap_workload_ctx_leave(t->ctx);
-	return NULL;
-}
-
-static int run_all(struct dedup_run *r)
-{
-	unsigned int i;
-	int rc = 0;
-
-	run_install_signals();
-	/* bonnie++ -p/-y: each phase starts on every DIR together */
-	if (r->nt > 1 && !run_opts.no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
-		r->lockstep = NULL;
-	for (i = 0; i < r->nt; i++) {
-		struct dedup_target *t = &r->t[i];
-		struct iotap_workload_env env = {
-			.target = t->path,
-			.trace_path = t->trace,
-			.cmdline = r->cmdline,
-			.workload = r->workload,
-			.flags = (run_opts.force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
-				 (run_opts.drop_caches ? IOTAP_WORKLOAD_DROP_CACHES : 0),
-			.progress = run_opts.quiet ? NULL : run_progress,
-			.progress_arg = &t->prog,
-			.lockstep = r->lockstep,
-		};
-
-		t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
-		if (t->open_ret) {
-			iotap_workload_lockstep_leave(r->lockstep);
-			continue;
-		}
-		if (pthread_create(&t->thread, NULL, run_thread, t)) {
-			t->ret = -EAGAIN;
-			iotap_workload_ctx_leave(t->ctx);
-			continue;
-		}
-		t->open_ret = 1;	/* joined below */
-	}
-	for (i = 0; i < r->nt; i++) {
-		struct dedup_target *t = &r->t[i];
-
-		if (t->open_ret == 1) {
-			pthread_join(t->thread, NULL);
-			t->open_ret = 0;
-		}
-	}
-	iotap_workload_lockstep_free(r->lockstep);
-	r->lockstep = NULL;
-	for (i = 0; i < r->nt; i++) {
-		struct dedup_target *t = &r->t[i];
-		int trc = 0;
-
-		if (t->open_ret) {
-			die_msg("cannot start 'run dedup' on '%s'%s%s%s: %s", t->path,
-				t->trace ? " (trace '" : "", t->trace ? t->trace : "",
-				t->trace ? "')" : "", strerror(-t->open_ret));
-			rc = rc ? rc : 1;
-			continue;
-		}
-		if (r->nt > 1)
-			printf("%s==> %s <==\n", i ? "\n" : "", t->path);
-		if (t->res.gen)
-			iotap_workload_dedup_print(stdout, t->path, &t->o, &t->res);
-		fflush(stdout);
-		if (t->ret == -EINTR) {
-			trc = 130;
-		} else if (t->ret) {
-			const char *what = iotap_workload_ctx_error(t->ctx);
-
-			die_msg("run dedup on '%s': %s%s%s", t->path, what, *what ? ": " : "",
-				strerror(-t->ret));
-			trc = 1;
-		}
-		if (run_opts.drop_caches && !r->drop_warned && iotap_workload_ctx_drop_error(t->ctx)) {
-			run_drop_warning("run dedup", iotap_workload_ctx_drop_error(t->ctx));
-			r->drop_warned = 1;
-		}
-		if (t->trace && iotap_workload_ctx_lost(t->ctx))
-			warn_msg("trace '%s': %" PRIu64 " records dropped (the trace writer fell "
-				 "behind; LOST records say where)", t->trace,
-				 iotap_workload_ctx_lost(t->ctx));
-		iotap_workload_dedup_result_release(&t->res);
-		if (trc && (!rc || trc == 130))
-			rc = trc;
-	}
-	if (r->nt > 1) {
-		struct iotap_workload_ctx **ctx = calloc(r->nt, sizeof(*ctx));
-		const char **paths = calloc(r->nt, sizeof(*paths));
-
-		for (i = 0; ctx && paths && i < r->nt; i++) {
-			ctx[i] = r->t[i].open_ret ? NULL : r->t[i].ctx;
-			paths[i] = r->t[i].path;
-		}
-		if (ctx && paths)
-			run_print_overlap(stdout, ctx, paths, r->nt, !run_opts.no_lockstep);
-		fflush(stdout);
-		free(ctx);
-		free(paths);
-	}
-	for (i = 0; i < r->nt; i++) {
-		struct dedup_target *t = &r->t[i];
-
-		if (t->open_ret)
-			continue;
-		if (iotap_workload_ctx_close(t->ctx)) {
-			die_msg("cannot write trace '%s'", t->trace);
-			rc = rc ? rc : 1;
-		} else if (t->trace && run_opts.perm_set && trace_perm_set(t->trace, &run_opts.perm)) {
-			/* the trace this run created, complete: shared as asked */
-			rc = rc ? rc : 1;
-		}
-		t->ctx = NULL;
-	}
-	if (rc == 130)
-		fprintf(stderr, "iotap run: interrupted: results above are partial; files removed%s\n",
-			run_opts.trace ? ", traces closed" : "");
-	return rc;
-}
-
-static int add_target(struct dedup_run *r, const char *path)
-{
-	struct dedup_target *n = realloc(r->t, (r->nt + 1) * sizeof(*n));
-
-	if (!n) {
-		die_msg("out of memory");
-		return 1;
-	}
-	r->t = n;
-	memset(&n[r->nt], 0, sizeof(*n));
-	n[r->nt].prog.path = path;
-	n[r->nt++].path = path;
-	return 0;
-}
-
-static int parse(struct dedup_run *r, int argc, char **argv)
-{
-	int idx, rc, i, expire_set = 0, streams_set = 0, cont_set = 0, thr_set = 0;
-	const char *arg;
-	uint64_t v;
-
-	iotap_workload_dedup_opts_init(&r->o);
-	while ((rc = opt_next(&dedup_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case O_META: r->o.meta_dir = arg; break;
-		case O_FLAVOR:
-			if (!strcmp(arg, "msdp"))
-				r->o.flavor = IOTAP_DEDUP_MSDP;
-			else if (!strcmp(arg, "restic"))
-				r->o.flavor = IOTAP_DEDUP_RESTIC;
-			else if (!strcmp(arg, "borg"))
-				r->o.flavor = IOTAP_DEDUP_BORG;
-			else
-				return opt_error(&dedup_cmd, "unknown flavor '%s' (msdp, restic, borg)",
-						 arg);
-			break;
-		case O_STREAMS:
-			if (parse_count(arg, 256, &r->o.streams) || !r->o.streams)
-				return opt_error(&dedup_cmd, "bad stream count '%s' (1..256)", arg);
-			streams_set = 1;
-			break;
-		case O_IMAGE:
-			if (iotap_size_parse(arg, 1, &r->o.image_bytes) || !r->o.image_bytes)
-				return opt_error(&dedup_cmd, "bad image size '%s'", arg);
-			break;
-		case O_GENS:
-			if (parse_count(arg, 1000, &r->o.generations) || !r->o.generations)
-				return opt_error(&dedup_cmd, "bad generation count '%s' (1..1000)",
-						 arg);
-			break;
-		case O_CHANGE:
-			if (parse_pct(arg, &r->o.change))
-				return opt_error(&dedup_cmd, "bad change rate '%s' (0..100%%)", arg);
-			break;
-		case O_DUP:
-			if (parse_pct(arg, &r->o.dup))
-				return opt_error(&dedup_cmd, "bad duplicate share '%s' (0..90%%)", arg);
-			break;
-		case O_COMPRESS:
-			if (parse_pct(arg, &r->o.compress))
-				return opt_error(&dedup_cmd, "bad compressibility '%s' (0..95%%)", arg);
-			break;
-		case O_SEGMENT:
-			if (iotap_size_parse(arg, 1, &v) || v > UINT32_MAX)
-				return opt_error(&dedup_cmd, "bad segment size '%s'", arg);
-			r->o.segment_bytes = (uint32_t)v;
-			break;
-		case O_CONTAINER:
-			if (iotap_size_parse(arg, 1, &r->o.container_bytes))
-				return opt_error(&dedup_cmd, "bad container size '%s'", arg);
-			cont_set = 1;
-			break;
-		case O_CACHE:
-			if (iotap_size_parse(arg, 1, &r->o.fp_cache_bytes) || !r->o.fp_cache_bytes)
-				return opt_error(&dedup_cmd, "bad fingerprint cache size '%s'", arg);
-			break;
-		case O_EXPIRE:
-			if (parse_count(arg, 1000, &r->o.expire))
-				return opt_error(&dedup_cmd, "bad expiry count '%s'", arg);
-			expire_set = 1;
-			break;
-		case O_THRESHOLD:
-			if (parse_pct(arg, &r->o.compact_threshold))
-				return opt_error(&dedup_cmd, "bad compaction threshold '%s'", arg);
-			thr_set = 1;
-			break;
-		case O_SEED:
-			if (parse_u64(arg, &r->o.seed))
-				return opt_error(&dedup_cmd, "bad seed '%s'", arg);
-			break;
-		case O_KEEP: r->o.keep = 1; break;
-		}
-	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	for (i = optind; i < argc; i++)
-		if (add_target(r, argv[i]))
-			return 1;
-	if (!r->nt)
-		return opt_error(&dedup_cmd, "DIR is required");
-	if (!expire_set && r->o.generations == 1)
-		r->o.expire = 0;
-	if (r->o.flavor == IOTAP_DEDUP_RESTIC) {
-		/* restic 0.14's own defaults: one backup process, 16 MiB packs, prune's 5% */
-		if (!streams_set)
-			r->o.streams = 1;
-		if (!cont_set)
-			r->o.container_bytes = 16ull << 20;
-		if (!thr_set)
-			r->o.compact_threshold = 0.05;
-	}
-	if (r->o.flavor == IOTAP_DEDUP_BORG) {
-		/* borg 1.2's: one process per repository, 500 MiB segments, compact's 10% */
-		if (!streams_set)
-			r->o.streams = 1;
-		if (!cont_set)
-			r->o.container_bytes = 500ull << 20;
-		if (!thr_set)
-			r->o.compact_threshold = 0.10;
-	}
-	return -1;
-}
-
-static int cmd_run_dedup(int argc, char **argv)
-{
-	struct dedup_run r;
 	const char *why;
 	unsigned int i;
-	int rc;
 
-	memset(&r, 0, sizeof(r));
-	rc = parse(&r, argc, argv);
-	if (rc >= 0)
-		goto out;
-	rc = 2;
-	/* bad values first (exit 2 naming them), only then free space */
-	if (iotap_workload_dedup_check(&r.o, &why)) {
-		opt_error(&dedup_cmd, "%s", why);
-		goto out;
+	if (!r->nt)
+		return opt_error(&dedup_cmd, "DIR is required");
+	if (!d.expire_set && d.o.generations == 1)
+		d.o.expire = 0;
+	if (d.o.flavor == IOTAP_DEDUP_RESTIC) {
+		/* restic 0.14's own defaults: one backup process, 16 MiB packs, prune's 5% */
+		if (!d.streams_set)
+			d.o.streams = 1;
+		if (!d.cont_set)
+			d.o.container_bytes = 16ull << 20;
+		if (!d.thr_set)
+			d.o.compact_threshold = 0.05;
 	}
+	if (d.o.flavor == IOTAP_DEDUP_BORG) {
+		/* borg 1.2's: one process per repository, 500 MiB segments, compact's 10% */
+		if (!d.streams_set)
+			d.o.streams = 1;
+		if (!d.cont_set)
+			d.o.container_bytes = 500ull << 20;
+		if (!d.thr_set)
+			d.o.compact_threshold = 0.10;
+	}
+	/* bad values first (exit 2 naming them), only then free space */
+	if (iotap_workload_dedup_check(&d.o, &why))
+		return opt_error(&dedup_cmd, "%s", why);
 	/*
 	 * The plan walks every segment of every image: first make sure the
 	 * store could fit at all (what it stores, less the rounding of extents).
 	 */
-	for (i = 0; i < r.nt; i++) {
-		double need = (double)r.o.streams * (double)r.o.image_bytes *
-			      ((1 - r.o.dup) + r.o.change * (r.o.generations - 1));
+	for (i = 0; i < r->nt; i++) {
+		double need = (double)d.o.streams * (double)d.o.image_bytes *
+			      ((1 - d.o.dup) + d.o.change * (d.o.generations - 1));
 
-		if (check_dir(r.t[i].path, &r.t[i].info))
-			goto out;
-		if (need * 0.9 > (double)r.t[i].info.avail_bytes) {
+		if (check_dir(r->t[i].path, &r->t[i].info))
+			return 2;
+		if (need * 0.9 > (double)r->t[i].info.avail_bytes) {
 			fprintf(stderr, "iotap run dedup: '%s' has %.1f MB free; the run needs "
-					"about %.1f MB\n", r.t[i].path,
-				r.t[i].info.avail_bytes / 1e6, need / 1e6);
-			goto out;
+					"about %.1f MB\n", r->t[i].path,
+				r->t[i].info.avail_bytes / 1e6, need / 1e6);
+			return 2;
 		}
 	}
-	for (i = 0; i < r.nt; i++) {
-		struct dedup_target *t = &r.t[i];
+	for (i = 0; i < r->nt; i++) {
+		struct run_target *t = &r->t[i];
+		struct dedup_res *res = t->res;
 
-		t->o = r.o;
+		res->o = d.o;
 		/* on an iotap mount, its capture gets the model's phases as marks */
-		t->o.mark_capture = r.t[i].info.is_fuse;
-		if (r.nt == 1)
-			snprintf(t->name, sizeof(t->name), "iotap-dedup.%u", (unsigned int)getpid());
+		res->o.mark_capture = t->info.is_fuse;
+		if (r->nt == 1)
+			snprintf(res->name, sizeof(res->name), "iotap-dedup.%u", (unsigned int)getpid());
 		else
-			snprintf(t->name, sizeof(t->name), "iotap-dedup.%u.%u",
+			snprintf(res->name, sizeof(res->name), "iotap-dedup.%u.%u",
 				 (unsigned int)getpid(), i + 1);
-		t->o.name = t->name;
-		if (iotap_workload_dedup_plan(&t->o, &t->res.plan, &why)) {
-			opt_error(&dedup_cmd, "%s", why);
-			goto out;
-		}
+		res->o.name = res->name;
+		if (iotap_workload_dedup_plan(&res->o, &res->res.plan, &why))
+			return opt_error(&dedup_cmd, "%s", why);
 	}
-	rc = check_all(&r);
-	if (rc)
-		goto out;
-	r.cmdline = iotap_argv_join("iotap run", argc, argv);
-	r.workload = iotap_argv_join(NULL, argc, argv);
-	if (!r.cmdline || !r.workload) {
-		rc = 1;
-		goto out;
-	}
-	rc = run_all(&r);
-out:
-	for (i = 0; i < r.nt; i++)
-		free(r.t[i].trace);
-	free(r.t);
-	free(r.cmdline);
-	free(r.workload);
-	return rc;
+	return check_all(r);
+}
+
+static int dedup_run(struct run *r, struct run_target *t)
+{
+	struct dedup_res *res = t->res;
+
+	(void)r;
+	return iotap_workload_dedup_run(t->ctx, &res->o, &res->res);
+}
+
+static void dedup_print(struct run *r, struct run_target *t)
+{
+	const struct dedup_res *res = t->res;
+
+	run_label(r, t, stdout);
+	if (res->res.gen)
+		iotap_workload_dedup_print(stdout, t->path, &res->o, &res->res);
+}
+
+static void dedup_release(struct run_target *t)
+{
+	struct dedup_res *res = t->res;
+
+	iotap_workload_dedup_result_release(&res->res);
 }
 
 const struct run_model dedup_model = {
 	.name = "dedup",
 	.line = "a deduplicating backup media server (NetBackup MSDP)",
 	.cmd = &dedup_cmd,
-	.main = cmd_run_dedup,
+	.res_size = sizeof(struct dedup_res),
+	.concurrent = 1,
+	.setup = dedup_setup,
+	.check = dedup_check,
+	.run = dedup_run,
+	.print = dedup_print,
+	.release = dedup_release,
 };
