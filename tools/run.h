@@ -84,6 +84,13 @@ extern struct run_opts run_opts;
 #define OPT_RUN_TRACE_GROUP OPT_CALLBACK(0, "trace-group", &run_opts, "GROUP", \
 					 OPT_TRACE_GROUP_HELP, run_perm_opt)
 int run_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
+/* The tail of most models' tables: --trace, --force, --drop-caches, --no-lockstep, the perms. */
+#define OPT_RUN_SHARED(trace_help, drop_help, nolock_help) \
+	OPT_RUN_TRACE(trace_help), OPT_RUN_FORCE, OPT_RUN_DROP(drop_help), \
+	OPT_RUN_NOLOCK(nolock_help), OPT_RUN_TRACE_MODE, OPT_RUN_TRACE_GROUP
+/* The words of --drop-caches and --no-lockstep for a model of tests (bonnie, iozone). */
+#define OPT_RUN_DROP_TESTS "sync, drop the page cache before each test (root)"
+#define OPT_RUN_NOLOCK_TESTS "several DIRs: do not start each test on all together"
 
 /* A run: one model over its targets (cmd_run.c keeps the one of the process). */
 struct run {

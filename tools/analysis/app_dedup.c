@@ -427,51 +427,5 @@ unsigned int app_dedup_figs(const struct app_dedup *d, struct app_fig *out)
 	return n;
 }
 
-/* --- the model's analysis ops (app.h), a row of the models table ------------- */
-
-static void ops_init(void *acc)
-{
-	app_dedup_init(acc);
-}
-
-static void ops_release(void *acc)
-{
-	app_dedup_release(acc);
-}
-
-static int ops_feed(void *acc, const struct iotap_trace_rec *r)
-{
-	return app_dedup_feed(acc, r);
-}
-
-static void ops_finish(void *acc)
-{
-	app_dedup_finish(acc);
-}
-
-static unsigned int ops_figs(const void *acc, struct app_fig *out)
-{
-	return app_dedup_figs(acc, out);
-}
-
-static void ops_print_text(const void *acc, FILE *f)
-{
-	app_dedup_print_text(acc, f);
-}
-
-static struct json_object *ops_json(const void *acc)
-{
-	return app_dedup_json(acc);
-}
-
-const struct app_ops app_dedup_ops = {
-	.name = "dedup",
-	.size = sizeof(struct app_dedup),
-	.init = ops_init,
-	.release = ops_release,
-	.feed = ops_feed,
-	.finish = ops_finish,
-	.figs = ops_figs,
-	.print_text = ops_print_text,
-	.json = ops_json,
-};
+/* the model's analysis ops (app.h), for its row of the models table */
+APP_OPS(dedup);

@@ -425,51 +425,5 @@ unsigned int app_pgsql_figs(const struct app_pgsql *p, struct app_fig *out)
 	return n;
 }
 
-/* --- the model's analysis ops (app.h), a row of the models table ------------- */
-
-static void ops_init(void *acc)
-{
-	app_pgsql_init(acc);
-}
-
-static void ops_release(void *acc)
-{
-	app_pgsql_release(acc);
-}
-
-static int ops_feed(void *acc, const struct iotap_trace_rec *r)
-{
-	return app_pgsql_feed(acc, r);
-}
-
-static void ops_finish(void *acc)
-{
-	app_pgsql_finish(acc);
-}
-
-static unsigned int ops_figs(const void *acc, struct app_fig *out)
-{
-	return app_pgsql_figs(acc, out);
-}
-
-static void ops_print_text(const void *acc, FILE *f)
-{
-	app_pgsql_print_text(acc, f);
-}
-
-static struct json_object *ops_json(const void *acc)
-{
-	return app_pgsql_json(acc);
-}
-
-const struct app_ops app_pgsql_ops = {
-	.name = "pgsql",
-	.size = sizeof(struct app_pgsql),
-	.init = ops_init,
-	.release = ops_release,
-	.feed = ops_feed,
-	.finish = ops_finish,
-	.figs = ops_figs,
-	.print_text = ops_print_text,
-	.json = ops_json,
-};
+/* the model's analysis ops (app.h), for its row of the models table */
+APP_OPS(pgsql);

@@ -201,12 +201,7 @@ static const struct opt_desc bonnie_opts[] = {
 	{ .long_name = "group", .short_name = 'g', .arg = "GROUP", .hidden = 1,
 	  .help = "accepted for bonnie++ command lines; ignored",
 	  .type = OPT_T_CALLBACK, .cb = opt_ignored },
-	OPT_RUN_TRACE(OPT_RUN_TRACE_HELP_N),
-	OPT_RUN_FORCE,
-	OPT_RUN_DROP("sync, drop the page cache before each test (root)"),
-	OPT_RUN_NOLOCK("several DIRs: do not start each test on all together"),
-	OPT_RUN_TRACE_MODE,
-	OPT_RUN_TRACE_GROUP,
+	OPT_RUN_SHARED(OPT_RUN_TRACE_HELP_N, OPT_RUN_DROP_TESTS, OPT_RUN_NOLOCK_TESTS),
 	OPT_END(),
 };
 

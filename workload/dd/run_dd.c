@@ -58,12 +58,8 @@ static const struct opt_desc dd_opts[] = {
 	OPT_CALLBACK(0, "file", NULL, "NAME", "file name inside DIR (default iotap-dd.dat)", opt_file),
 	OPT_BOOL(0, "keep", &dd.o.keep, "keep the file afterwards"),
 	OPT_RUN_QUIET('q', OPT_RUN_QUIET_HELP),
-	OPT_RUN_TRACE(OPT_RUN_TRACE_HELP),
-	OPT_RUN_FORCE,
-	OPT_RUN_DROP("sync and drop the page cache first (root)"),
-	OPT_RUN_NOLOCK("several targets: do not start them together"),
-	OPT_RUN_TRACE_MODE,
-	OPT_RUN_TRACE_GROUP,
+	OPT_RUN_SHARED(OPT_RUN_TRACE_HELP, "sync and drop the page cache first (root)",
+		       "several targets: do not start them together"),
 	OPT_END(),
 };
 

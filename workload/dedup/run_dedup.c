@@ -200,12 +200,8 @@ static const struct opt_desc dedup_opts[] = {
 	OPT_CALLBACK(0, "seed", NULL, "N", "content seed (default 1): same seed, same bytes", opt_seed),
 	OPT_BOOL(0, "keep", &d.o.keep, "leave the store on disk afterwards"),
 	OPT_RUN_QUIET('q', OPT_RUN_QUIET_HELP),
-	OPT_RUN_TRACE(OPT_RUN_TRACE_HELP_N),
-	OPT_RUN_FORCE,
-	OPT_RUN_DROP("sync, drop the page cache before each phase (root)"),
-	OPT_RUN_NOLOCK("several DIRs: do not start each phase on all together"),
-	OPT_RUN_TRACE_MODE,
-	OPT_RUN_TRACE_GROUP,
+	OPT_RUN_SHARED(OPT_RUN_TRACE_HELP_N, "sync, drop the page cache before each phase (root)",
+		       "several DIRs: do not start each phase on all together"),
 	OPT_END(),
 };
 

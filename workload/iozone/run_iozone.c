@@ -73,12 +73,7 @@ static const struct opt_desc iozone_opts[] = {
 		"throughput mode: no stonewalling"),
 	OPT_BOOL('R', "report", &z.report_tables, "report tables (file sizes down, records across)"),
 	OPT_RUN_QUIET(0, OPT_RUN_QUIET_HELP),
-	OPT_RUN_TRACE(OPT_RUN_TRACE_HELP),
-	OPT_RUN_FORCE,
-	OPT_RUN_DROP("sync, drop the page cache before each test (root)"),
-	OPT_RUN_NOLOCK("several DIRs: do not start each test on all together"),
-	OPT_RUN_TRACE_MODE,
-	OPT_RUN_TRACE_GROUP,
+	OPT_RUN_SHARED(OPT_RUN_TRACE_HELP, OPT_RUN_DROP_TESTS, OPT_RUN_NOLOCK_TESTS),
 	OPT_END(),
 };
 

@@ -116,6 +116,27 @@ struct app_ops {
 	struct json_object *(*json)(const void *acc);
 };
 
+/*
+ * APP_OPS(NAME), once in app_NAME.c: app_NAME_ops over its typed
+ * app_NAME_init, _release, _feed, _finish, _figs, _print_text and _json.
+ */
+#define APP_OPS(n) \
+static void n##_ops_init(void *acc) { app_##n##_init(acc); } \
+static void n##_ops_release(void *acc) { app_##n##_release(acc); } \
+static int n##_ops_feed(void *acc, const struct iotap_trace_rec *r) \
+{ return app_##n##_feed(acc, r); } \
+static void n##_ops_finish(void *acc) { app_##n##_finish(acc); } \
+static unsigned int n##_ops_figs(const void *acc, struct app_fig *out) \
+{ return app_##n##_figs(acc, out); } \
+static void n##_ops_print_text(const void *acc, FILE *f) { app_##n##_print_text(acc, f); } \
+static struct json_object *n##_ops_json(const void *acc) { return app_##n##_json(acc); } \
+const struct app_ops app_##n##_ops = { \
+	.name = #n, .size = sizeof(struct app_##n), \
+	.init = n##_ops_init, .release = n##_ops_release, .feed = n##_ops_feed, \
+	.finish = n##_ops_finish, .figs = n##_ops_figs, .print_text = n##_ops_print_text, \
+	.json = n##_ops_json, \
+}
+
 /* The ops of each A row of the models table: app_pgsql_ops ... */
 #define APP_OPS_DECL(name) extern const struct app_ops app_##name##_ops;
 #define APP_OPS_NONE(name)
