@@ -114,7 +114,9 @@ struct run {
  * gives each a zeroed @res_size result, calls @check (defaults, values,
  * targets: run_check_targets()), runs @run on every target (all at once,
  * one thread each, when @concurrent), @print for each, and closes the
- * traces. A model with its own driver gives @main instead.
+ * traces. A model with its own driver gives @main instead (pgsql: its
+ * tps progress lines, the overlap note before the reports, a label for
+ * a target that did not start).
  */
 struct run_model {
 	const char *name;		/* `iotap run NAME` */
@@ -131,6 +133,7 @@ struct run_model {
 	int (*run)(struct run *r, struct run_target *t);
 	void (*print)(struct run *r, struct run_target *t);
 	void (*release)(struct run_target *t);
+	/* or the whole command: argv[0] is NAME; the exit status */
 	int (*main)(int argc, char **argv);
 };
 
