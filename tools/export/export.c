@@ -52,7 +52,6 @@ INT_GETTER(g_uid, r->rec->uid)
 INT_GETTER(g_gid, r->rec->gid)
 INT_GETTER(g_file, r->rec->file)
 INT_GETTER(g_file2, r->rec->file2)
-INT_GETTER(g_fh, r->rec->fh)
 INT_GETTER(g_offset, r->rec->offset)
 INT_GETTER(g_length, r->rec->length)
 INT_GETTER(g_result, r->rec->result)
@@ -241,9 +240,6 @@ static const struct xfield calls_f[] = {
 	{ "flags", PQ_INT64, 0, g_flags, "the record's flags (open(2) flags for open/create)" },
 	{ "flag_names", PQ_STRING, 1, g_flag_names, "direct, sync, datasync, cached, rejected" },
 	{ "phase", PQ_STRING, 1, g_phase, "the marker phase (iotap mark, iotap run) it started in" },
-	{ "file2", PQ_INT64, 0, g_file2, "second file id: parent, new parent, output file" },
-	{ "fh", PQ_INT64, 0, g_fh, "open-file handle id" },
-	{ "gid", PQ_INT64, 0, g_gid, "caller's fsgid" },
 };
 
 static const struct xfield events_f[] = {

@@ -39,7 +39,7 @@
 #include "iotap_base.h"
 #include "parquet.h"
 
-#define ZSTD_LEVEL	3
+#define ZSTD_LEVEL	1
 
 /* --- growable bytes --------------------------------------------------------- */
 
@@ -215,21 +215,27 @@ static void bitpack(struct bytes *b, const uint64_t *v, size_t n, unsigned int w
 {
 	unsigned __int128 acc = 0;
 	unsigned int bits = 0;
+	uint64_t lo;
 	size_t i;
 
 	if (!w)
 		return;
+	/* 8 values of w bits are w bytes: emit whole 64-bit words as they fill */
 	for (i = 0; i < n; i++) {
 		acc |= (unsigned __int128)v[i] << bits;
 		bits += w;
-		while (bits >= 8) {
-			by_u8(b, (uint8_t)acc);
-			acc >>= 8;
-			bits -= 8;
+		if (bits >= 64) {
+			lo = (uint64_t)acc;
+			memcpy(b->p + b->len, &lo, 8);
+			b->len += 8;
+			acc >>= 64;
+			bits -= 64;
 		}
 	}
-	if (bits)
+	for (; bits; bits = bits > 8 ? bits - 8 : 0) {
 		by_u8(b, (uint8_t)acc);
+		acc >>= 8;
+	}
 }
 
 static unsigned int width_of(uint64_t max)
@@ -367,6 +373,7 @@ struct pq_writer {
 	unsigned int ncols;
 	const char *created_by;
 	struct column *c;
+	char *arrays;			/* the columns' page arrays (iv, sv, def) */
 	ZSTD_CCtx *zc;
 	struct bytes raw, zbuf, hdr;	/* scratch: a page's payload, compressed, header */
 	uint64_t off;			/* file offset */
@@ -392,6 +399,8 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 {
 	struct pq_writer *w = calloc(1, sizeof(*w));
 	unsigned int i;
+	size_t size;
+	char *p;
 	int ret = -ENOMEM;
 
 	if (!w)
@@ -404,24 +413,28 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 	w->zc = ZSTD_createCCtx();
 	if (!w->c || !w->zc)
 		goto err;
-	for (i = 0; i < ncols; i++) {
+	/* the page arrays of every column in one block: one mapping, not dozens */
+	for (i = 0, size = 0; i < ncols; i++)
+		size += PQ_PAGE_ROWS * (cols[i].type == PQ_STRING ? sizeof(uint32_t) : sizeof(int64_t)) +
+			(cols[i].optional ? PQ_PAGE_ROWS * sizeof(uint32_t) : 0);
+	w->arrays = malloc(size);
+	if (!w->arrays)
+		goto err;
+	for (i = 0, p = w->arrays; i < ncols; i++) {
 		struct column *c = &w->c[i];
 
 		c->desc = &cols[i];
 		if (cols[i].type == PQ_STRING) {
-			c->sv = malloc(PQ_PAGE_ROWS * sizeof(*c->sv));
+			c->sv = (uint32_t *)p;
+			p += PQ_PAGE_ROWS * sizeof(*c->sv);
 			iotap_map_init(&c->d.idx, sizeof(uint32_t));
-			if (!c->sv)
-				goto err;
 		} else {
-			c->iv = malloc(PQ_PAGE_ROWS * sizeof(*c->iv));
-			if (!c->iv)
-				goto err;
+			c->iv = (int64_t *)p;
+			p += PQ_PAGE_ROWS * sizeof(*c->iv);
 		}
 		if (cols[i].optional) {
-			c->def = malloc(PQ_PAGE_ROWS * sizeof(*c->def));
-			if (!c->def)
-				goto err;
+			c->def = (uint32_t *)p;
+			p += PQ_PAGE_ROWS * sizeof(*c->def);
 		}
 	}
 	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZSTD_LEVEL);
@@ -445,14 +458,26 @@ void pq_put_i64(struct pq_writer *w, unsigned int col, int64_t v)
 	if (c->def)
 		c->def[c->nrows] = 1;
 	c->nrows++;
-	if (!c->has_minmax) {
-		c->imin = c->imax = v;
-		c->has_minmax = true;
-	} else if (v < c->imin) {
-		c->imin = v;
-	} else if (v > c->imax) {
-		c->imax = v;
+}
+
+/* The page's values into the chunk's min and max (a loop the compiler vectorises). */
+static void int_minmax(struct column *c)
+{
+	int64_t mn, mx;
+	uint32_t i;
+
+	if (!c->nv)
+		return;
+	mn = mx = c->iv[0];
+	for (i = 1; i < c->nv; i++) {
+		mn = c->iv[i] < mn ? c->iv[i] : mn;
+		mx = c->iv[i] > mx ? c->iv[i] : mx;
 	}
+	if (!c->has_minmax || mn < c->imin)
+		c->imin = mn;
+	if (!c->has_minmax || mx > c->imax)
+		c->imax = mx;
+	c->has_minmax = true;
 }
 
 void pq_put_null(struct pq_writer *w, unsigned int col)
@@ -609,6 +634,7 @@ static int flush_page(struct pq_writer *w, struct column *c)
 		ret = rle_hybrid(&w->raw, c->sv, c->nv, bw);
 		enc = 8;				/* RLE_DICTIONARY */
 	} else {
+		int_minmax(c);
 		ret = delta_pack(&w->raw, c->iv, c->nv);
 		enc = 5;				/* DELTA_BINARY_PACKED */
 	}
@@ -952,9 +978,6 @@ void pq_abort(struct pq_writer *w)
 	for (i = 0; w->c && i < w->ncols; i++) {
 		struct column *c = &w->c[i];
 
-		free(c->iv);
-		free(c->sv);
-		free(c->def);
 		by_free(&c->pages);
 		if (c->desc && c->desc->type == PQ_STRING)
 			iotap_map_release(&c->d.idx);
@@ -967,6 +990,7 @@ void pq_abort(struct pq_writer *w)
 	}
 	free(w->meta);
 	free(w->group_nrows);
+	free(w->arrays);
 	free(w->c);
 	ZSTD_freeCCtx(w->zc);
 	by_free(&w->raw);

@@ -26,7 +26,7 @@
 
 /* Rows per row group, and values per data page. */
 #define PQ_GROUP_ROWS	(1u << 20)
-#define PQ_PAGE_ROWS	(1u << 15)
+#define PQ_PAGE_ROWS	(1u << 13)
 
 enum pq_type {
 	PQ_INT64,		/* signed 64-bit */
