@@ -9,7 +9,8 @@
 # read and write under the path its file had then; the phases and names in
 # --events; statistics in the footer. `report --by file` names the same
 # paths. A damaged copy exports what is readable, says what was not, and
-# exits as `iotap dump` does.
+# exits as `iotap dump` does. A synthetic trace of more than a row group
+# reads back from Parquet exactly as from CSV.
 . "$(dirname "$0")/lib.sh"
 NODE_DIR=${IOTAP_NODE_DIR:-$IOTAP_SRC/tests/.node}
 command -v node > /dev/null || skip "needs node (Debian's nodejs)"
@@ -63,6 +64,43 @@ expect_eq "damaged: exit status as dump's" "$?" "$dump_rc"
 cat $T/exp.err >&2
 grep -qi "damaged\|skipped\|bad" $T/exp.err || fail "damage not reported"
 [ -s $T/bad.parquet ] || fail "nothing exported from the damaged trace"
+
+# more than a row group (1,048,576 rows) of report-synth's mixed stream:
+# the Parquet pages (8192 rows), dictionaries and row groups decode to
+# the CSV's values, row for row
+SYNTH=${IOTAP_BUILD:-$IOTAP_SRC/build}/tests/unit/report-synth
+if [ -x "$SYNTH" ]; then
+	"$SYNTH" --records 1100000 $T/s.iotap > /dev/null || fail "report-synth"
+	check "export synth parquet" "$IOTAP" export $T/s.iotap $T/s.parquet --events $T/se.parquet
+	check "export synth csv" "$IOTAP" export $T/s.iotap $T/s.csv --events $T/se.csv
+	cat > $T/s.js <<'EOF'
+// the CSV read into the Parquet file's column types, then both tables'
+// row count and order-independent sum of row hashes compared
+const { DuckDBInstance } = require('@duckdb/node-api');
+const [dir] = process.argv.slice(2);
+(async () => {
+	const c = await (await DuckDBInstance.create(':memory:')).connect();
+	const q = async (s) => (await c.runAndReadAll(s)).getRowObjectsJson();
+	const fp = async (t) => JSON.stringify(await q(`select count(*) n,
+		sum(hash(t)::hugeint) h from ${t} t`));
+	let bad = 0;
+	for (const [p, v, t] of [['s.parquet', 's.csv', 'a'], ['se.parquet', 'se.csv', 'b']]) {
+		await c.run(`create table ${t} as from '${dir}/${p}' limit 0`);
+		await c.run(`insert into ${t} from read_csv('${dir}/${v}', header = true)`);
+		const x = await fp(`'${dir}/${p}'`), y = await fp(t);
+		if (x !== y) { console.error(`FAIL: ${p} ${x}, ${v} ${y}`); bad++; }
+	}
+	const g = await q(`select count(distinct row_group_id) g, sum(num_values) v
+		from parquet_metadata('${dir}/s.parquet') where column_id = 0`);
+	if (g[0].g !== '2' || g[0].v !== '1100000') {
+		console.error(`FAIL: row groups ${JSON.stringify(g)}`); bad++;
+	}
+	process.exit(bad ? 1 : 0);
+})().catch((e) => { console.error('FAIL: ' + e); process.exit(1); });
+EOF
+	NODE_PATH="$NODE_DIR/node_modules" node $T/s.js $T || fail "Parquet and CSV differ (above)"
+	rm -f $T/s.csv $T/se.csv
+fi
 
 # errors: no partial file, a trace never replaced
 expect 1 "cannot open trace" "$IOTAP" export $T/nosuch.iotap $T/x.parquet
