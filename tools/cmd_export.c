@@ -215,6 +215,10 @@ int cmd_export(int argc, char **argv)
 	path = argv[optind];
 	opath = argv[optind + 1];
 	fmt = format_of(opath, csv, parquet);
+	if (fmt == X_PARQUET && ((!strcmp(opath, "-") && isatty(STDOUT_FILENO)) ||
+				 (events && !strcmp(events, "-") && isatty(STDOUT_FILENO))))
+		return opt_error(&export_cmd, "Parquet is binary: not onto a terminal (give a file, "
+				 "a pipe, or --csv)");
 	{
 		const char *inputs[] = { path, NULL };
 		struct out_rules rules = { .inputs = inputs, .force_opt = "--force", .force = force };
