@@ -429,6 +429,19 @@ static char *csv_str(char *p, const char *s, uint32_t len)
 	return p;
 }
 
+/* @x's value for @r; 0: null. A required column has none: 0 or "" then. */
+static inline int value_of(const struct xfield *x, const struct xrow *r, struct xval *v)
+{
+	if (x->get(r, v))
+		return 1;
+	if (x->optional)
+		return 0;
+	v->i = 0;
+	v->s = "";
+	v->len = 0;
+	return 1;
+}
+
 int xout_row(struct xout *o, const struct xrow *r)
 {
 	const struct xtable *t = o->t;
@@ -442,7 +455,7 @@ int xout_row(struct xout *o, const struct xrow *r)
 		for (i = 0; i < t->n; i++) {
 			const struct xfield *x = &t->f[i];
 
-			if (!x->get(r, &v))
+			if (!value_of(x, r, &v))
 				pq_put_null(o->pq, i);
 			else if (x->type == PQ_STRING)
 				pq_put_str(o->pq, i, v.s, v.len);
@@ -462,7 +475,7 @@ int xout_row(struct xout *o, const struct xrow *r)
 
 		if (i)
 			*p++ = ',';
-		if (!x->get(r, &v))
+		if (!value_of(x, r, &v))
 			continue;
 		if (x->type == PQ_STRING)
 			p = csv_str(p, v.s, v.len < IOTAP_TRACE_NAME_MAX ? v.len
