@@ -34,6 +34,8 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "TRACE DIR [options]", "re-issue a captured trace against DIR" },
 	{ "info", cmd_info, "TRACE", "header, counts, compression, damage found" },
 	{ "dump", cmd_dump, "TRACE", "one line per record" },
+	{ "export", cmd_export, "TRACE OUT [--csv]",
+	  "one row per call, paths as they were: Parquet or CSV" },
 	{ "report", cmd_report, "TRACE", "per-phase throughput, seeks, latencies; CSV, JSON, HTML" },
 	{ "compare", cmd_compare, "TRACE... | --label NAME TRACE...",
 	  "runs side by side per phase, ratios, mean ± sd" },

@@ -177,6 +177,10 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f)
 		}
 	}
 	fprintf(f, "  %-26s %s\n", "-h, --help", "show this help");
+	if (cmd->more) {
+		fputc('\n', f);
+		cmd->more(f);
+	}
 	if (cmd->footer)
 		fprintf(f, "\n%s\n", cmd->footer);
 }

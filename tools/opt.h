@@ -74,6 +74,8 @@ struct opt_cmd {
 	const char *summary;		/* paragraph printed under the usage */
 	const struct opt_desc *opts;	/* terminated by { NULL } */
 	const char *footer;		/* examples, or NULL */
+	void (*more)(FILE *f);		/* prints what a table of the command's own
+					   says (export's columns) before the footer */
 };
 
 /*

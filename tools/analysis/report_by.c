@@ -9,7 +9,9 @@
  * the phase table counted, however the phase was found. Seeks are judged
  * against the whole trace before the phase, as in the first pass. Memory
  * grows with the distinct files or threads in the phase, not with ops;
- * the table shows the busiest TOP rows and sums the rest.
+ * the table shows the busiest TOP rows and sums the rest. A --by file row
+ * is one file under one path: its path when the ops ran (trace/paths.c),
+ * so a renamed file or a reused inode number makes a row per name.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +24,9 @@
 #define TOP	40
 
 struct by_row {
-	uint64_t key;			/* file id or tid */
+	uint64_t key;			/* path key (iotap_trace_path) or tid */
+	uint64_t file;			/* --by file: the file id */
+	char *path;			/* --by file: its path then (malloc'ed) */
 	uint64_t ops, rd_ops, wr_ops, rd_bytes, wr_bytes, data_ops, seeks, fsyncs, meta_ops;
 	uint64_t busy_ns, lat_max;
 };
@@ -157,7 +161,9 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	const struct pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
 	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
 	struct iotap_trace_reader *r;
-	struct iotap_trace_rec rec;
+	const struct iotap_trace_rec *rp;
+	struct iotap_trace_path tp;
+	struct iotap_trace_paths *pp;
 	struct iotap_trace_join *jn;
 	struct seek_map seeks;
 	struct by_row *rows = NULL, *row, rest = { 0 };
@@ -178,41 +184,58 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		return ret;
 	/* the records as report_read() counted them: cut calls joined */
 	ret = iotap_trace_join_open(&jn, r);
+	if (!ret) {
+		/* each op under the path its file had then (trace/paths.c) */
+		ret = iotap_trace_paths_open(&pp, jn);
+		if (ret)
+			iotap_trace_join_close(jn);
+	}
 	if (ret) {
 		iotap_trace_reader_close(r);
-		return ret;
+		return analysis_err_set(err, ret, "out of memory");
 	}
 	iotap_map_init(&m, sizeof(struct by_row));
 	seek_map_init(&seeks);
-	while ((ret = iotap_trace_join_next(jn, &rec)) > 0) {
+	while ((ret = iotap_trace_paths_next_ref(pp, &rp, &tp)) > 0) {
 		int64_t dist = 0;
 		uint64_t my = ord;
 
-		if (rec.type != IOTAP_REC_OP)
+		if (rp->type != IOTAP_REC_OP)
 			continue;
-		if (rec.op != IOTAP_OP_FORGET)
+		if (rp->op != IOTAP_OP_FORGET)
 			ord++;
 		if (my >= hi)
 			break;
-		if ((rec.op == IOTAP_OP_READ || rec.op == IOTAP_OP_WRITE) && rec.result >= 0) {
-			uint64_t len = rec.result > 0 ? (uint64_t)rec.result : rec.length;
+		if ((rp->op == IOTAP_OP_READ || rp->op == IOTAP_OP_WRITE) && rp->result >= 0) {
+			uint64_t len = rp->result > 0 ? (uint64_t)rp->result : rp->length;
 
-			dist = seek_map_update(&seeks, rec.file, rec.offset, rec.offset + len);
+			dist = seek_map_update(&seeks, rp->file, rp->offset, rp->offset + len);
 		}
 		if (my < lo)
 			continue;
-		row = by_get(&m, by == BY_FILE ? rec.file : rec.tid);
+		row = by_get(&m, by == BY_FILE ? tp.key : rp->tid);
 		if (!row) {
 			ret = -ENOMEM;
 			break;
 		}
-		add_row(row, &rec, dist != 0);
+		if (by == BY_FILE && !row->path) {
+			row->file = rp->file;
+			row->path = strdup(tp.key && tp.path ? tp.path : "(no file id)");
+			if (!row->path) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+		add_row(row, rp, dist != 0);
 	}
+	iotap_trace_paths_close(pp);
 	iotap_trace_join_close(jn);
 	iotap_trace_reader_close(r);
 	seek_map_release(&seeks);
 	if (ret < 0) {
 		analysis_err_set(err, ret, "cannot read trace '%s': %s", rep->path, strerror(-ret));
+		for (i = 0; (row = iotap_map_next(&m, &i, NULL)); )
+			free(row->path);
 		iotap_map_release(&m);
 		return ret;
 	}
@@ -220,6 +243,8 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	n = iotap_map_count(&m);
 	rows = malloc((n ? n : 1) * sizeof(*rows));
 	if (!rows) {
+		for (i = 0; (row = iotap_map_next(&m, &i, NULL)); )
+			free(row->path);
 		iotap_map_release(&m);
 		return analysis_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -252,19 +277,15 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		}
 		if (by == BY_FILE) {
 			uint64_t j;
-			char other[512];
 
-			report_file_name(rep, rows[i].key, label, sizeof(label));
-			/* two files of one name (a file deleted and made again): add the id */
+			snprintf(label, sizeof(label), "%s", rows[i].path);
+			/* two rows of one name (a file deleted and made again): add the id */
 			for (j = 0; j < n && j < TOP; j++) {
-				if (j == i)
-					continue;
-				report_file_name(rep, rows[j].key, other, sizeof(other));
-				if (!strcmp(other, label)) {
+				if (j != i && !strcmp(rows[j].path, rows[i].path)) {
 					size_t l = strlen(label);
 
 					snprintf(label + l, sizeof(label) - l, " [%" PRIu64 "]",
-						 rows[i].key);
+						 rows[i].file);
 					break;
 				}
 			}
@@ -277,6 +298,8 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		snprintf(label, sizeof(label), "(%" PRIu64 " more)", n - TOP);
 		print_row(f, csv, label, &rest, d);
 	}
+	for (i = 0; i < n; i++)
+		free(rows[i].path);
 	free(rows);
 	return 0;
 }

@@ -653,6 +653,37 @@ void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, u
 void iotap_trace_join_close(struct iotap_trace_join *j);
 
 /*
+ * struct iotap_trace_paths - a join's records, each with the path its file
+ * had when the record started (trace/paths.c)
+ *
+ * NAME bindings change over time (a rename; an inode number reused by
+ * another file): the path of an op is built from the bindings in force
+ * at its start, except that an op that binds its own file (LOOKUP,
+ * CREATE, MKDIR, MKNOD, SYMLINK) takes the binding its NAME gives.
+ * Paths are relative to the trace's root ("." is the root, "#ID" an id
+ * without a binding). The records are the join's, in its order. The
+ * join stays the caller's: close it after.
+ */
+struct iotap_trace_paths;
+
+struct iotap_trace_path {
+	const char *path;		/* NUL-terminated; NULL: the record names no file */
+	uint32_t len;			/* bytes in path */
+	uint64_t key;			/* one number per (file id, path) seen; 0: an op
+					 * with no file id (its parent's path and its name) */
+};
+
+int iotap_trace_paths_open(struct iotap_trace_paths **out, struct iotap_trace_join *j);
+/*
+ * The next record and its path: both valid until the next call on @p, its
+ * join or its reader (iotap_trace_reader_next_ref()'s rule on rec->sample).
+ * Return: 1, 0 at the end, -errno (the join's, or -ENOMEM).
+ */
+int iotap_trace_paths_next_ref(struct iotap_trace_paths *p, const struct iotap_trace_rec **rec,
+			       struct iotap_trace_path *path);
+void iotap_trace_paths_close(struct iotap_trace_paths *p);
+
+/*
  * iotap_trace_fuse_field - a number from the header's fuse field
  * ("max_write=1048576 max_pages=256 ..."), 0 when @fuse is NULL or has no @key.
  */
