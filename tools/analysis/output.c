@@ -462,13 +462,14 @@ static void text_head(FILE *f, const struct report *rep, const struct out_opts *
 /* One row per phase, then the total. */
 static void text_table(FILE *f, const struct report *rep, const struct out_opts *oo)
 {
+	int w = oo->bonnie_units ? 10 : 9;	/* a K/sec cell is one wider than MB/s */
 	unsigned int i;
 
-	fprintf(f, "\n%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s  %s\n", "#",
-		"phase", "start_s", "secs", "ops", "ops/s",
-		oo->bonnie_units ? "rd_K/sec" : "rd_MB/s", oo->bonnie_units ? "wr_K/sec" : "wr_MB/s",
-		"seeks/s", "seq%", "fsync/s", "cpu%", oo->bonnie_units ? "dev_K/s" : "dev_MB/s",
-		"util%", "sizes");
+	fprintf(f, "\n%3s %-24s %9s %9s %11s %10s %*s %*s %9s %5s %8s %6s %*s %6s  %s\n", "#",
+		"phase", "start_s", "secs", "ops", "ops/s", w,
+		oo->bonnie_units ? "rd_K/sec" : "rd_MB/s", w,
+		oo->bonnie_units ? "wr_K/sec" : "wr_MB/s", "seeks/s", "seq%", "fsync/s", "cpu%", w,
+		oo->bonnie_units ? "dev_K/s" : "dev_MB/s", "util%", "sizes");
 	for (i = 0; i < rep->nphases; i++)
 		text_phase_row(f, rep, &rep->phases[i], (int)i, oo);
 	text_phase_row(f, rep, &rep->total, -1, oo);
