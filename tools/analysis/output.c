@@ -283,7 +283,7 @@ static void text_phase_row(FILE *f, const struct report *rep, const struct pstat
 			   const struct out_opts *oo)
 {
 	double d = pstats_duration_s(p), cpu;
-	char cpus[16] = "-", devs[16] = "-", utils[16] = "-", idxs[16] = "", sizes[96];
+	char cpus[48] = "-", devs[48] = "-", utils[48] = "-", idxs[16] = "", sizes[96];
 	struct dev_fig dev;
 
 	if (fig_cpu_pct(p, &cpu))
