@@ -18,30 +18,20 @@
 
 #include "iotap_analysis.h"
 
-enum {
-	M_DUR, M_OPS, M_RMB, M_WMB, M_RIOPS, M_WIOPS, M_SEEKS, M_SEQ, M_FSYNC, M_META,
-	M_RP99, M_WP99, M_INFLIGHT, M_CPU, M_DEVMB, M_DEVUTIL, M_N
-};
+/* compare's figures: report_metrics[]'s MO_CMP rows, in their .side order */
+const struct report_metric *compare_metric(unsigned int m)
+{
+	const struct report_metric *col[METRIC_MAX];
 
-const struct cmp_metric cmp_metrics[] = {
-	[M_DUR] = { "duration_s", "secs", 3 },
-	[M_OPS] = { "ops_per_s", "ops/s", 1 },
-	[M_RMB] = { "read_mb_per_s", "read MB/s", 2 },
-	[M_WMB] = { "write_mb_per_s", "write MB/s", 2 },
-	[M_RIOPS] = { "read_iops", "read IOPS", 1 },
-	[M_WIOPS] = { "write_iops", "write IOPS", 1 },
-	[M_SEEKS] = { "seeks_per_s", "seeks/s", 1 },
-	[M_SEQ] = { "sequential_pct", "sequential %", 1 },
-	[M_FSYNC] = { "fsyncs_per_s", "fsyncs/s", 1 },
-	[M_META] = { "meta_ops_per_s", "metadata ops/s", 1 },
-	[M_RP99] = { "read_p99_us", "read p99 us", 1 },
-	[M_WP99] = { "write_p99_us", "write p99 us", 1 },
-	[M_INFLIGHT] = { "mean_inflight", "ops in flight", 2 },
-	[M_CPU] = { "cpu_pct", "cpu %", 1 },
-	[M_DEVMB] = { "device_mb_per_s", "device MB/s", 2 },
-	[M_DEVUTIL] = { "device_util_pct", "device util %", 1 },
-};
-const unsigned int cmp_nmetrics = M_N;
+	return m < metric_view(MO_CMP, col) ? col[m] : NULL;
+}
+
+unsigned int compare_nmetrics(void)
+{
+	const struct report_metric *col[METRIC_MAX];
+
+	return metric_view(MO_CMP, col);
+}
 
 /*
  * The name phases are matched by: bonnie++'s test name when most of the
@@ -206,52 +196,13 @@ const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsi
 	return i >= 0 ? &c->groups[g].reps[t].phases[i] : NULL;
 }
 
-static double p99_us(const struct pstats *p, unsigned int op, int *ok)
-{
-	double v = fig_p99_us(p, op);
-
-	if (isnan(v)) {
-		*ok = 0;
-		return 0;
-	}
-	return v;
-}
-
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
-static double metric(const struct pstats *p, unsigned int m, int *ok)
+static double metric(const struct report *rep, const struct pstats *p, unsigned int m, int *ok)
 {
-	double d = pstats_duration_s(p), v = 0;
-	struct dev_fig dev;
+	double v = metric_value(compare_metric(m), MO_CMP, rep, p);
 
-	*ok = 1;
-	switch (m) {
-	case M_DUR: return d;
-	case M_OPS: return fig_rate(p->ops, d);
-	case M_RMB: return fig_mbps(p->rd.bytes, d);
-	case M_WMB: return fig_mbps(p->wr.bytes, d);
-	case M_RIOPS: return fig_rate(p->rd.ops, d);
-	case M_WIOPS: return fig_rate(p->wr.ops, d);
-	case M_SEEKS: return fig_rate(p->seeks, d);
-	case M_SEQ:
-		*ok = p->data_ops > 0;
-		return fig_seq_pct(p);
-	case M_FSYNC: return fig_rate(p->fsyncs, d);
-	case M_META: return fig_rate(p->ops - p->data_ops - p->fsyncs, d);
-	case M_RP99: return p99_us(p, IOTAP_OP_READ, ok);
-	case M_WP99: return p99_us(p, IOTAP_OP_WRITE, ok);
-	case M_INFLIGHT: return d > 0 ? (double)p->busy_ns / 1e9 / d : 0;
-	case M_CPU:
-		*ok = fig_cpu_pct(p, &v);
-		return v;
-	case M_DEVMB:
-		*ok = fig_device(p, &dev);
-		return dev.rd_mbps + dev.wr_mbps;
-	case M_DEVUTIL:
-		*ok = fig_device(p, &dev);
-		return dev.util_pct;
-	}
-	*ok = 0;
-	return 0;
+	*ok = !isnan(v);
+	return *ok ? v : 0;
 }
 
 static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
@@ -268,7 +219,7 @@ static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, un
 
 		if (!p)
 			continue;
-		v = metric(p, m, &ok);
+		v = metric(&c->groups[g].reps[t], p, m, &ok);
 		if (!ok)
 			continue;
 		out->n++;
@@ -303,7 +254,7 @@ int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m)
 	unsigned int g;
 	struct cmp_cell cell;
 
-	if (m == M_DUR)
+	if (compare_metric(m)->out & MO_ALWAYS)
 		return 1;
 	for (g = 0; g < c->ngroups; g++) {
 		cell_raw(c, k, g, m, &cell);
@@ -399,7 +350,7 @@ static void print_layouts(const struct compare *c, FILE *f)
 
 void compare_print_text(const struct compare *c, FILE *f)
 {
-	unsigned int k, g, m;
+	unsigned int k, g, m, n = compare_nmetrics();
 	int rep = any_repeats(c);
 	char buf[96];
 
@@ -426,17 +377,17 @@ void compare_print_text(const struct compare *c, FILE *f)
 	for (k = 0; k < c->nphases; k++) {
 		int first = 1;
 
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < n; m++) {
 			if (!compare_metric_used(c, k, m))
 				continue;
 			fprintf(f, "%-24.24s %-15s", first ? c->phase_names[k] : "",
-				cmp_metrics[m].label);
+				compare_metric(m)->label);
 			first = 0;
 			for (g = 0; g < c->ngroups; g++) {
 				struct cmp_cell cell;
 
 				compare_cell(c, k, g, m, &cell);
-				fmt_cell(&cell, cmp_metrics[m].decimals, 1, buf, sizeof(buf));
+				fmt_cell(&cell, compare_metric(m)->dec, 1, buf, sizeof(buf));
 				fprintf(f, " %22s", buf);
 				if (g) {
 					if (isnan(cell.ratio))
@@ -455,11 +406,11 @@ void compare_print_text(const struct compare *c, FILE *f)
 
 void compare_print_csv(const struct compare *c, FILE *f)
 {
-	unsigned int k, g, m;
+	unsigned int k, g, m, n = compare_nmetrics();
 
 	fprintf(f, "phase,figure,run,traces,mean,sd,ratio\n");
 	for (k = 0; k < c->nphases; k++) {
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < n; m++) {
 			if (!compare_metric_used(c, k, m))
 				continue;
 			for (g = 0; g < c->ngroups; g++) {
@@ -467,10 +418,10 @@ void compare_print_csv(const struct compare *c, FILE *f)
 
 				compare_cell(c, k, g, m, &cell);
 				fprintf(f, "\"%s\",%s,\"%s\",%u,", c->phase_names[k],
-					cmp_metrics[m].key, c->groups[g].label, cell.n);
+					compare_metric(m)->key, c->groups[g].label, cell.n);
 				if (cell.n)
-					fprintf(f, "%.*f,%.*f,", cmp_metrics[m].decimals + 3,
-						cell.mean, cmp_metrics[m].decimals + 3, cell.sd);
+					fprintf(f, "%.*f,%.*f,", compare_metric(m)->dec + 3,
+						cell.mean, compare_metric(m)->dec + 3, cell.sd);
 				else
 					fprintf(f, ",,");
 				if (!isnan(cell.ratio))
@@ -488,7 +439,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 {
 	json_object *root = json_object_new_object(), *runs = json_object_new_array();
 	json_object *phases = json_object_new_array();
-	unsigned int k, g, m, t;
+	unsigned int k, g, m, t, n = compare_nmetrics();
 
 	if (!root || !runs || !phases)
 		return -ENOMEM;
@@ -507,7 +458,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 		json_object *ph = json_object_new_object(), *figs = json_object_new_object();
 
 		json_object_object_add(ph, "name", json_object_new_string(c->phase_names[k]));
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < n; m++) {
 			json_object *arr;
 
 			if (!compare_metric_used(c, k, m))
@@ -527,7 +478,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 				json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
 				json_object_array_add(arr, cell);
 			}
-			json_object_object_add(figs, cmp_metrics[m].key, arr);
+			json_object_object_add(figs, compare_metric(m)->key, arr);
 		}
 		json_object_object_add(ph, "figures", figs);
 		json_object_array_add(phases, ph);
