@@ -494,36 +494,63 @@ static void number_repeats(struct report *rep)
 /*
  * A workload closes its files and syncs between an END marker and the next
  * BEGIN: a handful of ops that would each make a row of their own. Such a
- * "(between marks)" or "(before marks)" span of fewer than FOLD_OPS ops is
- * counted in the marked phase before it (after it, for the first); that
- * phase keeps its own time span, which the markers define.
+ * "(between marks)" or "(before marks)" span is counted in the marked
+ * phase before it (after it, for the first) when it is negligible: fewer
+ * than FOLD_OPS ops, no data bytes (bytes are never divided by another
+ * phase's duration) and no longer than an idle gap. The phase keeps its
+ * own time span and its first op ordinal, which its markers define (a
+ * --phases-from plan starts it there).
  */
 #define FOLD_OPS	64
 
-static int fold_unmarked(struct report *rep)
+static int negligible(const struct pstats *p, uint64_t gap_ns)
+{
+	return p->ops < FOLD_OPS && !p->rd.bytes && !p->wr.bytes && !p->lost &&
+	       p->last_end - p->first_op <= gap_ns;
+}
+
+/* Phase @i into phase @to; @i leaves the list. */
+static int fold_into(struct report *rep, unsigned int i, unsigned int to)
+{
+	struct pstats *p = &rep->phases[i], *t = &rep->phases[to];
+	uint64_t ord = t->ord_first;
+	int ret = pstats_merge(t, p);
+
+	t->ord_first = ord;
+	pstats_release(p);
+	memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
+	rep->nphases--;
+	return ret;
+}
+
+static int fold_unmarked(struct report *rep, uint64_t gap_ns)
 {
 	unsigned int i = 0;
 	int ret = 0;
 
 	while (i < rep->nphases && rep->nphases > 1) {
-		struct pstats *p = &rep->phases[i], *to;
+		struct pstats *p = &rep->phases[i];
+		unsigned int to = i ? i - 1 : 1;
 
-		if (p->name[0] != '(' || p->ops >= FOLD_OPS) {
+		if (p->name[0] != '(' || !negligible(p, gap_ns) || rep->phases[to].name[0] == '(') {
 			i++;
 			continue;
 		}
-		to = i ? &rep->phases[i - 1] : &rep->phases[1];
-		if (to->name[0] == '(') {
-			i++;
-			continue;
-		}
-		if (pstats_merge(to, p))
+		if (fold_into(rep, i, to))
 			ret = -ENOMEM;
-		pstats_release(p);
-		memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
-		rep->nphases--;
 	}
 	return ret;
+}
+
+/*
+ * --phases-from: the ops before the plan's first phase are the ones the
+ * original folded into its first marked phase; they join it here too.
+ */
+static int fold_plan(struct report *rep, const struct phase_plan *plan)
+{
+	if (rep->nphases < 2 || !plan->n || !plan->ord[0] || rep->phases[0].name[0] != '(')
+		return 0;
+	return fold_into(rep, 0, 1);
 }
 
 static int finish(struct engine *e)
@@ -548,7 +575,9 @@ static int finish(struct engine *e)
 		}
 		rep->phase_source = e->mode == M_PLAN ? "phases-from" : "markers";
 		if (e->mode == M_MARKS)
-			ret = fold_unmarked(rep);
+			ret = fold_unmarked(rep, e->o->gap_ns ? e->o->gap_ns : DEFAULT_GAP_NS);
+		else
+			ret = fold_plan(rep, e->o->plan);
 	}
 	pstats_init(&rep->total, "total", 0, 0);
 	rep->total.pool = rep->hist_pool;
@@ -748,7 +777,7 @@ int report_plan(const struct report *rep, struct phase_plan *plan)
 	}
 	for (i = 0; i < rep->nphases; i++) {
 		snprintf(plan->names[i], sizeof(plan->names[i]), "%s", rep->phases[i].name);
-		plan->ord[i] = i ? rep->phases[i].ord_first : 0;
+		plan->ord[i] = rep->phases[i].ord_first;
 	}
 	plan->n = rep->nphases;
 	plan->total_ops = rep->ops_ord;
