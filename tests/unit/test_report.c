@@ -729,7 +729,11 @@ static void test_size_label(void)
 	ok(dir_bucket_size(&d, 20) == 1048576, "mostly exact 1 MiB: the bucket is 1 MiB");
 	ok(dir_typical_size(&d) == 1048576, "typical size 1 MiB");
 	fig_size_summary(&d, buf, sizeof(buf));
-	ok(!strcmp(buf, "1m 100.0%"), "size summary '%s'", buf);
+	ok(!strcmp(buf, "1m 97.0%, 512k-1m 3.0%"), "size summary '%s': 1m and a range", buf);
+	d.size_oth[20][0] = 600 * 1024;
+	d.size_oth_n[20][0] = 3;
+	fig_size_summary(&d, buf, sizeof(buf));
+	ok(!strcmp(buf, "1m 97.0%, 600k 3.0%"), "size summary '%s': two exact sizes", buf);
 
 	memset(&d, 0, sizeof(d));
 	d.ops = 10;
@@ -739,6 +743,17 @@ static void test_size_label(void)
 	d.size_top[13] = 4;
 	ok(dir_bucket_size(&d, 13) == 6000, "a minority of exact 8 KiB: still the mean");
 	ok(dir_bucket_size(&d, 12) == 0, "an empty bucket: 0");
+	/* 3000 and 4096 bytes share a bucket: each its own size and share */
+	memset(&d, 0, sizeof(d));
+	d.ops = 400;
+	d.size_hist[12] = 200;
+	d.size_top[12] = 100;
+	d.size_oth[12][0] = 3000;
+	d.size_oth_n[12][0] = 100;
+	d.size_hist[13] = 200;
+	d.size_top[13] = 200;
+	fig_size_summary(&d, buf, sizeof(buf));
+	ok(!strcmp(buf, "8k 50.0%, 4k 25.0%, 3000b 25.0%"), "size summary '%s'", buf);
 }
 
 /* One record into a pgsql accumulator (app_pgsql.c), the fields the test names. */

@@ -74,38 +74,56 @@ static void text_layout(FILE *f, const char *s)
 	}
 }
 
-/* "8k 99.9%, 4k 0.1%": the fullest size buckets */
+/*
+ * "8k 99.9%, 3000b 0.1%": the commonest request sizes. A bucket's sizes
+ * are known exactly when they are 2^i and at most SIZE_OTHERS others; otherwise
+ * its requests of exactly 2^i are one entry and the rest a range
+ * ("4k-8k": above 4 KiB, up to 8 KiB), never a size no request had.
+ */
 void fig_size_summary(const struct dir_stats *d, char *buf, size_t len)
 {
-	unsigned int used[3] = { 0 }, k, i, n = 0;
+	struct ent {
+		uint64_t n, size;	/* size 0: bucket @b's range */
+		unsigned int b;
+	} e[SIZE_BUCKETS * (1 + SIZE_OTHERS)];
+	unsigned int i, j, k, n = 0;
 	size_t l = 0;
 
 	buf[0] = '\0';
-	for (k = 0; k < 3; k++) {
-		int best = -1;
+	for (i = 0; i < SIZE_BUCKETS; i++) {
+		if (!d->size_hist[i])
+			continue;
+		if (d->size_top[i])
+			e[n++] = (struct ent){ d->size_top[i], 1ull << i, i };
+		if (!dir_bucket_exact(d, i))
+			e[n++] = (struct ent){ d->size_hist[i] - d->size_top[i], 0, i };
+		else
+			for (j = 0; j < SIZE_OTHERS && d->size_oth_n[i][j]; j++)
+				e[n++] = (struct ent){ d->size_oth_n[i][j], d->size_oth[i][j], i };
+	}
+	for (k = 0; k < 3 && k < n; k++) {
+		unsigned int best = k;
+		char sz[48], lo[20], hi[20], pct[16];
+		double share;
+		struct ent t;
 
-		for (i = 0; i < SIZE_BUCKETS; i++) {
-			unsigned int j, taken = 0;
-
-			for (j = 0; j < n; j++)
-				taken |= used[j] == i;
-			if (!taken && d->size_hist[i] &&
-			    (best < 0 || d->size_hist[i] > d->size_hist[best]))
-				best = (int)i;
+		for (i = k + 1; i < n; i++)
+			if (e[i].n > e[best].n)
+				best = i;
+		t = e[best];		/* ties keep their order: by bucket, 2^i first */
+		memmove(&e[k + 1], &e[k], (best - k) * sizeof(e[0]));
+		e[k] = t;
+		if (t.size) {
+			fmt_req_size(t.size, sz, sizeof(sz));
+		} else {
+			fmt_req_size(t.b ? 1ull << (t.b - 1) : 0, lo, sizeof(lo));
+			fmt_req_size(1ull << t.b, hi, sizeof(hi));
+			snprintf(sz, sizeof(sz), "%s-%s", lo, hi);
 		}
-		if (best < 0)
-			break;
-		used[n++] = (unsigned int)best;
-		{
-			char sz[32], pct[16];
-			uint64_t bsz = dir_bucket_size(d, (unsigned int)best);
-			double share = 100.0 * (double)d->size_hist[best] / (double)d->ops;
-
-			fmt_req_size(bsz, sz, sizeof(sz));
-			snprintf(pct, sizeof(pct), share < 0.05 ? "<0.1%%" : "%.1f%%", share);
-			l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s %s",
-					      n > 1 ? ", " : "", sz, pct);
-		}
+		share = 100.0 * (double)t.n / (double)d->ops;
+		snprintf(pct, sizeof(pct), share < 0.05 ? "<0.1%%" : "%.1f%%", share);
+		l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s %s", k ? ", " : "", sz,
+				      pct);
 	}
 }
 
