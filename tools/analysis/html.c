@@ -120,8 +120,12 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	fprintf(f, "</td><td class=\"l\">");
 	html_esc(f, p->name);
 	fprintf(f, "</td>");
-	for (k = 0; k < n; k++)
-		td_num(f, metric_value(col[k], MO_HTML, rep, p), col[k]->hdec);
+	for (k = 0; k < n; k++) {
+		if ((col[k]->out & MO_RATE) && fig_too_short(p))
+			fprintf(f, "<td title=\"too short to time\">+++++</td>");
+		else
+			td_num(f, metric_value(col[k], MO_HTML, rep, p), col[k]->hdec);
+	}
 	fprintf(f, "<td>%s</td></tr>\n", fl && fl->n ? "<span class=\"bad\">&#9873;</span>" : "");
 }
 

@@ -66,6 +66,11 @@ double fig_meta_rate(const struct pstats *p)
 	return fig_rate(p->ops - p->data_ops - p->fsyncs, pstats_duration_s(p));
 }
 
+int fig_too_short(const struct pstats *p)
+{
+	return p->ops && pstats_duration_s(p) < REPORT_MIN_TIMED_S;
+}
+
 static int sample_span(const struct pstats *p, const struct iotap_trace_sample **a,
 		       const struct iotap_trace_sample **b, double *dt)
 {
@@ -432,15 +437,15 @@ const struct report_metric report_metrics[] = {
 	  .th = "<th>secs</th>" },
 	{ .key = "ops", .get = g_ops, .out = MO_SCRIPTS | MO_TEXT, .head = "ops", .width = 11 },
 	{ .key = "ops_per_s", .label = "ops/s", .get = g_ops_s, .dec = 1, .sdec = 3, .side = 3,
-	  .out = MO_SCRIPTS | MO_PEOPLE, .head = "ops/s", .width = 10, .th = "<th>ops/s</th>" },
+	  .out = MO_RATE | MO_SCRIPTS | MO_PEOPLE, .head = "ops/s", .width = 10, .th = "<th>ops/s</th>" },
 
 	{ .key = "read_ops", .json = "read.ops", .get = g_rd_ops, .out = MO_SCRIPTS },
 	{ .key = "read_bytes", .json = "read.bytes", .get = g_rd_bytes, .out = MO_SCRIPTS },
 	{ .key = "read_mb_per_s", .json = "read.mb_per_s", .label = "read MB/s",
 	  .get = g_rd_mbps, .dec = 2, .sdec = 3, .hdec = 2, .side = 4,
-	  .out = MO_SCRIPTS | MO_TEXT_MB | MO_HTML | MO_CMP, .head = "rd_MB/s", .width = 9,
+	  .out = MO_RATE | MO_SCRIPTS | MO_TEXT_MB | MO_HTML | MO_CMP, .head = "rd_MB/s", .width = 9,
 	  .th = "<th class=\"r\">read MB/s</th>" },
-	{ .key = "read_kib_per_s", .get = g_rd_kibps, .out = MO_TEXT_K, .head = "rd_K/sec",
+	{ .key = "read_kib_per_s", .get = g_rd_kibps, .out = MO_RATE | MO_TEXT_K, .head = "rd_K/sec",
 	  .width = 10 },
 	{ .key = "read_iops", .json = "read.iops", .label = "read IOPS", .get = g_rd_iops,
 	  .dec = 1, .sdec = 3, .side = 6, .out = MO_SCRIPTS | MO_CMP },
@@ -453,9 +458,9 @@ const struct report_metric report_metrics[] = {
 	{ .key = "write_bytes", .json = "write.bytes", .get = g_wr_bytes, .out = MO_SCRIPTS },
 	{ .key = "write_mb_per_s", .json = "write.mb_per_s", .label = "write MB/s",
 	  .get = g_wr_mbps, .dec = 2, .sdec = 3, .hdec = 2, .side = 5,
-	  .out = MO_SCRIPTS | MO_TEXT_MB | MO_HTML | MO_CMP, .head = "wr_MB/s", .width = 9,
+	  .out = MO_RATE | MO_SCRIPTS | MO_TEXT_MB | MO_HTML | MO_CMP, .head = "wr_MB/s", .width = 9,
 	  .th = "<th class=\"w\">write MB/s</th>" },
-	{ .key = "write_kib_per_s", .get = g_wr_kibps, .out = MO_TEXT_K, .head = "wr_K/sec",
+	{ .key = "write_kib_per_s", .get = g_wr_kibps, .out = MO_RATE | MO_TEXT_K, .head = "wr_K/sec",
 	  .width = 10 },
 	{ .key = "write_iops", .json = "write.iops", .label = "write IOPS", .get = g_wr_iops,
 	  .dec = 1, .sdec = 3, .side = 7, .out = MO_SCRIPTS | MO_CMP },
@@ -464,12 +469,12 @@ const struct report_metric report_metrics[] = {
 	  .out = MO_JSON },
 	{ .key = "write_typical_size", .json = "write.typical_size", .get = g_wr_typical,
 	  .out = MO_JSON },
-	{ .key = "iops", .get = g_iops, .hdec = 0, .side = 8, .out = MO_HTML,
+	{ .key = "iops", .get = g_iops, .hdec = 0, .side = 8, .out = MO_RATE | MO_HTML,
 	  .th = "<th>IOPS</th>" },
 
 	{ .key = "seeks", .get = g_seeks, .out = MO_SCRIPTS },
 	{ .key = "seeks_per_s", .label = "seeks/s", .get = g_seeks_s, .dec = 1, .sdec = 3,
-	  .hdec = 1, .side = 9, .out = MO_SCRIPTS | MO_PEOPLE, .head = "seeks/s", .width = 9,
+	  .hdec = 1, .side = 9, .out = MO_RATE | MO_SCRIPTS | MO_PEOPLE, .head = "seeks/s", .width = 9,
 	  .th = "<th>seeks/s</th>" },
 	{ .key = "sequential_pct", .label = "sequential %", .get = g_seq, .dec = 1, .sdec = 2,
 	  .hdec = 1, .side = 10, .out = MO_SCRIPTS | MO_PEOPLE | MO_ZERO, .head = "seq%",
@@ -480,7 +485,7 @@ const struct report_metric report_metrics[] = {
 	{ .key = "meta", .jget = j_meta, .out = MO_JSON },
 	{ .key = "fsyncs", .get = g_fsyncs, .out = MO_SCRIPTS },
 	{ .key = "fsyncs_per_s", .label = "fsyncs/s", .get = g_fsyncs_s, .dec = 1, .sdec = 3,
-	  .hdec = 1, .side = 11, .out = MO_SCRIPTS | MO_PEOPLE, .head = "fsync/s", .width = 8,
+	  .hdec = 1, .side = 11, .out = MO_RATE | MO_SCRIPTS | MO_PEOPLE, .head = "fsync/s", .width = 8,
 	  .th = "<th>fsync/s</th>" },
 	{ .key = "latency_us", .jget = j_latency, .out = MO_JSON },
 
@@ -510,9 +515,9 @@ const struct report_metric report_metrics[] = {
 	{ .key = "dev_write_mb_per_s", .json = "device.write_mb_per_s", .get = g_dev_wr,
 	  .sdec = 3, .out = MO_SCRIPTS },
 	{ .key = "device_mb_per_s", .label = "device MB/s", .get = g_dev_mbps, .dec = 2,
-	  .hdec = 2, .side = 17, .out = MO_TEXT_MB | MO_HTML | MO_CMP, .head = "dev_MB/s",
+	  .hdec = 2, .side = 17, .out = MO_RATE | MO_TEXT_MB | MO_HTML | MO_CMP, .head = "dev_MB/s",
 	  .width = 9, .th = "<th>dev MB/s</th>" },
-	{ .key = "device_kib_per_s", .get = g_dev_kibps, .out = MO_TEXT_K, .head = "dev_K/s",
+	{ .key = "device_kib_per_s", .get = g_dev_kibps, .out = MO_RATE | MO_TEXT_K, .head = "dev_K/s",
 	  .width = 10 },
 	{ .key = "dev_iops", .get = g_dev_iops, .sdec = 1, .out = MO_CSV },
 	{ .key = "device_iops", .json = "device.iops", .get = g_dev_iops, .sdec = 3,

@@ -200,7 +200,9 @@ static void text_phase_row(FILE *f, const struct report *rep, const struct pstat
 	for (k = 0; k < n; k++) {
 		double v = metric_value(col[k], out, rep, p);
 
-		if (isnan(v))
+		if ((col[k]->out & MO_RATE) && fig_too_short(p))
+			fprintf(f, " %*s", col[k]->width, "+++++");
+		else if (isnan(v))
 			fprintf(f, " %*s", col[k]->width, "-");
 		else
 			fprintf(f, " %*.*f", col[k]->width, col[k]->dec, v);

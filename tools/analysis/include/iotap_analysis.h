@@ -200,6 +200,13 @@ double fig_start_s(const struct report *rep, const struct pstats *p);
 double fig_inflight(const struct pstats *p);
 /* Metadata ops (neither data nor fsync) per second. */
 double fig_meta_rate(const struct pstats *p);
+/*
+ * A phase with ops that lasted under REPORT_MIN_TIMED_S: its rates mean
+ * nothing (22 ops in 7 us are not 3 million ops/s); the text and HTML
+ * tables print them as bonnie++ does a test under its 0.5 s, "+++++".
+ */
+#define REPORT_MIN_TIMED_S	0.1
+int fig_too_short(const struct pstats *p);
 /* "8k 99.9%, 4k 0.1%": the three fullest request-size buckets of @d */
 void fig_size_summary(const struct dir_stats *d, char *buf, size_t len);
 /* "<16k 83%, <2m 8%": the three commonest seek distances of @p */
@@ -219,6 +226,8 @@ enum metric_out {
 	MO_ZERO		= 1 << 6,	/* text, CSV and JSON print an absent figure as 0 */
 	MO_ALWAYS	= 1 << 7,	/* compare shows it even where it is 0 everywhere */
 	MO_GATE		= 1 << 8,	/* JSON: its group is null where this figure is absent */
+	MO_RATE		= 1 << 9,	/* a rate: "+++++" in the text and HTML tables where
+					 * the phase is too short to time (fig_too_short) */
 };
 
 /*
