@@ -913,7 +913,8 @@ static void test_block_merge(void)
 
 		mixed_rec(&rng, i, &r);
 		if ((r.op == IOTAP_OP_READ || r.op == IOTAP_OP_WRITE) && r.result >= 0)
-			dist = seek_map_update(&sm, r.file, r.offset, r.offset + r.length);
+			dist = seek_map_update(&sm, r.file, r.offset, r.offset + r.length,
+					       r.op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
 		if (!left) {
 			/* a block ends: what the report does at AUTO_BLOCK_OPS or a gap */
 			series_block_end(&s);
@@ -1018,12 +1019,12 @@ static void test_seek_cache(void)
 		int64_t want = (int64_t)(off - last_end[f]);
 
 		/* runs of a few ops on one file, as a client does */
-		if (seek_map_update(&m, f, off, end) != want)
+		if (seek_map_update(&m, f, off, end, SEEK_READ) != want)
 			same = 0;
 		last_end[f] = end;
 		count[f]++;
 		if ((x >> 40) % 4 && i + 1 < 200000) {
-			if (seek_map_update(&m, f, end, end + 4096) != 0)
+			if (seek_map_update(&m, f, end, end + 4096, SEEK_READ) != 0)
 				same = 0;
 			last_end[f] = end + 4096;
 			count[f]++;
@@ -1046,7 +1047,7 @@ static void test_seek_cache(void)
 
 		for (k = 0; k < 3; k++) {
 			f = k == 1 ? i - 1 : i;
-			if (seek_map_update(&m, f, last_end[f], last_end[f] + 100) != 0)
+			if (seek_map_update(&m, f, last_end[f], last_end[f] + 100, SEEK_READ) != 0)
 				same = 0;
 			last_end[f] += 100;
 		}

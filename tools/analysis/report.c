@@ -403,7 +403,8 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 	if (data) {
 		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
 
-		dist = seek_map_update(&rep->files, rec->file, off, off + len);
+		dist = seek_map_update(&rep->files, rec->file, off, off + len,
+				       op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
 		is_seek = dist != 0;
 		if (rep->points.cap)
 			points_add(&rep->points, rec);

@@ -197,7 +197,8 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		if ((rec.op == IOTAP_OP_READ || rec.op == IOTAP_OP_WRITE) && rec.result >= 0) {
 			uint64_t len = rec.result > 0 ? (uint64_t)rec.result : rec.length;
 
-			dist = seek_map_update(&seeks, rec.file, rec.offset, rec.offset + len);
+			dist = seek_map_update(&seeks, rec.file, rec.offset, rec.offset + len,
+					       rec.op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
 		}
 		if (my < lo)
 			continue;

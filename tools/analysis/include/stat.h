@@ -32,7 +32,11 @@
 struct seek_ent {
 	uint64_t end;			/* end offset of the previous data op */
 	uint64_t count;			/* data ops on the file */
+	unsigned int dirs;		/* SEEK_READ | SEEK_WRITE: directions seen */
 };
+
+#define SEEK_READ	1u
+#define SEEK_WRITE	2u
 
 #define SEEK_CACHE	16		/* entries of the second-level cache */
 
@@ -54,24 +58,32 @@ struct seek_map {
 void seek_map_init(struct seek_map *m);
 void seek_map_release(struct seek_map *m);
 /* seek_map_update() when @file is not the cached one: the map itself. */
-int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end);
+int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end,
+			     unsigned int dir);
 /*
- * seek_map_update - note a data op on @file from @off to @end
+ * seek_map_update - note a data op (@dir: SEEK_READ or SEEK_WRITE) on @file
+ * from @off to @end
  * Return: the signed distance from where the previous data op on @file
- * ended (0 = sequential); a file's first op counts from offset 0.
+ * ended (0 = sequential); a file's first op counts from offset 0, and so
+ * does its first read and its first write: reading a file back from its
+ * start, as writing it from its start, is no seek.
  * Inline: a run of ops on one file (the usual case) costs no call.
  */
 static inline int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_t off,
-				      uint64_t end)
+				      uint64_t end, unsigned int dir)
 {
 	struct seek_ent *e = m->last;
 	uint64_t prev;
 
 	if (__builtin_expect(!e || m->last_file != file, 0))
-		return seek_map_update_slow(m, file, off, end);
+		return seek_map_update_slow(m, file, off, end, dir);
 	prev = e->end;
 	e->end = end;
 	e->count++;
+	if (__builtin_expect(!(e->dirs & dir), 0)) {
+		e->dirs |= dir;
+		prev = 0;
+	}
 	return (int64_t)(off - prev);
 }
 /* The @n files with most data ops, busiest first; returns how many. */
