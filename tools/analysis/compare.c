@@ -36,7 +36,7 @@ unsigned int compare_nmetrics(void)
 /*
  * The name phases are matched by: bonnie++'s test name when most of the
  * trace is bonnie's (so `iotap run bonnie`'s "write" meets a capture's
- * "seq-write-8k"), else the phase's own name; "name@k" for the k-th phase
+ * "seq-write-8k"), else the phase's own name; "name#k" for the k-th phase
  * of that name.
  */
 #define BONNIE_MIN_TESTS	4
@@ -64,7 +64,7 @@ static void phase_key(const struct report *rep, unsigned int i, char *buf, size_
 	if (k == 1)
 		snprintf(buf, len, "%s", name);
 	else
-		snprintf(buf, len, "%s@%u", name, k);
+		snprintf(buf, len, "%s#%u", name, k);
 }
 
 static int find_key(const struct compare *c, const char *key)

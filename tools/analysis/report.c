@@ -472,13 +472,18 @@ static void on_phase(struct engine *e, const struct iotap_trace_rec *rec)
 	p->cpu_mark_end_ns = p->cpu_mark_begin_ns;
 }
 
-/* Automatic phases of the same kind get "#2", "#3": names stay unique. */
+/*
+ * Phases of the same name get "#2", "#3" (automatic ones of the same kind,
+ * marked ones whose name comes back: pgsql's steady after a checkpoint):
+ * the table, --phase and compare then know each by one name.
+ */
 static void number_repeats(struct report *rep)
 {
 	unsigned int i, j, k;
 	size_t l;
 
-	for (i = 1; i < rep->nphases; i++) {
+	/* from the last: the earlier names are still the unnumbered ones */
+	for (i = rep->nphases; i-- > 1;) {
 		for (j = 0, k = 1; j < i; j++)
 			if (!strcmp(rep->phases[j].name, rep->phases[i].name))
 				k++;
@@ -544,6 +549,54 @@ static int fold_unmarked(struct report *rep, uint64_t gap_ns)
 }
 
 /*
+ * A marked phase with no op that lasts no time (pgsql's warmup begun the
+ * instant a checkpoint part did: its markers microseconds apart) is no
+ * row: nothing in it to show. An idle phase that lasts is kept.
+ */
+#define EMPTY_NS	1000000ull
+static void drop_phase(struct report *rep, unsigned int i)
+{
+	struct pstats *p = &rep->phases[i];
+
+	pstats_release(p);
+	memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
+	rep->nphases--;
+}
+
+/* ... and the phase it cut in two is one again. */
+static int drop_empty(struct report *rep)
+{
+	unsigned int i = 0;
+	int ret = 0;
+
+	while (i < rep->nphases) {
+		struct pstats *p = &rep->phases[i], *a, *b;
+
+		if (p->ops || p->lost || p->t_end >= p->t_begin + EMPTY_NS) {
+			i++;
+			continue;
+		}
+		drop_phase(rep, i);
+		if (!i || i >= rep->nphases)
+			continue;
+		a = &rep->phases[i - 1];
+		b = &rep->phases[i];
+		if (strcmp(a->name, b->name))
+			continue;
+		if (pstats_merge(a, b))
+			ret = -ENOMEM;
+		a->t_end = b->t_end;
+		if (a->has_cpu_mark && b->has_cpu_mark)
+			a->cpu_mark_end_ns = b->cpu_mark_end_ns;
+		else
+			a->has_cpu_mark = 0;
+		a->unit_max_ns = b->unit_max_ns > a->unit_max_ns ? b->unit_max_ns : a->unit_max_ns;
+		drop_phase(rep, i);
+	}
+	return ret;
+}
+
+/*
  * --phases-from: the ops before the plan's first phase are the ones the
  * original folded into its first marked phase; they join it here too.
  */
@@ -575,10 +628,14 @@ static int finish(struct engine *e)
 			close_phase(e, p->last_end > p->t_begin ? p->last_end : p->t_begin, NULL);
 		}
 		rep->phase_source = e->mode == M_PLAN ? "phases-from" : "markers";
-		if (e->mode == M_MARKS)
+		if (e->mode == M_MARKS) {
 			ret = fold_unmarked(rep, e->o->gap_ns ? e->o->gap_ns : DEFAULT_GAP_NS);
-		else
+			if (drop_empty(rep))
+				ret = -ENOMEM;
+			number_repeats(rep);
+		} else {
 			ret = fold_plan(rep, e->o->plan);
+		}
 	}
 	pstats_init(&rep->total, "total", 0, 0);
 	rep->total.pool = rep->hist_pool;
