@@ -4,7 +4,8 @@
 # items 6-8). With a small max_wal_size a checkpoint starts at the
 # instant warmup and steady do: no phase of 0 ops and 0 s; the steady
 # phase that resumes after a checkpoint is one name ("steady#2") in the
-# table, for --phase and in compare. `info`'s time span is the run's, not
+# table, for --phase and in compare, which adds the whole steady period
+# (checkpoint parts included) as one row. `info`'s time span is the run's, not
 # a span late (APP records are written when their unit ends). Each
 # log_checkpoints line's write= and sync= in the report are the run's.
 . "$(dirname "$0")/lib.sh"
@@ -30,8 +31,13 @@ names = [p["name"] for p in r["phases"]]
 empty = [p["name"] for p in r["phases"] if p["ops"] == 0 and p["duration_s"] == 0]
 assert not empty, "empty phases %s" % empty
 assert len(set(names)) == len(names), "names repeat: %s" % names
-cmp = [p["name"] for p in c["phases"]][:-1]
-assert cmp == names, "compare %s, report %s" % (cmp, names)
+cmp = [p["name"] for p in c["phases"]]
+assert cmp[:-2] == names, "compare %s, report %s" % (cmp, names)
+# the steady period as one row: as long as the run's steady period
+assert cmp[-2] == "steady period", cmp
+d = c["phases"][-2]["figures"]["duration_s"][0]["mean"]
+st = r["application"]["steady_s"]
+assert abs(d - st) < 0.3, "steady period %.3f s, the run's steady %.3f s" % (d, st)
 print("\n".join(names))
 PY
 while read -r n; do

@@ -95,6 +95,42 @@ static int *map_at(const struct compare *c, unsigned int k, unsigned int g, unsi
 	return &c->map[(k * c->ngroups + g) * c->max_traces + t];
 }
 
+#define PERIOD_KEY	"steady period"
+
+/*
+ * A pgsql trace's steady period as one span: the phases whose middle lies
+ * in the run's steady SPAN (its checkpoint parts cut it into several).
+ * Return: 1 if made, 0 if the trace has none, -ENOMEM.
+ */
+static int steady_period(const struct report *rep, struct pstats *ps)
+{
+	const struct app_span *sp = &rep->app.pg.steady;
+	uint64_t b = sp->start_ns, e = sp->start_ns + sp->dur_ns;
+	unsigned int i, n = 0;
+
+	if (rep->app.kind != APP_PGSQL || !sp->seen || !sp->dur_ns)
+		return 0;
+	pstats_init(ps, PERIOD_KEY, 0, 0);
+	ps->pool = rep->hist_pool;
+	for (i = 0; i < rep->nphases; i++) {
+		const struct pstats *p = &rep->phases[i];
+		uint64_t mid = p->t_begin + (p->t_end - p->t_begin) / 2;
+
+		if (mid < b || mid >= e)
+			continue;
+		if (pstats_merge(ps, p))
+			return -ENOMEM;
+		if (!n++)
+			ps->t_begin = p->t_begin;
+		ps->t_end = p->t_end;
+	}
+	if (!n) {
+		pstats_release(ps);
+		ps->name[0] = '\0';
+	}
+	return n > 0;
+}
+
 int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngroups)
 {
 	unsigned int g, t, i, k;
@@ -142,6 +178,19 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 			}
 		}
 	}
+	c->period = calloc((size_t)ngroups * c->max_traces, sizeof(*c->period));
+	if (!c->period)
+		goto err_nomem;
+	for (g = 0, k = 0; g < ngroups; g++) {
+		for (t = 0; t < groups[g].n; t++) {
+			ret = steady_period(&groups[g].reps[t], &c->period[g * c->max_traces + t]);
+			if (ret < 0)
+				goto err_nomem;
+			k += ret;
+		}
+	}
+	if (k && insert_key(c, c->nphases, PERIOD_KEY))
+		goto err_nomem;
 	if (insert_key(c, c->nphases, "total"))
 		goto err_nomem;
 	c->map = malloc((size_t)c->nphases * ngroups * c->max_traces * sizeof(*c->map));
@@ -158,6 +207,8 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 				*map_at(c, (unsigned int)find_key(c, key), g, t) = (int)i;
 			}
 			*map_at(c, c->nphases - 1, g, t) = -2;
+			if (c->period[g * c->max_traces + t].name[0])
+				*map_at(c, c->nphases - 2, g, t) = -3;
 		}
 	}
 	return 0;
@@ -170,6 +221,13 @@ err_nomem:
 void compare_release(struct compare *c)
 {
 	unsigned int g, t;
+
+	for (g = 0; c->period && g < c->ngroups; g++)
+		for (t = 0; t < c->max_traces; t++)
+			if (c->period[g * c->max_traces + t].name[0])
+				pstats_release(&c->period[g * c->max_traces + t]);
+	free(c->period);
+	c->period = NULL;
 
 	for (g = 0; g < c->ngroups; g++) {
 		for (t = 0; c->groups[g].reps && t < c->groups[g].n; t++)
@@ -193,6 +251,8 @@ const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsi
 	i = *map_at(c, k, g, t);
 	if (i == -2)
 		return &c->groups[g].reps[t].total;
+	if (i == -3)
+		return &c->period[g * c->max_traces + t];
 	return i >= 0 ? &c->groups[g].reps[t].phases[i] : NULL;
 }
 

@@ -551,49 +551,26 @@ static int fold_unmarked(struct report *rep, uint64_t gap_ns)
 /*
  * A marked phase with no op that lasts no time (pgsql's warmup begun the
  * instant a checkpoint part did: its markers microseconds apart) is no
- * row: nothing in it to show. An idle phase that lasts is kept.
+ * row: nothing in it to show. An idle phase that lasts is kept. The part
+ * it cut stays cut there (checkpoint 1 write, then #2 in warmup), so the
+ * phases still end where the run's periods do.
  */
 #define EMPTY_NS	1000000ull
-static void drop_phase(struct report *rep, unsigned int i)
-{
-	struct pstats *p = &rep->phases[i];
-
-	pstats_release(p);
-	memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
-	rep->nphases--;
-}
-
-/* ... and the phase it cut in two is one again. */
-static int drop_empty(struct report *rep)
+static void drop_empty(struct report *rep)
 {
 	unsigned int i = 0;
-	int ret = 0;
 
 	while (i < rep->nphases) {
-		struct pstats *p = &rep->phases[i], *a, *b;
+		struct pstats *p = &rep->phases[i];
 
 		if (p->ops || p->lost || p->t_end >= p->t_begin + EMPTY_NS) {
 			i++;
 			continue;
 		}
-		drop_phase(rep, i);
-		if (!i || i >= rep->nphases)
-			continue;
-		a = &rep->phases[i - 1];
-		b = &rep->phases[i];
-		if (strcmp(a->name, b->name))
-			continue;
-		if (pstats_merge(a, b))
-			ret = -ENOMEM;
-		a->t_end = b->t_end;
-		if (a->has_cpu_mark && b->has_cpu_mark)
-			a->cpu_mark_end_ns = b->cpu_mark_end_ns;
-		else
-			a->has_cpu_mark = 0;
-		a->unit_max_ns = b->unit_max_ns > a->unit_max_ns ? b->unit_max_ns : a->unit_max_ns;
-		drop_phase(rep, i);
+		pstats_release(p);
+		memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
+		rep->nphases--;
 	}
-	return ret;
 }
 
 /*
@@ -630,8 +607,7 @@ static int finish(struct engine *e)
 		rep->phase_source = e->mode == M_PLAN ? "phases-from" : "markers";
 		if (e->mode == M_MARKS) {
 			ret = fold_unmarked(rep, e->o->gap_ns ? e->o->gap_ns : DEFAULT_GAP_NS);
-			if (drop_empty(rep))
-				ret = -ENOMEM;
+			drop_empty(rep);
 			number_repeats(rep);
 		} else {
 			ret = fold_plan(rep, e->o->plan);

@@ -347,9 +347,15 @@ struct compare {
 	unsigned int nphases;		/* matched phases (the last row is the total) */
 	char (*phase_names)[CMP_PHASE_KEY];
 	/* for group g, trace t, phase k: index into reps[t].phases, -1 if absent,
-	 * -2 for the total */
+	 * -2 for the total, -3 for the steady period */
 	int *map;			/* [nphases][ngroups][max traces] */
 	unsigned int max_traces;
+	/*
+	 * pgsql traces: the whole steady period (the phases in the run's
+	 * steady SPAN, checkpoint parts included) as one row, "steady
+	 * period"; [ngroups][max traces], name "" where a trace has none
+	 */
+	struct pstats *period;
 	struct analysis_err err;	/* why compare_build() failed */
 };
 
