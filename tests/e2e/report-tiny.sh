@@ -4,7 +4,8 @@
 # short to time (22 ops in 22 us) shows its rates as +++++ (bonnie++'s
 # sign) with a too-short flag, not as millions of ops/s; flags print
 # rates as numbers (10000, not 1e+04) and no share above 100% (outliers
-# of 8 threads against the phase's op time, not its span). No FUSE needed.
+# of 8 threads against the phase's op time, not its span); compare shows
+# no rate and no ratio of such a phase either. No FUSE needed.
 . "$(dirname "$0")/lib.sh"
 SYNTH=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}/tests/unit/report-synth
 [ -x "$SYNTH" ] || skip "no report-synth at $SYNTH (build the tests)"
@@ -29,4 +30,9 @@ grep "^  \[" $T/rep.txt | grep -q "e+0" && fail "a flag prints a number as 1e+04
 over=$(grep -o "[0-9.]*% of the phase" $T/rep.txt | awk '$1 + 0 > 100')
 [ -z "$over" ] || fail "a share above 100%: $over"
 grep -q "latency-outlier: read max 2.00 s" $T/rep.txt || fail "no latency outlier flag"
+# compare too: no rate and no ratio of a phase too short to time
+"$IOTAP" compare $T/s.iotap $T/s.iotap --no-progress > $T/cmp.txt || fail "compare"
+awk '$1 == "tiny" { on = 1 } on && /ops\/s/ { print; exit }' $T/cmp.txt > $T/row.txt
+grep -Eq '^ *ops/s +\+\+\+\+\+ +\+\+\+\+\+ +- *$' $T/row.txt ||
+	{ cat $T/row.txt; fail "compare shows the tiny phase's ops/s"; }
 exit 0

@@ -282,6 +282,7 @@ static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, un
 		v = metric(&c->groups[g].reps[t], p, m, &ok);
 		if (!ok)
 			continue;
+		out->too_short += (compare_metric(m)->out & MO_RATE) && fig_too_short(p);
 		out->n++;
 		sum += v;
 		sq += v * v;
@@ -303,6 +304,7 @@ void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsig
 
 	cell_raw(c, k, g, m, out);
 	cell_raw(c, k, 0, m, &base);
+	out->base_short = base.too_short;
 	if (out->n && base.n && base.mean != 0)
 		out->ratio = out->mean / base.mean;
 	else if (out->n && base.n && out->mean == 0)
@@ -330,6 +332,8 @@ static void fmt_cell(const struct cmp_cell *cell, int decimals, int with_sd, cha
 {
 	if (!cell->n)
 		snprintf(buf, len, "-");
+	else if (cell->too_short)
+		snprintf(buf, len, "+++++");
 	else if (with_sd && cell->n > 1)
 		snprintf(buf, len, "%.*f ± %.*f", decimals, cell->mean, decimals, cell->sd);
 	else
@@ -450,7 +454,7 @@ void compare_print_text(const struct compare *c, FILE *f)
 				fmt_cell(&cell, compare_metric(m)->dec, 1, buf, sizeof(buf));
 				fprintf(f, " %22s", buf);
 				if (g) {
-					if (isnan(cell.ratio))
+					if (isnan(cell.ratio) || cell.too_short || cell.base_short)
 						fprintf(f, " %7s", "-");
 					else
 						fprintf(f, " %7.3f", cell.ratio);

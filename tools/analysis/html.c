@@ -885,6 +885,8 @@ void compare_write_html(const struct compare *c, FILE *f)
 				compare_cell(c, k, g, m, &cell);
 				if (!cell.n)
 					snprintf(buf, sizeof(buf), "-");
+				else if (cell.too_short)
+					snprintf(buf, sizeof(buf), "+++++");
 				else if (cell.n > 1)
 					snprintf(buf, sizeof(buf), "%.*f ± %.*f",
 						 compare_metric(m)->dec, cell.mean,
@@ -894,7 +896,7 @@ void compare_write_html(const struct compare *c, FILE *f)
 						 cell.mean);
 				fprintf(f, "<td>%s</td>", buf);
 				if (g) {
-					if (isnan(cell.ratio))
+					if (isnan(cell.ratio) || cell.too_short || cell.base_short)
 						fprintf(f, "<td>-</td>");
 					else
 						fprintf(f, "<td class=\"%s\">%.3f</td>",

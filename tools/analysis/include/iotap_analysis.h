@@ -335,6 +335,9 @@ struct cmp_cell {
 	unsigned int n;			/* traces that have it */
 	double mean, sd;		/* sd: sample standard deviation, 0 for one trace */
 	double ratio;			/* mean / baseline mean; NAN when not comparable */
+	/* a rate of a phase too short to time (fig_too_short) in one of its
+	 * traces, or in the baseline's: people see +++++ and no ratio */
+	unsigned int too_short, base_short;
 };
 
 /* compare's figures (report_metrics[]' MO_CMP rows): how many, and the m-th. */
