@@ -1046,7 +1046,8 @@ static int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h,
 			return -ENOMEM;
 		b->bs.by_type[s->type]++;
 		t = s->time_ns;
-		e = t + s->dur_ns;
+		/* an APP record is written when its unit ends: time_ns is that end */
+		e = s->type == IOTAP_REC_APP ? t : t + s->dur_ns;
 		if (e < t)
 			e = UINT64_MAX;
 		if (e > sum.tend)
@@ -1595,7 +1596,8 @@ static void stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats 
 /* Count one record in @bs (the delivered part of a batch not exhausted yet). */
 static void bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s)
 {
-	uint64_t end = s->time_ns + s->dur_ns;
+	/* an APP record is written when its unit ends: time_ns is that end */
+	uint64_t end = s->type == IOTAP_REC_APP ? s->time_ns : s->time_ns + s->dur_ns;
 
 	if (end < s->time_ns)
 		end = UINT64_MAX;

@@ -202,7 +202,7 @@ static int read_all(const char *path, unsigned int flags, int ref, struct recs *
 	struct iotap_trace_reader *r;
 	struct iotap_trace_rec rec;
 	const struct iotap_trace_rec *p;
-	uint64_t lost = 0, by_type[IOTAP_REC_TYPE_MAX] = { 0 }, tmin = UINT64_MAX, tend = 0;
+	uint64_t lost = 0, by_type[IOTAP_REC_TYPE_MAX] = { 0 }, tmin = UINT64_MAX, tend = 0, end;
 	int ret;
 
 	*mid_ok = 1;
@@ -224,8 +224,10 @@ static int read_all(const char *path, unsigned int flags, int ref, struct recs *
 			lost += p->length;
 		if (p->time_ns < tmin)
 			tmin = p->time_ns;
-		if (p->time_ns + p->dur_ns > tend)
-			tend = p->time_ns + p->dur_ns;
+		/* an APP record's time is its end */
+		end = p->type == IOTAP_REC_APP ? p->time_ns : p->time_ns + p->dur_ns;
+		if (end > tend)
+			tend = end;
 		/* the statistics so far, every 997 records */
 		if (out->n % 997 == 0) {
 			iotap_trace_reader_stats(r, &run);

@@ -568,7 +568,7 @@ static void test_compare_self(void)
 	}
 	ok(c.nphases == 4, "3 phases and the total matched (%u)", c.nphases);
 	for (k = 0; k < c.nphases; k++) {
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < compare_nmetrics(); m++) {
 			struct cmp_cell cell;
 			char buf[32];
 
@@ -579,7 +579,7 @@ static void test_compare_self(void)
 			cells++;
 			if (strcmp(buf, "1.000")) {
 				all_one = 0;
-				diag("%s %s ratio %s", c.phase_names[k], cmp_metrics[m].key, buf);
+				diag("%s %s ratio %s", c.phase_names[k], compare_metric(m)->key, buf);
 			}
 		}
 	}
@@ -729,7 +729,11 @@ static void test_size_label(void)
 	ok(dir_bucket_size(&d, 20) == 1048576, "mostly exact 1 MiB: the bucket is 1 MiB");
 	ok(dir_typical_size(&d) == 1048576, "typical size 1 MiB");
 	fig_size_summary(&d, buf, sizeof(buf));
-	ok(!strcmp(buf, "1m 100.0%"), "size summary '%s'", buf);
+	ok(!strcmp(buf, "1m 97.0%, 512k-1m 3.0%"), "size summary '%s': 1m and a range", buf);
+	d.size_oth[20][0] = 600 * 1024;
+	d.size_oth_n[20][0] = 3;
+	fig_size_summary(&d, buf, sizeof(buf));
+	ok(!strcmp(buf, "1m 97.0%, 600k 3.0%"), "size summary '%s': two exact sizes", buf);
 
 	memset(&d, 0, sizeof(d));
 	d.ops = 10;
@@ -739,6 +743,17 @@ static void test_size_label(void)
 	d.size_top[13] = 4;
 	ok(dir_bucket_size(&d, 13) == 6000, "a minority of exact 8 KiB: still the mean");
 	ok(dir_bucket_size(&d, 12) == 0, "an empty bucket: 0");
+	/* 3000 and 4096 bytes share a bucket: each its own size and share */
+	memset(&d, 0, sizeof(d));
+	d.ops = 400;
+	d.size_hist[12] = 200;
+	d.size_top[12] = 100;
+	d.size_oth[12][0] = 3000;
+	d.size_oth_n[12][0] = 100;
+	d.size_hist[13] = 200;
+	d.size_top[13] = 200;
+	fig_size_summary(&d, buf, sizeof(buf));
+	ok(!strcmp(buf, "8k 50.0%, 4k 25.0%, 3000b 25.0%"), "size summary '%s'", buf);
 }
 
 /* One record into a pgsql accumulator (app_pgsql.c), the fields the test names. */
@@ -898,7 +913,8 @@ static void test_block_merge(void)
 
 		mixed_rec(&rng, i, &r);
 		if ((r.op == IOTAP_OP_READ || r.op == IOTAP_OP_WRITE) && r.result >= 0)
-			dist = seek_map_update(&sm, r.file, r.offset, r.offset + r.length);
+			dist = seek_map_update(&sm, r.file, r.offset, r.offset + r.length,
+					       r.op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
 		if (!left) {
 			/* a block ends: what the report does at AUTO_BLOCK_OPS or a gap */
 			series_block_end(&s);
@@ -1003,12 +1019,12 @@ static void test_seek_cache(void)
 		int64_t want = (int64_t)(off - last_end[f]);
 
 		/* runs of a few ops on one file, as a client does */
-		if (seek_map_update(&m, f, off, end) != want)
+		if (seek_map_update(&m, f, off, end, SEEK_READ) != want)
 			same = 0;
 		last_end[f] = end;
 		count[f]++;
 		if ((x >> 40) % 4 && i + 1 < 200000) {
-			if (seek_map_update(&m, f, end, end + 4096) != 0)
+			if (seek_map_update(&m, f, end, end + 4096, SEEK_READ) != 0)
 				same = 0;
 			last_end[f] = end + 4096;
 			count[f]++;
@@ -1031,7 +1047,7 @@ static void test_seek_cache(void)
 
 		for (k = 0; k < 3; k++) {
 			f = k == 1 ? i - 1 : i;
-			if (seek_map_update(&m, f, last_end[f], last_end[f] + 100) != 0)
+			if (seek_map_update(&m, f, last_end[f], last_end[f] + 100, SEEK_READ) != 0)
 				same = 0;
 			last_end[f] += 100;
 		}

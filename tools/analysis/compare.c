@@ -18,35 +18,25 @@
 
 #include "iotap_analysis.h"
 
-enum {
-	M_DUR, M_OPS, M_RMB, M_WMB, M_RIOPS, M_WIOPS, M_SEEKS, M_SEQ, M_FSYNC, M_META,
-	M_RP99, M_WP99, M_INFLIGHT, M_CPU, M_DEVMB, M_DEVUTIL, M_N
-};
+/* compare's figures: report_metrics[]'s MO_CMP rows, in their .side order */
+const struct report_metric *compare_metric(unsigned int m)
+{
+	const struct report_metric *col[METRIC_MAX];
 
-const struct cmp_metric cmp_metrics[] = {
-	[M_DUR] = { "duration_s", "secs", 3 },
-	[M_OPS] = { "ops_per_s", "ops/s", 1 },
-	[M_RMB] = { "read_mb_per_s", "read MB/s", 2 },
-	[M_WMB] = { "write_mb_per_s", "write MB/s", 2 },
-	[M_RIOPS] = { "read_iops", "read IOPS", 1 },
-	[M_WIOPS] = { "write_iops", "write IOPS", 1 },
-	[M_SEEKS] = { "seeks_per_s", "seeks/s", 1 },
-	[M_SEQ] = { "sequential_pct", "sequential %", 1 },
-	[M_FSYNC] = { "fsyncs_per_s", "fsyncs/s", 1 },
-	[M_META] = { "meta_ops_per_s", "metadata ops/s", 1 },
-	[M_RP99] = { "read_p99_us", "read p99 us", 1 },
-	[M_WP99] = { "write_p99_us", "write p99 us", 1 },
-	[M_INFLIGHT] = { "mean_inflight", "ops in flight", 2 },
-	[M_CPU] = { "cpu_pct", "cpu %", 1 },
-	[M_DEVMB] = { "device_mb_per_s", "device MB/s", 2 },
-	[M_DEVUTIL] = { "device_util_pct", "device util %", 1 },
-};
-const unsigned int cmp_nmetrics = M_N;
+	return m < metric_view(MO_CMP, col) ? col[m] : NULL;
+}
+
+unsigned int compare_nmetrics(void)
+{
+	const struct report_metric *col[METRIC_MAX];
+
+	return metric_view(MO_CMP, col);
+}
 
 /*
  * The name phases are matched by: bonnie++'s test name when most of the
  * trace is bonnie's (so `iotap run bonnie`'s "write" meets a capture's
- * "seq-write-8k"), else the phase's own name; "name@k" for the k-th phase
+ * "seq-write-8k"), else the phase's own name; "name#k" for the k-th phase
  * of that name.
  */
 #define BONNIE_MIN_TESTS	4
@@ -74,7 +64,7 @@ static void phase_key(const struct report *rep, unsigned int i, char *buf, size_
 	if (k == 1)
 		snprintf(buf, len, "%s", name);
 	else
-		snprintf(buf, len, "%s@%u", name, k);
+		snprintf(buf, len, "%s#%u", name, k);
 }
 
 static int find_key(const struct compare *c, const char *key)
@@ -103,6 +93,42 @@ static int insert_key(struct compare *c, unsigned int at, const char *key)
 static int *map_at(const struct compare *c, unsigned int k, unsigned int g, unsigned int t)
 {
 	return &c->map[(k * c->ngroups + g) * c->max_traces + t];
+}
+
+#define PERIOD_KEY	"steady period"
+
+/*
+ * A pgsql trace's steady period as one span: the phases whose middle lies
+ * in the run's steady SPAN (its checkpoint parts cut it into several).
+ * Return: 1 if made, 0 if the trace has none, -ENOMEM.
+ */
+static int steady_period(const struct report *rep, struct pstats *ps)
+{
+	const struct app_span *sp = &rep->app.pg.steady;
+	uint64_t b = sp->start_ns, e = sp->start_ns + sp->dur_ns;
+	unsigned int i, n = 0;
+
+	if (rep->app.kind != APP_PGSQL || !sp->seen || !sp->dur_ns)
+		return 0;
+	pstats_init(ps, PERIOD_KEY, 0, 0);
+	ps->pool = rep->hist_pool;
+	for (i = 0; i < rep->nphases; i++) {
+		const struct pstats *p = &rep->phases[i];
+		uint64_t mid = p->t_begin + (p->t_end - p->t_begin) / 2;
+
+		if (mid < b || mid >= e)
+			continue;
+		if (pstats_merge(ps, p))
+			return -ENOMEM;
+		if (!n++)
+			ps->t_begin = p->t_begin;
+		ps->t_end = p->t_end;
+	}
+	if (!n) {
+		pstats_release(ps);
+		ps->name[0] = '\0';
+	}
+	return n > 0;
 }
 
 int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngroups)
@@ -152,6 +178,19 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 			}
 		}
 	}
+	c->period = calloc((size_t)ngroups * c->max_traces, sizeof(*c->period));
+	if (!c->period)
+		goto err_nomem;
+	for (g = 0, k = 0; g < ngroups; g++) {
+		for (t = 0; t < groups[g].n; t++) {
+			ret = steady_period(&groups[g].reps[t], &c->period[g * c->max_traces + t]);
+			if (ret < 0)
+				goto err_nomem;
+			k += ret;
+		}
+	}
+	if (k && insert_key(c, c->nphases, PERIOD_KEY))
+		goto err_nomem;
 	if (insert_key(c, c->nphases, "total"))
 		goto err_nomem;
 	c->map = malloc((size_t)c->nphases * ngroups * c->max_traces * sizeof(*c->map));
@@ -168,6 +207,8 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 				*map_at(c, (unsigned int)find_key(c, key), g, t) = (int)i;
 			}
 			*map_at(c, c->nphases - 1, g, t) = -2;
+			if (c->period[g * c->max_traces + t].name[0])
+				*map_at(c, c->nphases - 2, g, t) = -3;
 		}
 	}
 	return 0;
@@ -180,6 +221,13 @@ err_nomem:
 void compare_release(struct compare *c)
 {
 	unsigned int g, t;
+
+	for (g = 0; c->period && g < c->ngroups; g++)
+		for (t = 0; t < c->max_traces; t++)
+			if (c->period[g * c->max_traces + t].name[0])
+				pstats_release(&c->period[g * c->max_traces + t]);
+	free(c->period);
+	c->period = NULL;
 
 	for (g = 0; g < c->ngroups; g++) {
 		for (t = 0; c->groups[g].reps && t < c->groups[g].n; t++)
@@ -203,55 +251,18 @@ const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsi
 	i = *map_at(c, k, g, t);
 	if (i == -2)
 		return &c->groups[g].reps[t].total;
+	if (i == -3)
+		return &c->period[g * c->max_traces + t];
 	return i >= 0 ? &c->groups[g].reps[t].phases[i] : NULL;
 }
 
-static double p99_us(const struct pstats *p, unsigned int op, int *ok)
-{
-	double v = fig_p99_us(p, op);
-
-	if (isnan(v)) {
-		*ok = 0;
-		return 0;
-	}
-	return v;
-}
-
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
-static double metric(const struct pstats *p, unsigned int m, int *ok)
+static double metric(const struct report *rep, const struct pstats *p, unsigned int m, int *ok)
 {
-	double d = pstats_duration_s(p), v = 0;
-	struct dev_fig dev;
+	double v = metric_value(compare_metric(m), MO_CMP, rep, p);
 
-	*ok = 1;
-	switch (m) {
-	case M_DUR: return d;
-	case M_OPS: return fig_rate(p->ops, d);
-	case M_RMB: return fig_mbps(p->rd.bytes, d);
-	case M_WMB: return fig_mbps(p->wr.bytes, d);
-	case M_RIOPS: return fig_rate(p->rd.ops, d);
-	case M_WIOPS: return fig_rate(p->wr.ops, d);
-	case M_SEEKS: return fig_rate(p->seeks, d);
-	case M_SEQ:
-		*ok = p->data_ops > 0;
-		return fig_seq_pct(p);
-	case M_FSYNC: return fig_rate(p->fsyncs, d);
-	case M_META: return fig_rate(p->ops - p->data_ops - p->fsyncs, d);
-	case M_RP99: return p99_us(p, IOTAP_OP_READ, ok);
-	case M_WP99: return p99_us(p, IOTAP_OP_WRITE, ok);
-	case M_INFLIGHT: return d > 0 ? (double)p->busy_ns / 1e9 / d : 0;
-	case M_CPU:
-		*ok = fig_cpu_pct(p, &v);
-		return v;
-	case M_DEVMB:
-		*ok = fig_device(p, &dev);
-		return dev.rd_mbps + dev.wr_mbps;
-	case M_DEVUTIL:
-		*ok = fig_device(p, &dev);
-		return dev.util_pct;
-	}
-	*ok = 0;
-	return 0;
+	*ok = !isnan(v);
+	return *ok ? v : 0;
 }
 
 static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
@@ -268,9 +279,10 @@ static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, un
 
 		if (!p)
 			continue;
-		v = metric(p, m, &ok);
+		v = metric(&c->groups[g].reps[t], p, m, &ok);
 		if (!ok)
 			continue;
+		out->too_short += (compare_metric(m)->out & MO_RATE) && fig_too_short(p);
 		out->n++;
 		sum += v;
 		sq += v * v;
@@ -292,6 +304,7 @@ void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsig
 
 	cell_raw(c, k, g, m, out);
 	cell_raw(c, k, 0, m, &base);
+	out->base_short = base.too_short;
 	if (out->n && base.n && base.mean != 0)
 		out->ratio = out->mean / base.mean;
 	else if (out->n && base.n && out->mean == 0)
@@ -303,7 +316,7 @@ int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m)
 	unsigned int g;
 	struct cmp_cell cell;
 
-	if (m == M_DUR)
+	if (compare_metric(m)->out & MO_ALWAYS)
 		return 1;
 	for (g = 0; g < c->ngroups; g++) {
 		cell_raw(c, k, g, m, &cell);
@@ -319,6 +332,8 @@ static void fmt_cell(const struct cmp_cell *cell, int decimals, int with_sd, cha
 {
 	if (!cell->n)
 		snprintf(buf, len, "-");
+	else if (cell->too_short)
+		snprintf(buf, len, "+++++");
 	else if (with_sd && cell->n > 1)
 		snprintf(buf, len, "%.*f ± %.*f", decimals, cell->mean, decimals, cell->sd);
 	else
@@ -399,7 +414,7 @@ static void print_layouts(const struct compare *c, FILE *f)
 
 void compare_print_text(const struct compare *c, FILE *f)
 {
-	unsigned int k, g, m;
+	unsigned int k, g, m, n = compare_nmetrics();
 	int rep = any_repeats(c);
 	char buf[96];
 
@@ -426,20 +441,20 @@ void compare_print_text(const struct compare *c, FILE *f)
 	for (k = 0; k < c->nphases; k++) {
 		int first = 1;
 
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < n; m++) {
 			if (!compare_metric_used(c, k, m))
 				continue;
 			fprintf(f, "%-24.24s %-15s", first ? c->phase_names[k] : "",
-				cmp_metrics[m].label);
+				compare_metric(m)->label);
 			first = 0;
 			for (g = 0; g < c->ngroups; g++) {
 				struct cmp_cell cell;
 
 				compare_cell(c, k, g, m, &cell);
-				fmt_cell(&cell, cmp_metrics[m].decimals, 1, buf, sizeof(buf));
+				fmt_cell(&cell, compare_metric(m)->dec, 1, buf, sizeof(buf));
 				fprintf(f, " %22s", buf);
 				if (g) {
-					if (isnan(cell.ratio))
+					if (isnan(cell.ratio) || cell.too_short || cell.base_short)
 						fprintf(f, " %7s", "-");
 					else
 						fprintf(f, " %7.3f", cell.ratio);
@@ -455,11 +470,11 @@ void compare_print_text(const struct compare *c, FILE *f)
 
 void compare_print_csv(const struct compare *c, FILE *f)
 {
-	unsigned int k, g, m;
+	unsigned int k, g, m, n = compare_nmetrics();
 
 	fprintf(f, "phase,figure,run,traces,mean,sd,ratio\n");
 	for (k = 0; k < c->nphases; k++) {
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < n; m++) {
 			if (!compare_metric_used(c, k, m))
 				continue;
 			for (g = 0; g < c->ngroups; g++) {
@@ -467,10 +482,10 @@ void compare_print_csv(const struct compare *c, FILE *f)
 
 				compare_cell(c, k, g, m, &cell);
 				fprintf(f, "\"%s\",%s,\"%s\",%u,", c->phase_names[k],
-					cmp_metrics[m].key, c->groups[g].label, cell.n);
+					compare_metric(m)->key, c->groups[g].label, cell.n);
 				if (cell.n)
-					fprintf(f, "%.*f,%.*f,", cmp_metrics[m].decimals + 3,
-						cell.mean, cmp_metrics[m].decimals + 3, cell.sd);
+					fprintf(f, "%.*f,%.*f,", compare_metric(m)->dec + 3,
+						cell.mean, compare_metric(m)->dec + 3, cell.sd);
 				else
 					fprintf(f, ",,");
 				if (!isnan(cell.ratio))
@@ -488,7 +503,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 {
 	json_object *root = json_object_new_object(), *runs = json_object_new_array();
 	json_object *phases = json_object_new_array();
-	unsigned int k, g, m, t;
+	unsigned int k, g, m, t, n = compare_nmetrics();
 
 	if (!root || !runs || !phases)
 		return -ENOMEM;
@@ -507,7 +522,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 		json_object *ph = json_object_new_object(), *figs = json_object_new_object();
 
 		json_object_object_add(ph, "name", json_object_new_string(c->phase_names[k]));
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < n; m++) {
 			json_object *arr;
 
 			if (!compare_metric_used(c, k, m))
@@ -527,7 +542,7 @@ int compare_print_json(const struct compare *c, FILE *f)
 				json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
 				json_object_array_add(arr, cell);
 			}
-			json_object_object_add(figs, cmp_metrics[m].key, arr);
+			json_object_object_add(figs, compare_metric(m)->key, arr);
 		}
 		json_object_object_add(ph, "figures", figs);
 		json_object_array_add(phases, ph);

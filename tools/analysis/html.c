@@ -111,9 +111,8 @@ static void td_num(FILE *f, double v, int dec)
 static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
 		      const struct flagset *fl)
 {
-	double d = pstats_duration_s(p), cpu;
-	struct dev_fig dev;
-	int has_dev = fig_device(p, &dev);
+	const struct report_metric *col[METRIC_MAX];
+	unsigned int k, n = metric_view(MO_HTML, col);
 
 	fprintf(f, "<tr%s><td>%s", idx < 0 ? " class=\"total\"" : "", idx < 0 ? "" : "");
 	if (idx >= 0)
@@ -121,36 +120,25 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	fprintf(f, "</td><td class=\"l\">");
 	html_esc(f, p->name);
 	fprintf(f, "</td>");
-	td_num(f, fig_start_s(rep, p), 2);
-	td_num(f, d, 2);
-	td_num(f, fig_rate(p->ops, d), 0);
-	td_num(f, fig_mbps(p->rd.bytes, d), 2);
-	td_num(f, fig_mbps(p->wr.bytes, d), 2);
-	td_num(f, fig_rate(p->rd.ops + p->wr.ops, d), 0);
-	td_num(f, fig_rate(p->seeks, d), 1);
-	td_num(f, p->data_ops ? fig_seq_pct(p) : NAN, 1);
-	td_num(f, fig_rate(p->fsyncs, d), 1);
-	td_num(f, fig_p99_us(p, IOTAP_OP_READ), 1);
-	td_num(f, fig_p99_us(p, IOTAP_OP_WRITE), 1);
-	td_num(f, d > 0 ? (double)p->busy_ns / 1e9 / d : 0, 2);
-	td_num(f, fig_cpu_pct(p, &cpu) ? cpu : NAN, 1);
-	td_num(f, has_dev ? dev.rd_mbps + dev.wr_mbps : NAN, 2);
-	td_num(f, has_dev ? dev.util_pct : NAN, 1);
-	td_num(f, has_dev && dev.fs_unseen_pct >= 0 ? dev.fs_unseen_pct : NAN, 1);
+	for (k = 0; k < n; k++) {
+		if ((col[k]->out & MO_RATE) && fig_too_short(p))
+			fprintf(f, "<td title=\"too short to time\">+++++</td>");
+		else
+			td_num(f, metric_value(col[k], MO_HTML, rep, p), col[k]->hdec);
+	}
 	fprintf(f, "<td>%s</td></tr>\n", fl && fl->n ? "<span class=\"bad\">&#9873;</span>" : "");
 }
 
 static void phase_table(FILE *f, const struct report *rep)
 {
-	unsigned int i;
+	const struct report_metric *col[METRIC_MAX];
+	unsigned int i, n = metric_view(MO_HTML, col);
 
 	fprintf(f, "<section><h2>Phases</h2><div style=\"overflow-x:auto\"><table><tr><th>#</th>"
-		   "<th class=\"l\">phase</th><th>start s</th><th>secs</th><th>ops/s</th>"
-		   "<th class=\"r\">read MB/s</th><th class=\"w\">write MB/s</th><th>IOPS</th>"
-		   "<th>seeks/s</th><th>seq %%</th><th>fsync/s</th><th>read p99 us</th>"
-		   "<th>write p99 us</th><th>in flight</th><th>cpu %%</th><th>dev MB/s</th>"
-		   "<th>util %%</th><th title=\"share of filesystem reads the device never saw\">"
-		   "unseen rd %%</th><th>flag</th></tr>\n");
+		   "<th class=\"l\">phase</th>");
+	for (i = 0; i < n; i++)
+		fputs(col[i]->th, f);
+	fprintf(f, "<th>flag</th></tr>\n");
 	for (i = 0; i < rep->nphases; i++)
 		phase_row(f, rep, &rep->phases[i], (int)i, &rep->flags[i]);
 	phase_row(f, rep, &rep->total, -1, &rep->tflags);
@@ -415,7 +403,7 @@ static void phase_bars(FILE *f, const struct report *rep)
 		double d = pstats_duration_s(p);
 
 		v[2 * i] = fig_rate(p->data_ops, d);
-		v[2 * i + 1] = fig_rate(p->ops - p->data_ops - p->fsyncs, d);
+		v[2 * i + 1] = fig_meta_rate(p);
 	}
 	hb.title = "Operations per second per phase";
 	hb.unit = "ops/s";
@@ -594,7 +582,6 @@ static void shape_table(FILE *f, const struct report *rep)
 		   "<th>max in flight</th><th>threads</th><th>fsyncs</th></tr>\n");
 	for (i = 0; i <= rep->nphases; i++) {
 		const struct pstats *p = i < rep->nphases ? &rep->phases[i] : &rep->total;
-		double d = pstats_duration_s(p);
 
 		fprintf(f, "<tr%s><td class=\"l\">", i == rep->nphases ? " class=\"total\"" : "");
 		html_esc(f, p->name);
@@ -605,7 +592,7 @@ static void shape_table(FILE *f, const struct report *rep)
 		fig_seek_summary(p, buf, sizeof(buf));
 		fprintf(f, "<td class=\"l\">%s</td>", p->seeks ? buf : "-");
 		td_num(f, p->data_ops ? fig_seq_pct(p) : NAN, 1);
-		td_num(f, d > 0 ? (double)p->busy_ns / 1e9 / d : 0, 2);
+		td_num(f, fig_inflight(p), 2);
 		fprintf(f, "<td>%" PRIu64 "</td><td>%u</td><td>%" PRIu64 "</td></tr>\n",
 			p->max_inflight, pstats_threads(p), p->fsyncs);
 	}
@@ -736,7 +723,7 @@ static void compare_bars(FILE *f, const struct compare *c, unsigned int m, const
 		goto out;
 	memset(&hb, 0, sizeof(hb));
 	hb.title = title;
-	hb.unit = cmp_metrics[m].label;
+	hb.unit = compare_metric(m)->label;
 	hb.cats = cats;
 	hb.ncats = rows;
 	hb.names = names;
@@ -757,8 +744,8 @@ static unsigned int metric_index(const char *key)
 {
 	unsigned int m;
 
-	for (m = 0; m < cmp_nmetrics; m++)
-		if (!strcmp(cmp_metrics[m].key, key))
+	for (m = 0; m < compare_nmetrics(); m++)
+		if (!strcmp(compare_metric(m)->key, key))
 			return m;
 	return 0;
 }
@@ -883,7 +870,7 @@ void compare_write_html(const struct compare *c, FILE *f)
 	for (k = 0; k < c->nphases; k++) {
 		int first = 1;
 
-		for (m = 0; m < cmp_nmetrics; m++) {
+		for (m = 0; m < compare_nmetrics(); m++) {
 			if (!compare_metric_used(c, k, m))
 				continue;
 			fprintf(f, "<tr%s><td class=\"l\">",
@@ -891,23 +878,25 @@ void compare_write_html(const struct compare *c, FILE *f)
 			if (first)
 				html_esc(f, c->phase_names[k]);
 			first = 0;
-			fprintf(f, "</td><td class=\"l\">%s</td>", cmp_metrics[m].label);
+			fprintf(f, "</td><td class=\"l\">%s</td>", compare_metric(m)->label);
 			for (g = 0; g < c->ngroups; g++) {
 				struct cmp_cell cell;
 
 				compare_cell(c, k, g, m, &cell);
 				if (!cell.n)
 					snprintf(buf, sizeof(buf), "-");
+				else if (cell.too_short)
+					snprintf(buf, sizeof(buf), "+++++");
 				else if (cell.n > 1)
 					snprintf(buf, sizeof(buf), "%.*f ± %.*f",
-						 cmp_metrics[m].decimals, cell.mean,
-						 cmp_metrics[m].decimals, cell.sd);
+						 compare_metric(m)->dec, cell.mean,
+						 compare_metric(m)->dec, cell.sd);
 				else
-					snprintf(buf, sizeof(buf), "%.*f", cmp_metrics[m].decimals,
+					snprintf(buf, sizeof(buf), "%.*f", compare_metric(m)->dec,
 						 cell.mean);
 				fprintf(f, "<td>%s</td>", buf);
 				if (g) {
-					if (isnan(cell.ratio))
+					if (isnan(cell.ratio) || cell.too_short || cell.base_short)
 						fprintf(f, "<td>-</td>");
 					else
 						fprintf(f, "<td class=\"%s\">%.3f</td>",

@@ -17,32 +17,7 @@
 #include "phase.h"
 #include "iotap_analysis.h"
 
-/* --- derived figures --------------------------------------------------- */
-
-double fig_rate(uint64_t n, double secs)
-{
-	return secs > 0 ? (double)n / secs : 0.0;
-}
-
-double fig_mbps(uint64_t bytes, double secs)
-{
-	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
-}
-
-double fig_seq_pct(const struct pstats *p)
-{
-	return p->data_ops ? 100.0 * (double)(p->data_ops - p->seeks) / (double)p->data_ops : 0.0;
-}
-
-double fig_p99_us(const struct pstats *p, unsigned int op)
-{
-	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
-}
-
-double fig_start_s(const struct report *rep, const struct pstats *p)
-{
-	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
-}
+/* --- what the text report says of the trace --------------------------- */
 
 /* Seconds of a "key=S" option in a mount option string, or -1. */
 static double mount_opt_s(const char *opts, const char *key)
@@ -99,124 +74,56 @@ static void text_layout(FILE *f, const char *s)
 	}
 }
 
-static int sample_span(const struct pstats *p, const struct iotap_trace_sample **a,
-		       const struct iotap_trace_sample **b, double *dt)
-{
-	if (!p->smp_first.valid || !p->smp_last.valid || p->smp_last.t_ns <= p->smp_first.t_ns)
-		return 0;
-	*a = &p->smp_first.s;
-	*b = &p->smp_last.s;
-	*dt = (double)(p->smp_last.t_ns - p->smp_first.t_ns) / 1e9;
-	return 1;
-}
-
-int fig_cpu(const struct pstats *p, struct cpu_fig *c)
-{
-	const struct iotap_trace_sample *a, *b;
-	double d = pstats_duration_s(p), dt, all;
-
-	memset(c, 0, sizeof(*c));
-	if (d > 0 && p->has_cpu_mark && p->cpu_mark_end_ns >= p->cpu_mark_begin_ns) {
-		c->has_mark = 1;
-		c->mark_pct = 100.0 * (double)(p->cpu_mark_end_ns - p->cpu_mark_begin_ns) / 1e9 / d;
-	}
-	if (sample_span(p, &a, &b, &dt)) {
-		c->has_sample = 1;
-		c->daemon_pct = 100.0 * (double)((b->proc_user_ns + b->proc_sys_ns) -
-						 (a->proc_user_ns + a->proc_sys_ns)) / 1e9 / dt;
-		all = (double)((b->sys_user_ns + b->sys_sys_ns + b->sys_idle_ns +
-				b->sys_iowait_ns) -
-			       (a->sys_user_ns + a->sys_sys_ns + a->sys_idle_ns +
-				a->sys_iowait_ns));
-		if (all > 0) {
-			c->system_pct = 100.0 * (double)((b->sys_user_ns + b->sys_sys_ns) -
-							 (a->sys_user_ns + a->sys_sys_ns)) / all;
-			c->iowait_pct = 100.0 * (double)(b->sys_iowait_ns - a->sys_iowait_ns) / all;
-		}
-	}
-	return c->has_mark || c->has_sample;
-}
-
-int fig_cpu_pct(const struct pstats *p, double *out)
-{
-	struct cpu_fig c;
-
-	if (!fig_cpu(p, &c))
-		return 0;
-	*out = c.has_mark ? c.mark_pct : c.system_pct;
-	return 1;
-}
-
-int fig_device(const struct pstats *p, struct dev_fig *f)
-{
-	const struct iotap_trace_sample *a, *b;
-	double dt, d = pstats_duration_s(p);
-
-	memset(f, 0, sizeof(*f));
-	f->fs_unseen_pct = -1;
-	if (!sample_span(p, &a, &b, &dt))
-		return 0;
-	if (!b->dev_major && !b->dev_minor)
-		return 0;
-	f->rd_mbps = (double)(b->rd_sectors - a->rd_sectors) * 512 / 1e6 / dt;
-	f->wr_mbps = (double)(b->wr_sectors - a->wr_sectors) * 512 / 1e6 / dt;
-	f->rd_iops = (double)(b->rd_ios - a->rd_ios) / dt;
-	f->wr_iops = (double)(b->wr_ios - a->wr_ios) / dt;
-	f->iops = f->rd_iops + f->wr_iops;
-	f->util_pct = (double)(b->io_ticks_ms - a->io_ticks_ms) / 10.0 / dt;
-	if (f->util_pct > 100)
-		f->util_pct = 100;
-	f->queue = (double)(b->queue_ms - a->queue_ms) / 1e3 / dt;
-	/* over the phase's own duration, so the two views compare */
-	f->rd_bytes = f->rd_mbps * 1e6 * (d > 0 ? d : dt);
-	/* a few stray reads are no measure of the page cache */
-	if (p->rd.bytes >= 1000000) {
-		f->fs_unseen_pct = 100.0 * (1.0 - f->rd_bytes / (double)p->rd.bytes);
-		if (f->fs_unseen_pct < 0)
-			f->fs_unseen_pct = 0;
-	}
-	return 1;
-}
-
-static double mean_inflight(const struct pstats *p)
-{
-	double d = pstats_duration_s(p);
-
-	return d > 0 ? (double)p->busy_ns / 1e9 / d : 0.0;
-}
-
-/* "8k 99.9%, 4k 0.1%": the fullest size buckets */
+/*
+ * "8k 99.9%, 3000b 0.1%": the commonest request sizes. A bucket's sizes
+ * are known exactly when they are 2^i and at most SIZE_OTHERS others; otherwise
+ * its requests of exactly 2^i are one entry and the rest a range
+ * ("4k-8k": above 4 KiB, up to 8 KiB), never a size no request had.
+ */
 void fig_size_summary(const struct dir_stats *d, char *buf, size_t len)
 {
-	unsigned int used[3] = { 0 }, k, i, n = 0;
+	struct ent {
+		uint64_t n, size;	/* size 0: bucket @b's range */
+		unsigned int b;
+	} e[SIZE_BUCKETS * (1 + SIZE_OTHERS)];
+	unsigned int i, j, k, n = 0;
 	size_t l = 0;
 
 	buf[0] = '\0';
-	for (k = 0; k < 3; k++) {
-		int best = -1;
+	for (i = 0; i < SIZE_BUCKETS; i++) {
+		if (!d->size_hist[i])
+			continue;
+		if (d->size_top[i])
+			e[n++] = (struct ent){ d->size_top[i], 1ull << i, i };
+		if (!dir_bucket_exact(d, i))
+			e[n++] = (struct ent){ d->size_hist[i] - d->size_top[i], 0, i };
+		else
+			for (j = 0; j < SIZE_OTHERS && d->size_oth_n[i][j]; j++)
+				e[n++] = (struct ent){ d->size_oth_n[i][j], d->size_oth[i][j], i };
+	}
+	for (k = 0; k < 3 && k < n; k++) {
+		unsigned int best = k;
+		char sz[48], lo[20], hi[20], pct[16];
+		double share;
+		struct ent t;
 
-		for (i = 0; i < SIZE_BUCKETS; i++) {
-			unsigned int j, taken = 0;
-
-			for (j = 0; j < n; j++)
-				taken |= used[j] == i;
-			if (!taken && d->size_hist[i] &&
-			    (best < 0 || d->size_hist[i] > d->size_hist[best]))
-				best = (int)i;
+		for (i = k + 1; i < n; i++)
+			if (e[i].n > e[best].n)
+				best = i;
+		t = e[best];		/* ties keep their order: by bucket, 2^i first */
+		memmove(&e[k + 1], &e[k], (best - k) * sizeof(e[0]));
+		e[k] = t;
+		if (t.size) {
+			fmt_req_size(t.size, sz, sizeof(sz));
+		} else {
+			fmt_req_size(t.b ? 1ull << (t.b - 1) : 0, lo, sizeof(lo));
+			fmt_req_size(1ull << t.b, hi, sizeof(hi));
+			snprintf(sz, sizeof(sz), "%s-%s", lo, hi);
 		}
-		if (best < 0)
-			break;
-		used[n++] = (unsigned int)best;
-		{
-			char sz[32], pct[16];
-			uint64_t bsz = dir_bucket_size(d, (unsigned int)best);
-			double share = 100.0 * (double)d->size_hist[best] / (double)d->ops;
-
-			fmt_req_size(bsz, sz, sizeof(sz));
-			snprintf(pct, sizeof(pct), share < 0.05 ? "<0.1%%" : "%.1f%%", share);
-			l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s %s",
-					      n > 1 ? ", " : "", sz, pct);
-		}
+		share = 100.0 * (double)t.n / (double)d->ops;
+		snprintf(pct, sizeof(pct), share < 0.05 ? "<0.1%%" : "%.1f%%", share);
+		l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s %s", k ? ", " : "", sz,
+				      pct);
 	}
 }
 
@@ -282,36 +189,26 @@ static void text_top_sizes(const struct pstats *p, char *buf, size_t len)
 static void text_phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
 			   const struct out_opts *oo)
 {
-	double d = pstats_duration_s(p), cpu;
-	char cpus[16] = "-", devs[16] = "-", utils[16] = "-", idxs[16] = "", sizes[96];
-	struct dev_fig dev;
+	const struct report_metric *col[METRIC_MAX];
+	unsigned int out = oo->bonnie_units ? MO_TEXT_K : MO_TEXT_MB, n, k;
+	char idxs[16] = "", sizes[96];
 
-	if (fig_cpu_pct(p, &cpu))
-		snprintf(cpus, sizeof(cpus), "%.1f", cpu);
-	if (fig_device(p, &dev)) {
-		snprintf(devs, sizeof(devs), oo->bonnie_units ? "%.0f" : "%.2f",
-			 oo->bonnie_units ? (dev.rd_mbps + dev.wr_mbps) * 1e6 / 1024
-					  : dev.rd_mbps + dev.wr_mbps);
-		snprintf(utils, sizeof(utils), "%.1f", dev.util_pct);
-	}
 	if (idx >= 0)
 		snprintf(idxs, sizeof(idxs), "%d", idx);
+	fprintf(f, "%3s %-24.24s", idxs, p->name);
+	n = metric_view(out, col);
+	for (k = 0; k < n; k++) {
+		double v = metric_value(col[k], out, rep, p);
+
+		if ((col[k]->out & MO_RATE) && fig_too_short(p))
+			fprintf(f, " %*s", col[k]->width, "+++++");
+		else if (isnan(v))
+			fprintf(f, " %*s", col[k]->width, "-");
+		else
+			fprintf(f, " %*.*f", col[k]->width, col[k]->dec, v);
+	}
 	text_top_sizes(p, sizes, sizeof(sizes));
-	if (oo->bonnie_units)
-		fprintf(f,
-			"%3s %-24.24s %9.3f %9.3f %11" PRIu64 " %10.1f %10.0f %10.0f %9.1f %5.1f "
-			"%8.1f %6s %10s %6s  %s\n",
-			idxs, p->name, fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d),
-			d > 0 ? (double)p->rd.bytes / 1024 / d : 0,
-			d > 0 ? (double)p->wr.bytes / 1024 / d : 0, fig_rate(p->seeks, d),
-			fig_seq_pct(p), fig_rate(p->fsyncs, d), cpus, devs, utils, sizes);
-	else
-		fprintf(f,
-			"%3s %-24.24s %9.3f %9.3f %11" PRIu64 " %10.1f %9.2f %9.2f %9.1f %5.1f "
-			"%8.1f %6s %9s %6s  %s\n",
-			idxs, p->name, fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d),
-			fig_mbps(p->rd.bytes, d), fig_mbps(p->wr.bytes, d), fig_rate(p->seeks, d),
-			fig_seq_pct(p), fig_rate(p->fsyncs, d), cpus, devs, utils, sizes);
+	fprintf(f, "  %s\n", sizes);
 }
 
 /* The read and write lines of a phase: ops, bytes, rate, IOPS, request sizes. */
@@ -380,7 +277,7 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 		fprintf(f, "\n");
 	fprintf(f,
 		"    concurrency: %.2f ops in flight on average, %" PRIu64 " at most; %u thread%s",
-		mean_inflight(p), p->max_inflight, pstats_threads(p),
+		fig_inflight(p), p->max_inflight, pstats_threads(p),
 		pstats_threads(p) == 1 ? "" : "s");
 	if (p->data_ops && pstats_data_threads(p) != pstats_threads(p))
 		fprintf(f, " (%u doing data ops)", pstats_data_threads(p));
@@ -462,13 +359,13 @@ static void text_head(FILE *f, const struct report *rep, const struct out_opts *
 /* One row per phase, then the total. */
 static void text_table(FILE *f, const struct report *rep, const struct out_opts *oo)
 {
-	unsigned int i;
+	const struct report_metric *col[METRIC_MAX];
+	unsigned int i, n = metric_view(oo->bonnie_units ? MO_TEXT_K : MO_TEXT_MB, col);
 
-	fprintf(f, "\n%3s %-24s %9s %9s %11s %10s %9s %9s %9s %5s %8s %6s %9s %6s  %s\n", "#",
-		"phase", "start_s", "secs", "ops", "ops/s",
-		oo->bonnie_units ? "rd_K/sec" : "rd_MB/s", oo->bonnie_units ? "wr_K/sec" : "wr_MB/s",
-		"seeks/s", "seq%", "fsync/s", "cpu%", oo->bonnie_units ? "dev_K/s" : "dev_MB/s",
-		"util%", "sizes");
+	fprintf(f, "\n%3s %-24s", "#", "phase");
+	for (i = 0; i < n; i++)
+		fprintf(f, " %*s", col[i]->width, col[i]->head);
+	fprintf(f, "  %s\n", "sizes");
 	for (i = 0; i < rep->nphases; i++)
 		text_phase_row(f, rep, &rep->phases[i], (int)i, oo);
 	text_phase_row(f, rep, &rep->total, -1, oo);
@@ -556,72 +453,43 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* CSV: an op type the span lacks has p99 0, as always */
-static double p99_us(const struct pstats *p, unsigned int op)
-{
-	double v = fig_p99_us(p, op);
-
-	return isnan(v) ? 0 : v;
-}
-
+/* A row: the phase's name and index (none for the total), then each column. */
 static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
 		    const struct flagset *fl)
 {
-	double d = pstats_duration_s(p), cpu = 0;
-	int has_cpu = fig_cpu_pct(p, &cpu);
-	struct dev_fig dev;
-	unsigned int k;
-	char flags[REPORT_FLAGS_MAX * 24] = "";
-	size_t l = 0;
+	const struct report_metric *col[METRIC_MAX];
+	unsigned int k, n = metric_view(MO_CSV, col);
+	char buf[REPORT_FLAGS_MAX * 24];
 
 	csv_str(f, p->name);
 	if (p != &rep->total)		/* the total row has no index: it is not a phase */
 		fprintf(f, ",%u", p->index);
 	else
 		fputc(',', f);
-	fprintf(f, ",%.6f,%.6f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64
-		",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%.3f,%.2f,%" PRIu64 ",%.3f,",
-		fig_start_s(rep, p), d, p->ops, fig_rate(p->ops, d), p->rd.ops, p->rd.bytes,
-		fig_mbps(p->rd.bytes, d), fig_rate(p->rd.ops, d), p->wr.ops, p->wr.bytes,
-		fig_mbps(p->wr.bytes, d), fig_rate(p->wr.ops, d), p->seeks, fig_rate(p->seeks, d),
-		fig_seq_pct(p), p->fsyncs, fig_rate(p->fsyncs, d));
-	if (has_cpu)
-		fprintf(f, "%.2f", cpu);
-	fprintf(f, ",%.3f,%" PRIu64 ",%u,%.3f,%.3f,%.3f", mean_inflight(p), p->max_inflight,
-		pstats_threads(p), p99_us(p, IOTAP_OP_READ), p99_us(p, IOTAP_OP_WRITE),
-		fig_rate(p->ops - p->data_ops - p->fsyncs, d));
-	if (fig_device(p, &dev)) {
-		fprintf(f, ",%.3f,%.3f,%.1f,%.2f,", dev.rd_mbps, dev.wr_mbps, dev.iops,
-			dev.util_pct);
-		if (dev.fs_unseen_pct >= 0)
-			fprintf(f, "%.2f", dev.fs_unseen_pct);
-	} else {
-		fprintf(f, ",,,,,");
-	}
-	/* flag keywords only: the text is in --json and the table */
-	for (k = 0; fl && k < fl->n; k++) {
-		const char *colon = strchr(fl->text[k], ':');
-		int kl = colon ? (int)(colon - fl->text[k]) : (int)strlen(fl->text[k]);
+	for (k = 0; k < n; k++) {
+		double v;
 
-		l += (size_t)snprintf(flags + l, sizeof(flags) - l, "%s%.*s", k ? " " : "", kl,
-				      fl->text[k]);
-		if (l >= sizeof(flags))
-			break;
+		fputc(',', f);
+		if (col[k]->str) {
+			csv_str(f, col[k]->str(p, fl, buf, sizeof(buf)));
+			continue;
+		}
+		v = metric_value(col[k], MO_CSV, rep, p);
+		if (!isnan(v))
+			fprintf(f, "%.*f", col[k]->sdec, v);
 	}
-	fputc(',', f);
-	csv_str(f, flags);
 	fputc('\n', f);
 }
 
 void report_print_csv(const struct report *rep, FILE *f)
 {
-	unsigned int i;
+	const struct report_metric *col[METRIC_MAX];
+	unsigned int i, n = metric_view(MO_CSV, col);
 
-	fprintf(f, "name,index,start_s,duration_s,ops,ops_per_s,read_ops,read_bytes,read_mb_per_s,"
-		   "read_iops,write_ops,write_bytes,write_mb_per_s,write_iops,seeks,seeks_per_s,"
-		   "sequential_pct,fsyncs,fsyncs_per_s,cpu_pct,mean_inflight,max_inflight,threads,"
-		   "read_p99_us,write_p99_us,meta_ops_per_s,dev_read_mb_per_s,dev_write_mb_per_s,"
-		   "dev_iops,dev_util_pct,fs_reads_not_seen_pct,flags\n");
+	fprintf(f, "name,index");
+	for (i = 0; i < n; i++)
+		fprintf(f, ",%s", col[i]->key);
+	fputc('\n', f);
 	for (i = 0; i < rep->nphases; i++)
 		csv_row(f, rep, &rep->phases[i], &rep->flags[i]);
 	csv_row(f, rep, &rep->total, &rep->tflags);
@@ -639,135 +507,50 @@ json_object *report_jnum(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
-static json_object *jdir(const struct dir_stats *d, double secs)
+/*
+ * The object a member "group.name" goes into: @o itself, or its member
+ * "group" (made on first use). NULL: the group is null (its MO_GATE figure
+ * is absent), so the member is left out; @gate_absent makes it so.
+ */
+static json_object *json_parent(json_object *o, const char *path, const char **name,
+				 int gate_absent)
 {
-	json_object *o = json_object_new_object(), *h = json_object_new_object();
-	unsigned int i;
-	char key[32];
+	const char *dot = strchr(path, '.');
+	json_object *g;
+	char grp[64];
 
-	json_object_object_add(o, "ops", json_object_new_uint64(d->ops));
-	json_object_object_add(o, "bytes", json_object_new_uint64(d->bytes));
-	json_object_object_add(o, "mb_per_s", report_jnum(fig_mbps(d->bytes, secs), 3));
-	json_object_object_add(o, "iops", report_jnum(fig_rate(d->ops, secs), 3));
-	json_object_object_add(o, "errors", json_object_new_uint64(d->errors));
-	for (i = 0; i < SIZE_BUCKETS; i++) {
-		if (!d->size_hist[i])
-			continue;
-		/* key: the bucket's upper bound in bytes; sizes in (bound/2, bound] */
-		snprintf(key, sizeof(key), "%" PRIu64, (uint64_t)1 << i);
-		json_object_object_add(h, key, json_object_new_uint64(d->size_hist[i]));
-	}
-	json_object_object_add(o, "size_hist", h);
-	json_object_object_add(o, "typical_size", json_object_new_uint64(dir_typical_size(d)));
-	return o;
+	*name = dot ? dot + 1 : path;
+	if (!dot)
+		return o;
+	snprintf(grp, sizeof(grp), "%.*s", (int)(dot - path), path);
+	if (json_object_object_get_ex(o, grp, &g))
+		return g;
+	g = gate_absent ? NULL : json_object_new_object();
+	json_object_object_add(o, grp, g);
+	return g;
 }
 
 json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 			       const struct flagset *fl)
 {
-	json_object *o = json_object_new_object(), *meta = json_object_new_object();
-	json_object *lat = json_object_new_object(), *flags = json_object_new_array();
-	json_object *sh = json_object_new_object(), *conc = json_object_new_object();
-	double d = pstats_duration_s(p), cpu;
-	struct dev_fig dev;
-	struct cpu_fig cf;
-	unsigned int op, i;
-	char key[32];
+	const struct report_metric *col[METRIC_MAX];
+	json_object *o = json_object_new_object();
+	unsigned int k, n = metric_view(MO_JSON, col);
 
 	json_object_object_add(o, "name", json_object_new_string(p->name));
 	json_object_object_add(o, "index", json_object_new_int((int)p->index));
-	json_object_object_add(o, "start_s", report_jnum(fig_start_s(rep, p), 6));
-	json_object_object_add(o, "duration_s", report_jnum(d, 6));
-	json_object_object_add(o, "ops", json_object_new_uint64(p->ops));
-	json_object_object_add(o, "ops_per_s", report_jnum(fig_rate(p->ops, d), 3));
-	json_object_object_add(o, "read", jdir(&p->rd, d));
-	json_object_object_add(o, "write", jdir(&p->wr, d));
-	json_object_object_add(o, "seeks", json_object_new_uint64(p->seeks));
-	json_object_object_add(o, "seeks_per_s", report_jnum(fig_rate(p->seeks, d), 3));
-	json_object_object_add(o, "sequential_pct", report_jnum(fig_seq_pct(p), 2));
-	for (i = 0; i < SEEK_BUCKETS; i++) {
-		if (!p->seek_hist[i])
+	for (k = 0; k < n; k++) {
+		const struct report_metric *m = col[k];
+		double v = m->jget ? 0 : metric_value(m, MO_JSON, rep, p);
+		const char *name;
+		json_object *parent = json_parent(o, m->json ? m->json : m->key, &name,
+						  (m->out & MO_GATE) && isnan(v));
+
+		if (!parent)
 			continue;
-		/* key: the bucket's upper bound in bytes; |distance| in [bound/2, bound) */
-		snprintf(key, sizeof(key), "%" PRIu64, i < 64 ? (uint64_t)1 << i : UINT64_MAX);
-		json_object_object_add(sh, key, json_object_new_uint64(p->seek_hist[i]));
+		json_object_object_add(parent, name,
+				       m->jget ? m->jget(rep, p, fl) : report_jnum(v, m->sdec));
 	}
-	json_object_object_add(o, "seek_hist", sh);
-	json_object_object_add(o, "seeks_backward", json_object_new_uint64(p->seek_back));
-	json_object_object_add(o, "rewrites", json_object_new_uint64(p->rewrites));
-	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		json_object *m;
-
-		if (!p->op_count[op] || !pstats_is_meta_op(op))
-			continue;
-		m = json_object_new_object();
-		json_object_object_add(m, "ops", json_object_new_uint64(p->op_count[op]));
-		json_object_object_add(m, "ops_per_s", report_jnum(fig_rate(p->op_count[op], d), 3));
-		json_object_object_add(m, "errors", json_object_new_uint64(p->op_errors[op]));
-		json_object_object_add(meta, iotap_trace_op_name(op), m);
-	}
-	json_object_object_add(o, "meta", meta);
-	json_object_object_add(o, "fsyncs", json_object_new_uint64(p->fsyncs));
-	json_object_object_add(o, "fsyncs_per_s", report_jnum(fig_rate(p->fsyncs, d), 3));
-	for (op = 0; op < IOTAP_OP_MAX; op++) {
-		const struct iotap_hist *h = p->lat[op];
-		json_object *l;
-
-		if (!h || !h->n)
-			continue;
-		l = json_object_new_object();
-		json_object_object_add(l, "count", json_object_new_uint64(h->n));
-		json_object_object_add(l, "mean", report_jnum((double)h->sum / h->n / 1e3, 3));
-		json_object_object_add(l, "p50", report_jnum(iotap_hist_quantile(h, 0.50) / 1e3, 3));
-		json_object_object_add(l, "p90", report_jnum(iotap_hist_quantile(h, 0.90) / 1e3, 3));
-		json_object_object_add(l, "p99", report_jnum(iotap_hist_quantile(h, 0.99) / 1e3, 3));
-		json_object_object_add(l, "p999", report_jnum(iotap_hist_quantile(h, 0.999) / 1e3, 3));
-		json_object_object_add(l, "max", report_jnum(h->max / 1e3, 3));
-		json_object_object_add(l, "errors", json_object_new_uint64(p->op_errors[op]));
-		json_object_object_add(lat, iotap_trace_op_name(op), l);
-	}
-	json_object_object_add(o, "latency_us", lat);
-	json_object_object_add(o, "cpu_pct", fig_cpu_pct(p, &cpu) ? report_jnum(cpu, 2) : NULL);
-	if (fig_cpu(p, &cf)) {
-		json_object *c = json_object_new_object();
-
-		json_object_object_add(c, "workload_pct",
-				       cf.has_mark ? report_jnum(cf.mark_pct, 2) : NULL);
-		json_object_object_add(c, "system_pct",
-				       cf.has_sample ? report_jnum(cf.system_pct, 2) : NULL);
-		json_object_object_add(c, "iowait_pct",
-				       cf.has_sample ? report_jnum(cf.iowait_pct, 2) : NULL);
-		json_object_object_add(c, "recorder_pct",
-				       cf.has_sample ? report_jnum(cf.daemon_pct, 2) : NULL);
-		json_object_object_add(o, "cpu", c);
-	} else {
-		json_object_object_add(o, "cpu", NULL);
-	}
-	json_object_object_add(conc, "mean_inflight", report_jnum(mean_inflight(p), 3));
-	json_object_object_add(conc, "max_inflight", json_object_new_uint64(p->max_inflight));
-	json_object_object_add(conc, "threads", json_object_new_int((int)pstats_threads(p)));
-	json_object_object_add(conc, "data_threads",
-			       json_object_new_int((int)pstats_data_threads(p)));
-	json_object_object_add(o, "concurrency", conc);
-	if (fig_device(p, &dev)) {
-		json_object *dv = json_object_new_object();
-
-		json_object_object_add(dv, "read_mb_per_s", report_jnum(dev.rd_mbps, 3));
-		json_object_object_add(dv, "write_mb_per_s", report_jnum(dev.wr_mbps, 3));
-		json_object_object_add(dv, "iops", report_jnum(dev.iops, 3));
-		json_object_object_add(dv, "util_pct", report_jnum(dev.util_pct, 2));
-		json_object_object_add(dv, "queue_depth", report_jnum(dev.queue, 3));
-		json_object_object_add(dv, "read_iops", report_jnum(dev.rd_iops, 3));
-		json_object_object_add(dv, "write_iops", report_jnum(dev.wr_iops, 3));
-		json_object_object_add(dv, "fs_reads_not_seen_pct",
-				       dev.fs_unseen_pct >= 0 ? report_jnum(dev.fs_unseen_pct, 2) : NULL);
-		json_object_object_add(o, "device", dv);
-	} else {
-		json_object_object_add(o, "device", NULL);
-	}
-	for (i = 0; fl && i < fl->n; i++)
-		json_object_array_add(flags, json_object_new_string(fl->text[i]));
-	json_object_object_add(o, "flags", flags);
 	return o;
 }
 

@@ -403,7 +403,8 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 	if (data) {
 		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
 
-		dist = seek_map_update(&rep->files, rec->file, off, off + len);
+		dist = seek_map_update(&rep->files, rec->file, off, off + len,
+				       op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
 		is_seek = dist != 0;
 		if (rep->points.cap)
 			points_add(&rep->points, rec);
@@ -471,13 +472,18 @@ static void on_phase(struct engine *e, const struct iotap_trace_rec *rec)
 	p->cpu_mark_end_ns = p->cpu_mark_begin_ns;
 }
 
-/* Automatic phases of the same kind get "#2", "#3": names stay unique. */
+/*
+ * Phases of the same name get "#2", "#3" (automatic ones of the same kind,
+ * marked ones whose name comes back: pgsql's steady after a checkpoint):
+ * the table, --phase and compare then know each by one name.
+ */
 static void number_repeats(struct report *rep)
 {
 	unsigned int i, j, k;
 	size_t l;
 
-	for (i = 1; i < rep->nphases; i++) {
+	/* from the last: the earlier names are still the unnumbered ones */
+	for (i = rep->nphases; i-- > 1;) {
 		for (j = 0, k = 1; j < i; j++)
 			if (!strcmp(rep->phases[j].name, rep->phases[i].name))
 				k++;
@@ -494,36 +500,88 @@ static void number_repeats(struct report *rep)
 /*
  * A workload closes its files and syncs between an END marker and the next
  * BEGIN: a handful of ops that would each make a row of their own. Such a
- * "(between marks)" or "(before marks)" span of fewer than FOLD_OPS ops is
- * counted in the marked phase before it (after it, for the first); that
- * phase keeps its own time span, which the markers define.
+ * "(between marks)" or "(before marks)" span is counted in the marked
+ * phase before it (after it, for the first) when it is negligible: fewer
+ * than FOLD_OPS ops, no data bytes (bytes are never divided by another
+ * phase's duration) and no longer than an idle gap. The phase keeps its
+ * own time span and its first op ordinal, which its markers define (a
+ * --phases-from plan starts it there).
  */
 #define FOLD_OPS	64
 
-static int fold_unmarked(struct report *rep)
+static int negligible(const struct pstats *p, uint64_t gap_ns)
+{
+	return p->ops < FOLD_OPS && !p->rd.bytes && !p->wr.bytes && !p->lost &&
+	       p->last_end - p->first_op <= gap_ns;
+}
+
+/* Phase @i into phase @to; @i leaves the list. */
+static int fold_into(struct report *rep, unsigned int i, unsigned int to)
+{
+	struct pstats *p = &rep->phases[i], *t = &rep->phases[to];
+	uint64_t ord = t->ord_first;
+	int ret = pstats_merge(t, p);
+
+	t->ord_first = ord;
+	pstats_release(p);
+	memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
+	rep->nphases--;
+	return ret;
+}
+
+static int fold_unmarked(struct report *rep, uint64_t gap_ns)
 {
 	unsigned int i = 0;
 	int ret = 0;
 
 	while (i < rep->nphases && rep->nphases > 1) {
-		struct pstats *p = &rep->phases[i], *to;
+		struct pstats *p = &rep->phases[i];
+		unsigned int to = i ? i - 1 : 1;
 
-		if (p->name[0] != '(' || p->ops >= FOLD_OPS) {
+		if (p->name[0] != '(' || !negligible(p, gap_ns) || rep->phases[to].name[0] == '(') {
 			i++;
 			continue;
 		}
-		to = i ? &rep->phases[i - 1] : &rep->phases[1];
-		if (to->name[0] == '(') {
-			i++;
-			continue;
-		}
-		if (pstats_merge(to, p))
+		if (fold_into(rep, i, to))
 			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/*
+ * A marked phase with no op that lasts no time (pgsql's warmup begun the
+ * instant a checkpoint part did: its markers microseconds apart) is no
+ * row: nothing in it to show. An idle phase that lasts is kept. The part
+ * it cut stays cut there (checkpoint 1 write, then #2 in warmup), so the
+ * phases still end where the run's periods do.
+ */
+#define EMPTY_NS	1000000ull
+static void drop_empty(struct report *rep)
+{
+	unsigned int i = 0;
+
+	while (i < rep->nphases) {
+		struct pstats *p = &rep->phases[i];
+
+		if (p->ops || p->lost || p->t_end >= p->t_begin + EMPTY_NS) {
+			i++;
+			continue;
+		}
 		pstats_release(p);
 		memmove(p, p + 1, (rep->nphases - i - 1) * sizeof(*p));
 		rep->nphases--;
 	}
-	return ret;
+}
+
+/*
+ * --phases-from: the ops before the plan's first phase are the ones the
+ * original folded into its first marked phase; they join it here too.
+ */
+static int fold_plan(struct report *rep, const struct phase_plan *plan)
+{
+	if (rep->nphases < 2 || !plan->n || !plan->ord[0] || rep->phases[0].name[0] != '(')
+		return 0;
+	return fold_into(rep, 0, 1);
 }
 
 static int finish(struct engine *e)
@@ -547,8 +605,13 @@ static int finish(struct engine *e)
 			close_phase(e, p->last_end > p->t_begin ? p->last_end : p->t_begin, NULL);
 		}
 		rep->phase_source = e->mode == M_PLAN ? "phases-from" : "markers";
-		if (e->mode == M_MARKS)
-			ret = fold_unmarked(rep);
+		if (e->mode == M_MARKS) {
+			ret = fold_unmarked(rep, e->o->gap_ns ? e->o->gap_ns : DEFAULT_GAP_NS);
+			drop_empty(rep);
+			number_repeats(rep);
+		} else {
+			ret = fold_plan(rep, e->o->plan);
+		}
 	}
 	pstats_init(&rep->total, "total", 0, 0);
 	rep->total.pool = rep->hist_pool;
@@ -748,7 +811,7 @@ int report_plan(const struct report *rep, struct phase_plan *plan)
 	}
 	for (i = 0; i < rep->nphases; i++) {
 		snprintf(plan->names[i], sizeof(plan->names[i]), "%s", rep->phases[i].name);
-		plan->ord[i] = i ? rep->phases[i].ord_first : 0;
+		plan->ord[i] = rep->phases[i].ord_first;
 	}
 	plan->n = rep->nphases;
 	plan->total_ops = rep->ops_ord;

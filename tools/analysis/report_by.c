@@ -209,7 +209,8 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		if ((rp->op == IOTAP_OP_READ || rp->op == IOTAP_OP_WRITE) && rp->result >= 0) {
 			uint64_t len = rp->result > 0 ? (uint64_t)rp->result : rp->length;
 
-			dist = seek_map_update(&seeks, rp->file, rp->offset, rp->offset + len);
+			dist = seek_map_update(&seeks, rp->file, rp->offset, rp->offset + len,
+					       rp->op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
 		}
 		if (my < lo)
 			continue;

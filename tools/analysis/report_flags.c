@@ -27,6 +27,8 @@
  *                        successful write(2) and learns of it only at
  *                        fsync() or close(), if it checks (one flag per
  *                        file and errno, in the phase of the first failure)
+ *   too-short            the phase lasted under REPORT_MIN_TIMED_S: too short
+ *                        to time, its rates show as +++++ (bonnie++'s sign)
  *   split-calls          (whole trace) the kernel sent read()/write() calls
  *                        in pieces (larger than max_write, or cut at its
  *                        page cap); counted joined, with the sysctl that
@@ -79,6 +81,13 @@ static const char *fmt_us(double ns, char *buf, size_t len)
 	return buf;
 }
 
+/* A rate as people read it: 1020, 35.2, 0.41 (never 1.02e+03). */
+static const char *fmt_rate(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+	return buf;
+}
+
 /* Bins wholly inside [b, e): first and one past the last. */
 static int bins_inside(const struct series *s, uint64_t b, uint64_t e, uint64_t *lo, uint64_t *hi)
 {
@@ -99,6 +108,7 @@ static void flag_throughput(const struct report *rep, const struct pstats *p, st
 	unsigned int w, nw, at_hi = 0, at_lo = 0, w1, w2;
 	int bytes = p->rd.bytes + p->wr.bytes >= 1000000;
 	const char *unit = bytes ? "MB/s" : "ops/s";
+	char a[32], b[32];
 
 	if (!bins_inside(s, p->t_begin, p->t_end, &lo, &hi))
 		return;
@@ -136,15 +146,16 @@ static void flag_throughput(const struct report *rep, const struct pstats *p, st
 	if (lo_r <= 0)
 		add_flag(fs,
 			 "throughput-change: stalled for %.1f s inside the phase at %.1f s "
-			 "(%.3g %s at %.1f s); flagged above a %.0fx change",
-			 wsec, at_lo == w1 ? t1 : t2, hi_r, unit, at_hi == w1 ? t1 : t2,
-			 rep->flag_factor);
+			 "(%s %s at %.1f s); flagged above a %.0fx change",
+			 wsec, at_lo == w1 ? t1 : t2, fmt_rate(hi_r, a, sizeof(a)), unit,
+			 at_hi == w1 ? t1 : t2, rep->flag_factor);
 	else
 		add_flag(fs,
-			 "throughput-change: %s %s %.1fx inside the phase (%.3g at %.1f s, "
-			 "%.3g at %.1f s); flagged above %.0fx",
-			 unit, at_lo > at_hi ? "fell" : "rose", hi_r / lo_r, rate[w1], t1, rate[w2],
-			 t2, rep->flag_factor);
+			 "throughput-change: %s %s %.1fx inside the phase (%s at %.1f s, "
+			 "%s at %.1f s); flagged above %.0fx",
+			 unit, at_lo > at_hi ? "fell" : "rose", hi_r / lo_r,
+			 fmt_rate(rate[w1], a, sizeof(a)), t1, fmt_rate(rate[w2], b, sizeof(b)), t2,
+			 rep->flag_factor);
 }
 
 /*
@@ -170,6 +181,16 @@ static void outliers(const struct iotap_hist *h, uint64_t thr, uint64_t *n, doub
 		*n += c;
 		*ns += (double)c * ((double)lo + (double)hi) / 2;
 	}
+}
+
+/*
+ * @part of @whole in percent, at most 100: the outliers' time is summed
+ * over concurrent ops (so it is set against the ops' time, not the
+ * phase's span) and estimated from bucket midpoints.
+ */
+static double share_pct(double part, double whole)
+{
+	return whole <= 0 ? 0 : part >= whole ? 100 : 100 * part / whole;
 }
 
 static void flag_latency(const struct pstats *p, struct flagset *fs)
@@ -199,10 +220,10 @@ static void flag_latency(const struct pstats *p, struct flagset *fs)
 			continue;
 		add_flag(fs,
 			 "latency-outlier: %s max %s is %.0fx its p99 (%s); %" PRIu64
-			 " op%s over %.0fx p99 took %.1f%% of the phase",
+			 " op%s over %.0fx p99 took %.1f%% of the phase's op time",
 			 iotap_trace_op_name(op), fmt_us((double)h->max, a, sizeof(a)),
 			 (double)h->max / (double)p99, fmt_us((double)p99, b, sizeof(b)), n,
-			 n == 1 ? "" : "s", OUTLIER_SLOW, span > 0 ? 100.0 * ns / span : 0.0);
+			 n == 1 ? "" : "s", OUTLIER_SLOW, share_pct(ns, (double)p->busy_ns));
 	}
 }
 
@@ -286,6 +307,9 @@ void report_flags(struct report *rep)
 		struct flagset *fs = &rep->flags[i];
 
 		memset(fs, 0, sizeof(*fs));
+		if (fig_too_short(p))
+			add_flag(fs, "too-short: %.3f s is too short to time (under %g s); its rates "
+				 "show as +++++", pstats_duration_s(p), REPORT_MIN_TIMED_S);
 		flag_common(p, fs);
 		flag_throughput(rep, p, fs);
 		flag_latency(p, fs);

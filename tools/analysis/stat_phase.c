@@ -50,7 +50,7 @@ void pstats_release(struct pstats *p)
 
 #define PSTATS_ARRAY_BYTES						\
 	(sizeof(((struct pstats *)0)->op_count) * 2 +			\
-	 sizeof(((struct pstats *)0)->rd.size_hist) * 6 +			\
+	 sizeof(((struct pstats *)0)->rd.size_hist) * (6 + 4 * SIZE_OTHERS) +			\
 	 sizeof(((struct pstats *)0)->seek_hist) +			\
 	 sizeof(((struct pstats *)0)->tid_bits) * 2)
 #define PSTATS_COUNT_(f) + 1
@@ -66,6 +66,8 @@ static void dir_clear(struct dir_stats *d, uint64_t m)
 
 		m &= m - 1;
 		d->size_hist[i] = d->size_bytes[i] = d->size_top[i] = 0;
+		memset(d->size_oth[i], 0, sizeof(d->size_oth[i]));
+		memset(d->size_oth_n[i], 0, sizeof(d->size_oth_n[i]));
 	}
 }
 
@@ -134,6 +136,8 @@ void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r)
 
 static void dir_merge(struct dir_stats *d, const struct dir_stats *s, uint64_t m)
 {
+	unsigned int j;
+
 	while (m) {
 		unsigned int i = (unsigned int)__builtin_ctzll(m);
 
@@ -141,6 +145,9 @@ static void dir_merge(struct dir_stats *d, const struct dir_stats *s, uint64_t m
 		d->size_hist[i] += s->size_hist[i];
 		d->size_bytes[i] += s->size_bytes[i];
 		d->size_top[i] += s->size_top[i];
+		/* a size with no slot left makes the bucket a range (the counts fall short) */
+		for (j = 0; j < SIZE_OTHERS && s->size_oth_n[i][j]; j++)
+			dir_other_size(d, i, s->size_oth[i][j], s->size_oth_n[i][j]);
 	}
 }
 
@@ -265,10 +272,33 @@ unsigned int pstats_data_threads(const struct pstats *p)
  * ones at the end; when most of the bucket is exactly its upper bound (the
  * usual power-of-two I/O size), name that instead.
  */
+/* Bucket @i's sizes are known exactly: 2^i and at most SIZE_OTHERS others. */
+int dir_bucket_exact(const struct dir_stats *d, unsigned int i)
+{
+	uint64_t n = d->size_top[i];
+	unsigned int j;
+
+	for (j = 0; j < SIZE_OTHERS; j++)
+		n += d->size_oth_n[i][j];
+	return n == d->size_hist[i];
+}
+
 uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i)
 {
+	uint64_t best = 1ull << i, n;
+	unsigned int j;
+
 	if (!d->size_hist[i])
 		return 0;
+	if (dir_bucket_exact(d, i)) {
+		for (j = 0, n = d->size_top[i]; j < SIZE_OTHERS; j++) {
+			if (d->size_oth_n[i][j] > n) {
+				n = d->size_oth_n[i][j];
+				best = d->size_oth[i][j];
+			}
+		}
+		return best;
+	}
 	if (2 * d->size_top[i] >= d->size_hist[i])
 		return 1ull << i;
 	return (d->size_bytes[i] + d->size_hist[i] / 2) / d->size_hist[i];

@@ -535,7 +535,7 @@ struct iotap_trace_read_stats {
 					 * memory cap (about 512 K records); may make
 					 * later records late */
 	uint64_t t_first_ns;		/* smallest start time */
-	uint64_t t_last_ns;		/* largest start + duration */
+	uint64_t t_last_ns;		/* largest start + duration (an APP record's time: its end) */
 	int has_end;			/* an END record was found */
 };
 

@@ -41,6 +41,7 @@ struct app_ckpt {
 	uint64_t buffers;		/* 8 KiB relation page writes in the write part */
 	uint64_t sync_files;		/* relation fsyncs in the sync part */
 	uint64_t sync_longest_ns, sync_sum_ns;
+	uint64_t run_write_ns, run_sync_ns;	/* the run's own times (APP SPANs); 0: none */
 	int partial;			/* no sync part or no END */
 };
 

@@ -170,7 +170,7 @@ const char *report_file_name(const struct report *rep, uint64_t file, char *buf,
 int report_plan(const struct report *rep, struct phase_plan *plan);
 void phase_plan_release(struct phase_plan *plan);
 
-/* --- derived figures (output.c) ------------------------------------------ */
+/* --- derived figures (metric.c) ------------------------------------------ */
 
 struct dev_fig {
 	double rd_mbps, wr_mbps, rd_iops, wr_iops, iops, util_pct, queue;
@@ -196,10 +196,77 @@ int fig_cpu(const struct pstats *p, struct cpu_fig *c);
 /* The CPU% the report shows: the marking process's, else the system's. */
 int fig_cpu_pct(const struct pstats *p, double *out);
 double fig_start_s(const struct report *rep, const struct pstats *p);
+/* Mean ops in flight: the ops' time over the span's (Little's law). */
+double fig_inflight(const struct pstats *p);
+/* Metadata ops (neither data nor fsync) per second. */
+double fig_meta_rate(const struct pstats *p);
+/*
+ * A phase with ops that lasted under REPORT_MIN_TIMED_S: its rates mean
+ * nothing (22 ops in 7 us are not 3 million ops/s); the text and HTML
+ * tables print them as bonnie++ does a test under its 0.5 s, "+++++".
+ */
+#define REPORT_MIN_TIMED_S	0.1
+int fig_too_short(const struct pstats *p);
 /* "8k 99.9%, 4k 0.1%": the three fullest request-size buckets of @d */
 void fig_size_summary(const struct dir_stats *d, char *buf, size_t len);
 /* "<16k 83%, <2m 8%": the three commonest seek distances of @p */
 void fig_seek_summary(const struct pstats *p, char *buf, size_t len);
+
+/* --- the report's columns (metric.c) ----------------------------------- */
+
+/* Where a report_metric shows (.out). */
+enum metric_out {
+	MO_TEXT_MB	= 1 << 0,	/* the text phase table, MB/s units */
+	MO_TEXT_K	= 1 << 1,	/* the text phase table, --bonnie's K/sec units */
+	MO_TEXT		= MO_TEXT_MB | MO_TEXT_K,
+	MO_CSV		= 1 << 2,	/* report --csv: a column */
+	MO_JSON		= 1 << 3,	/* report --json: a member of each phase */
+	MO_HTML		= 1 << 4,	/* the HTML report's phase table */
+	MO_CMP		= 1 << 5,	/* compare, in each of its outputs */
+	MO_ZERO		= 1 << 6,	/* text, CSV and JSON print an absent figure as 0 */
+	MO_ALWAYS	= 1 << 7,	/* compare shows it even where it is 0 everywhere */
+	MO_GATE		= 1 << 8,	/* JSON: its group is null where this figure is absent */
+	MO_RATE		= 1 << 9,	/* a rate: "+++++" in the text and HTML tables where
+					 * the phase is too short to time (fig_too_short) */
+};
+
+/*
+ * One figure of a phase: a row of report_metrics[], which every output of
+ * report and compare walks. A figure is a number (@get; NAN where the
+ * phase has none: "-" for people, empty in CSV, null in JSON), or for
+ * JSON a whole member (@jget) and for CSV a string (@str).
+ */
+struct report_metric {
+	const char *key;	/* CSV column, compare's key: "write_mb_per_s" */
+	const char *json;	/* JSON member, "group.member"; NULL: @key */
+	const char *label;	/* compare's name for it: "write MB/s" */
+	int dec;		/* decimals for people: the text table, compare */
+	int sdec;		/* decimals for scripts: CSV, JSON */
+	int hdec;		/* decimals in the HTML phase table */
+	unsigned int out;	/* enum metric_out */
+	unsigned int side;	/* order in compare and the HTML table; 0: after the rest */
+	const char *head;	/* the text table's heading */
+	int width;		/* ... and its column's width */
+	const char *th;		/* the HTML phase table's heading, a whole <th> */
+	double (*get)(const struct report *rep, const struct pstats *p);
+	struct json_object *(*jget)(const struct report *rep, const struct pstats *p,
+				    const struct flagset *fl);
+	const char *(*str)(const struct pstats *p, const struct flagset *fl, char *buf,
+			   size_t len);
+};
+
+#define METRIC_MAX	64
+
+extern const struct report_metric report_metrics[];
+
+/*
+ * The rows that show in @out (one MO_ bit), in that output's order, into
+ * @list (METRIC_MAX entries). Return: how many.
+ */
+unsigned int metric_view(unsigned int out, const struct report_metric **list);
+/* @m's figure for @p as output @out prints it (MO_ZERO applied); NAN: none. */
+double metric_value(const struct report_metric *m, unsigned int out, const struct report *rep,
+		    const struct pstats *p);
 
 /* --- output (output.c) ---------------------------------------------------- */
 
@@ -268,16 +335,14 @@ struct cmp_cell {
 	unsigned int n;			/* traces that have it */
 	double mean, sd;		/* sd: sample standard deviation, 0 for one trace */
 	double ratio;			/* mean / baseline mean; NAN when not comparable */
+	/* a rate of a phase too short to time (fig_too_short) in one of its
+	 * traces, or in the baseline's: people see +++++ and no ratio */
+	unsigned int too_short, base_short;
 };
 
-struct cmp_metric {
-	const char *key;		/* JSON/CSV name: "write_mb_per_s" */
-	const char *label;		/* text: "write MB/s" */
-	int decimals;
-};
-
-extern const struct cmp_metric cmp_metrics[];
-extern const unsigned int cmp_nmetrics;
+/* compare's figures (report_metrics[]' MO_CMP rows): how many, and the m-th. */
+unsigned int compare_nmetrics(void);
+const struct report_metric *compare_metric(unsigned int m);
 
 struct compare {
 	struct cmp_group *groups;
@@ -285,9 +350,15 @@ struct compare {
 	unsigned int nphases;		/* matched phases (the last row is the total) */
 	char (*phase_names)[CMP_PHASE_KEY];
 	/* for group g, trace t, phase k: index into reps[t].phases, -1 if absent,
-	 * -2 for the total */
+	 * -2 for the total, -3 for the steady period */
 	int *map;			/* [nphases][ngroups][max traces] */
 	unsigned int max_traces;
+	/*
+	 * pgsql traces: the whole steady period (the phases in the run's
+	 * steady SPAN, checkpoint parts included) as one row, "steady
+	 * period"; [ngroups][max traces], name "" where a trace has none
+	 */
+	struct pstats *period;
 	struct analysis_err err;	/* why compare_build() failed */
 };
 

@@ -32,7 +32,11 @@
 struct seek_ent {
 	uint64_t end;			/* end offset of the previous data op */
 	uint64_t count;			/* data ops on the file */
+	unsigned int dirs;		/* SEEK_READ | SEEK_WRITE: directions seen */
 };
+
+#define SEEK_READ	1u
+#define SEEK_WRITE	2u
 
 #define SEEK_CACHE	16		/* entries of the second-level cache */
 
@@ -54,24 +58,32 @@ struct seek_map {
 void seek_map_init(struct seek_map *m);
 void seek_map_release(struct seek_map *m);
 /* seek_map_update() when @file is not the cached one: the map itself. */
-int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end);
+int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end,
+			     unsigned int dir);
 /*
- * seek_map_update - note a data op on @file from @off to @end
+ * seek_map_update - note a data op (@dir: SEEK_READ or SEEK_WRITE) on @file
+ * from @off to @end
  * Return: the signed distance from where the previous data op on @file
- * ended (0 = sequential); a file's first op counts from offset 0.
+ * ended (0 = sequential); a file's first op counts from offset 0, and so
+ * does its first read and its first write: reading a file back from its
+ * start, as writing it from its start, is no seek.
  * Inline: a run of ops on one file (the usual case) costs no call.
  */
 static inline int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_t off,
-				      uint64_t end)
+				      uint64_t end, unsigned int dir)
 {
 	struct seek_ent *e = m->last;
 	uint64_t prev;
 
 	if (__builtin_expect(!e || m->last_file != file, 0))
-		return seek_map_update_slow(m, file, off, end);
+		return seek_map_update_slow(m, file, off, end, dir);
 	prev = e->end;
 	e->end = end;
 	e->count++;
+	if (__builtin_expect(!(e->dirs & dir), 0)) {
+		e->dirs |= dir;
+		prev = 0;
+	}
 	return (int64_t)(off - prev);
 }
 /* The @n files with most data ops, busiest first; returns how many. */
@@ -81,6 +93,7 @@ unsigned int seek_map_busiest(const struct seek_map *m, unsigned int n, uint64_t
 /* --- per-span statistics ------------------------------------------------- */
 
 #define SIZE_BUCKETS	48	/* request size: bucket i holds sizes in (2^(i-1), 2^i] */
+#define SIZE_OTHERS	2	/* exact sizes other than 2^i kept per bucket */
 #define SEEK_BUCKETS	64	/* |seek distance|: bucket i holds [2^(i-1), 2^i) bytes */
 #define TID_BITS	4096	/* thread sketch: one bit per hashed thread id */
 
@@ -92,6 +105,13 @@ struct dir_stats {
 	uint64_t size_hist[SIZE_BUCKETS];	/* requests per size bucket */
 	uint64_t size_bytes[SIZE_BUCKETS];	/* requested bytes per size bucket */
 	uint64_t size_top[SIZE_BUCKETS];	/* requests of exactly 2^i bytes */
+	/*
+	 * The first two other sizes seen in bucket i and how many requests
+	 * had exactly each: when size_top and these counts make the whole
+	 * bucket, its sizes are known exactly, else it is a range.
+	 */
+	uint64_t size_oth[SIZE_BUCKETS][SIZE_OTHERS];
+	uint64_t size_oth_n[SIZE_BUCKETS][SIZE_OTHERS];
 };
 
 struct sample_pt {
@@ -176,8 +196,12 @@ int pstats_is_meta_op(unsigned int op);
 uint64_t dir_typical_size(const struct dir_stats *d);
 /* dir_typical_size() of @p's reads (@write 0) or writes, visiting only the buckets in use. */
 uint64_t pstats_typical_size(const struct pstats *p, int write);
-/* The size that stands for bucket @i: 2^i when most of it is exactly that, else the mean. */
+/*
+ * The size that stands for bucket @i: its commonest size where its sizes
+ * are known exactly, else 2^i when most of it is exactly that, else the mean.
+ */
 uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i);
+int dir_bucket_exact(const struct dir_stats *d, unsigned int i);
 
 static inline unsigned int tid_slot(uint32_t tid)
 {
@@ -225,6 +249,20 @@ struct iotap_hist *pstats_lat_alloc(struct pstats *p, unsigned int op);
  * Inline (every record of a report comes here): the op's properties are
  * bits of constant masks, not branches, and the fields are loaded once.
  */
+/* @n requests of @len bytes (not 2^@sb) into bucket @sb's exact sizes, if a slot is left. */
+static inline void dir_other_size(struct dir_stats *d, unsigned int sb, uint64_t len, uint64_t n)
+{
+	unsigned int j;
+
+	for (j = 0; j < SIZE_OTHERS; j++) {
+		if (d->size_oth[sb][j] == len || !d->size_oth_n[sb][j]) {
+			d->size_oth[sb][j] = len;
+			d->size_oth_n[sb][j] += n;
+			return;
+		}
+	}
+}
+
 static inline void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek,
 				 int64_t dist)
 {
@@ -268,7 +306,10 @@ static inline void pstats_add_op(struct pstats *p, const struct iotap_trace_rec 
 			d->errors++;
 		d->size_hist[sb]++;
 		d->size_bytes[sb] += len;
-		d->size_top[sb] += len == 1ull << sb;
+		if (len == 1ull << sb)
+			d->size_top[sb]++;
+		else
+			dir_other_size(d, sb, len, 1);
 		p->m_size[w] |= 1ull << sb;
 		p->data_tid_bits[word] |= tbit;
 		p->data_ops++;
