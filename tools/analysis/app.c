@@ -88,6 +88,11 @@ void app_print_text(const struct app_stats *a, FILE *f)
 		a->kind->print_text(a->acc, f);
 }
 
+int app_period(const struct app_stats *a, uint64_t *start_ns, uint64_t *dur_ns)
+{
+	return a->kind ? a->kind->period(a->acc, start_ns, dur_ns) : 0;
+}
+
 struct json_object *app_json(const struct app_stats *a)
 {
 	struct app_fig figs[APP_FIGS_MAX];

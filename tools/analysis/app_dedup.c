@@ -428,4 +428,13 @@ unsigned int app_dedup_figs(const struct app_dedup *d, struct app_fig *out)
 }
 
 /* the model's analysis ops (app.h), for its row of the models table */
+/* A dedup run's generations are phases of their own: no period across them. */
+int app_dedup_period(const struct app_dedup *d, uint64_t *start_ns, uint64_t *dur_ns)
+{
+	(void)d;
+	(void)start_ns;
+	(void)dur_ns;
+	return 0;
+}
+
 APP_OPS(dedup);

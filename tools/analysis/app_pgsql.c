@@ -452,4 +452,14 @@ unsigned int app_pgsql_figs(const struct app_pgsql *p, struct app_fig *out)
 }
 
 /* the model's analysis ops (app.h), for its row of the models table */
+/* pgsql's period is its steady one (the run's STEADY span). */
+int app_pgsql_period(const struct app_pgsql *p, uint64_t *start_ns, uint64_t *dur_ns)
+{
+	if (!p->steady.seen || !p->steady.dur_ns)
+		return 0;
+	*start_ns = p->steady.start_ns;
+	*dur_ns = p->steady.dur_ns;
+	return 1;
+}
+
 APP_OPS(pgsql);

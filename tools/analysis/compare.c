@@ -104,12 +104,12 @@ static int *map_at(const struct compare *c, unsigned int k, unsigned int g, unsi
  */
 static int steady_period(const struct report *rep, struct pstats *ps)
 {
-	const struct app_span *sp = &rep->app.pg.steady;
-	uint64_t b = sp->start_ns, e = sp->start_ns + sp->dur_ns;
+	uint64_t b, e, dur;
 	unsigned int i, n = 0;
 
-	if (rep->app.kind != APP_PGSQL || !sp->seen || !sp->dur_ns)
+	if (!app_period(&rep->app, &b, &dur))
 		return 0;
+	e = b + dur;
 	pstats_init(ps, PERIOD_KEY, 0, 0);
 	ps->pool = rep->hist_pool;
 	for (i = 0; i < rep->nphases; i++) {

@@ -115,11 +115,18 @@ struct app_ops {
 	unsigned int (*figs)(const void *acc, struct app_fig *out);
 	void (*print_text)(const void *acc, FILE *f);
 	struct json_object *(*json)(const void *acc);
+	/*
+	 * The span compare shows as one row beside the phases (pgsql: the
+	 * steady period, which its checkpoint parts cut into several phases).
+	 * Return: 1 with *start_ns and *dur_ns set, 0 if the trace has none.
+	 */
+	int (*period)(const void *acc, uint64_t *start_ns, uint64_t *dur_ns);
 };
 
 /*
  * APP_OPS(NAME), once in app_NAME.c: app_NAME_ops over its typed
- * app_NAME_init, _release, _feed, _finish, _figs, _print_text and _json.
+ * app_NAME_init, _release, _feed, _finish, _figs, _print_text, _json and
+ * _period.
  */
 #define APP_OPS(n) \
 static void n##_ops_init(void *acc) { app_##n##_init(acc); } \
@@ -131,11 +138,13 @@ static unsigned int n##_ops_figs(const void *acc, struct app_fig *out) \
 { return app_##n##_figs(acc, out); } \
 static void n##_ops_print_text(const void *acc, FILE *f) { app_##n##_print_text(acc, f); } \
 static struct json_object *n##_ops_json(const void *acc) { return app_##n##_json(acc); } \
+static int n##_ops_period(const void *acc, uint64_t *s, uint64_t *d) \
+{ return app_##n##_period(acc, s, d); } \
 const struct app_ops app_##n##_ops = { \
 	.name = #n, .size = sizeof(struct app_##n), \
 	.init = n##_ops_init, .release = n##_ops_release, .feed = n##_ops_feed, \
 	.finish = n##_ops_finish, .figs = n##_ops_figs, .print_text = n##_ops_print_text, \
-	.json = n##_ops_json, \
+	.json = n##_ops_json, .period = n##_ops_period, \
 }
 
 /* The ops of each A row of the models table: app_pgsql_ops ... */
@@ -191,5 +200,9 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f);
 struct json_object *app_json(const struct app_stats *a);
 struct json_object *app_pgsql_json(const struct app_pgsql *p);
 struct json_object *app_dedup_json(const struct app_dedup *d);
+/* The span compare shows as one row (struct app_ops' period). */
+int app_period(const struct app_stats *a, uint64_t *start_ns, uint64_t *dur_ns);
+int app_pgsql_period(const struct app_pgsql *p, uint64_t *start_ns, uint64_t *dur_ns);
+int app_dedup_period(const struct app_dedup *d, uint64_t *start_ns, uint64_t *dur_ns);
 
 #endif /* IOTAP_APP_H */
