@@ -184,7 +184,7 @@ static uint32_t tgid_epoch(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return tgid_epoch_of((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec);
+	return tgid_epoch_of(iotap_timespec_ns(&ts));
 }
 
 /*

@@ -621,7 +621,6 @@ static void *policy_main(void *arg)
 {
 	struct fs_ctx *fs = arg;
 	uint64_t tick_ns = 100000000ull;
-	struct timespec ts;
 
 	if (fs->ring)
 		tick_ns = 20000000ull;	/* triggers: save within about 20 ms */
@@ -634,11 +633,7 @@ static void *policy_main(void *arg)
 		char *old;
 		int ret;
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)(tick_ns % 1000000000ull);
-		ts.tv_sec += (time_t)(tick_ns / 1000000000ull) + ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&fs->policy_wake, &fs->ctl_lock, &ts);
+		iotap_cond_wait_ns(&fs->policy_wake, &fs->ctl_lock, tick_ns);
 		if (fs->policy_stop)
 			continue;
 		if (fs->ring) {
@@ -669,15 +664,11 @@ static void *policy_main(void *arg)
 
 void fs_ctl_policy_start(struct fs_ctx *fs)
 {
-	pthread_condattr_t ca;
 	sigset_t all, old;
 
 	if (!fs->o.rotate_bytes && !fs->o.rotate_ns && !(fs->ring && fs->o.save_to))
 		return;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&fs->policy_wake, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&fs->policy_wake, NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fs->policy_on = pthread_create(&fs->policy, NULL, policy_main, fs) == 0;

@@ -931,24 +931,12 @@ void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iota
 	wr_append(r->emit_w, &c, 1);
 }
 
-static void ms_from_now(struct timespec *ts, unsigned int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 static void *rcd_writer_main(void *arg)
 {
 	struct iotap_trace_recorder *r = arg;
 	uint64_t now, next_flush, next_chunk, next_sample;
 	unsigned int tick = r->flush_ms < RCD_TICK_MS ? r->flush_ms : RCD_TICK_MS;
 	struct sched_param sp = { 0 };
-	struct timespec ts;
 
 	/*
 	 * SCHED_BATCH: a wake-up of this thread never preempts a recording
@@ -966,10 +954,8 @@ static void *rcd_writer_main(void *arg)
 	while (!r->stop) {
 		struct rcd_switch *sw;
 
-		if (!r->sw) {
-			ms_from_now(&ts, tick);
-			pthread_cond_timedwait(&r->wake, &r->wake_lock, &ts);
-		}
+		if (!r->sw)
+			iotap_cond_wait_ns(&r->wake, &r->wake_lock, tick * 1000000ull);
 		if (r->stop)
 			break;
 		sw = r->sw;
@@ -1035,7 +1021,6 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 {
 	struct iotap_trace_recorder_opts def;
 	struct iotap_trace_recorder *r;
-	pthread_condattr_t ca;
 	sigset_t all, old;
 	size_t max_bytes;
 	int ret;
@@ -1108,10 +1093,7 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 	pthread_mutex_init(&r->wake_lock, NULL);
 	pthread_mutex_init(&r->ctl_lock, NULL);
 	pthread_cond_init(&r->sw_done, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&r->wake, NULL);
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

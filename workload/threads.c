@@ -84,12 +84,7 @@ static void *thr_main(void *p)
 static void thr_wait(struct iotap_workload_ctx *c, struct wl_threads *t, unsigned int *count)
 {
 	while (*count < t->started) {
-		struct timespec ts;
-		uint64_t dl = wl_now() + 250000000ull;
-
-		ts.tv_sec = (time_t)(dl / 1000000000ull);
-		ts.tv_nsec = (long)(dl % 1000000000ull);
-		pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+		iotap_cond_wait_ns(&t->cond, &t->lock, 250000000ull);
 		if (*count < t->started) {
 			pthread_mutex_unlock(&t->lock);
 			wl_progress(c);
@@ -100,7 +95,6 @@ static void thr_wait(struct iotap_workload_ctx *c, struct wl_threads *t, unsigne
 
 int wl_threads_run(struct iotap_workload_ctx *c, struct wl_threads *t)
 {
-	pthread_condattr_t ca;
 	struct thr_one *one;
 	unsigned int i;
 	int ret;
@@ -113,10 +107,7 @@ int wl_threads_run(struct iotap_workload_ctx *c, struct wl_threads *t)
 	t->go = !t->on_ready;
 	t->rc = 0;
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&t->cond, NULL);
 	pthread_cond_init(&t->go_cond, NULL);
 	for (i = 0; i < t->n; i++) {
 		one[i].t = t;

@@ -356,6 +356,29 @@ static void test_hist(void)
 	ok(!bad, "hist: quantiles within 1/64 of the exact order statistics");
 	ok(iotap_hist_quantile(&all, 0) == vals[0] && iotap_hist_quantile(&all, 1) == vals[19999],
 	   "hist: q=0 and q=1 are min and max");
+	{
+		static uint64_t flat[IOTAP_HIST_BUCKETS];
+		unsigned int k;
+
+		for (k = 0; k < IOTAP_HIST_BUCKETS; k++)
+			flat[k] = iotap_hist_count(&all, k);
+		/* the same bucket; the histogram then clamps to its min and max */
+		for (i = 0; i < 5; i++) {
+			uint64_t v = iotap_hist_flat_quantile(flat, IOTAP_HIST_BUCKETS,
+							      IOTAP_HIST_BITS, qs[i]);
+
+			v = v < all.min ? all.min : v > all.max ? all.max : v;
+			bad += v != iotap_hist_quantile(&all, qs[i]);
+		}
+		memset(flat, 0, sizeof(flat));
+		flat[0] = 1;	/* one sample of 0 ns, one of 5 ns: the median is the first */
+		flat[5] = 1;
+		ok(!bad && iotap_hist_flat_quantile(flat, IOTAP_HIST_BUCKETS, IOTAP_HIST_BITS,
+						    0.5) == 0 &&
+		   iotap_hist_flat_quantile(flat, IOTAP_HIST_BUCKETS, IOTAP_HIST_BITS, 0.51) == 5 &&
+		   iotap_hist_flat_quantile(flat, 1, IOTAP_HIST_BITS, 0.5) == 0,
+		   "hist: a flat array's quantiles are the histogram's (rank and midpoint)");
+	}
 	iotap_hist_merge(&a, &b);
 	for (i = 0; i < IOTAP_HIST_BUCKETS; i++)
 		bad += iotap_hist_count(&a, i) != iotap_hist_count(&all, i);

@@ -136,10 +136,8 @@ struct lane_ctx {
 /* Sleep until CLOCK_MONOTONIC @t; rp_wake_all() ends it early. */
 static void sleep_until(struct rp_shared *sh, uint64_t t)
 {
-	struct timespec ts;
+	struct timespec ts = iotap_ns_timespec(t);
 
-	ts.tv_sec = (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
 	while (iotap_clock_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
 		syscall(SYS_futex, &sh->go, FUTEX_WAIT_BITSET, 1, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
@@ -502,13 +500,7 @@ static void exec_name(struct lane_ctx *lc, const struct rp_op *op)
 
 static void process_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-		   (uint64_t)ru.ru_utime.tv_usec * 1000;
-	*sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-		  (uint64_t)ru.ru_stime.tv_usec * 1000;
+	iotap_cpu_ns(RUSAGE_SELF, user_ns, sys_ns);
 	if (!*user_ns && !*sys_ns)
 		*user_ns = 1;
 }

@@ -458,7 +458,7 @@ static int fork_children(struct iotap_replay *r, pid_t *kids)
 static void merge_stats(struct iotap_replay *r, struct iotap_replay_stats *st)
 {
 	struct rp_shared *sh = r->sh;
-	uint64_t hist[RP_LAG_BUCKETS] = { 0 }, lagged = 0, acc, t_first = 0, t_last = 0;
+	uint64_t hist[RP_LAG_BUCKETS] = { 0 }, lagged = 0, t_first = 0, t_last = 0;
 	uint32_t i, j, b;
 
 	for (i = 0; i < sh->nlanes; i++) {
@@ -506,15 +506,8 @@ static void merge_stats(struct iotap_replay *r, struct iotap_replay_stats *st)
 	}
 	if (lagged) {
 		st->lag_mean_ns /= lagged;
-		for (b = 0, acc = 0; b < RP_LAG_BUCKETS; b++) {
-			acc += hist[b];
-			if (!st->lag_p50_ns && acc * 2 >= lagged)
-				st->lag_p50_ns = rp_lag_value(b);
-			if (acc * 100 >= lagged * 99) {
-				st->lag_p99_ns = rp_lag_value(b);
-				break;
-			}
-		}
+		st->lag_p50_ns = iotap_hist_flat_quantile(hist, RP_LAG_BUCKETS, RP_LAG_BITS, 0.50);
+		st->lag_p99_ns = iotap_hist_flat_quantile(hist, RP_LAG_BUCKETS, RP_LAG_BITS, 0.99);
 	}
 	if (t_last > t_first)
 		st->replay_s = (double)(t_last - t_first) / 1e9;
