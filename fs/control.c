@@ -129,18 +129,9 @@ static void emit_name(struct iotap_trace_recorder *r, uint64_t ino, uint64_t par
 	struct iotap_trace_rec rec;
 	size_t len = strnlen(name, IOTAP_TRACE_NAME_MAX - 1);
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_NAME;
+	iotap_trace_name_init(&rec, ino, parent, mode, uid, gid, size, 0, name, (uint32_t)len);
 	rec.tid = (uint32_t)gettid();
 	rec.pid = (uint32_t)getpid();
-	rec.file = ino;
-	rec.file2 = parent;
-	rec.mode = mode;
-	rec.uid = uid;
-	rec.gid = gid;
-	rec.length = size;
-	rec.name = name;
-	rec.name_len = (uint32_t)len;
 	iotap_trace_recorder_emit(r, &rec);
 }
 
@@ -155,18 +146,10 @@ bool fs_ctl_name_inode(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_t
 	if (emit) {
 		emit_name(r, e.ino, e.parent, e.name, e.mode, e.uid, e.gid, e.size);
 	} else {
-		memset(&rec, 0, sizeof(rec));
-		rec.type = IOTAP_REC_NAME;
+		iotap_trace_name_init(&rec, e.ino, e.parent, e.mode, e.uid, e.gid, e.size, 0, e.name,
+				      (uint32_t)strnlen(e.name, IOTAP_TRACE_NAME_MAX - 1));
 		rec.tid = (uint32_t)gettid();
 		rec.pid = (uint32_t)getpid();
-		rec.file = e.ino;
-		rec.file2 = e.parent;
-		rec.mode = e.mode;
-		rec.uid = e.uid;
-		rec.gid = e.gid;
-		rec.length = e.size;
-		rec.name = e.name;
-		rec.name_len = (uint32_t)strnlen(e.name, IOTAP_TRACE_NAME_MAX - 1);
 		rec.time_ns = iotap_trace_op_begin(r);
 		iotap_trace_record(r, &rec);
 	}

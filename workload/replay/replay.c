@@ -260,17 +260,11 @@ static void root_name(struct iotap_replay *r, struct iotap_trace_rec *rec, uint6
 {
 	const struct rp_entry *e = r->nentries ? &r->entries[0] : NULL;
 
-	memset(rec, 0, sizeof(*rec));
-	rec->type = IOTAP_REC_NAME;
+	iotap_trace_name_init(rec, r->root_id, 0, e ? e->mode : S_IFDIR | 0755, e ? e->uid : 0,
+			      e ? e->gid : 0, 0, 0, r->target, (uint32_t)strlen(r->target));
 	rec->time_ns = t;
 	rec->pid = (uint32_t)getpid();
 	rec->tid = rec->pid;
-	rec->file = r->root_id;
-	rec->mode = e ? e->mode : S_IFDIR | 0755;
-	rec->uid = e ? e->uid : 0;
-	rec->gid = e ? e->gid : 0;
-	rec->name = r->target;
-	rec->name_len = (uint32_t)strlen(r->target);
 }
 
 static int recorder_open(struct iotap_replay *r, const char *path,
