@@ -21,6 +21,7 @@
  *           both `iotap run bonnie` (workload/) and the report (tools/)
  *   fmt     iotap_fmt_u64() and friends: numbers to text without printf (fmt.c)
  *   futex   iotap_futex_wait()/_wake(): sleep on a 32-bit word, wake its sleepers
+ *   pool    struct iotap_pool: the tree's thread pool, zstd's POOL_* shape (pool.c)
  *   buf     iotap_buf_alloc(): megabyte scratch buffers in 2 MiB extents that
  *           transparent huge pages may back (buf.c)
  *
@@ -159,6 +160,39 @@ static inline void iotap_futex_wake(void *word, int n, int shared)
 {
 	syscall(SYS_futex, word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
+
+/* --- pool ------------------------------------------------------------------- */
+
+/*
+ * struct iotap_pool - n threads running queued jobs (a function and its
+ * argument), first queued first started; the tree's one thread pool
+ *
+ * A job must not wait for a job queued after it (the queue is FIFO, its
+ * threads few). Per-thread state (a decompression context) is the job's
+ * business: a job does not know which thread runs it.
+ */
+struct iotap_pool;
+
+/*
+ * iotap_pool_create - start @nthreads threads (all signals blocked) and a
+ * queue of @queue jobs
+ * Return: 0, -EINVAL (0 threads or queue), -ENOMEM, or -EAGAIN (no thread
+ * could start). Fewer than @nthreads may start: iotap_pool_threads().
+ */
+int iotap_pool_create(struct iotap_pool **out, unsigned int nthreads, unsigned int queue);
+unsigned int iotap_pool_threads(const struct iotap_pool *p);
+
+/* iotap_pool_add - queue @fn(@arg), waiting while the queue is full. */
+void iotap_pool_add(struct iotap_pool *p, void (*fn)(void *arg), void *arg);
+
+/* iotap_pool_try_add - queue @fn(@arg); -EAGAIN at once if the queue is full. */
+int iotap_pool_try_add(struct iotap_pool *p, void (*fn)(void *arg), void *arg);
+
+/*
+ * iotap_pool_free - run what is queued, stop the threads, free @p (NULL: no-op)
+ * Context: not from one of @p's jobs.
+ */
+void iotap_pool_free(struct iotap_pool *p);
 
 /* --- hash ------------------------------------------------------------------- */
 
