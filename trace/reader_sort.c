@@ -86,58 +86,45 @@ static uint64_t *pk_merge(uint64_t *src, uint64_t *dst, uint32_t *run, uint32_t 
 
 /*
  * Build the packed keys of @b's records into @k and count the digits of
- * every radix pass in one go (@rp passes of @dbits each, counters of pass
- * p at @cnt + (p << dbits)).
+ * @rp radix passes of @d bits each (counters of pass p at @cnt + (p << d)).
+ * Inlined with a constant @rp into each case of pk_build(), its counting
+ * loop unrolled: one loop per pass count.
  */
+static inline __attribute__((always_inline)) void
+pk_build_rp(const struct rd_batch *b, uint64_t *k, uint32_t n, const unsigned int rp,
+	    unsigned int d, uint32_t *cnt)
+{
+	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
+	uint64_t m = (1u << d) - 1, base = b->tmin, t;
+	unsigned int p;
+	uint32_t i;
+
+	for (i = 0; i < n; i++, rec += REC_STRIDE) {
+		memcpy(&t, rec, sizeof(t));
+		t -= base;
+		k[i] = t << PK_IDX_BITS | i;
+#pragma GCC unroll 4
+		for (p = 0; p < rp; p++)
+			cnt[(p << d) + ((t >> (p * d)) & m)]++;
+	}
+}
+
+/* pk_build_rp() for @rp (1 to 4) passes. */
 static void pk_build(const struct rd_batch *b, uint64_t *k, uint32_t n, unsigned int rp,
 		     unsigned int dbits, uint32_t *cnt)
 {
-	uint32_t *c0 = cnt, *c1 = cnt + (1u << dbits), *c2 = c1 + (1u << dbits);
-	uint32_t *c3 = c2 + (1u << dbits);
-	const unsigned char *rec = b->recs + offsetof(struct iotap_trace_rec, time_ns);
-	uint64_t m = (1u << dbits) - 1, base = b->tmin, t;
-	unsigned int d = dbits;
-	uint32_t i;
-
-	/* one loop per pass count: the counting unrolled */
 	switch (rp) {
 	case 1:
-		for (i = 0; i < n; i++, rec += REC_STRIDE) {
-			memcpy(&t, rec, sizeof(t));
-			t -= base;
-			k[i] = t << PK_IDX_BITS | i;
-			c0[t & m]++;
-		}
+		pk_build_rp(b, k, n, 1, dbits, cnt);
 		break;
 	case 2:
-		for (i = 0; i < n; i++, rec += REC_STRIDE) {
-			memcpy(&t, rec, sizeof(t));
-			t -= base;
-			k[i] = t << PK_IDX_BITS | i;
-			c0[t & m]++;
-			c1[(t >> d) & m]++;
-		}
+		pk_build_rp(b, k, n, 2, dbits, cnt);
 		break;
 	case 3:
-		for (i = 0; i < n; i++, rec += REC_STRIDE) {
-			memcpy(&t, rec, sizeof(t));
-			t -= base;
-			k[i] = t << PK_IDX_BITS | i;
-			c0[t & m]++;
-			c1[(t >> d) & m]++;
-			c2[(t >> 2 * d) & m]++;
-		}
+		pk_build_rp(b, k, n, 3, dbits, cnt);
 		break;
 	default:
-		for (i = 0; i < n; i++, rec += REC_STRIDE) {
-			memcpy(&t, rec, sizeof(t));
-			t -= base;
-			k[i] = t << PK_IDX_BITS | i;
-			c0[t & m]++;
-			c1[(t >> d) & m]++;
-			c2[(t >> 2 * d) & m]++;
-			c3[(t >> 3 * d) & m]++;
-		}
+		pk_build_rp(b, k, n, 4, dbits, cnt);
 		break;
 	}
 }
