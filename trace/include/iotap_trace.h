@@ -272,11 +272,17 @@ int iotap_trace_op_from_name(const char *name);
  * says so). Names are not copied: @name must outlive the record's use.
  */
 
+/* Zero @r but for its sample (SAMPLE only) and make it a record of @type. */
+static inline void iotap_trace_rec_clear(struct iotap_trace_rec *r, unsigned int type)
+{
+	memset(r, 0, offsetof(struct iotap_trace_rec, sample));
+	r->type = (uint16_t)type;
+}
+
 /* An OP record of @op, everything else zero: the caller fills in the call. */
 static inline void iotap_trace_op_init(struct iotap_trace_rec *r, unsigned int op)
 {
-	memset(r, 0, offsetof(struct iotap_trace_rec, sample));
-	r->type = IOTAP_REC_OP;
+	iotap_trace_rec_clear(r, IOTAP_REC_OP);
 	r->op = (uint16_t)op;
 }
 
@@ -291,8 +297,7 @@ static inline void iotap_trace_name_init(struct iotap_trace_rec *r, uint64_t fil
 					 uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
 					 uint32_t flags, const char *name, uint32_t name_len)
 {
-	memset(r, 0, offsetof(struct iotap_trace_rec, sample));
-	r->type = IOTAP_REC_NAME;
+	iotap_trace_rec_clear(r, IOTAP_REC_NAME);
 	r->file = file;
 	r->file2 = parent;
 	r->mode = mode;
@@ -304,71 +309,62 @@ static inline void iotap_trace_name_init(struct iotap_trace_rec *r, uint64_t fil
 	r->name_len = name_len;
 }
 
-static inline uint64_t iotap_trace_name_parent(const struct iotap_trace_rec *r)
+/* A PHASE record's user and system CPU time of the marking process, ns (0, 0: not known). */
+static inline void iotap_trace_phase_set_cpu(struct iotap_trace_rec *r, uint64_t user_ns,
+					     uint64_t sys_ns)
 {
-	return r->file2;
-}
-
-static inline uint64_t iotap_trace_name_size(const struct iotap_trace_rec *r)
-{
-	return r->length;
-}
-
-static inline int iotap_trace_name_is_link(const struct iotap_trace_rec *r)
-{
-	return r->flags & IOTAP_NAME_LINK;
+	r->offset = user_ns;
+	r->length = sys_ns;
 }
 
 /*
  * iotap_trace_phase_init - a PHASE record: @kind (IOTAP_PHASE_BEGIN/END) of
- * the phase @name, with the marking process's user and system CPU time at
- * the mark (both 0: not known)
+ * the phase @name, with the marking process's CPU time at the mark
  */
 static inline void iotap_trace_phase_init(struct iotap_trace_rec *r, unsigned int kind,
 					  const char *name, uint32_t name_len,
 					  uint64_t cpu_user_ns, uint64_t cpu_sys_ns)
 {
-	memset(r, 0, offsetof(struct iotap_trace_rec, sample));
-	r->type = IOTAP_REC_PHASE;
+	iotap_trace_rec_clear(r, IOTAP_REC_PHASE);
 	r->flags = kind;
 	r->name = name;
 	r->name_len = name_len;
-	r->offset = cpu_user_ns;
-	r->length = cpu_sys_ns;
+	iotap_trace_phase_set_cpu(r, cpu_user_ns, cpu_sys_ns);
 }
 
-/* The marking process's CPU time at the mark, ns. */
-static inline uint64_t iotap_trace_phase_cpu_user_ns(const struct iotap_trace_rec *r)
+/*
+ * The accessors, one row a value: iotap_trace_<kind>_<value>(rec) returns
+ * the field that carries it.
+ */
+#define IOTAP_TRACE_GET(kind, value, type, field)					\
+	static inline type iotap_trace_##kind##_##value(const struct iotap_trace_rec *r)	\
+	{										\
+		return (type)r->field;							\
+	}
+
+IOTAP_TRACE_GET(name, parent, uint64_t, file2)		/* 0: the root */
+IOTAP_TRACE_GET(name, size, uint64_t, length)		/* st_size when named */
+IOTAP_TRACE_GET(phase, cpu_user_ns, uint64_t, offset)	/* marking process's user CPU */
+IOTAP_TRACE_GET(phase, cpu_sys_ns, uint64_t, length)	/* ... and system CPU */
+IOTAP_TRACE_GET(phase, unit_max_ns, uint64_t, aux)	/* END from `iotap run`: longest unit, 0: none */
+IOTAP_TRACE_GET(lost, count, uint64_t, length)		/* records dropped since the last LOST */
+
+#undef IOTAP_TRACE_GET
+
+static inline int iotap_trace_name_is_link(const struct iotap_trace_rec *r)
 {
-	return r->offset;
+	return !!(r->flags & IOTAP_NAME_LINK);
 }
 
-static inline uint64_t iotap_trace_phase_cpu_sys_ns(const struct iotap_trace_rec *r)
-{
-	return r->length;
-}
-
-/* Whether the mark carries its CPU time (a capture may not read it). */
+/* Whether a PHASE carries its CPU time (a capture may not read it). */
 static inline int iotap_trace_phase_has_cpu(const struct iotap_trace_rec *r)
 {
 	return r->offset || r->length;
 }
 
-/* END from `iotap run`: the longest unit timed in the phase, ns (0: none). */
-static inline uint64_t iotap_trace_phase_unit_max_ns(const struct iotap_trace_rec *r)
-{
-	return r->aux;
-}
-
 static inline void iotap_trace_phase_set_unit_max_ns(struct iotap_trace_rec *r, uint64_t ns)
 {
 	r->aux = ns;
-}
-
-/* LOST: the records dropped since the previous LOST record. */
-static inline uint64_t iotap_trace_lost_count(const struct iotap_trace_rec *r)
-{
-	return r->length;
 }
 
 /* CLOCK_MONOTONIC now, ns. Safe from any thread. */
