@@ -270,7 +270,7 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
 		   unsigned char *out, uint32_t max, struct rec_sum *sum);
 
-/* --- the reader's fast path (reader.c sets it up; join.c reads it too) --- */
+/* --- the reader's fast path (reader_deliver.c sets it up; join.c reads it too) --- */
 
 #define RD_PREFETCH		8	/* records fetched ahead of delivery */
 #define PK_IDX_BITS		20	/* a packed sort key's index bits */
