@@ -368,9 +368,7 @@ int iotap_trace_reader_next(struct iotap_trace_reader *r, struct iotap_trace_rec
 	const struct iotap_trace_rec *s;
 	int ret = iotap_trace_reader_next_ref(r, &s);
 
-	if (ret == 1)
-		rec_copy_out(rec, s);
-	return ret;
+	return rec_next_copy(ret, rec, s);
 }
 
 /**

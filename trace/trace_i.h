@@ -246,6 +246,15 @@ static inline void rec_copy_out(struct iotap_trace_rec *dst, const struct iotap_
 		memcpy(&dst->sample, &zero_sample, sizeof(dst->sample));
 }
 
+/* The next() of a next_ref() that returned @ret with @src: copy a record out, pass @ret on. */
+static inline int rec_next_copy(int ret, struct iotap_trace_rec *dst,
+				const struct iotap_trace_rec *src)
+{
+	if (ret == 1)
+		rec_copy_out(dst, src);
+	return ret;
+}
+
 /* What rec_decode() found besides the fixed fields. */
 struct rec_extra {
 	const uint8_t *name;		/* in the raw payload, no NUL; NULL: no name */
