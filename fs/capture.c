@@ -332,9 +332,7 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->begun = false;
 	op->nr_names = 0;
 	op->t->arena_used = 0;
-	memset(&op->rec, 0, sizeof(op->rec));
-	op->rec.type = IOTAP_REC_OP;
-	op->rec.op = (uint16_t)opcode;
+	iotap_trace_op_init(&op->rec, opcode);
 	op->rec.file = inode ? inode->ino : 0;
 	op->dev = inode ? inode->dev : 0;
 	op->in = !fs->under.n || (inode && fs_scope(fs, inode, op->r) == FS_SCOPE_IN);
@@ -841,28 +839,28 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 {
 	struct iotap_trace_recorder *r = CMM_LOAD_SHARED(fs->rec);
 	struct iotap_trace_rec rec;
+	unsigned int op;
 
 	if (fs_log_on(FS_LOG_DEBUG))
 		fs_log(FS_LOG_DEBUG, "FUSE opcode %u answered ENOSYS by libfuse", opcode);
 	if (!r)
 		return;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_OP;
 	switch (opcode) {
 	case 31:	/* FUSE_GETLK */
-		rec.op = IOTAP_OP_GETLK;
+		op = IOTAP_OP_GETLK;
 		break;
 	case 32:	/* FUSE_SETLK */
 	case 33:	/* FUSE_SETLKW */
-		rec.op = IOTAP_OP_SETLK;
+		op = IOTAP_OP_SETLK;
 		break;
 	case 51:	/* FUSE_TMPFILE */
-		rec.op = IOTAP_OP_TMPFILE;
+		op = IOTAP_OP_TMPFILE;
 		break;
 	default:
-		rec.op = IOTAP_OP_UNKNOWN;
+		op = IOTAP_OP_UNKNOWN;
 		break;
 	}
+	iotap_trace_op_init(&rec, op);
 	rec.aux = opcode;
 	rec.flags = IOTAP_OPF_REJECTED;
 	rec.tid = pid;

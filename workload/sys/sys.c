@@ -289,9 +289,7 @@ void sys_record(struct iotap_trace_recorder *rec, const struct sys_call *sc)
 {
 	struct iotap_trace_rec r;
 
-	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
-	r.type = IOTAP_REC_OP;
-	r.op = sc->op;
+	iotap_trace_op_init(&r, sc->op);
 	r.time_ns = sc->t0;
 	r.dur_ns = sc->t1 > sc->t0 ? sc->t1 - sc->t0 : 0;
 	r.tid = sc->who.tid;
