@@ -184,7 +184,7 @@ static uint32_t tgid_epoch(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return tgid_epoch_of((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec);
+	return tgid_epoch_of(iotap_timespec_ns(&ts));
 }
 
 /*
@@ -332,9 +332,7 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->begun = false;
 	op->nr_names = 0;
 	op->t->arena_used = 0;
-	memset(&op->rec, 0, sizeof(op->rec));
-	op->rec.type = IOTAP_REC_OP;
-	op->rec.op = (uint16_t)opcode;
+	iotap_trace_op_init(&op->rec, opcode);
 	op->rec.file = inode ? inode->ino : 0;
 	op->dev = inode ? inode->dev : 0;
 	op->in = !fs->under.n || (inode && fs_scope(fs, inode, op->r) == FS_SCOPE_IN);
@@ -776,19 +774,10 @@ void fs_op_end(struct fs_op *op, int64_t result)
 		const struct fs_pending_name *pn = &op->t->pend[i];
 		const char *name = op->t->arena + pn->name_off;
 
-		memset(&nr, 0, sizeof(nr));
-		nr.type = IOTAP_REC_NAME;
+		iotap_trace_name_init(&nr, pn->ino, pn->parent, pn->mode, pn->uid, pn->gid,
+				      pn->size, pn->flags, name, name_len(name));
 		nr.tid = op->rec.tid;
 		nr.pid = op->rec.pid;
-		nr.file = pn->ino;
-		nr.file2 = pn->parent;
-		nr.mode = pn->mode;
-		nr.uid = pn->uid;
-		nr.gid = pn->gid;
-		nr.length = pn->size;
-		nr.flags = pn->flags;
-		nr.name = name;
-		nr.name_len = name_len(name);
 		nr.time_ns = iotap_trace_op_begin(r);
 		iotap_trace_record(r, &nr);
 	}
@@ -805,24 +794,20 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 	char buf[256];
 	struct iotap_trace_rec rec;
 	uint64_t user_ns = 0, sys_ns = 0;
+	uint32_t pid;
 
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_PHASE;
-	rec.flags = kind;
+	pid = fs_tgid(ctx->pid);
+	if (!pid || fs_proc_cpu(fs, pid, &user_ns, &sys_ns))
+		user_ns = sys_ns = 0;
+	iotap_trace_phase_init(&rec, kind, buf, (uint32_t)len, user_ns, sys_ns);
 	rec.tid = ctx->pid;
-	rec.pid = fs_tgid(ctx->pid);
+	rec.pid = pid;
 	rec.uid = ctx->uid;
 	rec.gid = ctx->gid;
-	if (rec.pid && fs_proc_cpu(fs, rec.pid, &user_ns, &sys_ns) == 0) {
-		rec.offset = user_ns;
-		rec.length = sys_ns;
-	}
-	rec.name = buf;
-	rec.name_len = (uint32_t)len;
 	fs_log(FS_LOG_INFO, "phase %s '%s' (pid %u)", kind == IOTAP_PHASE_BEGIN ? "begin" : "end",
 	       buf, rec.pid);
 	r = CMM_LOAD_SHARED(fs->rec);
@@ -841,18 +826,10 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st)
 	fs_binding_note(fs->root, binding_hash(0, fs->backing), 0);
 	if (!fs->rec)
 		return;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_NAME;
+	iotap_trace_name_init(&rec, st->st_ino, 0, st->st_mode, st->st_uid, st->st_gid,
+			      st->st_size, 0, fs->backing, name_len(fs->backing));
 	rec.tid = (uint32_t)gettid();
 	rec.pid = (uint32_t)getpid();
-	rec.file = st->st_ino;
-	rec.file2 = 0;
-	rec.mode = st->st_mode;
-	rec.uid = st->st_uid;
-	rec.gid = st->st_gid;
-	rec.length = st->st_size;
-	rec.name = fs->backing;
-	rec.name_len = name_len(fs->backing);
 	rec.time_ns = iotap_trace_op_begin(fs->rec);
 	iotap_trace_record(fs->rec, &rec);	/* before the mount: fs->rec is settled */
 }
@@ -862,28 +839,28 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 {
 	struct iotap_trace_recorder *r = CMM_LOAD_SHARED(fs->rec);
 	struct iotap_trace_rec rec;
+	unsigned int op;
 
 	if (fs_log_on(FS_LOG_DEBUG))
 		fs_log(FS_LOG_DEBUG, "FUSE opcode %u answered ENOSYS by libfuse", opcode);
 	if (!r)
 		return;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_OP;
 	switch (opcode) {
 	case 31:	/* FUSE_GETLK */
-		rec.op = IOTAP_OP_GETLK;
+		op = IOTAP_OP_GETLK;
 		break;
 	case 32:	/* FUSE_SETLK */
 	case 33:	/* FUSE_SETLKW */
-		rec.op = IOTAP_OP_SETLK;
+		op = IOTAP_OP_SETLK;
 		break;
 	case 51:	/* FUSE_TMPFILE */
-		rec.op = IOTAP_OP_TMPFILE;
+		op = IOTAP_OP_TMPFILE;
 		break;
 	default:
-		rec.op = IOTAP_OP_UNKNOWN;
+		op = IOTAP_OP_UNKNOWN;
 		break;
 	}
+	iotap_trace_op_init(&rec, op);
 	rec.aux = opcode;
 	rec.flags = IOTAP_OPF_REJECTED;
 	rec.tid = pid;

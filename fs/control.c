@@ -129,18 +129,9 @@ static void emit_name(struct iotap_trace_recorder *r, uint64_t ino, uint64_t par
 	struct iotap_trace_rec rec;
 	size_t len = strnlen(name, IOTAP_TRACE_NAME_MAX - 1);
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_NAME;
+	iotap_trace_name_init(&rec, ino, parent, mode, uid, gid, size, 0, name, (uint32_t)len);
 	rec.tid = (uint32_t)gettid();
 	rec.pid = (uint32_t)getpid();
-	rec.file = ino;
-	rec.file2 = parent;
-	rec.mode = mode;
-	rec.uid = uid;
-	rec.gid = gid;
-	rec.length = size;
-	rec.name = name;
-	rec.name_len = (uint32_t)len;
 	iotap_trace_recorder_emit(r, &rec);
 }
 
@@ -155,18 +146,10 @@ bool fs_ctl_name_inode(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_t
 	if (emit) {
 		emit_name(r, e.ino, e.parent, e.name, e.mode, e.uid, e.gid, e.size);
 	} else {
-		memset(&rec, 0, sizeof(rec));
-		rec.type = IOTAP_REC_NAME;
+		iotap_trace_name_init(&rec, e.ino, e.parent, e.mode, e.uid, e.gid, e.size, 0, e.name,
+				      (uint32_t)strnlen(e.name, IOTAP_TRACE_NAME_MAX - 1));
 		rec.tid = (uint32_t)gettid();
 		rec.pid = (uint32_t)getpid();
-		rec.file = e.ino;
-		rec.file2 = e.parent;
-		rec.mode = e.mode;
-		rec.uid = e.uid;
-		rec.gid = e.gid;
-		rec.length = e.size;
-		rec.name = e.name;
-		rec.name_len = (uint32_t)strnlen(e.name, IOTAP_TRACE_NAME_MAX - 1);
 		rec.time_ns = iotap_trace_op_begin(r);
 		iotap_trace_record(r, &rec);
 	}
@@ -621,7 +604,6 @@ static void *policy_main(void *arg)
 {
 	struct fs_ctx *fs = arg;
 	uint64_t tick_ns = 100000000ull;
-	struct timespec ts;
 
 	if (fs->ring)
 		tick_ns = 20000000ull;	/* triggers: save within about 20 ms */
@@ -634,11 +616,7 @@ static void *policy_main(void *arg)
 		char *old;
 		int ret;
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)(tick_ns % 1000000000ull);
-		ts.tv_sec += (time_t)(tick_ns / 1000000000ull) + ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&fs->policy_wake, &fs->ctl_lock, &ts);
+		iotap_cond_wait_ns(&fs->policy_wake, &fs->ctl_lock, tick_ns);
 		if (fs->policy_stop)
 			continue;
 		if (fs->ring) {
@@ -669,15 +647,11 @@ static void *policy_main(void *arg)
 
 void fs_ctl_policy_start(struct fs_ctx *fs)
 {
-	pthread_condattr_t ca;
 	sigset_t all, old;
 
 	if (!fs->o.rotate_bytes && !fs->o.rotate_ns && !(fs->ring && fs->o.save_to))
 		return;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&fs->policy_wake, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&fs->policy_wake, NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fs->policy_on = pthread_create(&fs->policy, NULL, policy_main, fs) == 0;

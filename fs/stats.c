@@ -255,7 +255,7 @@ ssize_t fs_stats_text(struct fs_ctx *fs, char *buf, size_t size)
 	struct iotap_map procs, files;
 	struct fs_top_ent **v;
 	struct fs_thread *t;
-	struct rusage ru;
+	uint64_t cpu_user, cpu_sys;
 	char path[PATH_MAX];
 	unsigned int i, c, n, nth;
 
@@ -297,12 +297,9 @@ ssize_t fs_stats_text(struct fs_ctx *fs, char *buf, size_t size)
 		put(&o, "records 0\nlost 0\ndiscarded 0\ntrace_bytes 0\ntrace_files 0\n"
 		    "trace_error 0\n");
 	}
-	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		put(&o, "cpu_user_ns %llu\ncpu_sys_ns %llu\n",
-		    (unsigned long long)ru.ru_utime.tv_sec * 1000000000ull +
-			    (unsigned long long)ru.ru_utime.tv_usec * 1000ull,
-		    (unsigned long long)ru.ru_stime.tv_sec * 1000000000ull +
-			    (unsigned long long)ru.ru_stime.tv_usec * 1000ull);
+	if (iotap_cpu_ns(RUSAGE_SELF, &cpu_user, &cpu_sys) == 0)
+		put(&o, "cpu_user_ns %llu\ncpu_sys_ns %llu\n", (unsigned long long)cpu_user,
+		    (unsigned long long)cpu_sys);
 	put(&o, "rss_kb %llu\nthreads %u\ninodes %llu\n", (unsigned long long)self_rss_kb(), nth,
 	    (unsigned long long)uatomic_read(&fs->ninodes));
 	put(&o, "rd_bytes %llu\nwr_bytes %llu\nerrors %llu\n", (unsigned long long)sum.rd_bytes,

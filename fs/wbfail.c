@@ -63,14 +63,6 @@ static struct {
 	bool warned_full, warned_prune;
 } wb = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Queue one notification (merged with an equal one). Caller holds wb.lock. */
 static void enqueue(uint64_t nodeid, unsigned int prune, uint64_t due_ns)
 {
@@ -133,7 +125,7 @@ static void *wb_thread(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&wb.lock);
 	while (!wb.stop) {
-		uint64_t t = now_ns(), next = UINT64_MAX;
+		uint64_t t = iotap_clock_ns(), next = UINT64_MAX;
 		unsigned int i;
 
 		for (i = 0; i < wb.n; i++)
@@ -157,17 +149,7 @@ static void *wb_thread(void *arg)
 		if (next == UINT64_MAX) {
 			pthread_cond_wait(&wb.cond, &wb.lock);
 		} else {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			next -= t;
-			ts.tv_sec += (time_t)(next / 1000000000ull);
-			ts.tv_nsec += (long)(next % 1000000000ull);
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&wb.cond, &wb.lock, &ts);
+			iotap_cond_wait_until(&wb.cond, &wb.lock, next);
 		}
 	}
 	pthread_mutex_unlock(&wb.lock);
@@ -212,7 +194,7 @@ void fs_wbfail_write(struct fs_ctx *fs, struct fs_inode *inode)
 	pthread_mutex_lock(&wb.lock);
 	enqueue(nodeid, 0, 0);
 	/* a writeback after the last release (mmap, a late flush) gets its prune too */
-	enqueue(nodeid, 1, now_ns() + prune_delay_ms[0] * 1000000ull);
+	enqueue(nodeid, 1, iotap_clock_ns() + prune_delay_ms[0] * 1000000ull);
 	pthread_mutex_unlock(&wb.lock);
 }
 
@@ -221,6 +203,6 @@ void fs_wbfail_release(struct fs_ctx *fs, struct fs_inode *inode)
 	if (!wb.running || !uatomic_read(&inode->wb_failed))
 		return;
 	pthread_mutex_lock(&wb.lock);
-	enqueue(fs_nodeid(fs, inode), 1, now_ns() + prune_delay_ms[0] * 1000000ull);
+	enqueue(fs_nodeid(fs, inode), 1, iotap_clock_ns() + prune_delay_ms[0] * 1000000ull);
 	pthread_mutex_unlock(&wb.lock);
 }

@@ -142,14 +142,16 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 	switch (r->type) {
 	case IOTAP_REC_NAME:
 		fprintf(f, " file=%" PRIu64 " parent=%" PRIu64 " mode=0%o size=%" PRIu64
-			" uid=%u gid=%u%s", r->file, r->file2, r->mode, r->length, r->uid, r->gid,
-			r->flags & 1 ? " link=1" : "");
+			" uid=%u gid=%u%s", r->file, iotap_trace_name_parent(r), r->mode,
+			iotap_trace_name_size(r), r->uid, r->gid,
+			iotap_trace_name_is_link(r) ? " link=1" : "");
 		print_name(f, "name", r);
 		break;
 	case IOTAP_REC_PHASE:
 		fprintf(f, " %s", r->flags == IOTAP_PHASE_END ? "end" : "begin");
 		print_name(f, "name", r);
-		fprintf(f, " cpu_user_ns=%" PRIu64 " cpu_sys_ns=%" PRIu64, r->offset, r->length);
+		fprintf(f, " cpu_user_ns=%" PRIu64 " cpu_sys_ns=%" PRIu64,
+			iotap_trace_phase_cpu_user_ns(r), iotap_trace_phase_cpu_sys_ns(r));
 		if (r->aux)
 			fprintf(f, " aux=%" PRIu64, r->aux);
 		break;
@@ -168,7 +170,7 @@ static void dump_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 		break;
 	}
 	case IOTAP_REC_LOST:
-		fprintf(f, " count=%" PRIu64, r->length);
+		fprintf(f, " count=%" PRIu64, iotap_trace_lost_count(r));
 		break;
 	case IOTAP_REC_END:
 		fprintf(f, " records=%" PRIu64 " lost=%" PRIu64, r->length, r->aux);
@@ -412,16 +414,16 @@ static int text_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t 
 		p = PUT_LIT(p, "NAME file=");
 		p = iotap_fmt_u64(p, r->file);
 		p = PUT_LIT(p, " parent=");
-		p = iotap_fmt_u64(p, r->file2);
+		p = iotap_fmt_u64(p, iotap_trace_name_parent(r));
 		p = PUT_LIT(p, " mode=0");
 		p = iotap_fmt_oct(p, r->mode);
 		p = PUT_LIT(p, " size=");
-		p = iotap_fmt_u64(p, r->length);
+		p = iotap_fmt_u64(p, iotap_trace_name_size(r));
 		p = PUT_LIT(p, " uid=");
 		p = iotap_fmt_u64(p, r->uid);
 		p = PUT_LIT(p, " gid=");
 		p = iotap_fmt_u64(p, r->gid);
-		if (r->flags & 1)
+		if (iotap_trace_name_is_link(r))
 			p = PUT_LIT(p, " link=1");
 		if (r->name)
 			p = put_name_esc(p, "name", r);
@@ -679,17 +681,17 @@ static void json_rec(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 		break;
 	case IOTAP_REC_NAME:
 		jadd_u64(o, "file", r->file);
-		jadd_u64(o, "parent", r->file2);
+		jadd_u64(o, "parent", iotap_trace_name_parent(r));
 		jadd_u64(o, "mode", r->mode);
-		jadd_u64(o, "size", r->length);
+		jadd_u64(o, "size", iotap_trace_name_size(r));
 		jadd_u64(o, "uid", r->uid);
 		jadd_u64(o, "gid", r->gid);
-		if (r->flags & 1)
+		if (iotap_trace_name_is_link(r))
 			json_object_object_add(o, "link", json_object_new_boolean(1));
 		break;
 	case IOTAP_REC_PHASE:
-		jadd_u64(o, "cpu_user_ns", r->offset);
-		jadd_u64(o, "cpu_sys_ns", r->length);
+		jadd_u64(o, "cpu_user_ns", iotap_trace_phase_cpu_user_ns(r));
+		jadd_u64(o, "cpu_sys_ns", iotap_trace_phase_cpu_sys_ns(r));
 		if (r->aux)
 			jadd_u64(o, "aux", r->aux);
 		break;

@@ -383,22 +383,17 @@ static const struct opt_cmd top_cmd = {
 static double p99_us(const uint64_t *a, const uint64_t *b, unsigned int bits)
 {
 	unsigned int n = IOTAP_HIST_BUCKETS_OF(bits), i;
-	uint64_t total = 0, acc = 0, lo, hi, want;
+	uint64_t d[LAT_MAX_BUCKETS], total = 0;
 
 	if (bits > 6 || n > LAT_MAX_BUCKETS)
 		return -1;
-	for (i = 0; i < n; i++)
-		total += a[i] >= b[i] ? a[i] - b[i] : 0;
+	for (i = 0; i < n; i++) {
+		d[i] = a[i] >= b[i] ? a[i] - b[i] : 0;
+		total += d[i];
+	}
 	if (!total)
 		return -1;
-	want = (uint64_t)ceil(total * 0.99);
-	for (i = 0; i < n; i++) {
-		acc += a[i] >= b[i] ? a[i] - b[i] : 0;
-		if (acc >= want)
-			break;
-	}
-	iotap_hist_range(i, bits, &lo, &hi);
-	return (lo + (hi - lo) / 2.0) / 1e3;
+	return (double)iotap_hist_flat_quantile(d, n, bits, 0.99) / 1e3;
 }
 
 static uint64_t prev_of(const struct top_ent *v, unsigned int n, uint64_t key, uint64_t *bytes)
@@ -832,8 +827,7 @@ int cmd_top(int argc, char **argv)
 		return 1;
 	}
 	for (k = 0; !count || k < count; k++) {
-		ts.tv_sec = (time_t)(iv_ns / 1000000000ull);
-		ts.tv_nsec = (long)(iv_ns % 1000000000ull);
+		ts = iotap_ns_timespec(iv_ns);
 		nanosleep(&ts, NULL);
 		if (fetch(mnt, &s[!cur], buf)) {
 			free(buf);

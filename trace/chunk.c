@@ -441,7 +441,7 @@ void chunk_dec_release(struct chunk_dec *cd)
  * @raw_cap: its size
  *
  * So a decoder thread can decompress into a buffer that then travels to
- * another thread (reader.c's pool) while it goes on with the next chunk.
+ * another thread (reader_pool.c) while it goes on with the next chunk.
  * Return: as chunk_dec_payload().
  */
 int chunk_dec_into(struct chunk_dec *cd, const struct chunk_hdr *h, const uint8_t *payload,

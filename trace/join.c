@@ -308,7 +308,5 @@ int iotap_trace_join_next(struct iotap_trace_join *j, struct iotap_trace_rec *re
 	const struct iotap_trace_rec *p;
 	int ret = iotap_trace_join_next_ref(j, &p);
 
-	if (ret == 1)
-		rec_copy_out(rec, p);
-	return ret;
+	return rec_next_copy(ret, rec, p);
 }

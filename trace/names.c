@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "iotap_base.h"
 #include "trace_i.h"
 
 static const char *const op_names[IOTAP_OP_MAX] = {
@@ -241,10 +242,10 @@ void iotap_trace_header_init(struct iotap_trace_header *hdr, uint32_t source)
 	clock_gettime(CLOCK_MONOTONIC, &m1);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &m2);
-	a = (uint64_t)m1.tv_sec * 1000000000ull + (uint64_t)m1.tv_nsec;
-	b = (uint64_t)m2.tv_sec * 1000000000ull + (uint64_t)m2.tv_nsec;
+	a = iotap_timespec_ns(&m1);
+	b = iotap_timespec_ns(&m2);
 	hdr->mono_base_ns = a + (b - a) / 2;
-	hdr->real_base_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	hdr->real_base_ns = iotap_timespec_ns(&rt);
 
 	if (uname(&u) == 0) {
 		memcpy(host, u.nodename, sizeof(host));

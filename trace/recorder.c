@@ -34,7 +34,9 @@
  * The writer thread wakes every 50 ms (producers never signal it), drains
  * full buffers, and every flush_ms collects every slot's partial buffer
  * too, so that a chunk can be written at least every chunk_ms. It runs
- * SCHED_BATCH, so its wake-ups never preempt a recording thread.
+ * SCHED_BATCH, so its wake-ups never preempt a recording thread. Between
+ * two batches it carries out file switches (rotation, start, stop) and the
+ * flight recorder's saves: recorder_switch.c.
  *
  * Order (FORMAT.md "Order and watermarks"). Before collecting, the writer
  * reads the clock, then every slot's in-flight start time, and promises
@@ -67,133 +69,7 @@
 
 #include "iotap_base.h"
 #include "trace_i.h"
-
-/*
- * Writer thread wake-up period. Each wake-up is a context switch on a CPU
- * the application and the FUSE workers need: at 5 ms, 8 KiB random reads
- * through a traced mount ran at 0.61..0.95 of untraced in an A/B run; at
- * 50 ms, 0.78..0.95. The buffer pool (64 MiB) covers far more than 50 ms.
- */
-#define RCD_TICK_MS		50
-/*
- * zstd level when the caller leaves it at 0. The recorder compresses on
- * the CPUs of the system it traces, at every record's cost: level 1 takes
- * 17-24% fewer instructions than level 3 on capture payloads for 2-5%
- * larger chunks (BENCHMARKS.md, mount-cost, session 5).
- */
-#define RCD_ZSTD_LEVEL		1
-#define RCD_BUF_MIN		(8u << 10)
-#define RCD_BUF_MAX		(16u << 20)
-#define RCD_LOST_SLOTS		64		/* LOST records per batch, one per thread */
-#define RCD_HOLDS		256		/* ops handed between threads at once */
-#define RCD_BUSY		((struct rcd_buf *)1)	/* slot->cur while its owner appends */
-
-/* One buffer of fixed-layout records. */
-struct rcd_buf {
-	struct cds_wfcq_node node;	/* in r->q once full (or flushed by an exiting thread) */
-	struct rcd_buf *next;		/* in r->free */
-	uint64_t slot_id;		/* filling slot's id, for ordering a batch */
-	uint64_t gen;			/* that slot's buffer sequence number */
-	uint32_t len;			/* bytes used in data */
-	uint32_t nrec;			/* records in data */
-	uint64_t min_time;		/* earliest time_ns in data (owner) */
-	uint8_t data[] __attribute__((aligned(8)));
-};
-
-/* One recording thread's state for one recorder. */
-struct rcd_slot {
-	struct rcd_buf *cur;		/* buffer being filled, NULL, or RCD_BUSY (xchg) */
-	uint64_t cur_min;		/* oldest time_ns in the owner's buffer (ns), or older */
-	uint64_t gen;			/* buffers taken so far (owner) */
-	uint64_t inflight;		/* provisional start of the op in flight (ns), 0: none */
-	uint64_t last_begin;		/* what iotap_trace_op_begin() last returned (owner) */
-	uint64_t recorded;		/* records put in buffers (owner stores) */
-	uint64_t lost;			/* records dropped (owner stores) */
-	uint64_t lost_reported;		/* of those, already in LOST records (writer) */
-	uint64_t id;			/* unique within the recorder, > 0 */
-	uint64_t rec_id;		/* the recorder's id */
-	uint32_t tid;			/* gettid() of the owner */
-	int dead;			/* owner exited, slot waits for the writer to free it (store-release) */
-	int detached;			/* recorder closed, slot is its thread's (g_lock) */
-	struct iotap_trace_recorder *r;
-	struct rcd_slot *next;		/* r->slots (r->slots_lock) */
-	struct rcd_slot *tl_next;	/* the owner's tl_slots list */
-};
-
-struct iotap_trace_recorder {
-	uint64_t id;			/* unique in the process, never reused */
-	struct iotap_trace_writer *w;	/* writer thread only, until close */
-	size_t buf_bytes;		/* bytes of data per buffer */
-	unsigned int nbufs_max;		/* buffers allowed in all */
-	unsigned int flush_ms, chunk_ms, sample_ms;
-
-	struct __cds_wfcq_head qhead;	/* full buffers, many enqueuers, the writer dequeues */
-	struct cds_wfcq_tail qtail;
-
-	pthread_mutex_t pool_lock;
-	struct rcd_buf *free;		/* empty buffers */
-	unsigned int nbufs;		/* buffers allocated */
-
-	pthread_mutex_t slots_lock;
-	struct rcd_slot *slots;		/* live and dead slots */
-	uint64_t next_slot_id;
-	uint64_t dead_recorded;		/* counter of freed slots */
-	uint64_t lost_total;		/* every record dropped, all threads (uatomic) */
-	uint64_t lost_noslot;		/* records of threads whose slot allocation failed */
-	uint64_t noslot_reported;	/* of those, already in LOST records (writer thread) */
-
-	pthread_t thread;
-	pthread_mutex_t wake_lock;
-	pthread_cond_t wake;		/* close only; producers never signal */
-	int stop;			/* wake_lock */
-	int hold;			/* test hook: the writer thread idles */
-
-	/* writer thread state, published with CMM_STORE_SHARED */
-	int err;			/* first write error */
-	uint64_t lost_write;		/* records handed over but not written */
-	uint64_t lost_write_base;	/* of those, in files closed by a switch */
-	uint64_t written;		/* records encoded into files (all of them) */
-	uint64_t discarded;		/* records that found no file (stopped) */
-	uint64_t file_bytes;		/* bytes in the current file */
-	uint64_t files;			/* files opened so far */
-	uint64_t floor;			/* records starting before it are discarded */
-	uint64_t last_lw;		/* the last promise, also while without a file */
-
-	/* switching files (iotap_trace_recorder_switch), under wake_lock */
-	pthread_mutex_t ctl_lock;	/* one switch at a time */
-	pthread_cond_t sw_done;
-	struct rcd_switch *sw;		/* pending request, NULL: none */
-	int zstd_level;
-	struct iotap_trace_perm perm;
-	iotap_trace_rebind_fn rebind;
-	void *rebind_arg;
-	uint64_t emit_time;		/* time_ns of rebinding records, 0: not rebinding */
-	struct iotap_trace_writer *emit_w;	/* where they go (the new file) */
-	int ring;			/* r->w is a ring writer (flight recorder) */
-
-	/* starts of ops handed from one thread to another, 0: free (uatomic) */
-	uint64_t holds[RCD_HOLDS];
-	unsigned int hold_next;		/* where the next claim starts looking */
-
-	struct rcd_buf **batch;		/* nbufs_max entries, writer thread */
-	struct {
-		uint32_t tid;
-		uint64_t n;
-	} lostv[RCD_LOST_SLOTS];	/* LOST records of a batch, writer thread */
-	struct smp_state smp;
-	int sampling;
-	char note[512];			/* NOTE to write first, or "" */
-};
-
-/* A request to close the current file and open @path (NULL: none). */
-struct rcd_switch {
-	int save;			/* write the ring out to @path instead */
-	const char *path;
-	const struct iotap_trace_header *hdr;
-	unsigned int flags;
-	int result;			/* -errno of opening @path */
-	int done;
-};
+#include "recorder_i.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -545,7 +421,7 @@ out:
 /* --- the writer thread -------------------------------------------------- */
 
 /* Make the writer's error and losses visible to other threads. */
-static void rcd_publish(struct iotap_trace_recorder *r)
+void rcd_publish(struct iotap_trace_recorder *r)
 {
 	uint64_t v;
 
@@ -566,7 +442,7 @@ static void rcd_publish(struct iotap_trace_recorder *r)
  * After a write error the writer keeps trying (see writer.c), so these go
  * on too: the first chunk written again carries the LOST counts.
  */
-static void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
+void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
 {
 	if (r->w)
 		wr_append(r->w, rec, 1);
@@ -602,7 +478,7 @@ static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf 
 	}
 }
 
-static void rcd_sample(struct iotap_trace_recorder *r)
+void rcd_sample(struct iotap_trace_recorder *r)
 {
 	struct iotap_trace_rec rec;
 
@@ -648,7 +524,7 @@ static int buf_cmp(const void *a, const void *b)
  * Collect every buffer, encode it, write LOST records, and promise the
  * watermark; with @write_chunk, write the open chunk too.
  */
-static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
+void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 {
 	struct rcd_slot *s, **pp;
 	struct cds_wfcq_node *node;
@@ -785,170 +661,12 @@ static void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 	rcd_publish(r);
 }
 
-/* The file's first records: the NOTE about sampling, a baseline SAMPLE. */
-static void rcd_file_start(struct iotap_trace_recorder *r)
-{
-	if (r->note[0]) {
-		struct iotap_trace_rec rec;
-
-		memset(&rec, 0, sizeof(rec));
-		rec.type = IOTAP_REC_NOTE;
-		rec.time_ns = iotap_trace_now_ns();
-		rec.name = r->note;
-		rec.name_len = (uint32_t)strlen(r->note);
-		rcd_append_own(r, &rec);
-	}
-	if (r->sampling)
-		rcd_sample(r);		/* the baseline: counters are cumulative */
-}
-
-/* Close the current file with its END record; its losses stay counted. */
-static void rcd_close_file(struct iotap_trace_recorder *r)
-{
-	uint64_t end = iotap_trace_now_ns();
-	int ret;
-
-	if (!r->w)
-		return;
-	if (wr_max_time(r->w) > end)
-		end = wr_max_time(r->w);
-	rcd_publish(r);
-	r->lost_write_base += wr_dropped(r->w);
-	ret = wr_close_at(r->w, end);
-	r->w = NULL;
-	if (ret && !r->err)
-		CMM_STORE_SHARED(r->err, ret);
-	CMM_STORE_SHARED(r->file_bytes, 0);
-}
-
-/*
- * Carry out a switch (writer thread): everything recorded so far goes to
- * the current file, then the new file opens with a header whose base is
- * the promise just made, so every record it will get starts at or after
- * its base. A rotation (from a file) loses nothing: the records still in
- * flight go to the new file. A start (from no file) discards records that
- * began before it (ops in flight across a stop). If the new file cannot be
- * opened, nothing changes.
- */
-static void rcd_do_switch(struct iotap_trace_recorder *r, struct rcd_switch *sw)
-{
-	struct iotap_trace_writer *nw = NULL;
-	struct iotap_trace_header hdr;
-	uint64_t base, real;
-	int from_file = r->w != NULL;
-
-	rcd_batch(r, 1);
-	if (sw->path) {
-		base = from_file ? r->last_lw : iotap_trace_now_ns();
-		hdr = *sw->hdr;
-		real = hdr.real_base_ns;
-		if (hdr.mono_base_ns > base)
-			real -= hdr.mono_base_ns - base;
-		hdr.mono_base_ns = base;
-		hdr.real_base_ns = real;
-		sw->result = wr_open_level(&nw, sw->path, &hdr, sw->flags, r->zstd_level,
-					   &r->perm);
-		if (sw->result)
-			return;
-		rcd_close_file(r);
-		r->w = nw;
-		r->files++;
-		wr_promise(r->w, base);
-		r->floor = from_file ? 0 : base;
-		rcd_file_start(r);
-		if (r->rebind) {
-			r->emit_w = r->w;
-			r->emit_time = base;
-			r->rebind(r->rebind_arg, r);
-			r->emit_time = 0;
-			r->emit_w = NULL;
-		}
-		rcd_publish(r);
-	} else {
-		rcd_close_file(r);
-		sw->result = 0;
-	}
-}
-
-/*
- * Write the flight recorder's window out (writer thread): everything
- * recorded so far goes into the ring, then @sw->path gets a header whose
- * base is the window's earliest record, the rebind callback's NAME
- * records at that base, the ring's chunks as they are, and an END. The
- * ring goes on untouched.
- */
-static void rcd_do_save(struct iotap_trace_recorder *r, struct rcd_switch *sw)
-{
-	struct iotap_trace_writer *fw = NULL;
-	struct iotap_trace_header hdr;
-	uint64_t base, real, end;
-
-	rcd_batch(r, 1);
-	base = wr_ring_start(r->w);
-	if (!base)
-		base = iotap_trace_now_ns();
-	hdr = *sw->hdr;
-	real = hdr.real_base_ns;
-	if (hdr.mono_base_ns > base)
-		real -= hdr.mono_base_ns - base;
-	hdr.mono_base_ns = base;
-	hdr.real_base_ns = real;
-	sw->result = wr_open_level(&fw, sw->path, &hdr, sw->flags, r->zstd_level, &r->perm);
-	if (sw->result)
-		return;
-	wr_promise(fw, base);
-	if (r->rebind) {
-		r->emit_w = fw;
-		r->emit_time = base;
-		r->rebind(r->rebind_arg, r);
-		r->emit_time = 0;
-		r->emit_w = NULL;
-	}
-	sw->result = wr_save_ring(fw, r->w);
-	end = iotap_trace_now_ns();
-	if (wr_max_time(fw) > end)
-		end = wr_max_time(fw);
-	if (!sw->result)
-		sw->result = wr_close_at(fw, end);
-	else
-		wr_close_at(fw, end);
-}
-
-/**
- * iotap_trace_recorder_emit - a record from the rebind callback
- * @r:   recorder, in its rebind callback (writer thread)
- * @rec: a NAME record (or any); its time_ns is replaced by the new file's
- *       base, so it comes before every record the file will hold
- */
-void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
-{
-	struct iotap_trace_rec c;
-
-	if (!r->emit_w || !r->emit_time)
-		return;
-	c = *rec;
-	c.time_ns = r->emit_time;
-	wr_append(r->emit_w, &c, 1);
-}
-
-static void ms_from_now(struct timespec *ts, unsigned int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 static void *rcd_writer_main(void *arg)
 {
 	struct iotap_trace_recorder *r = arg;
 	uint64_t now, next_flush, next_chunk, next_sample;
 	unsigned int tick = r->flush_ms < RCD_TICK_MS ? r->flush_ms : RCD_TICK_MS;
 	struct sched_param sp = { 0 };
-	struct timespec ts;
 
 	/*
 	 * SCHED_BATCH: a wake-up of this thread never preempts a recording
@@ -966,10 +684,8 @@ static void *rcd_writer_main(void *arg)
 	while (!r->stop) {
 		struct rcd_switch *sw;
 
-		if (!r->sw) {
-			ms_from_now(&ts, tick);
-			pthread_cond_timedwait(&r->wake, &r->wake_lock, &ts);
-		}
+		if (!r->sw)
+			iotap_cond_wait_ns(&r->wake, &r->wake_lock, tick * 1000000ull);
 		if (r->stop)
 			break;
 		sw = r->sw;
@@ -1035,7 +751,6 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 {
 	struct iotap_trace_recorder_opts def;
 	struct iotap_trace_recorder *r;
-	pthread_condattr_t ca;
 	sigset_t all, old;
 	size_t max_bytes;
 	int ret;
@@ -1108,10 +823,7 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 	pthread_mutex_init(&r->wake_lock, NULL);
 	pthread_mutex_init(&r->ctl_lock, NULL);
 	pthread_cond_init(&r->sw_done, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&r->wake, NULL);
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -1292,76 +1004,6 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 }
 
 /**
- * iotap_trace_recorder_switch - close the current file and go on in @path
- * @r:     recorder
- * @path:  the next file (created as iotap_trace_recorder_open does, with
- *         the recorder's permissions), or NULL to stop: close the current
- *         file and record nothing until the next switch
- * @hdr:   the new file's header (copied; its clock bases are moved to the
- *         instant of the switch)
- * @flags: IOTAP_TRACE_FORCE
- *
- * The writer thread collects every record made so far into the current
- * file, closes it with its END record, opens @path and calls the rebind
- * callback (opts.rebind), whose iotap_trace_recorder_emit() records go
- * first. A switch from one file to the next (a rotation) loses and
- * doubles nothing; one from no file (a start) keeps only records that
- * begin after it. Blocks until done (one writer-thread wake-up).
- * Context: any thread but the writer's; switches are serialised.
- * Return: 0, or -errno of creating @path (-EEXIST without
- * IOTAP_TRACE_FORCE): the current file then goes on untouched.
- */
-static int rcd_request(struct iotap_trace_recorder *r, int save, const char *path,
-		       const struct iotap_trace_header *hdr, unsigned int flags)
-{
-	struct rcd_switch sw = { .save = save, .path = path, .hdr = hdr, .flags = flags };
-	struct iotap_trace_header def;
-
-	if (!r)
-		return -EINVAL;
-	if (path && !hdr) {
-		iotap_trace_header_init(&def, IOTAP_SOURCE_UNKNOWN);
-		sw.hdr = &def;
-	}
-	pthread_mutex_lock(&r->ctl_lock);
-	pthread_mutex_lock(&r->wake_lock);
-	r->sw = &sw;
-	pthread_cond_signal(&r->wake);
-	while (!sw.done)
-		pthread_cond_wait(&r->sw_done, &r->wake_lock);
-	pthread_mutex_unlock(&r->wake_lock);
-	pthread_mutex_unlock(&r->ctl_lock);
-	return sw.result;
-}
-
-int iotap_trace_recorder_switch(struct iotap_trace_recorder *r, const char *path,
-				const struct iotap_trace_header *hdr, unsigned int flags)
-{
-	if (r && r->ring)
-		return -EALREADY;	/* a flight recorder has no file to switch */
-	return rcd_request(r, 0, path, hdr, flags);
-}
-
-/**
- * iotap_trace_recorder_save - write a flight recorder's window to @path
- * @r:     a recorder opened with opts.ring_bytes
- * @path:  the file, created as a switch's (IOTAP_TRACE_FORCE in @flags)
- * @hdr:   its header; the clock bases are moved to the window's start
- *
- * The file is a complete trace: header, the rebind callback's NAME
- * records, the ring's chunks (the last opts.ring_bytes of compressed
- * trace, the newest included), END. The ring goes on.
- * Return: 0, -EINVAL (not a flight recorder), or -errno of the file.
- */
-int iotap_trace_recorder_save(struct iotap_trace_recorder *r, const char *path,
-			      const struct iotap_trace_header *hdr, unsigned int flags)
-{
-	if (!r || !r->ring || !path)
-		return -EINVAL;
-	return rcd_request(r, 1, path, hdr, flags);
-}
-
-/**
  * iotap_trace_recorder_stats - live counters, for status and top
  * @r:  recorder
  * @st: filled
@@ -1382,3 +1024,4 @@ void iotap_trace_recorder_stats(struct iotap_trace_recorder *r,
 	st->ring = r->ring;
 	st->error = CMM_LOAD_SHARED(r->err);
 }
+

@@ -128,7 +128,6 @@ int smp_open(struct smp_state *s, const char *path, char *note, size_t note_len)
  */
 void smp_read(struct smp_state *s, struct iotap_trace_sample *out)
 {
-	struct rusage ru;
 	uint64_t v[11];
 	char buf[512];
 
@@ -145,12 +144,7 @@ void smp_read(struct smp_state *s, struct iotap_trace_sample *out)
 		out->io_ticks_ms = v[9];
 		out->queue_ms = v[10];
 	}
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		out->proc_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-				    (uint64_t)ru.ru_utime.tv_usec * 1000;
-		out->proc_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-				   (uint64_t)ru.ru_stime.tv_usec * 1000;
-	}
+	iotap_cpu_ns(RUSAGE_SELF, &out->proc_user_ns, &out->proc_sys_ns);
 	/* "cpu  user nice system idle iowait irq softirq ..." in USER_HZ */
 	if (s->stat_fd >= 0 && read_at0(s->stat_fd, buf, sizeof(buf)) > 0 &&
 	    !strncmp(buf, "cpu ", 4) && parse_u64s(buf + 4, v, 7) == 7) {

@@ -146,6 +146,18 @@ _Static_assert(sizeof(struct rec_slim) == 112, "rec_slim layout");
 
 #define REC_NO_DATA		UINT32_MAX
 
+/*
+ * When @s's unit ended, for the read statistics' time span: an APP record
+ * is written when its unit ends (time_ns is that end, dur_ns its length),
+ * every other record at its start. UINT64_MAX where the sum overflows.
+ */
+static inline uint64_t rec_end_ns(const struct iotap_trace_rec *s)
+{
+	uint64_t e = s->type == IOTAP_REC_APP ? s->time_ns : s->time_ns + s->dur_ns;
+
+	return e < s->time_ns ? UINT64_MAX : e;
+}
+
 /* @e takes @rec's fields; @e->data says whether there is a name, @e->pad is 0. */
 static inline void rec_slim_from(struct rec_slim *e, const struct iotap_trace_rec *rec)
 {
@@ -246,6 +258,15 @@ static inline void rec_copy_out(struct iotap_trace_rec *dst, const struct iotap_
 		memcpy(&dst->sample, &zero_sample, sizeof(dst->sample));
 }
 
+/* The next() of a next_ref() that returned @ret with @src: copy a record out, pass @ret on. */
+static inline int rec_next_copy(int ret, struct iotap_trace_rec *dst,
+				const struct iotap_trace_rec *src)
+{
+	if (ret == 1)
+		rec_copy_out(dst, src);
+	return ret;
+}
+
 /* What rec_decode() found besides the fixed fields. */
 struct rec_extra {
 	const uint8_t *name;		/* in the raw payload, no NUL; NULL: no name */
@@ -270,7 +291,7 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
 int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
 		   unsigned char *out, uint32_t max, struct rec_sum *sum);
 
-/* --- the reader's fast path (reader.c sets it up; join.c reads it too) --- */
+/* --- the reader's fast path (reader_deliver.c sets it up; join.c reads it too) --- */
 
 #define RD_PREFETCH		8	/* records fetched ahead of delivery */
 #define PK_IDX_BITS		20	/* a packed sort key's index bits */

@@ -37,13 +37,7 @@ int wl_stopped(void)
 
 void wl_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-		   (uint64_t)ru.ru_utime.tv_usec * 1000;
-	*sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-		  (uint64_t)ru.ru_stime.tv_usec * 1000;
+	iotap_cpu_ns(RUSAGE_THREAD, user_ns, sys_ns);
 }
 
 void wl_cpu(struct iotap_workload_ctx *c, uint64_t *user_ns, uint64_t *sys_ns)

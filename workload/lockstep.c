@@ -86,18 +86,9 @@ void wl_lockstep_wait(struct iotap_workload_ctx *c)
 	gen = ls->gen;
 	ls->arrived++;
 	release_if_all(ls);
-	while (ls->gen == gen && !wl_stopped()) {
-		struct timespec ts;
-
-		/* an interrupt is a signal handler's flag: look every 100 ms */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&ls->cond, &ls->lock, &ts);
-	}
+	/* an interrupt is a signal handler's flag: look every 100 ms */
+	while (ls->gen == gen && !wl_stopped())
+		iotap_cond_wait_ns(&ls->cond, &ls->lock, 100000000ull);
 	if (ls->gen == gen && ls->arrived)
 		ls->arrived--;	/* interrupted: no longer waiting */
 	pthread_mutex_unlock(&ls->lock);

@@ -3,6 +3,10 @@
  * threads.c - the helper threads of a phase (bonnie's seekers, iozone -t):
  * start together after getting ready, CPU time added to the context, progress
  * reports from the owner while they run (the contract is in workload_i.h)
+ *
+ * The helpers run on a pool of their own (iotap_pool) with one thread each,
+ * made and freed per run: they wait for each other, so each needs a thread,
+ * and their CPU time is their thread's (RUSAGE_THREAD) from its start.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +19,6 @@ struct thr_one {
 	struct wl_threads *t;
 	unsigned int i;
 	int was_ready, was_done;
-	pthread_t tid;
 };
 
 static __thread struct thr_one *tl_self;
@@ -63,7 +66,7 @@ void wl_threads_done(struct wl_threads *t)
 		thr_finish(tl_self);
 }
 
-static void *thr_main(void *p)
+static void thr_main(void *p)
 {
 	struct thr_one *o = p;
 	struct wl_threads *t = o->t;
@@ -77,19 +80,13 @@ static void *thr_main(void *p)
 		t->rc = rc;
 	pthread_mutex_unlock(&t->lock);
 	tl_self = NULL;
-	return NULL;
 }
 
 /* Owner: wait (with progress reports) until @count says stop waiting. */
 static void thr_wait(struct iotap_workload_ctx *c, struct wl_threads *t, unsigned int *count)
 {
 	while (*count < t->started) {
-		struct timespec ts;
-		uint64_t dl = wl_now() + 250000000ull;
-
-		ts.tv_sec = (time_t)(dl / 1000000000ull);
-		ts.tv_nsec = (long)(dl % 1000000000ull);
-		pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+		iotap_cond_wait_ns(&t->cond, &t->lock, 250000000ull);
 		if (*count < t->started) {
 			pthread_mutex_unlock(&t->lock);
 			wl_progress(c);
@@ -100,35 +97,34 @@ static void thr_wait(struct iotap_workload_ctx *c, struct wl_threads *t, unsigne
 
 int wl_threads_run(struct iotap_workload_ctx *c, struct wl_threads *t)
 {
-	pthread_condattr_t ca;
+	struct iotap_pool *pool;
 	struct thr_one *one;
-	unsigned int i;
+	unsigned int i, nthr;
 	int ret;
 
 	one = calloc(t->n, sizeof(*one));
 	if (!one)
 		return -ENOMEM;
+	pool = NULL;
+	ret = t->n ? iotap_pool_create(&pool, t->n, t->n) : 0;
 	t->c = c;
 	t->ready = t->finished = t->started = 0;
 	t->go = !t->on_ready;
 	t->rc = 0;
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&t->cond, NULL);
 	pthread_cond_init(&t->go_cond, NULL);
-	for (i = 0; i < t->n; i++) {
+	/* a helper without a thread of its own would keep the others waiting */
+	nthr = pool ? iotap_pool_threads(pool) : 0;
+	if (nthr < t->n)
+		t->rc = wl_fail(c, ret ? ret : -EAGAIN, "start a thread");
+	for (i = 0; i < nthr; i++) {
 		one[i].t = t;
 		one[i].i = i;
-		ret = pthread_create(&one[i].tid, NULL, thr_main, &one[i]);
-		if (ret) {
-			t->rc = wl_fail(c, -ret, "start a thread");
-			break;
-		}
 		pthread_mutex_lock(&t->lock);
 		t->started++;
 		pthread_mutex_unlock(&t->lock);
+		iotap_pool_add(pool, thr_main, &one[i]);
 	}
 	pthread_mutex_lock(&t->lock);
 	if (t->on_ready) {
@@ -149,8 +145,7 @@ int wl_threads_run(struct iotap_workload_ctx *c, struct wl_threads *t)
 	pthread_mutex_unlock(&t->lock);
 	if (t->on_done)
 		t->on_done(t);
-	for (i = 0; i < t->started; i++)
-		pthread_join(one[i].tid, NULL);
+	iotap_pool_free(pool);
 	pthread_cond_destroy(&t->go_cond);
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);

@@ -916,14 +916,7 @@ static void *watchdog_thread(void *arg)
 
 	pthread_mutex_lock(&u->wlock);
 	while (!CMM_LOAD_SHARED(u->stopping)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)URING_WATCH_NS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&u->wcond, &u->wlock, &ts);
+		iotap_cond_wait_ns(&u->wcond, &u->wlock, URING_WATCH_NS);
 		for (i = 0; i < u->nr_queues; i++) {
 			struct fs_uring_queue *q = &u->queues[i];
 			uint64_t seq = CMM_LOAD_SHARED(q->seq);

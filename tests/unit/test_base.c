@@ -21,6 +21,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +357,29 @@ static void test_hist(void)
 	ok(!bad, "hist: quantiles within 1/64 of the exact order statistics");
 	ok(iotap_hist_quantile(&all, 0) == vals[0] && iotap_hist_quantile(&all, 1) == vals[19999],
 	   "hist: q=0 and q=1 are min and max");
+	{
+		static uint64_t flat[IOTAP_HIST_BUCKETS];
+		unsigned int k;
+
+		for (k = 0; k < IOTAP_HIST_BUCKETS; k++)
+			flat[k] = iotap_hist_count(&all, k);
+		/* the same bucket; the histogram then clamps to its min and max */
+		for (i = 0; i < 5; i++) {
+			uint64_t v = iotap_hist_flat_quantile(flat, IOTAP_HIST_BUCKETS,
+							      IOTAP_HIST_BITS, qs[i]);
+
+			v = v < all.min ? all.min : v > all.max ? all.max : v;
+			bad += v != iotap_hist_quantile(&all, qs[i]);
+		}
+		memset(flat, 0, sizeof(flat));
+		flat[0] = 1;	/* one sample of 0 ns, one of 5 ns: the median is the first */
+		flat[5] = 1;
+		ok(!bad && iotap_hist_flat_quantile(flat, IOTAP_HIST_BUCKETS, IOTAP_HIST_BITS,
+						    0.5) == 0 &&
+		   iotap_hist_flat_quantile(flat, IOTAP_HIST_BUCKETS, IOTAP_HIST_BITS, 0.51) == 5 &&
+		   iotap_hist_flat_quantile(flat, 1, IOTAP_HIST_BITS, 0.5) == 0,
+		   "hist: a flat array's quantiles are the histogram's (rank and midpoint)");
+	}
 	iotap_hist_merge(&a, &b);
 	for (i = 0; i < IOTAP_HIST_BUCKETS; i++)
 		bad += iotap_hist_count(&a, i) != iotap_hist_count(&all, i);
@@ -638,6 +662,52 @@ static void test_buf(void)
 	iotap_buf_free(q, big);
 }
 
+/* --- pool --- */
+
+struct pool_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int open;			/* jobs wait until the test opens the gate */
+	int ran;			/* jobs run */
+	uint64_t order[8];		/* job numbers in the order they ran */
+};
+
+static struct pool_gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+static void gated_job(void *arg)
+{
+	pthread_mutex_lock(&gate.lock);
+	while (!gate.open)
+		pthread_cond_wait(&gate.cond, &gate.lock);
+	if (gate.ran < 8)
+		gate.order[gate.ran] = (uint64_t)(uintptr_t)arg;
+	gate.ran++;
+	pthread_mutex_unlock(&gate.lock);
+}
+
+static void test_pool(void)
+{
+	struct iotap_pool *p;
+	int full, i, fifo = 1;
+
+	ok(iotap_pool_create(&p, 0, 1) == -EINVAL && !p, "pool: no threads is refused");
+	ok(iotap_pool_create(&p, 1, 2) == 0 && iotap_pool_threads(p) == 1, "pool: one thread");
+	/* the thread takes job 0 and waits at the gate; 1 and 2 fill the queue */
+	for (i = 0; i < 3; i++)
+		iotap_pool_add(p, gated_job, (void *)(uintptr_t)i);
+	full = iotap_pool_try_add(p, gated_job, (void *)(uintptr_t)3);
+	ok(full == -EAGAIN, "pool: try_add says a full queue is full");
+	pthread_mutex_lock(&gate.lock);
+	gate.open = 1;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+	iotap_pool_add(p, gated_job, (void *)(uintptr_t)3);
+	iotap_pool_free(p);
+	for (i = 0; i < 4; i++)
+		fifo &= gate.order[i] == (uint64_t)i;
+	ok(gate.ran == 4 && fifo, "pool: free runs every queued job, first queued first run");
+}
+
 int main(void)
 {
 	test_clock();
@@ -650,5 +720,6 @@ int main(void)
 	test_bonnie();
 	test_fmt();
 	test_buf();
+	test_pool();
 	return done_testing();
 }

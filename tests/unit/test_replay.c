@@ -595,12 +595,12 @@ static void test_lag_buckets(void)
 	uint64_t v, bad = 0;
 
 	for (v = 1; v < (1ull << 40); v = v * 3 / 2 + 1) {
-		uint64_t lo = rp_lag_value(rp_lag_bucket(v));
+		uint64_t mid = iotap_hist_mid(rp_lag_bucket(v), RP_LAG_BITS);
 
-		if (lo > v || (v - lo) * 8 > v)
+		if ((mid > v ? mid - v : v - mid) * 16 > v)
 			bad++;
 	}
-	ok(!bad, "lag buckets: every value within 12.5%% above its bucket's start");
+	ok(!bad, "lag buckets: every value within 6.25%% of its bucket's midpoint");
 }
 
 static void test_trace_markers(void)

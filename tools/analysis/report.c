@@ -228,11 +228,12 @@ static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_r
 	p = &e->rep->phases[e->cur];
 	p->t_end = t > p->t_begin ? t : p->t_begin;
 	if (mark && p->has_cpu_mark)
-		p->cpu_mark_end_ns = mark->offset + mark->length;
+		p->cpu_mark_end_ns = iotap_trace_phase_cpu_user_ns(mark) +
+				     iotap_trace_phase_cpu_sys_ns(mark);
 	else if (!mark)
 		p->has_cpu_mark = 0;	/* no closing mark: its CPU is not known (not 0) */
 	if (mark && mark->flags == IOTAP_PHASE_END)
-		p->unit_max_ns = mark->aux;
+		p->unit_max_ns = iotap_trace_phase_unit_max_ns(mark);
 	e->cur = -1;
 }
 
@@ -336,7 +337,7 @@ static int wbfail_names(struct report *rep)
 	if (ret)
 		return 0;	/* the flags then say the file id */
 	while ((ret = iotap_trace_reader_next(r, &rec)) > 0)
-		if (rec.type == IOTAP_REC_NAME && nm_set(&rep->names, rec.file, rec.file2, rec.name))
+		if (rec.type == IOTAP_REC_NAME && nm_set(&rep->names, rec.file, iotap_trace_name_parent(&rec), rec.name))
 			ret = -ENOMEM;
 	iotap_trace_reader_close(r);
 	return ret == -ENOMEM ? ret : 0;
@@ -467,8 +468,8 @@ static void on_phase(struct engine *e, const struct iotap_trace_rec *rec)
 		return;
 	}
 	p = &e->rep->phases[e->cur];
-	p->cpu_mark_begin_ns = rec->offset + rec->length;
-	p->has_cpu_mark = rec->offset || rec->length;
+	p->cpu_mark_begin_ns = iotap_trace_phase_cpu_user_ns(rec) + iotap_trace_phase_cpu_sys_ns(rec);
+	p->has_cpu_mark = iotap_trace_phase_has_cpu(rec);
 	p->cpu_mark_end_ns = p->cpu_mark_begin_ns;
 }
 
@@ -705,10 +706,10 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 			on_phase(&e, rec);
 			break;
 		case IOTAP_REC_LOST:
-			e.blk.lost += rec->length;
+			e.blk.lost += iotap_trace_lost_count(rec);
 			break;
 		case IOTAP_REC_NAME:
-			if (o->keep_names && nm_set(&rep->names, rec->file, rec->file2, rec->name))
+			if (o->keep_names && nm_set(&rep->names, rec->file, iotap_trace_name_parent(rec), rec->name))
 				e.err = -ENOMEM;
 			break;
 		default:

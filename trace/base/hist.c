@@ -407,7 +407,7 @@ uint64_t iotap_hist_count(const struct iotap_hist *h, unsigned int idx)
 
 uint64_t iotap_hist_quantile(const struct iotap_hist *h, double q)
 {
-	uint64_t want, seen = 0, lo, hi, v;
+	uint64_t want, seen = 0, v;
 	uint64_t used = h->used;
 	unsigned int g = 0, i = 0;
 	int found = 0;
@@ -418,10 +418,7 @@ uint64_t iotap_hist_quantile(const struct iotap_hist *h, double q)
 		return h->min;
 	if (q >= 1)
 		return h->max;
-	/* the smallest value with at least q*n samples at or below it */
-	want = (uint64_t)(q * (double)h->n + 0.999999);
-	if (want < 1)
-		want = 1;
+	want = iotap_hist_rank(h->n, q);
 	for (i = 0; i < h->nsp; i++) {
 		seen += sp_count(h->sp[i]);
 		if (seen >= want) {
@@ -444,11 +441,29 @@ uint64_t iotap_hist_quantile(const struct iotap_hist *h, double q)
 	}
 	if (!found)
 		return h->max;
-	iotap_hist_range(g * IOTAP_HIST_SUB + i, IOTAP_HIST_BITS, &lo, &hi);
-	v = lo + (hi - lo) / 2;
+	v = iotap_hist_mid(g * IOTAP_HIST_SUB + i, IOTAP_HIST_BITS);
 	if (v < h->min)
 		v = h->min;
 	if (v > h->max)
 		v = h->max;
 	return v;
+}
+
+uint64_t iotap_hist_flat_quantile(const uint64_t *cnt, unsigned int nb, unsigned int bits,
+				  double q)
+{
+	uint64_t n = 0, seen = 0, want;
+	unsigned int i;
+
+	for (i = 0; i < nb; i++)
+		n += cnt[i];
+	if (!n)
+		return 0;
+	want = iotap_hist_rank(n, q);
+	for (i = 0; i < nb; i++) {
+		seen += cnt[i];
+		if (seen >= want)
+			break;
+	}
+	return iotap_hist_mid(i < nb ? i : nb - 1, bits);
 }

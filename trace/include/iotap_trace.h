@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define IOTAP_TRACE_VERSION_MAJOR 1
@@ -119,6 +120,9 @@ enum iotap_op {
 #define IOTAP_OPF_REJECTED	(1u << 4)	/* the daemon answered without calling the backing fs */
 #define IOTAP_OPF_CUT		(1u << 5)	/* READ/WRITE: the application's call goes on in the next piece */
 #define IOTAP_OPF_CONT		(1u << 6)	/* READ/WRITE: continues the thread's previous CUT record */
+
+/* A NAME record's flags: an additional name of the file (link), not a rebinding. */
+#define IOTAP_NAME_LINK		1
 
 /* Phase marker kinds (rec.flags of a PHASE record). */
 #define IOTAP_PHASE_BEGIN	0
@@ -255,6 +259,113 @@ const char *iotap_trace_source_name(unsigned int source);
 const char *iotap_trace_mode_name(unsigned int mode);
 /* Parse an op name ("read", "getattr"); returns the op or -EINVAL. */
 int iotap_trace_op_from_name(const char *name);
+
+/*
+ * Record kinds: constructors and accessors
+ *
+ * Which field of struct iotap_trace_rec carries what, for each kind, is
+ * known here (and in record.c, which codes it) only: producers build their
+ * records with the _init functions and readers take a kind's values with
+ * the accessors, so a kind's encoding can change in one place. An _init
+ * zeroes the record and sets the kind's own values; the caller then sets
+ * the fields every kind has (time_ns, tid, pid, and uid/gid where the kind
+ * says so). Names are not copied: @name must outlive the record's use.
+ */
+
+/* Zero @r but for its sample (SAMPLE only) and make it a record of @type. */
+static inline void iotap_trace_rec_clear(struct iotap_trace_rec *r, unsigned int type)
+{
+	memset(r, 0, offsetof(struct iotap_trace_rec, sample));
+	r->type = (uint16_t)type;
+}
+
+/* An OP record of @op, everything else zero: the caller fills in the call. */
+static inline void iotap_trace_op_init(struct iotap_trace_rec *r, unsigned int op)
+{
+	iotap_trace_rec_clear(r, IOTAP_REC_OP);
+	r->op = (uint16_t)op;
+}
+
+/*
+ * iotap_trace_name_init - a NAME record: @file is called @name in @parent
+ * (0: the root, whose name is the backing path)
+ * @mode, @uid, @gid, @size: the file's st_mode, owner and st_size
+ * @flags: IOTAP_NAME_LINK for an additional name (a hard link), 0 for a
+ *         (re)binding
+ */
+static inline void iotap_trace_name_init(struct iotap_trace_rec *r, uint64_t file, uint64_t parent,
+					 uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
+					 uint32_t flags, const char *name, uint32_t name_len)
+{
+	iotap_trace_rec_clear(r, IOTAP_REC_NAME);
+	r->file = file;
+	r->file2 = parent;
+	r->mode = mode;
+	r->uid = uid;
+	r->gid = gid;
+	r->length = size;
+	r->flags = flags;
+	r->name = name;
+	r->name_len = name_len;
+}
+
+/* A PHASE record's user and system CPU time of the marking process, ns (0, 0: not known). */
+static inline void iotap_trace_phase_set_cpu(struct iotap_trace_rec *r, uint64_t user_ns,
+					     uint64_t sys_ns)
+{
+	r->offset = user_ns;
+	r->length = sys_ns;
+}
+
+/*
+ * iotap_trace_phase_init - a PHASE record: @kind (IOTAP_PHASE_BEGIN/END) of
+ * the phase @name, with the marking process's CPU time at the mark
+ */
+static inline void iotap_trace_phase_init(struct iotap_trace_rec *r, unsigned int kind,
+					  const char *name, uint32_t name_len,
+					  uint64_t cpu_user_ns, uint64_t cpu_sys_ns)
+{
+	iotap_trace_rec_clear(r, IOTAP_REC_PHASE);
+	r->flags = kind;
+	r->name = name;
+	r->name_len = name_len;
+	iotap_trace_phase_set_cpu(r, cpu_user_ns, cpu_sys_ns);
+}
+
+/*
+ * The accessors, one row a value: iotap_trace_<kind>_<value>(rec) returns
+ * the field that carries it.
+ */
+#define IOTAP_TRACE_GET(kind, value, type, field)					\
+	static inline type iotap_trace_##kind##_##value(const struct iotap_trace_rec *r)	\
+	{										\
+		return (type)r->field;							\
+	}
+
+IOTAP_TRACE_GET(name, parent, uint64_t, file2)		/* 0: the root */
+IOTAP_TRACE_GET(name, size, uint64_t, length)		/* st_size when named */
+IOTAP_TRACE_GET(phase, cpu_user_ns, uint64_t, offset)	/* marking process's user CPU */
+IOTAP_TRACE_GET(phase, cpu_sys_ns, uint64_t, length)	/* ... and system CPU */
+IOTAP_TRACE_GET(phase, unit_max_ns, uint64_t, aux)	/* END from `iotap run`: longest unit, 0: none */
+IOTAP_TRACE_GET(lost, count, uint64_t, length)		/* records dropped since the last LOST */
+
+#undef IOTAP_TRACE_GET
+
+static inline int iotap_trace_name_is_link(const struct iotap_trace_rec *r)
+{
+	return !!(r->flags & IOTAP_NAME_LINK);
+}
+
+/* Whether a PHASE carries its CPU time (a capture may not read it). */
+static inline int iotap_trace_phase_has_cpu(const struct iotap_trace_rec *r)
+{
+	return r->offset || r->length;
+}
+
+static inline void iotap_trace_phase_set_unit_max_ns(struct iotap_trace_rec *r, uint64_t ns)
+{
+	r->aux = ns;
+}
 
 /* CLOCK_MONOTONIC now, ns. Safe from any thread. */
 uint64_t iotap_trace_now_ns(void);

@@ -73,14 +73,6 @@ void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uin
 	wl_phase_begin(run->c, s, name, total, unit);
 }
 
-uint64_t dd_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void iotap_workload_dedup_opts_init(struct iotap_workload_dedup_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -170,12 +162,12 @@ void dd_chunk_fp(struct dd_stream *s, uint64_t k)
 	uint64_t t0;
 
 	if (p->fresh[k] == DD_NEW) {
-		t0 = dd_cpu_ns();
+		t0 = iotap_thread_cpu_ns();
 		dd_fill(&s->run->cfg, p->cid[k], s->buf, p->len[k]);
-		s->gen_ns += dd_cpu_ns() - t0;
-		t0 = dd_cpu_ns();
+		s->gen_ns += iotap_thread_cpu_ns() - t0;
+		t0 = iotap_thread_cpu_ns();
 		dd_hash(s->buf, p->len[k], &p->fp[k]);
-		s->hash_ns += dd_cpu_ns() - t0;
+		s->hash_ns += iotap_thread_cpu_ns() - t0;
 		s->fresh++;
 	} else if (p->fresh[k] == DD_REPEAT) {
 		p->fp[k] = p->fp[p->src[k]];

@@ -263,8 +263,6 @@ struct dd_run {
  */
 void dd_phase_begin(struct dd_run *run, struct wl_span *s, const char *name, uint64_t total,
 		    uint64_t unit);
-/* CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID). */
-uint64_t dd_cpu_ns(void);
 /*
  * The fingerprint of position @k of the stream's image, into s->pos.fp[k]:
  * a first appearance (DD_NEW) is generated into s->buf and hashed, its CPU

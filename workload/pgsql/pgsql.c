@@ -126,12 +126,9 @@ void iotap_workload_pgsql_need(const struct iotap_workload_pgsql_opts *o, uint64
 
 void pg_cpu_tick(struct pg *pg, struct pg_cpu *t)
 {
-	struct rusage ru;
 	uint64_t u, s;
 
-	getrusage(RUSAGE_THREAD, &ru);
-	u = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
-	s = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+	wl_thread_cpu(&u, &s);
 	if (u > t->u)
 		atomic_fetch_add(&pg->cpu_user, u - t->u);
 	if (s > t->s)
@@ -142,11 +139,7 @@ void pg_cpu_tick(struct pg *pg, struct pg_cpu *t)
 
 static void cpu_start(struct pg_cpu *t)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	t->u = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
-	t->s = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+	wl_thread_cpu(&t->u, &t->s);
 }
 
 void pg_set_error(struct pg *pg, int err)
@@ -168,14 +161,11 @@ int pg_stopping(struct pg *pg)
 
 void pg_nap(struct pg *pg, uint64_t ns)
 {
-	struct timespec ts;
 	uint64_t dl = wl_now() + ns;
 
-	ts.tv_sec = (time_t)(dl / 1000000000ull);
-	ts.tv_nsec = (long)(dl % 1000000000ull);
 	pthread_mutex_lock(&pg->state_lock);
 	if (!pg_stopping(pg))
-		pthread_cond_timedwait(&pg->state_cond, &pg->state_lock, &ts);
+		iotap_cond_wait_until(&pg->state_cond, &pg->state_lock, dl);
 	pthread_mutex_unlock(&pg->state_lock);
 }
 
@@ -397,14 +387,6 @@ static int tpcb(struct pg *pg, struct pg_client *cl)
 	return pg_wal_flush(pg, lsn, 1);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* pgbench -R: the next start of the Poisson schedule (all clients share it). */
 static uint64_t next_start(struct pg_run *run)
 {
@@ -423,13 +405,10 @@ static void sleep_until(struct pg *pg, uint64_t at)
 	for (;;) {
 		uint64_t now = wl_now();
 		struct timespec ts;
-		uint64_t d;
 
 		if (now >= at || pg_stopping(pg))
 			return;
-		d = at - now < 100000000ull ? at - now : 100000000ull;
-		ts.tv_sec = (time_t)(d / 1000000000ull);
-		ts.tv_nsec = (long)(d % 1000000000ull);
+		ts = iotap_ns_timespec(at - now < 100000000ull ? at - now : 100000000ull);
 		nanosleep(&ts, NULL);
 	}
 }
@@ -463,19 +442,19 @@ static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
 			break;
 		if (o->cpu_per_txn_ns) {
 			/* the statements' CPU, less what the model itself took last time */
-			uint64_t c0 = thread_cpu_ns(), want = o->cpu_per_txn_ns > cl->own_cpu_ns ?
+			uint64_t c0 = iotap_thread_cpu_ns(), want = o->cpu_per_txn_ns > cl->own_cpu_ns ?
 							      o->cpu_per_txn_ns - cl->own_cpu_ns : 0;
 
-			while (thread_cpu_ns() - c0 < want) {
+			while (iotap_thread_cpu_ns() - c0 < want) {
 				/* user CPU, as an executor's; the clock read is a system call */
 				volatile unsigned int k;
 
 				for (k = 0; k < 2000; k++)
 					;
 			}
-			c0 = thread_cpu_ns();
+			c0 = iotap_thread_cpu_ns();
 			ret = tpcb(pg, cl);
-			cl->own_cpu_ns = thread_cpu_ns() - c0;
+			cl->own_cpu_ns = iotap_thread_cpu_ns() - c0;
 		} else {
 			ret = tpcb(pg, cl);
 		}
@@ -874,15 +853,7 @@ int iotap_workload_pgsql_run(struct iotap_workload_ctx *c,
 	pg->basefd = pg->globalfd = pg->xactfd = pg->logicalfd = pg->wal.dirfd = pg->tmpfd = -1;
 	pg->wal.f.fd = -1;
 	pthread_mutex_init(&pg->state_lock, NULL);
-	{
-		pthread_condattr_t ca;
-
-		/* pg_nap's deadlines are CLOCK_MONOTONIC (wl_now) */
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&pg->state_cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	pthread_cond_init(&pg->state_cond, NULL);
 	pthread_mutex_init(&pg->phase_lock, NULL);
 	pthread_mutex_init(&pg->res_lock, NULL);
 	pthread_mutex_init(&pg->ext_lock, NULL);

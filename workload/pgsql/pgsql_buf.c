@@ -132,77 +132,36 @@ int pg_rel_extend(struct pg *pg, enum pg_relid id, uint32_t n, int zero_write)
 
 /* --- the buffer table ------------------------------------------------------ */
 
-static uint32_t tag_hash(uint64_t tag)
-{
-	tag ^= tag >> 33;
-	tag *= 0xff51afd7ed558ccdull;
-	tag ^= tag >> 33;
-	return (uint32_t)tag;
-}
-
 static int64_t ht_find(struct pg_pool *p, uint64_t tag)
 {
-	uint32_t i = tag_hash(tag) & p->mask;
+	uint32_t *id = iotap_map_get(&p->tab, tag);
 
-	while (p->slot[i]) {
-		if (p->buf[p->slot[i] - 1].tag == tag)
-			return p->slot[i] - 1;
-		i = (i + 1) & p->mask;
-	}
-	return -1;
+	return id ? (int64_t)*id : -1;
 }
 
+/* Cannot fail: pg_pool_init sized the map for every buffer. */
 static void ht_insert(struct pg_pool *p, uint64_t tag, uint32_t id)
 {
-	uint32_t i = tag_hash(tag) & p->mask;
+	uint32_t *v;
 
-	while (p->slot[i])
-		i = (i + 1) & p->mask;
-	p->slot[i] = id + 1;
-}
-
-/* Linear probing deletion with backward shift (no tombstones). */
-static void ht_delete(struct pg_pool *p, uint64_t tag)
-{
-	uint32_t i = tag_hash(tag) & p->mask, j;
-
-	while (p->slot[i] && p->buf[p->slot[i] - 1].tag != tag)
-		i = (i + 1) & p->mask;
-	if (!p->slot[i])
-		return;
-	j = i;
-	for (;;) {
-		uint32_t k;
-
-		p->slot[i] = 0;
-		for (;;) {
-			j = (j + 1) & p->mask;
-			if (!p->slot[j])
-				return;
-			k = tag_hash(p->buf[p->slot[j] - 1].tag) & p->mask;
-			/* move j back to i unless its home lies cyclically in (i, j] */
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		p->slot[i] = p->slot[j];
-		i = j;
-	}
+	iotap_map_put(&p->tab, tag, (void **)&v);
+	*v = id;
 }
 
 int pg_pool_init(struct pg *pg)
 {
 	struct pg_pool *p = &pg->pool;
-	uint32_t i, sz = 1;
+	uint32_t i;
 
 	p->n = (uint32_t)(pg->o->shared_buffers / PG_BLCKSZ);
-	while (sz < 2 * p->n)
-		sz <<= 1;
-	p->mask = sz - 1;
 	p->buf = calloc(p->n, sizeof(*p->buf));
-	p->slot = calloc(sz, sizeof(*p->slot));
-	if (!p->buf || !p->slot)
+	if (!p->buf)
 		return -ENOMEM;
+	/* room for all n tags up front, so that no insertion grows (or fails) */
+	iotap_map_init(&p->tab, sizeof(uint32_t));
+	while ((uint64_t)p->n * 4 > p->tab.cap * 3)
+		if (iotap_map_grow(&p->tab))
+			return -ENOMEM;
 	for (i = 0; i < p->n; i++)
 		p->buf[i].tag = PG_NO_TAG;
 	pthread_mutex_init(&p->lock, NULL);
@@ -213,9 +172,8 @@ int pg_pool_init(struct pg *pg)
 void pg_pool_release(struct pg *pg)
 {
 	free(pg->pool.buf);
-	free(pg->pool.slot);
 	pg->pool.buf = NULL;
-	pg->pool.slot = NULL;
+	iotap_map_release(&pg->pool.tab);
 }
 
 /* Full-page image needed for a change to @blk now? Sets its epoch. pool.lock held. */
@@ -316,7 +274,7 @@ int pg_access(struct pg *pg, enum pg_relid id, uint32_t blk, int dirty, int is_n
 	old_lsn = b->lsn;
 	old_dirty = (b->flags & (PG_BUF_VALID | PG_BUF_DIRTY)) == (PG_BUF_VALID | PG_BUF_DIRTY);
 	if (old_tag != PG_NO_TAG)
-		ht_delete(p, old_tag);
+		iotap_map_del(&p->tab, old_tag);
 	b->tag = tag;
 	b->flags = PG_BUF_IO;
 	b->usage = 1;

@@ -124,8 +124,7 @@ struct pg_pool {
 	pthread_cond_t io_done;		/* a PG_BUF_IO flag cleared */
 	struct pg_buf *buf;
 	uint32_t n;			/* NBuffers */
-	uint32_t *slot;			/* hash: buffer id + 1, 0 empty; linear probing */
-	uint32_t mask;
+	struct iotap_map tab;		/* tag -> buffer id (uint32_t) */
 	uint32_t hand;			/* clock sweep position */
 	uint64_t allocs;		/* buffers allocated (bgwriter's estimate) */
 };

@@ -127,7 +127,6 @@ struct lane_ctx {
 	size_t rcap;
 	uint32_t fsuid, fsgid;
 	int set_ids;
-	pthread_t thread;
 	int err;
 };
 
@@ -136,10 +135,8 @@ struct lane_ctx {
 /* Sleep until CLOCK_MONOTONIC @t; rp_wake_all() ends it early. */
 static void sleep_until(struct rp_shared *sh, uint64_t t)
 {
-	struct timespec ts;
+	struct timespec ts = iotap_ns_timespec(t);
 
-	ts.tv_sec = (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
 	while (iotap_clock_ns() < t && !atomic_load_explicit(&sh->stop, memory_order_relaxed))
 		syscall(SYS_futex, &sh->go, FUTEX_WAIT_BITSET, 1, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
@@ -502,13 +499,7 @@ static void exec_name(struct lane_ctx *lc, const struct rp_op *op)
 
 static void process_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-		   (uint64_t)ru.ru_utime.tv_usec * 1000;
-	*sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-		  (uint64_t)ru.ru_stime.tv_usec * 1000;
+	iotap_cpu_ns(RUSAGE_SELF, user_ns, sys_ns);
 	if (!*user_ns && !*sys_ns)
 		*user_ns = 1;
 }
@@ -542,7 +533,7 @@ static void exec_phase(struct lane_ctx *lc, const struct rp_op *op)
 		iotap_futex_wait(&sh->bar_gen, gen, 1);
 }
 
-static void *lane_main(void *arg)
+static void lane_main(void *arg)
 {
 	struct lane_ctx *lc = arg;
 	struct rp_shared *sh = lc->sh;
@@ -561,7 +552,7 @@ static void *lane_main(void *arg)
 		case RP_OP_END:
 			rp_ring_finish(lc->ln, op, idx);
 			atomic_fetch_add(&sh->lanes_done, 1);
-			return NULL;
+			return;
 		case RP_OP_NAME:
 			exec_name(lc, op);
 			break;
@@ -576,15 +567,15 @@ static void *lane_main(void *arg)
 		idx++;
 	}
 	atomic_fetch_add(&sh->lanes_done, 1);
-	return NULL;
 }
 
 int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		  struct iotap_trace_recorder *rec)
 {
+	struct iotap_pool *pool = NULL;
 	struct lane_ctx *lcs;
 	struct rlimit rl;
-	uint32_t i, l, n = 0, started = 0;
+	uint32_t i, l, n = 0, started = 0, mine = 0;
 	int ret = 0;
 
 	/* descriptors: a capture may hold many files open at once */
@@ -595,7 +586,12 @@ int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 	lcs = calloc(r->nlanes, sizeof(*lcs));
 	if (!lcs)
 		return -ENOMEM;
-	for (l = 0; l < r->nlanes; l++) {
+	/* a thread a lane: the lanes wait for each other's ops */
+	for (l = 0; l < r->nlanes; l++)
+		mine += proc == RP_NONE || r->sh->lanes[l].proc == proc;
+	if (mine)
+		ret = iotap_pool_create(&pool, mine, mine);
+	for (l = 0; l < r->nlanes && !ret; l++) {
 		struct lane_ctx *lc = &lcs[n];
 
 		if (proc != RP_NONE && r->sh->lanes[l].proc != proc)
@@ -616,22 +612,19 @@ int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		ret = rbuf_need(lc, r->max_io ? r->max_io : 65536);
 		if (ret)
 			break;
-		ret = -pthread_create(&lc->thread, NULL, lane_main, lc);
-		if (ret)
+		if (started == iotap_pool_threads(pool)) {
+			ret = -EAGAIN;
 			break;
+		}
+		iotap_pool_add(pool, lane_main, lc);
 		started++;
 	}
 	if (ret) {
-		uint32_t mine = 0;
-
 		/* the lanes that never ran count as done, or the run waits for them */
-		for (l = 0; l < r->nlanes; l++)
-			mine += proc == RP_NONE || r->sh->lanes[l].proc == proc;
 		atomic_fetch_add(&r->sh->lanes_done, mine - started);
 		rp_wake_all(r->sh);
 	}
-	for (i = 0; i < started; i++)
-		pthread_join(lcs[i].thread, NULL);
+	iotap_pool_free(pool);
 	for (i = 0; i < n; i++) {
 		rp_wbuf_release(&lcs[i].wb);
 		free(lcs[i].rbuf);

@@ -260,17 +260,11 @@ static void root_name(struct iotap_replay *r, struct iotap_trace_rec *rec, uint6
 {
 	const struct rp_entry *e = r->nentries ? &r->entries[0] : NULL;
 
-	memset(rec, 0, sizeof(*rec));
-	rec->type = IOTAP_REC_NAME;
+	iotap_trace_name_init(rec, r->root_id, 0, e ? e->mode : S_IFDIR | 0755, e ? e->uid : 0,
+			      e ? e->gid : 0, 0, 0, r->target, (uint32_t)strlen(r->target));
 	rec->time_ns = t;
 	rec->pid = (uint32_t)getpid();
 	rec->tid = rec->pid;
-	rec->file = r->root_id;
-	rec->mode = e ? e->mode : S_IFDIR | 0755;
-	rec->uid = e ? e->uid : 0;
-	rec->gid = e ? e->gid : 0;
-	rec->name = r->target;
-	rec->name_len = (uint32_t)strlen(r->target);
 }
 
 static int recorder_open(struct iotap_replay *r, const char *path,
@@ -458,7 +452,7 @@ static int fork_children(struct iotap_replay *r, pid_t *kids)
 static void merge_stats(struct iotap_replay *r, struct iotap_replay_stats *st)
 {
 	struct rp_shared *sh = r->sh;
-	uint64_t hist[RP_LAG_BUCKETS] = { 0 }, lagged = 0, acc, t_first = 0, t_last = 0;
+	uint64_t hist[RP_LAG_BUCKETS] = { 0 }, lagged = 0, t_first = 0, t_last = 0;
 	uint32_t i, j, b;
 
 	for (i = 0; i < sh->nlanes; i++) {
@@ -506,15 +500,8 @@ static void merge_stats(struct iotap_replay *r, struct iotap_replay_stats *st)
 	}
 	if (lagged) {
 		st->lag_mean_ns /= lagged;
-		for (b = 0, acc = 0; b < RP_LAG_BUCKETS; b++) {
-			acc += hist[b];
-			if (!st->lag_p50_ns && acc * 2 >= lagged)
-				st->lag_p50_ns = rp_lag_value(b);
-			if (acc * 100 >= lagged * 99) {
-				st->lag_p99_ns = rp_lag_value(b);
-				break;
-			}
-		}
+		st->lag_p50_ns = iotap_hist_flat_quantile(hist, RP_LAG_BUCKETS, RP_LAG_BITS, 0.50);
+		st->lag_p99_ns = iotap_hist_flat_quantile(hist, RP_LAG_BUCKETS, RP_LAG_BITS, 0.99);
 	}
 	if (t_last > t_first)
 		st->replay_s = (double)(t_last - t_first) / 1e9;

@@ -488,21 +488,13 @@ int rp_load(struct iotap_replay *r);
 int rp_exec_lanes(struct iotap_replay *r, uint32_t proc,
 		  struct iotap_trace_recorder *rec);
 /*
- * Lag histogram bucket of @ns and the smallest value of bucket @b: the
- * shared log-linear scheme (iotap_base.h) at 8 per power of two (within
- * 12.5%), over a flat array because the stats sit in shared memory.
+ * Lag histogram bucket of @ns: the shared log-linear scheme (iotap_base.h)
+ * at 8 per power of two (within 12.5%), over a flat array because the
+ * stats sit in shared memory; its quantiles are iotap_hist_flat_quantile()'s.
  */
 static inline unsigned int rp_lag_bucket(uint64_t ns)
 {
 	return iotap_hist_index(ns, RP_LAG_BITS);
-}
-
-static inline uint64_t rp_lag_value(unsigned int b)
-{
-	uint64_t lo, hi;
-
-	iotap_hist_range(b, RP_LAG_BITS, &lo, &hi);
-	return lo;
 }
 /* --- ring.c: the ring protocol (producer: the loader; consumers: the lanes) --- */
 

@@ -289,9 +289,7 @@ void sys_record(struct iotap_trace_recorder *rec, const struct sys_call *sc)
 {
 	struct iotap_trace_rec r;
 
-	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
-	r.type = IOTAP_REC_OP;
-	r.op = sc->op;
+	iotap_trace_op_init(&r, sc->op);
 	r.time_ns = sc->t0;
 	r.dur_ns = sc->t1 > sc->t0 ? sc->t1 - sc->t0 : 0;
 	r.tid = sc->who.tid;
@@ -321,20 +319,12 @@ void sys_record_name(struct iotap_trace_recorder *rec, const struct sys_who *who
 {
 	struct iotap_trace_rec r;
 
-	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
-	r.type = IOTAP_REC_NAME;
+	name = name ? name : "";
+	iotap_trace_name_init(&r, file, parent, mode, uid, gid, size, flags, name,
+			      (uint32_t)strnlen(name, IOTAP_TRACE_NAME_MAX));
 	r.time_ns = t;
 	r.tid = who->tid;
 	r.pid = who->pid;
-	r.file = file;
-	r.file2 = parent;
-	r.mode = mode;
-	r.uid = uid;
-	r.gid = gid;
-	r.length = size;
-	r.flags = flags;
-	r.name = name ? name : "";
-	r.name_len = (uint32_t)strnlen(r.name, IOTAP_TRACE_NAME_MAX);
 	iotap_trace_record(rec, &r);
 }
 
@@ -344,20 +334,13 @@ void sys_record_phase(struct iotap_trace_recorder *rec, const struct sys_who *wh
 {
 	struct iotap_trace_rec r;
 
-	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
-	r.type = IOTAP_REC_PHASE;
+	iotap_trace_phase_init(&r, kind, name, name ? (uint32_t)strnlen(name, IOTAP_TRACE_NAME_MAX) : 0,
+			       user_ns, sys_ns);
+	iotap_trace_phase_set_unit_max_ns(&r, aux);
 	r.time_ns = t;
 	r.tid = who->tid;
 	r.pid = who->pid;
 	r.uid = who->uid;
 	r.gid = who->gid;
-	r.flags = kind;
-	r.offset = user_ns;
-	r.length = sys_ns;
-	r.aux = aux;
-	if (name) {
-		r.name = name;
-		r.name_len = (uint32_t)strnlen(name, IOTAP_TRACE_NAME_MAX);
-	}
 	iotap_trace_record(rec, &r);
 }

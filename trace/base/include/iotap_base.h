@@ -8,6 +8,8 @@
  * inlined) and nothing of the project.
  *
  *   clock   iotap_clock_ns(): CLOCK_MONOTONIC in ns, the time base of traces
+ *           and of every deadline (iotap_cond_wait_until())
+ *   cpu     iotap_cpu_ns(), iotap_thread_cpu_ns(): CPU time in ns
  *   hash    iotap_hash_u64() and friends: XXH3, inlined
  *   map     struct iotap_map: open-addressing hash map, u64 keys, inline values
  *   hist    struct iotap_hist: fio-style log-linear histogram
@@ -19,6 +21,7 @@
  *           both `iotap run bonnie` (workload/) and the report (tools/)
  *   fmt     iotap_fmt_u64() and friends: numbers to text without printf (fmt.c)
  *   futex   iotap_futex_wait()/_wake(): sleep on a 32-bit word, wake its sleepers
+ *   pool    struct iotap_pool: the tree's thread pool, zstd's POOL_* shape (pool.c)
  *   buf     iotap_buf_alloc(): megabyte scratch buffers in 2 MiB extents that
  *           transparent huge pages may back (buf.c)
  *
@@ -37,6 +40,8 @@
 #include <time.h>
 
 #include <linux/futex.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,10 +51,27 @@
 
 /* --- clock ------------------------------------------------------------------ */
 
+/* A struct timespec as ns, and ns as a struct timespec. */
+static inline uint64_t iotap_timespec_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+static inline struct timespec iotap_ns_timespec(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+
+	return ts;
+}
+
 /*
  * iotap_clock_ns - CLOCK_MONOTONIC now, in ns
  *
- * The clock of every record's time_ns and of every workload's timing.
+ * The clock of every record's time_ns, of every workload's timing and of
+ * every deadline (iotap_cond_wait_until()).
  * Context: any thread; never blocks (vDSO).
  */
 static inline uint64_t iotap_clock_ns(void)
@@ -57,7 +79,64 @@ static inline uint64_t iotap_clock_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return iotap_timespec_ns(&ts);
+}
+
+/*
+ * iotap_cond_wait_until - wait on @c until it is signalled or
+ * CLOCK_MONOTONIC reaches @at_ns
+ * @m: the mutex, held by the caller
+ *
+ * Any condition variable will do: the clock is passed to
+ * pthread_cond_clockwait(), not taken from @c's attributes, so no deadline
+ * in the tree follows the wall clock (which may jump).
+ * Return: 0, or ETIMEDOUT (pthread's positive code); callers re-check
+ * their condition either way.
+ */
+static inline int iotap_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t at_ns)
+{
+	struct timespec ts = iotap_ns_timespec(at_ns);
+
+	return pthread_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts);
+}
+
+/* iotap_cond_wait_ns - iotap_cond_wait_until() @ns from now. */
+static inline int iotap_cond_wait_ns(pthread_cond_t *c, pthread_mutex_t *m, uint64_t ns)
+{
+	return iotap_cond_wait_until(c, m, iotap_clock_ns() + ns);
+}
+
+/* --- cpu -------------------------------------------------------------------- */
+
+/*
+ * iotap_cpu_ns - user and system CPU time of getrusage(@who) in ns
+ * @who: RUSAGE_SELF (the process) or RUSAGE_THREAD (the calling thread)
+ *
+ * Return: 0, or -errno (then both are 0).
+ */
+static inline int iotap_cpu_ns(int who, uint64_t *user_ns, uint64_t *sys_ns)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru)) {
+		*user_ns = *sys_ns = 0;
+		return -errno;
+	}
+	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
+	*sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+	return 0;
+}
+
+/*
+ * iotap_thread_cpu_ns - the calling thread's CPU time, user and system
+ * together, in ns (CLOCK_THREAD_CPUTIME_ID: finer than getrusage's us)
+ */
+static inline uint64_t iotap_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return iotap_timespec_ns(&ts);
 }
 
 /* --- futex ------------------------------------------------------------------ */
@@ -81,6 +160,39 @@ static inline void iotap_futex_wake(void *word, int n, int shared)
 {
 	syscall(SYS_futex, word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
+
+/* --- pool ------------------------------------------------------------------- */
+
+/*
+ * struct iotap_pool - n threads running queued jobs (a function and its
+ * argument), first queued first started; the tree's one thread pool
+ *
+ * A job must not wait for a job queued after it (the queue is FIFO, its
+ * threads few). Per-thread state (a decompression context) is the job's
+ * business: a job does not know which thread runs it.
+ */
+struct iotap_pool;
+
+/*
+ * iotap_pool_create - start @nthreads threads (all signals blocked) and a
+ * queue of @queue jobs
+ * Return: 0, -EINVAL (0 threads or queue), -ENOMEM, or -EAGAIN (no thread
+ * could start). Fewer than @nthreads may start: iotap_pool_threads().
+ */
+int iotap_pool_create(struct iotap_pool **out, unsigned int nthreads, unsigned int queue);
+unsigned int iotap_pool_threads(const struct iotap_pool *p);
+
+/* iotap_pool_add - queue @fn(@arg), waiting while the queue is full. */
+void iotap_pool_add(struct iotap_pool *p, void (*fn)(void *arg), void *arg);
+
+/* iotap_pool_try_add - queue @fn(@arg); -EAGAIN at once if the queue is full. */
+int iotap_pool_try_add(struct iotap_pool *p, void (*fn)(void *arg), void *arg);
+
+/*
+ * iotap_pool_free - run what is queued, stop the threads, free @p (NULL: no-op)
+ * Context: not from one of @p's jobs.
+ */
+void iotap_pool_free(struct iotap_pool *p);
 
 /* --- hash ------------------------------------------------------------------- */
 
@@ -260,6 +372,38 @@ static inline unsigned int iotap_hist_index(uint64_t v, unsigned int bits)
 
 /* The values [*lo, *hi) of bucket @idx (*hi saturates at UINT64_MAX). */
 void iotap_hist_range(unsigned int idx, unsigned int bits, uint64_t *lo, uint64_t *hi);
+
+/*
+ * The quantile convention of every histogram in the tree: quantile @q of @n
+ * samples is the @rank-th smallest, rank = ceil(q * n) and at least 1
+ * (iotap_hist_rank()), reported as the midpoint of the bucket holding it
+ * (iotap_hist_mid()).
+ */
+static inline uint64_t iotap_hist_rank(uint64_t n, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)n + 0.999999);
+
+	return want < 1 ? 1 : want;
+}
+
+static inline uint64_t iotap_hist_mid(unsigned int idx, unsigned int bits)
+{
+	uint64_t lo, hi;
+
+	iotap_hist_range(idx, bits, &lo, &hi);
+	return lo + (hi - lo) / 2;
+}
+
+/*
+ * iotap_hist_flat_quantile - quantile @q (0..1) of a flat counter array
+ * @cnt:  @nb counters, bucket i counting the values iotap_hist_index(v, @bits) == i
+ *
+ * For histograms kept as plain arrays (in shared memory, or the difference
+ * of two snapshots); struct iotap_hist has iotap_hist_quantile().
+ * Return: the midpoint of the quantile's bucket, or 0 without samples.
+ */
+uint64_t iotap_hist_flat_quantile(const uint64_t *cnt, unsigned int nb, unsigned int bits,
+				  double q);
 
 #define IOTAP_HIST_BITS		6
 #define IOTAP_HIST_SUB		(1u << IOTAP_HIST_BITS)
