@@ -496,6 +496,13 @@ static int put_trace(struct fs_daemon *d, char *msg)
 		return 0;
 	tmp = strrchr(d->trace_tmp, '/') + 1;
 	name = strrchr(d->fs.trace_path, '/') + 1;
+	/* became another mount's or run's live trace since the check: not ours to replace */
+	if (iotap_live_held(d->trace_dirfd, name) > 0) {
+		snprintf(msg, MSG_MAX, "cannot mount '%s': trace '%s' is being written by another "
+			 "mount or run; it is never replaced, not even with --force",
+			 d->fs.o.mountpoint, d->fs.o.trace_path);
+		return -ETXTBSY;
+	}
 	if (renameat(d->trace_dirfd, tmp, d->trace_dirfd, name)) {
 		ret = -errno;
 		snprintf(msg, MSG_MAX, "cannot mount '%s': cannot replace trace '%s': %s",

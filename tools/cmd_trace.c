@@ -12,9 +12,10 @@
  *
  * Everything that can be checked here is, before anything is sent, so
  * the user gets a message that names the problem: the path is an iotap
- * mount, FILE's directory exists, FILE does not (without --force), and
- * FILE is not inside the mounted tree (the daemon would write into its
- * own mount). The daemon checks again and refuses with an errno.
+ * mount, FILE's directory exists, FILE does not (without --force), FILE
+ * is not another mount's live trace (not even with --force), and FILE
+ * is not inside the mounted tree (the daemon would write into its own
+ * mount). The daemon checks again and refuses with an errno.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -136,12 +137,17 @@ static char *check_file(const char *file, const char *mnt, const struct stat *ms
 		goto out;
 	}
 	if (lstat(out, &st) == 0) {
+		struct out_rules rules = { .force = 1, .trace = 1 };
+
 		if (!force) {
 			die_msg("trace '%s' exists; use --force to overwrite", file);
 			free(out);
 			out = NULL;
 		} else if (!S_ISREG(st.st_mode)) {
 			die_msg("'%s' is not a regular file; not overwriting it", file);
+			free(out);
+			out = NULL;
+		} else if (out_check(out, &rules) < 0) {	/* another mount's live trace */
 			free(out);
 			out = NULL;
 		}
@@ -164,6 +170,10 @@ static void say_errno(const char *what, const char *mnt, const char *file, int e
 		break;
 	case EEXIST:
 		die_msg("trace '%s' exists; use --force to overwrite", file);
+		break;
+	case ETXTBSY:
+		die_msg("'%s' is a live trace, being written by this or another mount or a run; "
+			"it is never replaced, not even with --force", file);
 		break;
 	case EALREADY:
 		die_msg("'%s' keeps a flight recorder (--ring): 'iotap trace %s save FILE' writes "

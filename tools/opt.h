@@ -94,6 +94,9 @@ int parse_duration_ns(const char *s, uint64_t *out);
  *   - the same file as one of the command's inputs (same st_dev and st_ino:
  *     also through a hard link or a symlink) is refused, even when forced;
  *   - a device, FIFO or socket is written to (nothing is replaced);
+ *   - a live trace, one a mount, run or replay is writing now
+ *     (iotap_live_held()), is refused, even when forced, naming the mount
+ *     (and its daemon's pid) or the command that writes it;
  *   - an iotap trace (IOTAP_TRACE_MAGIC) is replaced only by a trace, and
  *     only when forced: a report or a page never replaces one;
  *   - any other file is replaced only when forced.
