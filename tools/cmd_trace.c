@@ -13,9 +13,10 @@
  * Everything that can be checked here is, before anything is sent, so
  * the user gets a message that names the problem: the path is an iotap
  * mount, FILE's directory exists, FILE does not (without --force), FILE
- * is not another mount's live trace (not even with --force), and FILE
- * is not inside the mounted tree (the daemon would write into its own
- * mount). The daemon checks again and refuses with an errno.
+ * is not the trace being written, by this mount or any other (not even
+ * with --force), and FILE is not inside the mounted tree (the daemon
+ * would write into its own mount). The daemon checks again and refuses
+ * with an errno.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -138,8 +139,18 @@ static char *check_file(const char *file, const char *mnt, const struct stat *ms
 	}
 	if (lstat(out, &st) == 0) {
 		struct out_rules rules = { .force = 1, .trace = 1 };
+		char cur[PATH_MAX];
+		struct stat cst, fst;
+		ssize_t n = getxattr(mnt, IOTAP_FS_XATTR_TRACE, cur, sizeof(cur) - 1);
 
-		if (!force) {
+		cur[n > 0 ? n : 0] = '\0';
+		if (*cur && !stat(cur, &cst) && !stat(out, &fst) && cst.st_dev == fst.st_dev &&
+		    cst.st_ino == fst.st_ino) {
+			die_msg("'%s' is the trace '%s' is writing now; a rotation goes on in "
+				"another file", file, mnt);
+			free(out);
+			out = NULL;
+		} else if (!force) {
 			die_msg("trace '%s' exists; use --force to overwrite", file);
 			free(out);
 			out = NULL;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # trust-live: a trace being written is never replaced, not even with --force
-# (issue 27, item 1).
+# (issue 27, items 1 and 2).
 #
 # Two mounts, one trace: while T is the live trace of the mount at M1, a
 # second mount with --trace T --force is refused and names M1 and its
@@ -10,6 +10,9 @@
 # T --force` and a flight recorder's `save T --force`, from the CLI and
 # straight at the daemon. M1 goes on recording into T: after its unmount T
 # holds M1's writes, undamaged.
+# Rotating onto the live file: `iotap trace MNT rotate T --force` where T
+# is MNT's current trace is refused, CLI and daemon alike, and T ends up
+# holding every write once, with one END record.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 
@@ -57,5 +60,23 @@ check "info T" "$IOTAP" info --strict $TR > $T/info
 grep -q "^mountpoint *$M1\$" $T/info || { cat $T/info; fail "T is not M1's capture"; }
 n=$("$IOTAP" dump $TR | awk '$4 == "write" && $7 == 65536 { n++ } END { print n + 0 }')
 expect_eq "M1's 64 KiB writes in T" "$n" 5
+
+# --- rotating onto the live file ---------------------------------------------
+rm -f $TR $T/link.iotap
+iotap_mount $B1 $M1 --log $T/m1.log
+check "start" "$IOTAP" trace $M1 start $TR
+for i in $(seq 70); do echo x > $M1/a$i; done
+expect 1 "is the trace '$M1' is writing now" "$IOTAP" trace $M1 rotate $TR --force
+ln $TR $T/link.iotap
+expect 1 "is the trace '$M1' is writing now" "$IOTAP" trace $M1 rotate $T/link.iotap --force
+setfattr -n user.iotap.ctl -v "rotate force $TR" $M1 2> /dev/null &&
+	fail "the daemon rotated onto its own live trace"
+for i in $(seq 10); do echo y > $M1/b$i; done
+check "stop" "$IOTAP" trace $M1 stop
+iotap_umount $M1
+check "info --strict after refused rotations" "$IOTAP" info --strict $TR > $T/info
+grep -q "end 1," $T/info || { cat $T/info; fail "T has more than one END record"; }
+n=$("$IOTAP" dump $TR | awk '$4 == "write" { n++ } END { print n + 0 }')
+expect_eq "writes in T" "$n" 80
 
 echo "trust-live: ok"
