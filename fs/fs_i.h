@@ -480,8 +480,20 @@ struct fs_op {
 	struct iotap_trace_rec rec;
 	bool begun;			/* rec.time_ns taken */
 	bool in;			/* on something under an --only-under subtree */
+	bool quiet;			/* iotap's own control request: no record, no stats */
 	unsigned int nr_names;		/* queued in t->pend */
 };
+
+/*
+ * fs_op_quiet - @op is one of iotap's own control requests (a control
+ * xattr answered, or fs_caller_is_tool()'s STATFS/GETATTR of the root):
+ * it reaches neither the trace nor the live counters. Before io_begin.
+ */
+static inline void fs_op_quiet(struct fs_op *op)
+{
+	op->quiet = true;
+	op->r = NULL;
+}
 
 /*
  * fs_op_start - begin recording request @req as @opcode on @inode
@@ -583,6 +595,8 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
  * refused @what (uid, pid, comm).
  */
 bool fs_caller_admin(fuse_req_t req);
+/* Is the caller one of iotap's control commands (status, top, mark, trace, umount)? */
+bool fs_caller_is_tool(fuse_req_t req);
 bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
 void fs_log_refused(fuse_req_t req, const char *what);
 /* The process (thread group) of thread @tid, cached as for OP records. */
