@@ -601,6 +601,13 @@ static int open_log(struct fs_daemon *d, char *msg)
 	else if (!o->foreground && fs->trace_path && asprintf(&fs->log_path, "%s.log",
 							      fs->trace_path) < 0)
 		fs->log_path = NULL;
+	if (!fs->log_path && !o->foreground) {
+		/* in the background stderr is /dev/null: saves, refusals, losses would vanish */
+		snprintf(msg, MSG_MAX, "cannot mount '%s': a mount without --trace FILE (untraced, "
+			 "or --ring) has no TRACE.log to log to: give --log FILE (or -f to log "
+			 "to stderr)", o->mountpoint);
+		return -EINVAL;
+	}
 	if (!fs->log_path)
 		return 0;
 	/* a new log gets the trace's permissions (it names files and callers too) */

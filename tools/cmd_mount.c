@@ -39,7 +39,8 @@ static const struct opt_desc mount_opts[] = {
 		      "one application read()/write() = one record)" },
 	[O_FORCE] = { "force", 0, NULL, "overwrite an existing trace file" },
 	[O_OPTS] = { "options", 'o', "OPTS", "extra FUSE mount options (comma-separated)" },
-	[O_LOG] = { "log", 0, "FILE", "daemon log (default: stderr with -f, else TRACE.log)" },
+	[O_LOG] = { "log", 0, "FILE", "daemon log (default: stderr with -f, else TRACE.log;\n"
+		    "needed in the background without --trace: untraced, --ring)" },
 	[O_THREADS] = { "threads", 0, "N", "at most N worker threads serving /dev/fuse requests\n"
 			"(default: libfuse's 10)" },
 	[O_SAMPLE] = { "sample-interval", 0, "MS", "resource sample every MS milliseconds (default 100)" },

@@ -61,11 +61,12 @@ static const struct opt_cmd trace_cmd = {
 	.opts = trace_opts,
 	.footer =
 		"examples:\n"
-		"  iotap mount /srv/pgdata /srv/pgdata\n"
+		"  iotap mount /srv/pgdata /srv/pgdata --log /var/tmp/pg.log\n"
 		"  iotap trace /srv/pgdata start /var/tmp/pg.iotap\n"
 		"  iotap trace /srv/pgdata rotate\n"
 		"  iotap trace /srv/pgdata stop\n"
-		"  iotap mount /srv/pgdata /srv/pgdata --ring 256M; iotap trace /srv/pgdata save /var/tmp/3am.iotap",
+		"  iotap mount /srv/pgdata /srv/pgdata --ring 256M --log /var/tmp/pg.log\n"
+		"  iotap trace /srv/pgdata save /var/tmp/3am.iotap",
 };
 
 /* Is @mnt the root of a live iotap mount that lets us control it? Says why not. */
