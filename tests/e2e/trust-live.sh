@@ -18,6 +18,7 @@ need_fuse
 
 B1=$T/b1 M1=$T/m1 B2=$T/b2 M2=$T/m2 TR=$T/live.iotap
 mkdir -p $B1 $M1 $B2 $M2 $T/d $T/r
+_mounts="$_mounts $M2"	# unmounted at exit should a refused mount be made
 
 # --- two mounts, one trace ---------------------------------------------------
 iotap_mount $B1 $M1 --trace $TR
