@@ -874,8 +874,40 @@ void fs_op_end(struct fs_op *op, int64_t result)
 		check_health(op->fs, r);
 }
 
-void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
-		     size_t len, uint32_t kind)
+static pthread_mutex_t phase_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Note phase @name begun, or ended: false for the end of one never begun
+ * (or begun more than FS_PHASES_OPEN other phases ago and forgotten).
+ */
+static bool phase_note(struct fs_ctx *fs, const char *name, uint32_t kind)
+{
+	unsigned int i;
+	bool found = false;
+	char *c;
+
+	pthread_mutex_lock(&phase_lock);
+	for (i = 0; i < fs->nr_phase_open && strcmp(fs->phase_open[i], name); i++)
+		;
+	found = i < fs->nr_phase_open;
+	if (found && kind == IOTAP_PHASE_END) {
+		free(fs->phase_open[i]);
+		memmove(fs->phase_open + i, fs->phase_open + i + 1,
+			(--fs->nr_phase_open - i) * sizeof(*fs->phase_open));
+	} else if (!found && kind == IOTAP_PHASE_BEGIN && (c = strdup(name))) {
+		if (fs->nr_phase_open == FS_PHASES_OPEN) {
+			free(fs->phase_open[0]);
+			memmove(fs->phase_open, fs->phase_open + 1,
+				--fs->nr_phase_open * sizeof(*fs->phase_open));
+		}
+		fs->phase_open[fs->nr_phase_open++] = c;
+	}
+	pthread_mutex_unlock(&phase_lock);
+	return found || kind != IOTAP_PHASE_END;
+}
+
+int fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
+		    size_t len, uint32_t kind)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct iotap_trace_recorder *r;
@@ -887,6 +919,8 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 		len = sizeof(buf) - 1;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
+	if (!phase_note(fs, buf, kind))
+		return -ESRCH;
 	memset(&rec, 0, sizeof(rec));
 	rec.type = IOTAP_REC_PHASE;
 	rec.flags = kind;
@@ -904,11 +938,12 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 	       buf, rec.pid);
 	r = CMM_LOAD_SHARED(fs->rec);
 	if (!r)
-		return;
+		return 0;
 	rec.time_ns = iotap_trace_op_begin(r);
 	iotap_trace_record(r, &rec);
 	if (fs->o.save_mark && kind == IOTAP_PHASE_BEGIN && !strcmp(buf, fs->o.save_mark))
 		fs_ctl_trigger(fs, "mark '%s' by pid %u", buf, rec.pid);
+	return 0;
 }
 
 void fs_record_root(struct fs_ctx *fs, const struct stat *st)

@@ -330,6 +330,8 @@ struct fs_under {
 	uint64_t anc_dev[FS_UNDER_ANC_MAX], anc_ino[FS_UNDER_ANC_MAX];
 };
 
+#define FS_PHASES_OPEN	64	/* phase names remembered as begun; the oldest goes first */
+
 struct fs_ctx {
 	struct iotap_fs_opts o;			/* copy of the caller's options */
 	struct fs_under under;			/* --only-under, fixed before the mount */
@@ -346,6 +348,8 @@ struct fs_ctx {
 	struct iotap_trace_recorder *rec;
 	struct iotap_trace_recorder *recorder;	/* the mount's, once it traced; freed at exit */
 	pthread_mutex_t ctl_lock;		/* control requests; trace_path, trace_base */
+	char *phase_open[FS_PHASES_OPEN];	/* marks begun, not yet ended (capture.c) */
+	unsigned int nr_phase_open;
 	char *trace_base;			/* name numbered rotations derive from */
 	uint64_t rot_seq;			/* last number used */
 	uint64_t file_start_ns;			/* when the current trace file began */
@@ -580,9 +584,12 @@ void fs_under_root(struct fs_ctx *fs);
 /* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
 void fs_op_end(struct fs_op *op, int64_t result);
 
-/* PHASE marker from a setxattr on the root. */
-void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
-		     size_t name_len, uint32_t kind);
+/*
+ * PHASE marker from a setxattr on the root. Return: 0, or -ESRCH for the
+ * END of a phase never begun on this mount (nothing recorded).
+ */
+int fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
+		    size_t name_len, uint32_t kind);
 /* The root's NAME record (file2 = 0, name = backing path). */
 void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */

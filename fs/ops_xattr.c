@@ -10,7 +10,8 @@
  * without touching the backing fs, so they work even where the backing fs
  * has no user xattrs:
  *   setxattr IOTAP_FS_XATTR_MARK / _MARK_END  -> a PHASE record (begin/end,
- *            name = the value); this is the request's only record
+ *            name = the value); this is the request's only record. The end
+ *            of a phase never begun on this mount is refused with ESRCH
  *   getxattr IOTAP_FS_XATTR_PID / _TRACE      -> the daemon's pid / the
  *            trace path
  *   getxattr IOTAP_FS_XATTR_STATS             -> the live counters (stats.c),
@@ -114,9 +115,9 @@ static void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		if (!fs_caller_may_mark(fs, req))
 			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
 		else
-			fs_record_phase(fs, req, value, size,
-					strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
-									  : IOTAP_PHASE_BEGIN);
+			ret = fs_record_phase(fs, req, value, size,
+					      strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
+										: IOTAP_PHASE_BEGIN);
 	} else {
 		ret = do_setxattr(req, ino, name, value, size, flags);
 	}

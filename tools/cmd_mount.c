@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <pwd.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@ static const struct opt_desc mount_opts[] = {
 	[O_ONLY_OPS] = { "only-ops", 0, "LIST", "record only these op types (read,write,fsync,...;\n"
 			 "names as iotap dump prints them); file names are kept" },
 	[O_ONLY_UID] = { "only-uid", 0, "USER", "record only the ops of callers with this fsuid" },
-	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process" },
+	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process (running)" },
 	[O_ONLY_UNDER] = { "only-under", 0, "PATH", "record only the ops on files and directories under\n"
 			   "PATH (relative to the mount root, or absolute below\n"
 			   "MOUNTPOINT or BACKING; an existing directory or file,\n"
@@ -279,6 +280,10 @@ int cmd_mount(int argc, char **argv)
 		case O_ONLY_PID:
 			if (parse_u64(arg, &v) || !v || v >= UINT32_MAX)
 				return opt_error(&mount_cmd, "--only-pid wants a process id, not '%s'", arg);
+			/* a process to come cannot be named: its pid is not known yet */
+			if (kill((pid_t)v, 0) && errno == ESRCH)
+				return opt_error(&mount_cmd, "--only-pid %s: no such process (start it "
+						 "first, then mount)", arg);
 			o.only_pid = (uint32_t)v;
 			break;
 		case O_SAVE_MARK:
