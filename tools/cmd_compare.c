@@ -256,6 +256,11 @@ int cmd_compare(int argc, char **argv)
 			goto out_cmp;
 		}
 	}
+	/* the page is the output: text only where asked for (-o or a format), as report */
+	if (html && !out && !json && !csv) {
+		fprintf(stderr, "iotap: wrote %s\n", html);
+		goto out_cmp;
+	}
 	f = out_open(out, &rules);
 	if (!f) {
 		ret = 1;

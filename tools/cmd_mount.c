@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <getopt.h>
@@ -114,6 +115,28 @@ static const struct opt_cmd mount_cmd = {
 };
 
 #define UNDER_MAX	16	/* the daemon's most (fs/fs_i.h FS_UNDER_MAX) */
+
+/*
+ * Does the trace @path lie under the mount point @mnt? The file is opened
+ * before the mount, so it would be written beneath it: hidden from
+ * everyone (report, ls) until the unmount. Says so; 1 if it does.
+ */
+static int under_mountpoint(const char *path, const char *mnt)
+{
+	char *copy = strdup(path), dir[PATH_MAX], m[PATH_MAX];
+	size_t ml;
+	int under = 0;
+
+	if (copy && realpath(dirname(copy), dir) && realpath(mnt, m)) {
+		ml = strlen(m);
+		under = !strncmp(dir, m, ml) && (!dir[ml] || dir[ml] == '/' || ml == 1);
+	}
+	if (under)
+		die_msg("trace '%s' lies under the mount point '%s': the mount would hide it "
+			"until the unmount; put it outside", path, mnt);
+	free(copy);
+	return under;
+}
 
 int cmd_mount(int argc, char **argv)
 {
@@ -371,6 +394,8 @@ int cmd_mount(int argc, char **argv)
 		struct out_rules rules = { .force = o.force, .trace = 1 };
 
 		if (out_check(o.trace_path, &rules) < 0)
+			return 1;
+		if (under_mountpoint(o.trace_path, argv[optind + 1]))
 			return 1;
 	}
 	if (o.log_path) {

@@ -470,7 +470,8 @@ FILE *out_open(const char *path, const struct out_rules *r)
 		}
 		return stdout;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+	/* 0600 as the trace: reports and pages name its files and callers */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST) {
 		/* judge what is there before truncating it */
 		fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);

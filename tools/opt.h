@@ -128,7 +128,8 @@ int out_same(const char *a, const char *b);
 /*
  * The text output of report and compare: @path ("-o FILE", "--html FILE"),
  * or stdout when NULL. out_open() applies out_check()'s rules to the file
- * it actually opens (it creates with O_EXCL, or opens without truncating
+ * it actually opens (it creates with O_EXCL, mode 0600 as a trace's, or
+ * opens without truncating
  * and judges the open file before truncating it), so a file swapped in
  * since the check is not lost either; on stdout it refuses a redirection
  * into an input. It says why it cannot and returns NULL. out_close()
