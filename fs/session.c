@@ -529,6 +529,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	const struct iotap_fs_opts *o = &fs->o;
 	struct iotap_trace_recorder_opts ro;
 	struct iotap_trace_header hdr;
+	struct stat st;
 	char *layout;
 	int ret;
 
@@ -567,12 +568,15 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	}
 	fs_trace_header(fs, &hdr, &layout);
 	fs_recorder_opts(fs, &ro);
-	if (o->force && !access(fs->trace_path, F_OK)) {
+	/* only a regular file is replaced by rename: a device (/dev/null) is written to */
+	if (o->force && !lstat(fs->trace_path, &st) && S_ISREG(st.st_mode)) {
 		ret = open_trace_tmp(d, msg);
 		if (ret) {
 			free(layout);
 			return ret;
 		}
+	} else if (o->force) {
+		ro.flags |= IOTAP_TRACE_FORCE;
 	}
 	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
 					&hdr, &ro);

@@ -263,12 +263,13 @@ static int wr_open(struct iotap_trace_writer **out, const char *path,
 		close(w->fd);	/* another writer's live file: left as it is */
 		goto err_free_hbuf;
 	}
-	if ((flags & IOTAP_TRACE_FORCE) && (fstat(w->fd, &st) ||
-					    (S_ISREG(st.st_mode) && ftruncate(w->fd, 0)))) {
+	if (fstat(w->fd, &st) ||
+	    ((flags & IOTAP_TRACE_FORCE) && S_ISREG(st.st_mode) && ftruncate(w->fd, 0))) {
 		ret = -errno;
 		goto err_close_fd;
 	}
-	ret = iotap_trace_perm_apply(w->fd, perm);
+	/* a device written to (/dev/null) keeps its owner and mode */
+	ret = S_ISREG(st.st_mode) ? iotap_trace_perm_apply(w->fd, perm) : 0;
 	if (ret)
 		goto err_close_fd;
 	ret = write_all(w->fd, hbuf, hlen);

@@ -7,7 +7,8 @@
 # report and compare create are 0600 like the trace (they name its files).
 # `compare --html F` writes the page only, as report does. `report --by
 # file` names ops on names not found "(names not found)", not "#0". The
-# replay banner counts "1 file", not "1 files".
+# replay banner counts "1 file", not "1 files". A device given as the
+# trace with --force is written to, neither replaced nor chmod'ed.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 umask 022
@@ -45,5 +46,13 @@ grep -q "^(names not found) " $T/by || { cat $T/by; fail "--by file has no row f
 mkdir $T/r
 "$IOTAP" replay $TR $T/r --prepare > /dev/null 2> $T/rp.err || { cat $T/rp.err; fail "replay"; }
 grep -q "initial state 2 directories, 1 file (" $T/rp.err || { cat $T/rp.err; fail "replay's banner"; }
+
+# a device as the trace (--trace /dev/null --force, to measure without a
+# disk) is written to: never renamed over, never chmod'ed
+mknod -m 666 $T/null c 1 3 || fail "mknod"
+iotap_mount "$BACKING" "$MNT" --trace $T/null --force
+echo x > "$MNT/y" || fail "write through the mount"
+iotap_umount "$MNT"
+expect_eq "the device after the mount" "$(stat -c '%F %a %t,%T' $T/null)" "character special file 666 1,3"
 
 echo "trust-outputs: ok"
