@@ -463,6 +463,11 @@ int cmd_replay(int argc, char **argv)
 		return opt_error(&replay_cmd, "--clobber goes with --prepare or --prepare-only");
 	o.trace = argv[optind];
 	o.target = argv[optind + 1];
+	/* the trace first: a DIR to be made says nothing of a trace that is not there */
+	if (access(o.trace, R_OK)) {
+		die_msg("cannot read trace '%s': %s", o.trace, strerror(errno));
+		return 1;
+	}
 	if (perm_set && !o.out_trace)
 		return opt_error(&replay_cmd, "--trace-mode and --trace-group need --trace T2");
 	if (o.out_trace) {
