@@ -116,8 +116,8 @@ static void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
 		else
 			ret = fs_record_phase(fs, req, value, size,
-					      strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
-										: IOTAP_PHASE_BEGIN);
+					      strcmp(name, IOTAP_FS_XATTR_MARK) ?
+						      IOTAP_PHASE_END : IOTAP_PHASE_BEGIN);
 	} else {
 		ret = do_setxattr(req, ino, name, value, size, flags);
 	}
@@ -189,7 +189,7 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 		return;
 	}
 	if (value)
-		fs_op_quiet(&op);	/* answered by the daemon: iotap's own, not the workload's */
+		fs_op_quiet(&op);	/* answered here: iotap's own, not the workload's */
 	if (value && !strcmp(name, IOTAP_FS_XATTR_STATS)) {
 		answer_stats(fs, req, &op, size);
 		return;

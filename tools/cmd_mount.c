@@ -305,8 +305,8 @@ int cmd_mount(int argc, char **argv)
 				return opt_error(&mount_cmd, "--only-pid wants a process id, not '%s'", arg);
 			/* a process to come cannot be named: its pid is not known yet */
 			if (kill((pid_t)v, 0) && errno == ESRCH)
-				return opt_error(&mount_cmd, "--only-pid %s: no such process (start it "
-						 "first, then mount)", arg);
+				return opt_error(&mount_cmd, "--only-pid %s: no such process "
+						 "(start it first, then mount)", arg);
 			o.only_pid = (uint32_t)v;
 			break;
 		case O_SAVE_MARK:
