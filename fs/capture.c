@@ -274,6 +274,77 @@ bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req)
 	       fuse_req_ctx(req)->uid == st.st_uid;
 }
 
+/*
+ * iotap's own control commands (status, top, mark, trace, umount) reach the
+ * mount's root not only with their control xattrs: a STATFS to see a FUSE
+ * mount, and the GETATTR the kernel sends first whenever the root's
+ * attributes are older than attr_timeout (its permission check on the
+ * getxattr, with default_permissions). Such a caller runs the daemon's own
+ * executable (same inode as /proc/self/exe) with one of those commands as
+ * argv[1]; its requests then neither reach the trace nor the live
+ * counters. The verdict is cached per thread id for TGID_TTL epochs, as
+ * fs_tgid() caches: one entry is tid (22 bits) | verdict (1) | epoch (20).
+ */
+static const char *const tool_cmds[] = { "status", "top", "mark", "trace", "umount" };
+static uint64_t tool_cache[TGID_CACHE_SIZE];
+static dev_t self_dev;
+static ino_t self_ino;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void self_exe(void)
+{
+	struct stat st;
+
+	if (!stat("/proc/self/exe", &st)) {
+		self_dev = st.st_dev;
+		self_ino = st.st_ino;
+	}
+}
+
+static bool read_is_tool(uint32_t tgid)
+{
+	char path[48], buf[256];
+	struct stat st;
+	const char *arg1;
+	ssize_t n;
+	size_t i;
+
+	pthread_once(&self_once, self_exe);
+	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+	if (!self_ino || stat(path, &st) || st.st_dev != self_dev || st.st_ino != self_ino)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	n = read_proc(path, buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	arg1 = memchr(buf, '\0', (size_t)n);
+	if (!arg1 || ++arg1 >= buf + n)
+		return false;
+	for (i = 0; i < sizeof(tool_cmds) / sizeof(tool_cmds[0]); i++)
+		if (!strcmp(arg1, tool_cmds[i]))
+			return true;
+	return false;
+}
+
+bool fs_caller_is_tool(fuse_req_t req)
+{
+	uint32_t tid = (uint32_t)fuse_req_ctx(req)->pid, now = tgid_epoch();
+	uint64_t *slot = &tool_cache[tid & (TGID_CACHE_SIZE - 1)];
+	uint64_t e;
+	bool yes;
+
+	if (!tid || tid > TGID_ID_MASK)
+		return false;
+	e = CMM_LOAD_SHARED(*slot);
+	if ((uint32_t)(e >> (64 - TGID_ID_BITS)) == tid &&
+	    ((now - (uint32_t)e) & TGID_EPOCH_MASK) < TGID_TTL)
+		return e >> TGID_EPOCH_BITS & 1;
+	yes = read_is_tool(fs_tgid(tid));
+	CMM_STORE_SHARED(*slot, (uint64_t)tid << (64 - TGID_ID_BITS) |
+				(uint64_t)yes << TGID_EPOCH_BITS | now);
+	return yes;
+}
+
 void fs_log_refused(fuse_req_t req, const char *what)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -336,6 +407,10 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->rec.file = inode ? inode->ino : 0;
 	op->dev = inode ? inode->dev : 0;
 	op->in = !fs->under.n || (inode && fs_scope(fs, inode, op->r) == FS_SCOPE_IN);
+	op->quiet = false;
+	if (caa_unlikely(inode == fs->root) && inode &&
+	    (opcode == IOTAP_OP_GETATTR || opcode == IOTAP_OP_STATFS) && fs_caller_is_tool(req))
+		fs_op_quiet(op);
 	ctx = fuse_req_ctx(req);
 	/* the live counters count per thread, processes found on request (stats.c) */
 	op->pid = ctx->pid;
@@ -749,6 +824,8 @@ void fs_op_end(struct fs_op *op, int64_t result)
 	struct iotap_trace_rec nr;
 	unsigned int i;
 
+	if (op->quiet)
+		return;
 	fs_stats_op(op->t, op, result);
 	if (!r)
 		return;
@@ -786,8 +863,40 @@ void fs_op_end(struct fs_op *op, int64_t result)
 		check_health(op->fs, r);
 }
 
-void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
-		     size_t len, uint32_t kind)
+static pthread_mutex_t phase_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Note phase @name begun, or ended: false for the end of one never begun
+ * (or begun more than FS_PHASES_OPEN other phases ago and forgotten).
+ */
+static bool phase_note(struct fs_ctx *fs, const char *name, uint32_t kind)
+{
+	unsigned int i;
+	bool found = false;
+	char *c;
+
+	pthread_mutex_lock(&phase_lock);
+	for (i = 0; i < fs->nr_phase_open && strcmp(fs->phase_open[i], name); i++)
+		;
+	found = i < fs->nr_phase_open;
+	if (found && kind == IOTAP_PHASE_END) {
+		free(fs->phase_open[i]);
+		memmove(fs->phase_open + i, fs->phase_open + i + 1,
+			(--fs->nr_phase_open - i) * sizeof(*fs->phase_open));
+	} else if (!found && kind == IOTAP_PHASE_BEGIN && (c = strdup(name))) {
+		if (fs->nr_phase_open == FS_PHASES_OPEN) {
+			free(fs->phase_open[0]);
+			memmove(fs->phase_open, fs->phase_open + 1,
+				--fs->nr_phase_open * sizeof(*fs->phase_open));
+		}
+		fs->phase_open[fs->nr_phase_open++] = c;
+	}
+	pthread_mutex_unlock(&phase_lock);
+	return found || kind != IOTAP_PHASE_END;
+}
+
+int fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
+		    size_t len, uint32_t kind)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct iotap_trace_recorder *r;
@@ -800,6 +909,8 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 		len = sizeof(buf) - 1;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
+	if (!phase_note(fs, buf, kind))
+		return -ESRCH;
 	pid = fs_tgid(ctx->pid);
 	if (!pid || fs_proc_cpu(fs, pid, &user_ns, &sys_ns))
 		user_ns = sys_ns = 0;
@@ -812,11 +923,12 @@ void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
 	       buf, rec.pid);
 	r = CMM_LOAD_SHARED(fs->rec);
 	if (!r)
-		return;
+		return 0;
 	rec.time_ns = iotap_trace_op_begin(r);
 	iotap_trace_record(r, &rec);
 	if (fs->o.save_mark && kind == IOTAP_PHASE_BEGIN && !strcmp(buf, fs->o.save_mark))
 		fs_ctl_trigger(fs, "mark '%s' by pid %u", buf, rec.pid);
+	return 0;
 }
 
 void fs_record_root(struct fs_ctx *fs, const struct stat *st)

@@ -330,6 +330,8 @@ struct fs_under {
 	uint64_t anc_dev[FS_UNDER_ANC_MAX], anc_ino[FS_UNDER_ANC_MAX];
 };
 
+#define FS_PHASES_OPEN	64	/* phase names remembered as begun; the oldest goes first */
+
 struct fs_ctx {
 	struct iotap_fs_opts o;			/* copy of the caller's options */
 	struct fs_under under;			/* --only-under, fixed before the mount */
@@ -346,6 +348,8 @@ struct fs_ctx {
 	struct iotap_trace_recorder *rec;
 	struct iotap_trace_recorder *recorder;	/* the mount's, once it traced; freed at exit */
 	pthread_mutex_t ctl_lock;		/* control requests; trace_path, trace_base */
+	char *phase_open[FS_PHASES_OPEN];	/* marks begun, not yet ended (capture.c) */
+	unsigned int nr_phase_open;
 	char *trace_base;			/* name numbered rotations derive from */
 	uint64_t rot_seq;			/* last number used */
 	uint64_t file_start_ns;			/* when the current trace file began */
@@ -480,8 +484,20 @@ struct fs_op {
 	struct iotap_trace_rec rec;
 	bool begun;			/* rec.time_ns taken */
 	bool in;			/* on something under an --only-under subtree */
+	bool quiet;			/* iotap's own control request: no record, no stats */
 	unsigned int nr_names;		/* queued in t->pend */
 };
+
+/*
+ * fs_op_quiet - @op is one of iotap's own control requests (a control
+ * xattr answered, or fs_caller_is_tool()'s STATFS/GETATTR of the root):
+ * it reaches neither the trace nor the live counters. Before io_begin.
+ */
+static inline void fs_op_quiet(struct fs_op *op)
+{
+	op->quiet = true;
+	op->r = NULL;
+}
 
 /*
  * fs_op_start - begin recording request @req as @opcode on @inode
@@ -568,9 +584,12 @@ void fs_under_root(struct fs_ctx *fs);
 /* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
 void fs_op_end(struct fs_op *op, int64_t result);
 
-/* PHASE marker from a setxattr on the root. */
-void fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
-		     size_t name_len, uint32_t kind);
+/*
+ * PHASE marker from a setxattr on the root. Return: 0, or -ESRCH for the
+ * END of a phase never begun on this mount (nothing recorded).
+ */
+int fs_record_phase(struct fs_ctx *fs, fuse_req_t req, const char *name,
+		    size_t name_len, uint32_t kind);
 /* The root's NAME record (file2 = 0, name = backing path). */
 void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */
@@ -583,6 +602,8 @@ void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
  * refused @what (uid, pid, comm).
  */
 bool fs_caller_admin(fuse_req_t req);
+/* Is the caller one of iotap's control commands (status, top, mark, trace, umount)? */
+bool fs_caller_is_tool(fuse_req_t req);
 bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
 void fs_log_refused(fuse_req_t req, const char *what);
 /* The process (thread group) of thread @tid, cached as for OP records. */

@@ -10,13 +10,18 @@
  * without touching the backing fs, so they work even where the backing fs
  * has no user xattrs:
  *   setxattr IOTAP_FS_XATTR_MARK / _MARK_END  -> a PHASE record (begin/end,
- *            name = the value); this is the request's only record
+ *            name = the value); this is the request's only record. The end
+ *            of a phase never begun on this mount is refused with ESRCH
  *   getxattr IOTAP_FS_XATTR_PID / _TRACE      -> the daemon's pid / the
- *            trace path; recorded as GETXATTR with IOTAP_OPF_REJECTED
+ *            trace path
  *   getxattr IOTAP_FS_XATTR_STATS             -> the live counters (stats.c),
  *            root or CAP_SYS_ADMIN only
  *   setxattr IOTAP_FS_XATTR_CTL               -> start, stop or rotate the
- *            trace (control.c); recorded as REJECTED SETXATTR when refused
+ *            trace (control.c)
+ * An answered control request is iotap's own, not the workload's: it
+ * reaches neither the trace nor the live counters (fs_op_quiet()), and
+ * neither do the root's STATFS and GETATTR that iotap's control commands
+ * cause on the way (fs_caller_is_tool()). A refused one is recorded.
  * Who may use them is the daemon's decision, from the request's caller
  * (fs_caller_admin(), fs_caller_may_mark()): the kernel's write check on
  * the root lets anyone through on a 0777 root. Marks and the pid are for
@@ -110,9 +115,9 @@ static void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		if (!fs_caller_may_mark(fs, req))
 			ret = refuse(req, IOTAP_OP_SETXATTR, name, size);
 		else
-			fs_record_phase(fs, req, value, size,
-					strcmp(name, IOTAP_FS_XATTR_MARK) ? IOTAP_PHASE_END
-									  : IOTAP_PHASE_BEGIN);
+			ret = fs_record_phase(fs, req, value, size,
+					      strcmp(name, IOTAP_FS_XATTR_MARK) ?
+						      IOTAP_PHASE_END : IOTAP_PHASE_BEGIN);
 	} else {
 		ret = do_setxattr(req, ino, name, value, size, flags);
 	}
@@ -152,7 +157,6 @@ static void answer_stats(struct fs_ctx *fs, fuse_req_t req, struct fs_op *op, si
 	char *buf = fs_thread_iobuf(op->t, IOTAP_FS_STATS_MAX);
 	ssize_t ret;
 
-	op->rec.flags = IOTAP_OPF_REJECTED;
 	ret = buf ? fs_stats_text(fs, buf, IOTAP_FS_STATS_MAX) : -ENOMEM;
 	if (ret >= 0 && size && (size_t)ret > size)
 		ret = -ERANGE;
@@ -184,12 +188,13 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 		fuse_reply_err(req, -refuse(req, IOTAP_OP_GETXATTR, name, size));
 		return;
 	}
+	if (value)
+		fs_op_quiet(&op);	/* answered here: iotap's own, not the workload's */
 	if (value && !strcmp(name, IOTAP_FS_XATTR_STATS)) {
 		answer_stats(fs, req, &op, size);
 		return;
 	}
 	if (value) {
-		op.rec.flags = IOTAP_OPF_REJECTED;
 		ret = strlen(value);
 		if (size && (size_t)ret > size)
 			ret = -ERANGE;

@@ -496,6 +496,13 @@ static int put_trace(struct fs_daemon *d, char *msg)
 		return 0;
 	tmp = strrchr(d->trace_tmp, '/') + 1;
 	name = strrchr(d->fs.trace_path, '/') + 1;
+	/* became another mount's or run's live trace since the check: not ours to replace */
+	if (iotap_live_held(d->trace_dirfd, name) > 0) {
+		snprintf(msg, MSG_MAX, "cannot mount '%s': trace '%s' is being written by another "
+			 "mount or run; it is never replaced, not even with --force",
+			 d->fs.o.mountpoint, d->fs.o.trace_path);
+		return -ETXTBSY;
+	}
 	if (renameat(d->trace_dirfd, tmp, d->trace_dirfd, name)) {
 		ret = -errno;
 		snprintf(msg, MSG_MAX, "cannot mount '%s': cannot replace trace '%s': %s",
@@ -522,6 +529,7 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	const struct iotap_fs_opts *o = &fs->o;
 	struct iotap_trace_recorder_opts ro;
 	struct iotap_trace_header hdr;
+	struct stat st;
 	char *layout;
 	int ret;
 
@@ -560,12 +568,15 @@ static int open_trace(struct fs_daemon *d, char *msg)
 	}
 	fs_trace_header(fs, &hdr, &layout);
 	fs_recorder_opts(fs, &ro);
-	if (o->force && !access(fs->trace_path, F_OK)) {
+	/* only a regular file is replaced by rename: a device (/dev/null) is written to */
+	if (o->force && !lstat(fs->trace_path, &st) && S_ISREG(st.st_mode)) {
 		ret = open_trace_tmp(d, msg);
 		if (ret) {
 			free(layout);
 			return ret;
 		}
+	} else if (o->force) {
+		ro.flags |= IOTAP_TRACE_FORCE;
 	}
 	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
 					&hdr, &ro);
@@ -594,6 +605,13 @@ static int open_log(struct fs_daemon *d, char *msg)
 	else if (!o->foreground && fs->trace_path && asprintf(&fs->log_path, "%s.log",
 							      fs->trace_path) < 0)
 		fs->log_path = NULL;
+	if (!fs->log_path && !o->foreground) {
+		/* in the background stderr is /dev/null: saves, refusals, losses would vanish */
+		snprintf(msg, MSG_MAX, "cannot mount '%s': a mount without --trace FILE (untraced, "
+			 "or --ring) has no TRACE.log to log to: give --log FILE (or -f to log "
+			 "to stderr)", o->mountpoint);
+		return -EINVAL;
+	}
 	if (!fs->log_path)
 		return 0;
 	/* a new log gets the trace's permissions (it names files and callers too) */

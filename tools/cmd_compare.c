@@ -118,7 +118,13 @@ int cmd_compare(int argc, char **argv)
 	memcpy(orig, argv, (size_t)(argc + 1) * sizeof(*orig));
 	while ((rc = opt_next(&compare_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
-		case O_LABEL: nlabels++; break;
+		case O_LABEL:
+			if (!*arg) {
+				free(orig);
+				return opt_error(&compare_cmd, "--label wants a NAME");
+			}
+			nlabels++;
+			break;
 		case O_BASELINE: baseline = arg; break;
 		case O_JSON: json = 1; break;
 		case O_CSV: csv = 1; break;
@@ -175,6 +181,22 @@ int cmd_compare(int argc, char **argv)
 			goto err_nomem;
 		grp->paths = np;
 		grp->paths[grp->n++] = argv[i];
+	}
+	/* a --label with no TRACE after it is a mistake, not a group to drop */
+	for (i = 1; i < argc && nlabels; i++) {
+		const char *l = NULL;
+
+		if (!strcmp(orig[i - 1], "--label") || !strcmp(orig[i - 1], "-l"))
+			l = orig[i];
+		else if (!strncmp(orig[i], "--label=", 8))
+			l = orig[i] + 8;
+		for (g = 0; l && g < ngroups; g++)
+			if (labelled[g] && !strcmp(groups[g].label, l))
+				break;
+		if (l && g == ngroups) {
+			ret = opt_error(&compare_cmd, "--label '%s' has no TRACE after it", l);
+			goto out_groups;
+		}
 	}
 	/* unlabelled runs are named by their file; two files of one name by their path */
 	dup_names = calloc(ngroups, sizeof(*dup_names));
@@ -233,6 +255,11 @@ int cmd_compare(int argc, char **argv)
 			ret = 1;
 			goto out_cmp;
 		}
+	}
+	/* the page is the output: text only where asked for (-o or a format), as report */
+	if (html && !out && !json && !csv) {
+		fprintf(stderr, "iotap: wrote %s\n", html);
+		goto out_cmp;
 	}
 	f = out_open(out, &rules);
 	if (!f) {

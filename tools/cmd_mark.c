@@ -96,7 +96,10 @@ int cmd_mark(int argc, char **argv)
 		return 1;
 	if (setxattr(mnt, end ? IOTAP_FS_XATTR_MARK_END : IOTAP_FS_XATTR_MARK, name,
 		     strlen(name), 0) < 0) {
-		if (errno == ENOENT || errno == EACCES || errno == EPERM)
+		if (errno == ESRCH && end)
+			die_msg("phase '%s' is not open on '%s' (never begun, or ended already): "
+				"nothing to end", name, mnt);
+		else if (errno == ENOENT || errno == EACCES || errno == EPERM)
 			die_msg("cannot mark '%s': %s", mnt, strerror(errno));
 		else
 			die_msg("'%s' is not the root of an iotap mount", mnt);

@@ -12,7 +12,9 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,8 @@ static const struct opt_desc mount_opts[] = {
 		      "one application read()/write() = one record)" },
 	[O_FORCE] = { "force", 0, NULL, "overwrite an existing trace file" },
 	[O_OPTS] = { "options", 'o', "OPTS", "extra FUSE mount options (comma-separated)" },
-	[O_LOG] = { "log", 0, "FILE", "daemon log (default: stderr with -f, else TRACE.log)" },
+	[O_LOG] = { "log", 0, "FILE", "daemon log (default: stderr with -f, else TRACE.log;\n"
+		    "needed in the background without --trace: untraced, --ring)" },
 	[O_THREADS] = { "threads", 0, "N", "at most N worker threads serving /dev/fuse requests\n"
 			"(default: libfuse's 10)" },
 	[O_SAMPLE] = { "sample-interval", 0, "MS", "resource sample every MS milliseconds (default 100)" },
@@ -81,7 +84,7 @@ static const struct opt_desc mount_opts[] = {
 	[O_ONLY_OPS] = { "only-ops", 0, "LIST", "record only these op types (read,write,fsync,...;\n"
 			 "names as iotap dump prints them); file names are kept" },
 	[O_ONLY_UID] = { "only-uid", 0, "USER", "record only the ops of callers with this fsuid" },
-	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process" },
+	[O_ONLY_PID] = { "only-pid", 0, "PID", "record only the ops of this process (running)" },
 	[O_ONLY_UNDER] = { "only-under", 0, "PATH", "record only the ops on files and directories under\n"
 			   "PATH (relative to the mount root, or absolute below\n"
 			   "MOUNTPOINT or BACKING; an existing directory or file,\n"
@@ -112,6 +115,28 @@ static const struct opt_cmd mount_cmd = {
 };
 
 #define UNDER_MAX	16	/* the daemon's most (fs/fs_i.h FS_UNDER_MAX) */
+
+/*
+ * Does the trace @path lie under the mount point @mnt? The file is opened
+ * before the mount, so it would be written beneath it: hidden from
+ * everyone (report, ls) until the unmount. Says so; 1 if it does.
+ */
+static int under_mountpoint(const char *path, const char *mnt)
+{
+	char *copy = strdup(path), dir[PATH_MAX], m[PATH_MAX];
+	size_t ml;
+	int under = 0;
+
+	if (copy && realpath(dirname(copy), dir) && realpath(mnt, m)) {
+		ml = strlen(m);
+		under = !strncmp(dir, m, ml) && (!dir[ml] || dir[ml] == '/' || ml == 1);
+	}
+	if (under)
+		die_msg("trace '%s' lies under the mount point '%s': the mount would hide it "
+			"until the unmount; put it outside", path, mnt);
+	free(copy);
+	return under;
+}
 
 int cmd_mount(int argc, char **argv)
 {
@@ -278,6 +303,10 @@ int cmd_mount(int argc, char **argv)
 		case O_ONLY_PID:
 			if (parse_u64(arg, &v) || !v || v >= UINT32_MAX)
 				return opt_error(&mount_cmd, "--only-pid wants a process id, not '%s'", arg);
+			/* a process to come cannot be named: its pid is not known yet */
+			if (kill((pid_t)v, 0) && errno == ESRCH)
+				return opt_error(&mount_cmd, "--only-pid %s: no such process "
+						 "(start it first, then mount)", arg);
 			o.only_pid = (uint32_t)v;
 			break;
 		case O_SAVE_MARK:
@@ -365,6 +394,8 @@ int cmd_mount(int argc, char **argv)
 		struct out_rules rules = { .force = o.force, .trace = 1 };
 
 		if (out_check(o.trace_path, &rules) < 0)
+			return 1;
+		if (under_mountpoint(o.trace_path, argv[optind + 1]))
 			return 1;
 	}
 	if (o.log_path) {

@@ -463,6 +463,11 @@ int cmd_replay(int argc, char **argv)
 		return opt_error(&replay_cmd, "--clobber goes with --prepare or --prepare-only");
 	o.trace = argv[optind];
 	o.target = argv[optind + 1];
+	/* the trace first: a DIR to be made says nothing of a trace that is not there */
+	if (access(o.trace, R_OK)) {
+		die_msg("cannot read trace '%s': %s", o.trace, strerror(errno));
+		return 1;
+	}
 	if (perm_set && !o.out_trace)
 		return opt_error(&replay_cmd, "--trace-mode and --trace-group need --trace T2");
 	if (o.out_trace) {
@@ -518,10 +523,13 @@ int cmd_replay(int argc, char **argv)
 	pl = iotap_replay_plan(r);
 	say_damage(o.trace, pl);
 	if (!quiet) {
-		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " ops of %" PRIu64 " threads, "
-			"%.1f s captured; initial state %" PRIu64 " directories, %" PRIu64
-			" files (%.1f MB), %" PRIu64 " symlinks\n", o.trace, pl->ops, pl->threads,
-			pl->capture_s, pl->dirs, pl->files, pl->state_bytes / 1e6, pl->symlinks);
+		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " op%s of %" PRIu64 " thread%s, "
+			"%.1f s captured; initial state %" PRIu64 " director%s, %" PRIu64
+			" file%s (%.1f MB), %" PRIu64 " symlink%s\n", o.trace, pl->ops,
+			pl->ops == 1 ? "" : "s", pl->threads, pl->threads == 1 ? "" : "s",
+			pl->capture_s, pl->dirs, pl->dirs == 1 ? "y" : "ies", pl->files,
+			pl->files == 1 ? "" : "s", pl->state_bytes / 1e6, pl->symlinks,
+			pl->symlinks == 1 ? "" : "s");
 		if (pl->placeholders)
 			fprintf(stderr, "iotap replay: %" PRIu64 " of the files are empty "
 				"placeholders for directory entries the trace lists but never "

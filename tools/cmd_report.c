@@ -13,6 +13,7 @@
  * MB = 10^6 bytes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 
 #include "cmds.h"
 #include "iotap_analysis.h"
+#include "iotap_base.h"
 #include "opt.h"
 #include "traceio.h"
 
@@ -240,6 +242,14 @@ int cmd_report(int argc, char **argv)
 	}
 	have_rep = 1;
 	warn_damage(argv[optind], &rep.rs);
+	if (!rep.ops_ord && !rep.rs.has_end && iotap_live_held(AT_FDCWD, argv[optind]) > 0) {
+		/* not "0 ops": the ops are there, only not on disk yet */
+		die_msg("'%s' holds no operation yet: report it once it is closed (iotap umount, "
+			"or iotap trace MOUNTPOINT rotate/stop), or a few seconds into the capture",
+			argv[optind]);
+		ret = 1;
+		goto out_rep;
+	}
 	if (from && plan.total_ops != rep.ops_ord) {
 		double diff = (double)rep.ops_ord - (double)plan.total_ops;
 

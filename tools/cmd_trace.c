@@ -12,9 +12,11 @@
  *
  * Everything that can be checked here is, before anything is sent, so
  * the user gets a message that names the problem: the path is an iotap
- * mount, FILE's directory exists, FILE does not (without --force), and
- * FILE is not inside the mounted tree (the daemon would write into its
- * own mount). The daemon checks again and refuses with an errno.
+ * mount, FILE's directory exists, FILE does not (without --force), FILE
+ * is not the trace being written, by this mount or any other (not even
+ * with --force), and FILE is not inside the mounted tree (the daemon
+ * would write into its own mount). The daemon checks again and refuses
+ * with an errno.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -59,11 +61,12 @@ static const struct opt_cmd trace_cmd = {
 	.opts = trace_opts,
 	.footer =
 		"examples:\n"
-		"  iotap mount /srv/pgdata /srv/pgdata\n"
+		"  iotap mount /srv/pgdata /srv/pgdata --log /var/tmp/pg.log\n"
 		"  iotap trace /srv/pgdata start /var/tmp/pg.iotap\n"
 		"  iotap trace /srv/pgdata rotate\n"
 		"  iotap trace /srv/pgdata stop\n"
-		"  iotap mount /srv/pgdata /srv/pgdata --ring 256M; iotap trace /srv/pgdata save /var/tmp/3am.iotap",
+		"  iotap mount /srv/pgdata /srv/pgdata --ring 256M --log /var/tmp/pg.log\n"
+		"  iotap trace /srv/pgdata save /var/tmp/3am.iotap",
 };
 
 /* Is @mnt the root of a live iotap mount that lets us control it? Says why not. */
@@ -136,12 +139,27 @@ static char *check_file(const char *file, const char *mnt, const struct stat *ms
 		goto out;
 	}
 	if (lstat(out, &st) == 0) {
-		if (!force) {
+		struct out_rules rules = { .force = 1, .trace = 1 };
+		char cur[PATH_MAX];
+		struct stat cst, fst;
+		ssize_t n = getxattr(mnt, IOTAP_FS_XATTR_TRACE, cur, sizeof(cur) - 1);
+
+		cur[n > 0 ? n : 0] = '\0';
+		if (*cur && !stat(cur, &cst) && !stat(out, &fst) && cst.st_dev == fst.st_dev &&
+		    cst.st_ino == fst.st_ino) {
+			die_msg("'%s' is the trace '%s' is writing now; a rotation goes on in "
+				"another file", file, mnt);
+			free(out);
+			out = NULL;
+		} else if (!force) {
 			die_msg("trace '%s' exists; use --force to overwrite", file);
 			free(out);
 			out = NULL;
 		} else if (!S_ISREG(st.st_mode)) {
 			die_msg("'%s' is not a regular file; not overwriting it", file);
+			free(out);
+			out = NULL;
+		} else if (out_check(out, &rules) < 0) {	/* another mount's live trace */
 			free(out);
 			out = NULL;
 		}
@@ -164,6 +182,10 @@ static void say_errno(const char *what, const char *mnt, const char *file, int e
 		break;
 	case EEXIST:
 		die_msg("trace '%s' exists; use --force to overwrite", file);
+		break;
+	case ETXTBSY:
+		die_msg("'%s' is a live trace, being written by this or another mount or a run; "
+			"it is never replaced, not even with --force", file);
 		break;
 	case EALREADY:
 		die_msg("'%s' keeps a flight recorder (--ring): 'iotap trace %s save FILE' writes "

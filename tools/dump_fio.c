@@ -373,8 +373,9 @@ void fio_iolog_summary(FILE *f, const char *path, struct fio_iolog *c)
 		" syncs, %" PRIu64 " opens, %" PRIu64 " closes\n", path, s->lines, s->files,
 		s->reads, s->read_bytes, s->writes, s->write_bytes, s->syncs, s->opens, s->closes);
 	if (s->mkdirs) {
-		fprintf(f, "iotap dump: the capture made %" PRIu64 " directories, which fio cannot: "
-			"make them before the replay:", s->mkdirs);
+		fprintf(f, "iotap dump: the capture made %" PRIu64 " director%s, which fio cannot: "
+			"make %s before the replay:", s->mkdirs, s->mkdirs == 1 ? "y" : "ies",
+			s->mkdirs == 1 ? "it" : "them");
 		for (i = 0; i < s->mkdirs && i < FIO_MKDIR_SHOW; i++) {
 			char *p = NULL;
 

@@ -17,13 +17,17 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
+#include "iotap_fs.h"
 #include "iotap_trace.h"
 #include "opt.h"
 #include "traceio.h"
@@ -338,6 +342,45 @@ static int is_trace(int fd)
 }
 
 /*
+ * @path (open as @fd) is a live trace (iotap_live_held_fd()): say whose.
+ * A capture's header names its mount point; the mount is asked which
+ * trace it writes and its daemon's pid, so the message names the mount
+ * only when the mount says the file is its trace.
+ */
+static void say_live(const char *path, int fd, const struct stat *st)
+{
+	const struct iotap_trace_header *h;
+	struct iotap_trace_reader *r;
+	char cur[PATH_MAX], pid[32];
+	struct stat cst;
+	ssize_t n;
+
+	if (fd < 0 || iotap_trace_reader_open_fd(&r, fd, 0)) {
+		die_msg("'%s' is a trace being written now; it is never replaced, not even "
+			"with --force", path);
+		return;
+	}
+	h = iotap_trace_reader_header(r);
+	if (h->source == IOTAP_SOURCE_CAPTURE && h->mountpoint && *h->mountpoint) {
+		n = getxattr(h->mountpoint, IOTAP_FS_XATTR_TRACE, cur, sizeof(cur) - 1);
+		cur[n > 0 ? n : 0] = '\0';
+		n = n > 0 && !stat(cur, &cst) && cst.st_dev == st->st_dev &&
+		    cst.st_ino == st->st_ino ?
+			getxattr(h->mountpoint, IOTAP_FS_XATTR_PID, pid, sizeof(pid) - 1) : -1;
+		pid[n > 0 ? n : 0] = '\0';
+		die_msg("'%s' is the live trace of the mount at '%s'%s%s; it is never replaced, "
+			"not even with --force ('iotap trace %s rotate' or 'iotap umount %s' "
+			"closes it)", path, h->mountpoint, *pid ? ", pid " : "", pid,
+			h->mountpoint, h->mountpoint);
+	} else {
+		die_msg("'%s' is a trace being written now%s%s%s; it is never replaced, not even "
+			"with --force", path, h->cmdline ? " by '" : "",
+			h->cmdline ? h->cmdline : "", h->cmdline ? "'" : "");
+	}
+	iotap_trace_reader_close(r);
+}
+
+/*
  * Judge the existing file @path, open as @fd (-1 when it could not be
  * opened for reading: not taken for a trace). Return 1 (may be replaced),
  * or -errno after saying why not.
@@ -361,6 +404,10 @@ static int judge(const char *path, int fd, const struct stat *st, const struct o
 	}
 	if (!S_ISREG(st->st_mode))
 		return 1;
+	if (fd >= 0 && iotap_live_held_fd(fd) > 0) {
+		say_live(path, fd, st);
+		return -ETXTBSY;
+	}
 	if (fd >= 0 && is_trace(fd)) {
 		if (r->append) {
 			die_msg("cannot write '%s': it is an iotap trace, which is never "
@@ -467,7 +514,8 @@ FILE *out_open(const char *path, const struct out_rules *r)
 		}
 		return stdout;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+	/* 0600 as the trace: reports and pages name its files and callers */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST) {
 		/* judge what is there before truncating it */
 		fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);

@@ -155,6 +155,9 @@ int parse_duration_ns(const char *s, uint64_t *out);
  *   - the same file as one of the command's inputs (same st_dev and st_ino:
  *     also through a hard link or a symlink) is refused, even when forced;
  *   - a device, FIFO or socket is written to (nothing is replaced);
+ *   - a live trace, one a mount, run or replay is writing now
+ *     (iotap_live_held()), is refused, even when forced, naming the mount
+ *     (and its daemon's pid) or the command that writes it;
  *   - an iotap trace (IOTAP_TRACE_MAGIC) is replaced only by a trace, and
  *     only when forced: a report or a page never replaces one;
  *   - any other file is replaced only when forced.
@@ -186,7 +189,8 @@ int out_same(const char *a, const char *b);
 /*
  * The text output of report and compare: @path ("-o FILE", "--html FILE"),
  * or stdout when NULL. out_open() applies out_check()'s rules to the file
- * it actually opens (it creates with O_EXCL, or opens without truncating
+ * it actually opens (it creates with O_EXCL, mode 0600 as a trace's, or
+ * opens without truncating
  * and judges the open file before truncating it), so a file swapped in
  * since the check is not lost either; on stdout it refuses a redirection
  * into an input. It says why it cannot and returns NULL. out_close()

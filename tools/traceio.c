@@ -68,7 +68,13 @@ int warn_damage(const char *path, const struct iotap_trace_read_stats *st)
 			 st->bytes_skipped - st->tail_bytes, st->first_bad_offset);
 		any = 1;
 	}
-	if (st->tail_bytes) {
+	if (!st->has_end && iotap_live_held(AT_FDCWD, path) > 0) {
+		/* a writer holds it: no END yet, perhaps a chunk half written */
+		warn_msg("trace '%s' is still being written (records up to %.1f s so far, the "
+			 "last second or so not on disk yet)", path,
+			 st->records ? (st->t_last_ns - st->t_first_ns) / 1e9 : 0.0);
+		any = 1;
+	} else if (st->tail_bytes) {
 		warn_msg("trace '%s' ends in an incomplete chunk (%" PRIu64
 			 " bytes skipped): the writer was killed or the disk filled", path,
 			 st->tail_bytes);

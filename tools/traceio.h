@@ -23,7 +23,11 @@ int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader *
  */
 int trace_perm_set(const char *path, const struct iotap_trace_perm *perm);
 
-/* Print the damage a finished reader met, as warnings; returns 1 if any. */
+/*
+ * Print the damage a finished reader met, as warnings; returns 1 if any.
+ * A trace still being written (iotap_live_held()) is said to be that, not
+ * an unclosed or torn one.
+ */
 int warn_damage(const char *path, const struct iotap_trace_read_stats *st);
 
 /*

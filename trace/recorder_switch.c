@@ -187,7 +187,8 @@ void iotap_trace_recorder_emit(struct iotap_trace_recorder *r, const struct iota
  * begin after it. Blocks until done (one writer-thread wake-up).
  * Context: any thread but the writer's; switches are serialised.
  * Return: 0, or -errno of creating @path (-EEXIST without
- * IOTAP_TRACE_FORCE): the current file then goes on untouched.
+ * IOTAP_TRACE_FORCE; -ETXTBSY when @path is a live trace, the current file
+ * included): the current file then goes on untouched.
  */
 static int rcd_request(struct iotap_trace_recorder *r, int save, const char *path,
 		       const struct iotap_trace_header *hdr, unsigned int flags)

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iotap_base.h"
 #include "trace_i.h"
 
 /* A whole chunk kept in memory by a ring writer (flight recorder). */
@@ -214,6 +215,7 @@ static int wr_open(struct iotap_trace_writer **out, const char *path,
 {
 	struct iotap_trace_header def;
 	struct iotap_trace_writer *w;
+	struct stat st;
 	uint8_t *hbuf;
 	size_t hlen;
 	int ret, oflags;
@@ -248,14 +250,26 @@ static int wr_open(struct iotap_trace_writer **out, const char *path,
 		*out = w;
 		return 0;
 	}
+	/* forced: truncated only once we hold the live mark, never another writer's file */
 	oflags = O_WRONLY | O_CREAT | O_CLOEXEC;
-	oflags |= (flags & IOTAP_TRACE_FORCE) ? O_TRUNC : O_EXCL;
+	oflags |= (flags & IOTAP_TRACE_FORCE) ? 0 : O_EXCL;
 	w->fd = open(path, oflags, 0600);
 	if (w->fd < 0) {
 		ret = -errno;
 		goto err_free_hbuf;
 	}
-	ret = iotap_trace_perm_apply(w->fd, perm);
+	ret = iotap_live_lock(w->fd);
+	if (ret) {
+		close(w->fd);	/* another writer's live file: left as it is */
+		goto err_free_hbuf;
+	}
+	if (fstat(w->fd, &st) ||
+	    ((flags & IOTAP_TRACE_FORCE) && S_ISREG(st.st_mode) && ftruncate(w->fd, 0))) {
+		ret = -errno;
+		goto err_close_fd;
+	}
+	/* a device written to (/dev/null) keeps its owner and mode */
+	ret = S_ISREG(st.st_mode) ? iotap_trace_perm_apply(w->fd, perm) : 0;
 	if (ret)
 		goto err_close_fd;
 	ret = write_all(w->fd, hbuf, hlen);
@@ -289,8 +303,11 @@ err_free_writer:
  * @flags: IOTAP_TRACE_FORCE
  *
  * Context: any thread; the writer is then used by one thread at a time.
- * Return: 0, -EINVAL, -ENOMEM, or -errno from open(2)/write(2). A file
- * created here whose header could not be written is removed again.
+ * The file holds the live mark (iotap_live_lock()) until the writer closes.
+ * Return: 0, -EINVAL, -ENOMEM, -ETXTBSY (@path is another writer's live
+ * file: left untouched, even with IOTAP_TRACE_FORCE), or -errno from
+ * open(2)/write(2). A file created here whose header could not be written
+ * is removed again.
  */
 int iotap_trace_writer_open(struct iotap_trace_writer **out, const char *path,
 			    const struct iotap_trace_header *hdr, unsigned int flags)

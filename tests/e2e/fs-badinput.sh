@@ -7,7 +7,8 @@
 # a read-only fs or in a missing directory, a mount point already mounted
 # (by iotap, or by anything when it is not the backing dir), unknown -o
 # options, a mount point inside the backing dir (the daemon would walk into
-# its own mount), no arguments. Both in the foreground and daemonized (the error
+# its own mount), no arguments, no --log in the background without a trace
+# file. Both in the foreground and daemonized (the error
 # travels from the daemon child to the parent).
 # TIMEOUT: 60
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,17 @@ for fg in -f ""; do
 		"$IOTAP" mount "$BACKING" "$BACKING/inner" $fg
 done
 [ -s $T/exists.iotap ] && fail "an existing trace was touched without --force"
+# in the background without a trace file there is no TRACE.log: --log is
+# needed (stderr is /dev/null there: saves, refusals, losses would vanish)
+_mounts="$_mounts $MNT"	# unmounted at exit should one be made
+expect_bad 1 "^iotap: cannot mount '$MNT': a mount without --trace FILE .* give --log FILE" \
+	"$IOTAP" mount "$BACKING" "$MNT"
+expect_bad 1 "^iotap: cannot mount '$MNT': a mount without --trace FILE .* give --log FILE" \
+	"$IOTAP" mount "$BACKING" "$MNT" --ring 1M
+check "untraced mount with --log" "$IOTAP" mount "$BACKING" "$MNT" --log $T/untraced.log
+check "umount" "$IOTAP" umount "$MNT"
+grep -q "INFO: mounted '$BACKING' on '$MNT'.*trace none" $T/untraced.log ||
+	{ cat $T/untraced.log; fail "the untraced mount's log"; }
 [ -e $T/a.iotap ] && fail "a trace was created for a refused mount"
 
 "$IOTAP" mount > $T/out 2> $T/err

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # replay-errors: bad input to iotap replay, each with a clear message and
 # the right exit status (1 runtime, 2 usage):
-#   a missing trace, a file that is not a trace, a missing target;
+#   a missing trace (named before a missing target), a file that is not a
+#   trace, a missing target;
 #   a target that does not hold the initial state (what is missing listed;
 #   --check says so too; --force replays anyway and counts the failures);
 #   a damaged trace (cut short): said, and what is left is replayed;
@@ -32,6 +33,12 @@ echo new > "$MNT/d/new"
 iotap_umount "$MNT"
 
 runs 1 "cannot" "$IOTAP" replay "$T/nonexistent.iotap" "$T"
+# the missing trace is named first, not the directory not there yet (issue 27, item 17)
+runs 1 "cannot read trace '$T/nonexistent.iotap': No such file" \
+	"$IOTAP" replay "$T/nonexistent.iotap" "$T/newdir"
+runs 1 "cannot read trace '$T/nonexistent.iotap': No such file" \
+	"$IOTAP" replay "$T/nonexistent.iotap" "$T/newdir" --prepare
+[ -e "$T/newdir" ] && fail "a replay of no trace made its directory"
 echo "not a trace" > "$T/junk.iotap"
 runs 1 "not an iotap trace" "$IOTAP" replay "$T/junk.iotap" "$T"
 runs 1 "No such file" "$IOTAP" replay "$TR" "$T/nonexistent-dir"

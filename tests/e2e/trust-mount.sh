@@ -28,8 +28,10 @@ for fg in -f ""; do
 	left=$(ls -A $T/tr | grep -v '^old.iotap$' | grep -v '^old.iotap.log$')
 	[ -z "$left" ] || fail "a refused mount${fg:+ ($fg)} left: $left"
 	mountpoint -q "$MNT" && fail "the refused mount is mounted"
-	# without --trace: the same error, nothing else
-	expect 1 "cannot mount" "$IOTAP" mount "$BACKING" "$MNT" -o blksize=4096 $fg
+	# without --trace: the same error, nothing else (in the background an
+	# untraced mount needs --log)
+	expect 1 "cannot mount" "$IOTAP" mount "$BACKING" "$MNT" -o blksize=4096 \
+		${fg:---log $T/untraced.log}
 	grep -qi "trace" $T/err && { cat $T/err; fail "a mount without --trace talks of a trace"; }
 done
 

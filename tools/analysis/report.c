@@ -147,7 +147,8 @@ const char *report_file_name(const struct report *rep, uint64_t file, char *buf,
 			break;
 	}
 	if (!n) {
-		snprintf(buf, len, "#%" PRIu64, file);
+		/* file 0: ops on a name that had no file (a failed lookup or create) */
+		snprintf(buf, len, file ? "#%" PRIu64 : "(names not found)", file);
 		return buf;
 	}
 	buf[0] = '\0';

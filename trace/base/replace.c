@@ -47,5 +47,8 @@ int iotap_replace_tmp(const char *path, char **tmp)
 
 int iotap_replace_commit(const char *tmp, const char *path)
 {
+	/* another writer's live file is never renamed over (live.c) */
+	if (iotap_live_held(AT_FDCWD, path) > 0)
+		return -ETXTBSY;
 	return rename(tmp, path) ? -errno : 0;
 }

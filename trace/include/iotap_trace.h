@@ -422,7 +422,10 @@ struct iotap_trace_writer;
  * iotap_trace_writer_open - create a trace file and write its header
  * @out:   the new writer
  * @path:  file to create; refused with -EEXIST if it exists and
- *         IOTAP_TRACE_FORCE is not in @flags
+ *         IOTAP_TRACE_FORCE is not in @flags, and with -ETXTBSY, even
+ *         forced, if it is another writer's live trace (iotap_live_held():
+ *         every writer marks its file until it closes; the file is left
+ *         as it was)
  * @hdr:   header to write (copied)
  * @flags: IOTAP_TRACE_FORCE
  *

@@ -17,6 +17,8 @@
  *   argv    iotap_argv_join(): a command line as one string
  *   replace iotap_replace_tmp()/_commit(): write a file's successor under a
  *           sibling name, rename it over the file at the end (--force)
+ *   live    iotap_live_lock()/_held(): a file being written, which nothing
+ *           replaces (live.c)
  *   bonnie  struct iotap_bonnie_csv: bonnie++'s one-line CSV (bonnie.c), for
  *           both `iotap run bonnie` (workload/) and the report (tools/)
  *   fmt     iotap_fmt_u64() and friends: numbers to text without printf (fmt.c)
@@ -562,8 +564,36 @@ char *iotap_argv_join(const char *first, int argc, char *const *argv);
  */
 int iotap_replace_tmp(const char *path, char **tmp);
 
-/* rename(2) @tmp over @path. Return: 0 or -errno. */
+/*
+ * rename(2) @tmp over @path, unless @path is being written (iotap_live_held()).
+ * Return: 0, -ETXTBSY (@path is live: both files are left as they are) or -errno.
+ */
 int iotap_replace_commit(const char *tmp, const char *path);
+
+/* --- live ------------------------------------------------------------------- */
+
+/*
+ * iotap_live_lock - mark the open file @fd as being written, for its life
+ * @fd: open for writing; the mark goes when the last descriptor of this
+ *      open file description closes (or the process ends)
+ *
+ * Every trace writer calls it on its file before writing anything; an
+ * open that would truncate an existing file calls it first and truncates
+ * only after (live.c says why an OFD lock).
+ * Return: 0 (marked, or the file system has no locks), or -ETXTBSY when
+ * another open of the file holds the mark: it is some writer's live file.
+ */
+int iotap_live_lock(int fd);
+
+/*
+ * iotap_live_held - is the file at @path (relative to @dirfd, or AT_FDCWD)
+ * being written, marked by an iotap_live_lock() of another open file
+ * description? _fd: the same for an open file, any access mode.
+ * Return: 1 when it is, 0 when it is not, is no regular file, does not
+ * exist or cannot be opened to ask.
+ */
+int iotap_live_held(int dirfd, const char *path);
+int iotap_live_held_fd(int fd);
 
 /* --- bonnie ----------------------------------------------------------------- */
 
