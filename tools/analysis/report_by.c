@@ -221,7 +221,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		}
 		if (by == BY_FILE && !row->path) {
 			row->file = rp->file;
-			row->path = strdup(tp.key && tp.path ? tp.path : "(no file id)");
+			row->path = strdup(tp.key && tp.path ? tp.path : "(names not found)");
 			if (!row->path) {
 				ret = -ENOMEM;
 				break;
