@@ -5,12 +5,13 @@
 #
 #   tests/bench/uring-counts.sh [--rounds N] [--runtime S] [--jobs "1 4"]
 #                               [--rw "read write"] [--iotap BIN]
-#                               [--baseline BIN] [--hp BIN]
+#                               [--baseline BIN] [--hp BIN] [--dev]
 #
 # A 256 MiB file on a tmpfs backing directory; for each round, each mount
 # -- iotap over io_uring traced (this build, and with --baseline an older
 # binary), passthrough_hp --nopassthrough --direct-io -o io_uring (--hp, or
-# $PASSTHROUGH_HP: libfuse's own source built outside the tree) -- and each
+# $PASSTHROUGH_HP: libfuse's own source built outside the tree), with --dev
+# also this iotap over /dev/fuse (traced) -- and each
 # job count, interleaved: fio psync 8 KiB random reads or writes (no
 # fsync), or with --rw sync writes each followed by fdatasync, for
 # --runtime s (default 5). Per request (fio's I/O count; per write+fdatasync
@@ -20,12 +21,12 @@
 # where perf can record sched:sched_wakeup, the wake-ups of daemon threads
 # and of fio, split into those on the waker's own CPU and those on another
 # one (a cross-CPU wake-up: an IPI, on a VM the wake of a halted vCPU).
-# These counts do not depend on a neighbour's load as throughput does, and
-# show on 2 CPUs what throughput shows only on many (issue 24). The fuse
-# module's enable_uring is turned on for the run and put back on exit.
+# These counts move far less with a neighbour's load than throughput does
+# (issue 24: the 2-core VMs are shared). The fuse module's enable_uring is
+# turned on for the run and put back on exit.
 # A benchmark, not a test (BENCHMARKS.md).
 set -u
-ROUNDS=2 RUNTIME=5 JOBS="1 4" RW="read write" BASELINE="" HP=${PASSTHROUGH_HP:-}
+ROUNDS=2 RUNTIME=5 JOBS="1 4" RW="read write" BASELINE="" HP=${PASSTHROUGH_HP:-} DEV=0
 IOTAP=$(cd "$(dirname "$0")/../.." && pwd)/build/tools/iotap
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,7 +37,8 @@ while [ $# -gt 0 ]; do
 	--iotap) IOTAP=$2; shift 2 ;;
 	--baseline) BASELINE=$2; shift 2 ;;
 	--hp) HP=$2; shift 2 ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--dev) DEV=1; shift ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "uring-counts: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -49,6 +51,7 @@ done
 [ -x "$IOTAP" ] || { echo "uring-counts: no iotap binary at $IOTAP" >&2; exit 1; }
 CFGS="iotap"
 [ -n "$BASELINE" ] && CFGS+=" baseline"
+[ $DEV -eq 1 ] && CFGS+=" dev"
 if [ -n "$HP" ] && [ -x "$HP" ]; then
 	CFGS+=" hp"
 else
@@ -75,6 +78,7 @@ start() {	# start CFG: mounts $W/mnt, sets DPID
 	local -a cmd
 	case $1 in
 	iotap) cmd=("$IOTAP" mount "$W/back" "$W/mnt" -f --transport uring --trace "$W/t.iotap" --force) ;;
+	dev) cmd=("$IOTAP" mount "$W/back" "$W/mnt" -f --transport dev --trace "$W/t.iotap" --force) ;;
 	baseline) cmd=("$BASELINE" mount "$W/back" "$W/mnt" -f --transport uring --trace "$W/t.iotap" --force) ;;
 	hp) cmd=("$HP" --foreground --nopassthrough --direct-io -o io_uring "$W/back" "$W/mnt") ;;
 	esac
