@@ -20,6 +20,9 @@
 #                iotap-uring-trace-nospin  the same with -o uring_spin=0 (a
 #                              ring thread sleeps at once between requests)
 #                ptll          passthrough_ll -o source=B,cache=never
+#                hp-dev        passthrough_hp --nopassthrough --direct-io B M
+#                hp-uring      the same with -o io_uring (libfuse's own FUSE over
+#                              io_uring: one ring thread per CPU, no spin)
 #   (the uring configs need the fuse module's enable_uring: the script
 #   turns it on for the run and puts the old value back on exit; where the
 #   kernel has no such parameter they are left out)
@@ -31,6 +34,10 @@
 #                                   xattr,allow_other,default_permissions
 # passthrough_ll is compiled at run time from libfuse3-dev's example source
 # into a temp dir that is removed on exit (it is never part of the tree).
+# passthrough_hp needs libfuse 3.18 or later with io_uring, which distributions
+# do not ship yet: build libfuse's own source outside the tree (meson, with
+# -Denable-io-uring=true) and give its example/passthrough_hp in
+# $PASSTHROUGH_HP (or --hp PATH); without it the hp configs are left out.
 #
 # Jobs (fio, psync engine, buffered I/O, JSON output parsed with python3):
 #   seqwrite   sequential write 1 MiB, --size, end_fsync=1        MB/s
@@ -39,6 +46,10 @@
 #   randwrite  random write 8 KiB, fdatasync=1, time-based        IOPS
 #   randread4  random read 8 KiB, 4 jobs, group_reporting          IOPS
 #   randwrite4 random write 8 KiB, 4 jobs, group_reporting (no fsync) IOPS
+#   rread      random read 8 KiB, N jobs for each N of --threads    IOPS
+#   rwrite     random write 8 KiB (no fsync), N jobs for each N     IOPS
+#              (the thread axis: jobs rread-tN and rwrite-tN; not in the
+#              default job list, --jobs rread,rwrite)
 #   fsyncmix   randread4 while a fifth job writes 1 MiB + fsync each:
 #              the randread IOPS, i.e. whether a slow fsync holding a
 #              request slot caps the other jobs' queue depth      IOPS
@@ -92,8 +103,11 @@ REPORT_DIR=""
 IOTAP=${IOTAP:-}
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin ptll iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
-ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
+HP=${PASSTHROUGH_HP:-}
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
+ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta rread rwrite"
+DEFAULT_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
+THREADS="1 2 4"    # rread/rwrite thread counts
 CONFIGS=""
 JOBS=""
 
@@ -121,7 +135,10 @@ usage: $0 [options]
   --configs LIST    comma-separated subset of: ${ALL_CONFIGS// /,}
                     (raw is always added: every ratio is against it)
   --jobs LIST       comma-separated subset of: ${ALL_JOBS// /,}
+  --threads LIST    comma-separated thread counts of rread and rwrite (${THREADS// /,})
   --iotap PATH      iotap binary (default \$IOTAP or build/tools/iotap)
+  --hp PATH         libfuse's passthrough_hp, built with io_uring (default
+                    \$PASSTHROUGH_HP; the hp configs are left out without it)
   --dir DIR         where the temporary backing dir goes ($BASE; not tmpfs)
   --out DIR         also keep the raw results (TSV, fio JSON, logs) in DIR
   --keep            keep the work directory (backing files, traces, logs)
@@ -166,6 +183,8 @@ parse_args() {
 		--configs) CONFIGS=${2//,/ }; shift ;;
 		--jobs) JOBS=${2//,/ }; shift ;;
 		--iotap) IOTAP=${2:?}; shift ;;
+		--hp) HP=${2:?}; shift ;;
+		--threads) THREADS=${2//,/ }; shift ;;
 		--dir) BASE=${2:?}; shift ;;
 		--out) OUT=${2:?}; shift ;;
 		--keep) KEEP=1 ;;
@@ -178,7 +197,7 @@ parse_args() {
 		shift
 	done
 	local n
-	for n in "$ROUNDS" "$RUNTIME" "$FILES" "$RSS_SHORT" "$RSS_LONG"; do
+	for n in "$ROUNDS" "$RUNTIME" "$FILES" "$RSS_SHORT" "$RSS_LONG" $THREADS; do
 		[[ $n =~ ^[1-9][0-9]*$ ]] || die "'$n' is not a positive integer"
 	done
 	local c j
@@ -188,7 +207,16 @@ parse_args() {
 	for j in $JOBS; do
 		[[ " $ALL_JOBS " == *" $j "* ]] || die "unknown job '$j'"
 	done
-	[ -n "$JOBS" ] || JOBS=$ALL_JOBS
+	[ -n "$JOBS" ] || JOBS=$DEFAULT_JOBS
+	# the thread axis: rread and rwrite once per thread count
+	local out="" t
+	for j in $JOBS; do
+		case $j in
+		rread|rwrite) for t in $THREADS; do out+=" $j-t$t"; done ;;
+		*) out+=" $j" ;;
+		esac
+	done
+	JOBS=$(squeeze "$out")
 	# raw first: it is the baseline every ratio divides by
 	[ -n "$CONFIGS" ] || CONFIGS=$ALL_CONFIGS
 	CONFIGS=$(squeeze "raw ${CONFIGS//raw/}")
@@ -213,12 +241,17 @@ check_env() {
 		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-uring-trace-nospin \
 			iotap-cache iotap-cache-trace iotap-uring-cache-trace
 	fi
+	if [[ " $CONFIGS " == *" hp-"* ]] && { [ -z "$HP" ] || [ ! -x "$HP" ]; }; then
+		note "no passthrough_hp (${HP:-set \$PASSTHROUGH_HP or --hp}): hp configs left out"
+		drop_configs hp-dev hp-uring
+	fi
 	# FUSE over io_uring: on for the run (restored by cleanup), where the kernel has it
-	if [[ " $CONFIGS " == *" iotap-uring"* ]]; then
+	if [[ " $CONFIGS " == *" iotap-uring"* || " $CONFIGS " == *" hp-uring "* ]]; then
 		local p=/sys/module/fuse/parameters/enable_uring
 		if [ ! -e $p ]; then
 			note "this kernel has no FUSE over io_uring ($p): uring configs left out"
-			drop_configs iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-cache-trace
+			drop_configs iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-cache-trace \
+				hp-uring
 		else
 			URING_OLD=$(cat $p)
 			echo Y >$p || die "cannot turn on $p"
@@ -343,6 +376,8 @@ mount_cfg() {
 	ptll)               cmd=("$PTLL" -f -o "source=$WORK/backing,cache=never" "$MNT") ;;
 	ptll-cache)         cmd=("$PTLL" -f -o "source=$WORK/backing,cache=always,writeback" "$MNT") ;;
 	ptll-cache-same)    cmd=("$PTLL" -f -o "source=$WORK/backing,cache=always,writeback,xattr,allow_other,default_permissions" "$MNT") ;;
+	hp-dev)             cmd=("$HP" --foreground --nopassthrough --direct-io "$WORK/backing" "$MNT") ;;
+	hp-uring)           cmd=("$HP" --foreground --nopassthrough --direct-io -o io_uring "$WORK/backing" "$MNT") ;;
 	esac
 	! is_mounted "$MNT" || die "$MNT is still mounted from an earlier run"
 	echo "+ ${cmd[*]}" >"$log"
@@ -460,7 +495,7 @@ job_prepare() {
 	case $1 in
 	seqwrite) rm -f "$WORK/backing/seqw.dat" ;;
 	# The backing file sits in the page cache for every config alike.
-	randread|randread4|fsyncmix) cat "$WORK/backing/rand.dat" >/dev/null
+	randread|randread4|fsyncmix|rread-t*) cat "$WORK/backing/rand.dat" >/dev/null
 		rm -f "$WORK/backing/fsync.dat" ;;
 	meta) rm -rf "$WORK/backing/meta" && mkdir "$WORK/backing/meta" ;;
 	esac
@@ -486,6 +521,10 @@ run_job() {
 	randwrite) a+=(--filename="$dir/randw.dat" --rw=randwrite "${rnd[@]}" --fdatasync=1) ;;
 	randwrite4) a+=(--filename="$dir/randw.dat" --rw=randwrite "${rnd[@]}" --numjobs=4
 			--group_reporting) ;;
+	rread-t*)  a+=(--filename="$dir/rand.dat" --rw=randread "${rnd[@]}" --numjobs="${job#rread-t}"
+		       --group_reporting) ;;
+	rwrite-t*) a+=(--filename="$dir/randw.dat" --rw=randwrite "${rnd[@]}" --numjobs="${job#rwrite-t}"
+		       --group_reporting) ;;
 	fsyncmix)
 		# jobs[0] is the randread group, the figure; the fsync writer is group 2
 		a+=(--filename="$dir/rand.dat" --rw=randread "${rnd[@]}" --numjobs=4
@@ -664,6 +703,11 @@ JOBS = {
     'fsyncmix': ('randread 8k 4 jobs + 1M fsync writer', 'IOPS'),
     'meta': ('create/stat/unlink', 'ops/s'),
 }
+for j in hdr.get('jobs', '').split():
+    if j.startswith(('rread-t', 'rwrite-t')):
+        n = j.split('-t')[1]
+        JOBS[j] = ('rand%s 8k, %s thread%s' % ('read' if j[1] == 'r' else 'write', n,
+                                             '' if n == '1' else 's'), 'IOPS')
 CFG = {
     'raw': 'backing directory, no FUSE',
     'iotap': 'iotap mount B M -f --transport dev',
@@ -679,13 +723,16 @@ CFG = {
     'iotap-uring-cache-trace': 'iotap mount B M -f --transport uring --cache --trace T',
     'ptll-cache': 'passthrough_ll -o source=B,cache=always,writeback',
     'ptll-cache-same': 'passthrough_ll -o source=B,cache=always,writeback,xattr,allow_other,default_permissions',
+    'hp-dev': 'passthrough_hp --nopassthrough --direct-io B M',
+    'hp-uring': 'passthrough_hp --nopassthrough --direct-io -o io_uring B M',
 }
 MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
-                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'ptll'],
+                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'ptll', 'hp-dev', 'hp-uring'],
           [('iotap', 'ptll', 0.97), ('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
            ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
-           ('iotap-uring-trace', 'ptll', 1.5), ('iotap-uring-trace', 'iotap-uring-trace-nospin', 0.97)]),
+           ('iotap-uring-trace', 'ptll', 1.5), ('iotap-uring-trace', 'iotap-uring-trace-nospin', 0.97),
+           ('iotap-trace', 'hp-dev', 1.0), ('iotap-uring-trace', 'hp-uring', 1.0)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'iotap-uring-cache-trace', 'ptll-cache',
                          'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
@@ -811,7 +858,8 @@ for mode, cfgs, targets in MODES:
 traced = [c for c in ['iotap-trace', 'iotap-uring-trace', 'iotap-cache-trace', 'iotap-uring-cache-trace']
           if c in configs]
 GROUPS = [('seq 1 MiB jobs', ['seqwrite', 'seqread']),
-          ('random 8 KiB jobs', ['randread', 'randread4', 'randwrite', 'randwrite4', 'fsyncmix']),
+          ('random 8 KiB jobs', ['randread', 'randread4', 'randwrite', 'randwrite4', 'fsyncmix'] +
+           [j for j in jobs if j.startswith(('rread-t', 'rwrite-t'))]),
           ('metadata loop', ['meta'])]
 if traced:
     title('Trace size per op (trace file bytes / OP records, all rounds)')
