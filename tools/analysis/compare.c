@@ -412,6 +412,150 @@ static void print_layouts(const struct compare *c, FILE *f)
 		fprintf(f, "storage: the same for every run\n");
 }
 
+/*
+ * What else a run is besides its storage, as a line of text: compare lists
+ * those that differ (after the storage), since a ratio between runs of
+ * other workloads, capture modes, tools or lengths measures those too.
+ */
+struct run_facet {
+	const char *label;
+	void (*get)(const struct report *rep, char *buf, size_t len);
+	/* NULL: the runs differ when the text does */
+	int (*differs)(const struct report *a, const struct report *b);
+};
+
+static void facet_made(const struct report *rep, char *buf, size_t len)
+{
+	const struct iotap_trace_header *h = &rep->hdr;
+
+	snprintf(buf, len, "%s%s%s%s", iotap_trace_source_name(h->source),
+		 h->capture_mode ? " (" : "",
+		 h->capture_mode ? iotap_trace_mode_name(h->capture_mode) : "",
+		 h->capture_mode ? ")" : "");
+}
+
+static void facet_str(char *buf, size_t len, const char *s)
+{
+	snprintf(buf, len, "%s", s && *s ? s : "-");
+}
+
+/*
+ * The workload's command line less what names files or only changes
+ * what is printed (paths, --trace FILE, --force, -q): what it did.
+ */
+static void facet_workload(const struct report *rep, char *buf, size_t len)
+{
+	static const char *const drop[] = { "--force", "-q", "--quiet", "--no-progress" };
+	const char *s = rep->hdr.workload, *e;
+	size_t off = 0, n, i;
+	int skip_next = 0;
+
+	buf[0] = '\0';
+	for (; s && *s; s = e) {
+		int keep = 1;
+
+		while (*s == ' ')
+			s++;
+		e = strchr(s, ' ');
+		if (!e)
+			e = s + strlen(s);
+		n = (size_t)(e - s);
+		if (!n)
+			break;
+		if (skip_next || memchr(s, '/', n) || !strncmp(s, "--trace=", 8))
+			keep = 0;
+		skip_next = n == 7 && !strncmp(s, "--trace", 7);
+		keep &= !skip_next;
+		for (i = 0; keep && i < sizeof(drop) / sizeof(drop[0]); i++)
+			keep = !(strlen(drop[i]) == n && !strncmp(s, drop[i], n));
+		if (keep && off + n + 2 < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%.*s", off ? " " : "", (int)n, s);
+	}
+	if (!off)
+		snprintf(buf, len, "-");
+}
+
+static void facet_tool(const struct report *rep, char *buf, size_t len)
+{
+	char v[48];
+
+	snprintf(v, sizeof(v), "%s, format %u.%u", rep->hdr.tool ? rep->hdr.tool : "-",
+		 rep->hdr.version_major, rep->hdr.version_minor);
+	facet_str(buf, len, v);
+}
+
+static void facet_kernel(const struct report *rep, char *buf, size_t len)
+{
+	facet_str(buf, len, rep->hdr.kernel);
+}
+
+static void facet_mount_opts(const struct report *rep, char *buf, size_t len)
+{
+	facet_str(buf, len, rep->hdr.mount_opts);
+}
+
+static double run_secs(const struct report *rep)
+{
+	const struct pstats *t = &rep->total;
+
+	return t->t_end > t->t_begin ? (double)(t->t_end - t->t_begin) / 1e9 : 0;
+}
+
+static void facet_duration(const struct report *rep, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f s", run_secs(rep));
+}
+
+/* Lengths within 10% or half a second of each other are the same run's length. */
+static int duration_differs(const struct report *a, const struct report *b)
+{
+	double x = run_secs(a), y = run_secs(b);
+
+	return fabs(x - y) > 0.1 * (x > y ? x : y) && fabs(x - y) >= 0.5;
+}
+
+static const struct run_facet run_facets[] = {
+	{ "made by", facet_made, NULL },
+	{ "workload", facet_workload, NULL },
+	{ "tool", facet_tool, NULL },
+	{ "kernel", facet_kernel, NULL },
+	{ "mount options", facet_mount_opts, NULL },
+	{ "duration", facet_duration, duration_differs },
+};
+
+/* The facets in which the runs (each group's first trace) differ. */
+static void print_facets(const struct compare *c, FILE *f)
+{
+	char a[1024], b[1024];
+	unsigned int g, i, shown = 0;
+
+	for (i = 0; i < sizeof(run_facets) / sizeof(run_facets[0]); i++) {
+		const struct run_facet *x = &run_facets[i];
+		const struct report *r0 = &c->groups[0].reps[0];
+		int differs = 0;
+
+		x->get(r0, a, sizeof(a));
+		for (g = 1; g < c->ngroups && !differs; g++) {
+			const struct report *r = &c->groups[g].reps[0];
+
+			if (x->differs) {
+				differs = x->differs(r0, r);
+			} else {
+				x->get(r, b, sizeof(b));
+				differs = strcmp(a, b) != 0;
+			}
+		}
+		if (!differs)
+			continue;
+		if (!shown++)
+			fprintf(f, "runs differ besides storage (the ratios measure that too):\n");
+		for (g = 0; g < c->ngroups; g++) {
+			x->get(&c->groups[g].reps[0], b, sizeof(b));
+			fprintf(f, "  %-20.20s %s: %s\n", c->groups[g].label, x->label, b);
+		}
+	}
+}
+
 void compare_print_text(const struct compare *c, FILE *f)
 {
 	unsigned int k, g, m, n = compare_nmetrics();
@@ -430,6 +574,7 @@ void compare_print_text(const struct compare *c, FILE *f)
 		fprintf(f, "\n");
 	}
 	print_layouts(c, f);
+	print_facets(c, f);
 	fprintf(f, "MB = 10^6 bytes; latency in microseconds\n\n%-24s %-15s", "phase", "figure");
 	for (g = 0; g < c->ngroups; g++) {
 		snprintf(buf, sizeof(buf), "%s%s", c->groups[g].label, "");
