@@ -574,9 +574,15 @@ static void print_result(FILE *f, const struct pg_target *t)
 	const struct iotap_workload_pgsql_result *r = &t->res;
 	const struct iotap_workload_pgsql_io *io = &r->io_steady;
 	static const char *const pct[IOTAP_PGSQL_PCT] = { "50", "90", "95", "99", "99.9", "max" };
+	double span_s = r->warmup.elapsed_s + r->steady.elapsed_s;
 	char sb[48];
 	unsigned int i;
 
+	/* at the top, as bonnie's: what follows is not the whole -T */
+	if (r->partial)
+		fprintf(f, "*** partial results: interrupted during '%s' after %.1f s of %.0f s ***\n",
+			r->steady.ran ? "steady" : r->warmup.ran ? "warmup" : "init", span_s,
+			(double)o->duration_ns / 1e9);
 	fprintf(f, "iotap run pgsql: PostgreSQL %s model, data directory '%s', WAL in '%s%s'\n",
 		iotap_workload_pgsql_era_name(o->era), t->path, t->wal_dir ? t->wal_dir : t->path,
 		t->wal_dir ? "" : o->era >= IOTAP_PGSQL_15 ? "/pg_wal" : "/pg_xlog");
@@ -597,8 +603,13 @@ static void print_result(FILE *f, const struct pg_target *t)
 	fprintf(f, "transaction type: <builtin: TPC-B (sort of)>\n");
 	fprintf(f, "scaling factor: %u\nquery mode: simple\nnumber of clients: %u\n"
 		"number of threads: %u\n", o->scale, o->clients, o->clients);
-	fprintf(f, "duration: %.0f s (warm-up %.0f s)\n", (double)o->duration_ns / 1e9,
-		(double)o->warmup_ns / 1e9);
+	/* an interrupted run: the time it ran, not the -T it was given */
+	if (r->partial)
+		fprintf(f, "duration: %.1f s of %.0f s (warm-up %.1f s)\n", span_s,
+			(double)o->duration_ns / 1e9, r->warmup.elapsed_s);
+	else
+		fprintf(f, "duration: %.0f s (warm-up %.0f s)\n", (double)o->duration_ns / 1e9,
+			(double)o->warmup_ns / 1e9);
 	fprintf(f, "number of transactions actually processed: %" PRIu64 "\n", r->txns_all);
 	fprintf(f, "latency average = %.3f ms\nlatency stddev = %.3f ms\n", r->lat_avg_ms,
 		r->lat_stddev_ms);
@@ -636,8 +647,6 @@ static void print_result(FILE *f, const struct pg_target *t)
 		print_ckpt(f, o, &r->ckpt[i]);
 	fprintf(f, "model CPU per transaction (steady, all roles): %.1f us user, %.1f us system\n",
 		r->cpu_user_us_per_txn, r->cpu_sys_us_per_txn);
-	if (r->partial)
-		fprintf(f, "*** partial results: interrupted ***\n");
 }
 
 static int finish(struct pg_cli *cli)
