@@ -20,8 +20,8 @@ mkdir -p $P/d1 $P/w1 $P/d2 $P/w2 $T/dd
 
 # two small pgsql runs (data and WAL apart), a checkpoint in each
 for i in 1 2; do
-	"$IOTAP" run pgsql $P/d$i --wal-dir $P/w$i -s 1 -c 2 -T 4 --warmup 1 \
-		--checkpoint-timeout 2s --completion-target 0.5 -q --trace $T/pg$i.iotap \
+	"$IOTAP" run pgsql $P/d$i --wal-dir $P/w$i -s 1 -c 2 -T 5 --warmup 3 \
+		--max-wal-size 32MB --completion-target 0.5 -q --trace $T/pg$i.iotap \
 		> $T/pg$i.txt 2> $T/pg$i.err ||
 		{ cat $T/pg$i.err; fail "run pgsql $i"; }
 	"$IOTAP" report $T/pg$i.iotap > $T/pg$i.rep || fail "report pg$i"
@@ -89,7 +89,11 @@ for i in (1, 2):
     for w, g in zip(runck, repck):
         check(f"pg{i} ckpt {g['seq']} buffers", g["buffers"], int(w[0]))
         check(f"pg{i} ckpt {g['seq']} files", g["sync_files"], int(w[3]))
-        check(f"pg{i} ckpt {g['seq']} write_s", g["write_s"], float(w[1]), 0.0021)
+        # a checkpoint by WAL (PostgreSQL's 30 s minimum checkpoint_timeout
+        # leaves no other in 5 s): its write part's markers land up to ~10 ms
+        # inside the run's clock until the trace carries the run's own times
+        # (issue 27 item 8); then 0.0021 again
+        check(f"pg{i} ckpt {g['seq']} write_s", g["write_s"], float(w[1]), 0.015)
         check(f"pg{i} ckpt {g['seq']} sync_s", g["sync_s"], float(w[2]), 0.0021)
         check(f"pg{i} ckpt {g['seq']} longest", g["longest_sync_s"], float(w[4]), 0.0011)
         check(f"pg{i} ckpt {g['seq']} average", g["average_sync_s"], float(w[5]), 0.0011)
