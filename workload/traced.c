@@ -389,8 +389,13 @@ int wl_open_root(struct iotap_workload_ctx *c, const char *path, int *fd, uint64
 	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*fd < 0)
 		return wl_fail(c, -errno, "open directory '%s'", path);
-	if (fstat(*fd, &st))
-		return wl_fail(c, -errno, "stat '%s'", path);
+	if (fstat(*fd, &st)) {
+		int err = -errno;
+
+		close(*fd);
+		*fd = -1;
+		return wl_fail(c, err, "stat '%s'", path);
+	}
 	*ino = st.st_ino;
 	/* as ctx.c binds the target: the path as given, under no parent */
 	if (c->rec)
