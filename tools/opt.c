@@ -133,6 +133,29 @@ again:
 		if (d->cb(cmd, d, optarg))
 			return -1;
 		break;
+	case OPT_T_SIZE:
+	case OPT_T_DURATION:
+		if ((d->type == OPT_T_SIZE ? iotap_size_parse(optarg, 1, &v) :
+		     parse_duration_ns(optarg, &v)) || v < d->defval || v > d->max ||
+		    (d->step && v % d->step)) {
+			opt_error(cmd, d->err, optarg);
+			return -1;
+		}
+		*(uint64_t *)d->value = v;
+		break;
+	case OPT_T_DOUBLE: {
+		char *end;
+		double x;
+
+		errno = 0;
+		x = strtod(optarg, &end);
+		if (errno || end == optarg || *end || !(x >= d->dmin && x <= d->dmax)) {
+			opt_error(cmd, d->err, optarg);
+			return -1;
+		}
+		*(double *)d->value = x;
+		break;
+	}
 	}
 	goto again;
 }

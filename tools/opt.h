@@ -27,6 +27,10 @@ enum opt_type {
 	OPT_T_STRING,		/* const char **value = arg */
 	OPT_T_UINT,		/* unsigned int *value: min..max, else opt_error(err, arg) */
 	OPT_T_CALLBACK,		/* cb(cmd, desc, arg): 0, or 2 after the usage error */
+	OPT_T_SIZE,		/* uint64_t *value: bytes (iotap_size_parse), min..max, a
+				   multiple of step (0: any) */
+	OPT_T_DURATION,		/* uint64_t *value: ns (parse_duration_ns), min..max */
+	OPT_T_DOUBLE,		/* double *value: dmin..dmax */
 };
 
 struct opt_cmd;
@@ -41,10 +45,12 @@ struct opt_desc {
 	int hidden;			/* not shown in --help */
 	enum opt_type type;		/* what it does with its value (above) */
 	void *value;			/* the field it is bound to */
-	uint64_t defval;		/* OPT_T_BIT: the bit; OPT_T_UINT: the minimum */
-	uint64_t max;			/* OPT_T_UINT: the maximum */
+	uint64_t defval;		/* OPT_T_BIT: the bit; UINT, SIZE, DURATION: the minimum */
+	uint64_t max;			/* OPT_T_UINT, SIZE, DURATION: the maximum */
+	uint64_t step;			/* OPT_T_SIZE: the value is a multiple of it (0: any) */
+	double dmin, dmax;		/* OPT_T_DOUBLE: the range */
 	const char *err;		/* message of a bad value ("%s": the value), for
-					   OPT_T_UINT and the callbacks that take one */
+					   the typed values and the callbacks that take one */
 	opt_cb cb;			/* OPT_T_CALLBACK */
 };
 
@@ -60,6 +66,16 @@ struct opt_desc {
 #define OPT_UINT(s, l, v, a, h, lo, hi, e) \
 	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_UINT, \
 	  .value = (v), .defval = (lo), .max = (hi), .err = (e) }
+/* The range, bounds included, is table data; @e says it to the user. */
+#define OPT_SIZE(s, l, v, a, h, lo, hi, st, e) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_SIZE, \
+	  .value = (v), .defval = (lo), .max = (hi), .step = (st), .err = (e) }
+#define OPT_DURATION(s, l, v, a, h, lo, hi, e) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_DURATION, \
+	  .value = (v), .defval = (lo), .max = (hi), .err = (e) }
+#define OPT_DOUBLE(s, l, v, a, h, lo, hi, e) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_DOUBLE, \
+	  .value = (v), .dmin = (lo), .dmax = (hi), .err = (e) }
 #define OPT_CALLBACK(s, l, v, a, h, f) \
 	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_CALLBACK, \
 	  .value = (v), .cb = (f) }

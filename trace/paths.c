@@ -20,9 +20,12 @@
  * (the old name).
  *
  * Paths are relative to the trace's root ("." for the root itself; the
- * root's NAME, parent 0, carries the backing path, left out; a NAME of
- * parent 0 with a relative name -- synthetic traces, a workload's relative
- * target -- is a top-level name as it is); a component whose id
+ * root's NAME, the first of parent 0, carries the backing path, left out;
+ * a later NAME of parent 0 by an absolute path -- a second directory a
+ * workload uses, pgsql's --wal-dir -- keeps that path, and so its files'
+ * paths start with it; a NAME of parent 0 with a relative name --
+ * synthetic traces, a workload's relative target -- is a top-level name
+ * as it is); a component whose id
  * has no binding shows as "#ID". An op with no file id of its own but an
  * entry name (a failed lookup or create, an unlink of a file with several
  * links) gets its parent's path and that name.
@@ -76,6 +79,7 @@ struct iotap_trace_paths {
 	struct iotap_map binds;		/* file id -> struct bind */
 	uint64_t epoch;			/* bumped when an existing binding changes */
 	uint64_t next_key;
+	uint64_t root;			/* the trace's root: the first NAME of parent 0 by a path */
 	bool missing;			/* a path was built with an unbound component */
 	struct pslot *q;		/* ring of queued records */
 	unsigned int qcap, head, n;
@@ -161,6 +165,8 @@ static int apply_name(struct iotap_trace_paths *p, const struct iotap_trace_rec 
 	b->name = s;
 	b->parent = r->file2;
 	b->epoch = 0;		/* stale whatever the epoch */
+	if (!p->root && !r->file2 && s[0] == '/')
+		p->root = r->file;
 	return 0;
 }
 
@@ -193,7 +199,8 @@ static struct bind *path_of(struct iotap_trace_paths *p, uint64_t file, unsigned
 		ppath = pre;
 	}
 	nlen = strlen(b->name);
-	root = !b->parent && b->name[0] == '/';
+	/* another root (pgsql's --wal-dir) keeps its path: its files are not the root's */
+	root = !b->parent && b->name[0] == '/' && file == p->root;
 	if (root)
 		need = 2;		/* the root, named by the backing path */
 	else if (ppath && !(plen == 1 && ppath[0] == '.'))

@@ -381,6 +381,29 @@ int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, co
 			 : 0;
 }
 
+int wl_open_root(struct iotap_workload_ctx *c, const char *path, int *fd, uint64_t *ino)
+{
+	struct sys_who who = { sys_tid(), c->pid, c->uid, c->gid };
+	struct stat st;
+
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		return wl_fail(c, -errno, "open directory '%s'", path);
+	if (fstat(*fd, &st)) {
+		int err = -errno;
+
+		close(*fd);
+		*fd = -1;
+		return wl_fail(c, err, "stat '%s'", path);
+	}
+	*ino = st.st_ino;
+	/* as ctx.c binds the target: the path as given, under no parent */
+	if (c->rec)
+		sys_record_name(c->rec, &who, st.st_ino, 0, st.st_mode, st.st_uid, st.st_gid,
+				(uint64_t)st.st_size, 0, path, iotap_trace_op_begin(c->rec));
+	return 0;
+}
+
 int wl_mkdir(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
 	     mode_t mode, uint64_t *ino)
 {

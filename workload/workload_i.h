@@ -204,6 +204,13 @@ int wl_rename(struct iotap_workload_ctx *c, int olddirfd, uint64_t oldparent, co
 /* fallocate(2) of [@off, @off + @len) with @mode (FALLOC_FL_*). Return: 0 or -errno. */
 int wl_fallocate(struct iotap_workload_ctx *c, struct wl_file *f, int mode, uint64_t off,
 		 uint64_t len);
+/*
+ * wl_open_root - open a directory of the run outside its target (pgsql's
+ * --wal-dir) and bind it in the trace as the target is: a NAME record of
+ * @path under no parent, so that every file under it has a path. Not an
+ * op of the run (no record of the open). Return: 0 or -errno.
+ */
+int wl_open_root(struct iotap_workload_ctx *c, const char *path, int *fd, uint64_t *ino);
 /* mkdirat(2) (+ NAME) and unlinkat(AT_REMOVEDIR). */
 int wl_mkdir(struct iotap_workload_ctx *c, int dirfd, uint64_t parent, const char *name,
 	     mode_t mode, uint64_t *ino);

@@ -12,7 +12,8 @@
 # with more tps and lower commit p99 / higher restore MB/s; compare --csv
 # (rows of phase "application") and --html (an "Application figures"
 # section with the verdicts) carry the same figures as compare --json, for
-# pgsql and dedup traces. A trace of another workload has no application
+# pgsql and dedup traces, and so does report --html's application section
+# (with the checkpoints, the backups and restores). A trace of another workload has no application
 # figures (JSON null, no CSV rows, no HTML section).
 . "$(dirname "$0")/lib.sh"
 P=$T/pg
@@ -20,8 +21,8 @@ mkdir -p $P/d1 $P/w1 $P/d2 $P/w2 $T/dd
 
 # two small pgsql runs (data and WAL apart), a checkpoint in each
 for i in 1 2; do
-	"$IOTAP" run pgsql $P/d$i --wal-dir $P/w$i -s 1 -c 2 -T 4 --warmup 1 \
-		--checkpoint-timeout 2s --completion-target 0.5 -q --trace $T/pg$i.iotap \
+	"$IOTAP" run pgsql $P/d$i --wal-dir $P/w$i -s 1 -c 2 -T 5 --warmup 3 \
+		--max-wal-size 32MB --completion-target 0.5 -q --trace $T/pg$i.iotap \
 		> $T/pg$i.txt 2> $T/pg$i.err ||
 		{ cat $T/pg$i.err; fail "run pgsql $i"; }
 	"$IOTAP" report $T/pg$i.iotap > $T/pg$i.rep || fail "report pg$i"
@@ -89,6 +90,8 @@ for i in (1, 2):
     for w, g in zip(runck, repck):
         check(f"pg{i} ckpt {g['seq']} buffers", g["buffers"], int(w[0]))
         check(f"pg{i} ckpt {g['seq']} files", g["sync_files"], int(w[3]))
+        # the trace carries the run's own checkpoint times (APP SPANs,
+        # issue 27 item 8): the report prints what the run printed
         check(f"pg{i} ckpt {g['seq']} write_s", g["write_s"], float(w[1]), 0.0021)
         check(f"pg{i} ckpt {g['seq']} sync_s", g["sync_s"], float(w[2]), 0.0021)
         check(f"pg{i} ckpt {g['seq']} longest", g["longest_sync_s"], float(w[4]), 0.0011)
@@ -222,6 +225,37 @@ $CHECK $T/dcmp.json $T/dcmp.csv $T/dcmp.html dedup ||
 	fail "dedup: compare --csv/--html application figures differ from --json's"
 grep -q '^"application",restore_mb_per_s,"dd1.iotap",1,' $T/dcmp.csv || fail "dedup CSV restore row"
 
+# report --html: the application section, the figures of --json (issue 27 item 12)
+"$IOTAP" report --html $T/pg1.html $T/pg1.iotap > /dev/null || fail "report --html pgsql"
+"$IOTAP" report --html $T/dd.html $T/dd.iotap > /dev/null || fail "report --html dedup"
+python3 - $T <<'PY' || fail "report --html: the application section differs from --json"
+import html, json, re, sys
+T = sys.argv[1]
+bad = []
+for name, kind, keys in (("pg1", "pgsql", ("tps_excluding_warmup", "latency_avg_ms")),
+                         ("dd", "dedup", ("dedup_ratio", "logical_mb_per_s"))):
+    page = open(f"{T}/{name}.html").read()
+    m = re.search(r"<section><h2>Application figures \(%s\)</h2>(.*?)</section>" % kind, page, re.S)
+    if not m:
+        bad.append(f"{name}: no application section")
+        continue
+    sec = m.group(1)
+    figs = json.load(open(f"{T}/{name}.json"))["application"]["figures"]
+    rows = dict((html.unescape(a), b) for a, b in
+                re.findall(r'<tr><td class="l">([^<]*)</td><td>([^<]*)</td></tr>', sec))
+    for k in keys:
+        got = [v for v in rows.values() if re.fullmatch(r"[0-9.]+", v) and
+               abs(float(v) - figs[k]) <= 0.051]
+        if not got:
+            bad.append(f"{name}: {k} {figs[k]} not in the section's figures {rows}")
+    if kind == "pgsql" and "<th>checkpoint</th>" not in sec:
+        bad.append(f"{name}: no checkpoint table")
+    if kind == "dedup" and "<th class=\"l\">restore</th>" not in sec:
+        bad.append(f"{name}: no restore table")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
 # a trace of another workload: no application figures
 "$IOTAP" run dd $T/dd --bs 64k --count 16 -q --trace $T/plain.iotap > /dev/null 2>&1 ||
 	fail "run dd"
@@ -232,6 +266,8 @@ grep -q '^"application",restore_mb_per_s,"dd1.iotap",1,' $T/dcmp.csv || fail "de
 "$IOTAP" compare --html $T/plain.html $T/plain.iotap $T/plain2.iotap > /dev/null ||
 	fail "compare --html dd"
 grep -q "Application figures" $T/plain.html && fail "a dd compare page has application figures"
+"$IOTAP" report --html $T/plainr.html $T/plain.iotap > /dev/null || fail "report --html dd"
+grep -q "Application figures" $T/plainr.html && fail "a dd report page has application figures"
 "$IOTAP" report --json $T/plain.iotap > $T/plain.json || fail "report plain"
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["application"] is not None)' \
 	$T/plain.json || fail "a dd trace has application figures"

@@ -14,7 +14,7 @@ TR=$T/pg.iotap
 mkdir -p $T/d
 
 "$IOTAP" run pgsql $T/d -s 1 -c 2 -T 6s --max-wal-size 32MB --min-wal-size 32MB \
-	--checkpoint-timeout 2s -q --trace $TR > $T/run.txt 2> $T/run.err ||
+	-q --trace $TR > $T/run.txt 2> $T/run.err ||
 	{ cat $T/run.err; fail "run pgsql"; }
 grep -q "^LOG:  checkpoint complete" $T/run.txt || { cat $T/run.txt; fail "no checkpoint"; }
 "$IOTAP" report $TR --json --no-progress > $T/r.json || fail "report --json"

@@ -52,7 +52,7 @@ iotap_mount $T/b2 $T/m2 --trace $T/wal.iotap
 WAL_PID=$MOUNT_PID
 mkdir $MNT/pg $T/m2/wal
 "$IOTAP" run pgsql $MNT/pg --wal-dir $T/m2/wal -s 1 -c 2 -T 4 --warmup 1 \
-	--checkpoint-timeout 2s --shared-buffers 2MB -q --trace $T/model.iotap \
+	--max-wal-size 32MB --shared-buffers 2MB -q --trace $T/model.iotap \
 	> $T/run.txt 2> $T/run.err ||
 	{ cat $T/run.err; fail "run pgsql through the mounts"; }
 grep -Eq '^tps = [0-9.]+ \(including warm-up\)$' $T/run.txt || { cat $T/run.txt; fail "no tps line"; }

@@ -2,13 +2,14 @@
 /*
  * app.c - which application a trace is, and its figures (app.h)
  *
- * The one place report.c, output.c and compare.c call: app_feed() from
- * the report's record loop, app_print_text() and app_json() from the
- * renderers, app_figs() from compare. Each calls the ops (struct app_ops)
+ * The one place report.c, output.c, html.c and compare.c call: app_feed()
+ * from the report's record loop, app_print_text(), app_print_html() and
+ * app_json() from the renderers, app_figs() from compare. Each calls the ops (struct app_ops)
  * of the trace's application, an A row of the models table
  * (iotap_models.h); the figures themselves are in app_NAME.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 
 #include "app.h"
 #include "iotap_analysis.h"
+#include "svg.h"
 
 #define APP_ROW(name) &app_##name##_ops,
 
@@ -91,6 +93,30 @@ void app_print_text(const struct app_stats *a, FILE *f)
 int app_period(const struct app_stats *a, uint64_t *start_ns, uint64_t *dur_ns)
 {
 	return a->kind ? a->kind->period(a->acc, start_ns, dur_ns) : 0;
+}
+
+void app_print_html(const struct app_stats *a, FILE *f)
+{
+	struct app_fig figs[APP_FIGS_MAX];
+	unsigned int i, n;
+
+	if (!a->kind)
+		return;
+	n = app_figs(a, figs);
+	fprintf(f, "<section><h2>Application figures (");
+	html_esc(f, a->kind->name);
+	fprintf(f, ")</h2><table><tr><th class=\"l\">figure</th><th>value</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "<tr><td class=\"l\">");
+		html_esc(f, figs[i].label);
+		if (isnan(figs[i].value))
+			fprintf(f, "</td><td>-</td></tr>\n");
+		else
+			fprintf(f, "</td><td>%.*f</td></tr>\n", figs[i].decimals, figs[i].value);
+	}
+	fprintf(f, "</table>\n");
+	a->kind->print_html(a->acc, f);
+	fprintf(f, "</section>\n");
 }
 
 struct json_object *app_json(const struct app_stats *a)

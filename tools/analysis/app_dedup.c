@@ -25,6 +25,7 @@
 
 #include "app.h"
 #include "iotap_analysis.h"
+#include "svg.h"
 
 void app_dedup_init(struct app_dedup *d)
 {
@@ -297,6 +298,64 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 	if (fresh && cpu)
 		fprintf(f, "  model CPU: %.1f us content + hash per new segment\n",
 			(double)cpu / 1e3 / (double)fresh);
+}
+
+/* The report page's part: the backups and restores, as the text has them. */
+void app_dedup_print_html(const struct app_dedup *d, FILE *f)
+{
+	uint64_t logical = 0, stored = 0;
+	unsigned int i, nr = 0;
+
+	fprintf(f, "<p class=\"note\">Backup media server model (dedup): logical bytes and "
+		   "look-ups from the run's APP records, the rest from the trace's ops.</p>\n"
+		   "<table><tr><th class=\"l\">backup</th><th>time s</th><th>logical MB/s</th>"
+		   "<th>physical MB/s</th><th>dedup ratio</th><th>cum ratio</th><th>lookups/s</th>"
+		   "<th>hit %%</th><th>index reads</th><th>miss p50 ms</th><th>miss p99 ms</th>"
+		   "</tr>\n");
+	for (i = 0; i < d->ngen; i++) {
+		const struct app_gen *g = &d->gen[i];
+		double t = secs(g->dur_ns);
+
+		nr += g->have_restore;
+		if (!g->have_backup)
+			continue;
+		logical += g->logical;
+		stored += g->stored;
+		fprintf(f, "<tr><td class=\"l\">");
+		html_esc(f, g->name);
+		fprintf(f, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td>"
+			   "<td>%.0f</td><td>%.1f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td>"
+			   "</tr>\n", t, rate(g->logical, t), rate(g->written, t),
+			ratio(g->logical, g->stored), ratio(logical, stored),
+			t > 0 ? (double)g->lookups / t : 0,
+			g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0,
+			g->index_reads, miss_ms(&g->miss, 0.5), miss_ms(&g->miss, 0.99));
+	}
+	fprintf(f, "</table>\n");
+	if (nr) {
+		fprintf(f, "<table><tr><th class=\"l\">restore</th><th>time s</th><th>MB</th>"
+			   "<th>MB/s</th><th>reads</th><th>files</th></tr>\n");
+		for (i = 0; i < d->ngen; i++) {
+			const struct app_gen *g = &d->gen[i];
+
+			if (!g->have_restore)
+				continue;
+			fprintf(f, "<tr><td class=\"l\">");
+			html_esc(f, g->name);
+			fprintf(f, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%" PRIu64
+				   "</td><td>%" PRIu64 "</td></tr>\n", restore_s(g),
+				(double)g->r_bytes / 1e6, rate(g->r_bytes, restore_s(g)), g->r_reads,
+				g->r_files);
+		}
+		fprintf(f, "</table>\n");
+	}
+	if (d->compact_seen)
+		fprintf(f, "<p>compact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
+			   "unlinked</p>\n", d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
+			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks);
+	if (logical)
+		fprintf(f, "<p>stored %.1f MB of %.1f MB logical: dedup ratio %.2f:1</p>\n",
+			(double)stored / 1e6, (double)logical / 1e6, ratio(logical, stored));
 }
 
 struct json_object *app_dedup_json(const struct app_dedup *d)

@@ -37,6 +37,7 @@
 
 #include "app.h"
 #include "iotap_analysis.h"
+#include "svg.h"
 
 #define SKIP_CONTROL	1	/* pg_control */
 #define SKIP_NONREL	2	/* pg_xact, pg_clog, pg_logical and what is in them */
@@ -358,6 +359,59 @@ void app_pgsql_print_text(const struct app_pgsql *p, FILE *f)
 			k->buffers, write_s(k), sync_s(k), k->sync_files, secs(k->sync_longest_ns),
 			k->sync_files ? secs(k->sync_sum_ns) / (double)k->sync_files : 0);
 	}
+}
+
+/* The report page's part: pgbench's summary and the checkpoints, as the text has them. */
+void app_pgsql_print_html(const struct app_pgsql *p, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "<p class=\"note\">PostgreSQL model (pgbench TPC-B): transactions from the "
+		   "run's APP records, commit syncs and checkpoints from the trace's ops.</p>\n"
+		   "<table><tr><th class=\"l\">pgbench</th><th>value</th></tr>\n");
+	fprintf(f, "<tr><td class=\"l\">transactions (steady)</td><td>%" PRIu64 " (%" PRIu64
+		   ")</td></tr>\n", p->txns, p->txns_steady);
+	fprintf(f, "<tr><td class=\"l\">tps (including warm-up)</td><td>%.6f</td></tr>\n"
+		   "<tr><td class=\"l\">tps (excluding warm-up)</td><td>%.6f%s</td></tr>\n",
+		tps_all(p), tps_steady(p), p->steady.partial || !p->steady.seen ? " (partial)" : "");
+	if (p->lat.n) {
+		double m = (double)p->lat.sum / (double)p->lat.n;
+
+		fprintf(f, "<tr><td class=\"l\">latency average ms</td><td>%.3f</td></tr>\n"
+			   "<tr><td class=\"l\">latency stddev ms</td><td>%.3f</td></tr>\n",
+			m / 1e6, sqrt(fmax(0, p->lat_sumsq / (double)p->lat.n - m * m)) / 1e6);
+		for (i = 0; i < 6; i++)
+			fprintf(f, "<tr><td class=\"l\">latency %s ms</td><td>%.3f</td></tr>\n",
+				lat_qname[i], ms(iotap_hist_quantile(&p->lat, lat_q[i])));
+	}
+	if (p->commit.n)
+		fprintf(f, "<tr><td class=\"l\">commit (WAL sync, steady)</td><td>%" PRIu64
+			   " calls, p50 %.3f ms, p99 %.3f ms, max %.3f ms</td></tr>\n", p->commit.n,
+			ms(iotap_hist_quantile(&p->commit, 0.5)),
+			ms(iotap_hist_quantile(&p->commit, 0.99)), ms(p->commit.max));
+	if (p->steady.seen && p->txns_steady && (p->steady.cpu_user_ns || p->steady.cpu_sys_ns))
+		fprintf(f, "<tr><td class=\"l\">model CPU per transaction (steady)</td><td>%.1f us "
+			   "user, %.1f us system</td></tr>\n",
+			(double)p->steady.cpu_user_ns / 1e3 / (double)p->txns_steady,
+			(double)p->steady.cpu_sys_ns / 1e3 / (double)p->txns_steady);
+	fprintf(f, "</table>\n");
+	if (!p->nck)
+		return;
+	fprintf(f, "<table><tr><th>checkpoint</th><th>buffers</th><th>write s</th><th>sync s</th>"
+		   "<th>sync files</th><th>longest s</th><th>average s</th></tr>\n");
+	for (i = 0; i < p->nck; i++) {
+		const struct app_ckpt *k = &p->ck[i];
+
+		fprintf(f, "<tr><td>%u</td><td>%" PRIu64 "</td><td>%.3f</td>", k->seq, k->buffers,
+			write_s(k));
+		if (k->partial)
+			fprintf(f, "<td colspan=\"4\" class=\"l\">not complete</td></tr>\n");
+		else
+			fprintf(f, "<td>%.3f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td></tr>\n",
+				sync_s(k), k->sync_files, secs(k->sync_longest_ns),
+				k->sync_files ? secs(k->sync_sum_ns) / (double)k->sync_files : 0);
+	}
+	fprintf(f, "</table>\n");
 }
 
 struct json_object *app_pgsql_json(const struct app_pgsql *p)

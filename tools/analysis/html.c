@@ -659,6 +659,7 @@ static void report_body(FILE *f, const struct report *rep, const struct svg_band
 {
 	flags_box(f, rep);
 	phase_table(f, rep);
+	app_print_html(&rep->app, f);
 	fprintf(f, "<section><h2>Over time</h2>");
 	timelines(f, rep, bands, 1100, 0);
 	timelines(f, rep, bands, 1100, 1);

@@ -822,7 +822,7 @@ static int check_opts(const struct iotap_workload_pgsql_opts *o)
 	if (!o->scale || !o->clients || o->clients > 1000 || !o->duration_ns ||
 	    o->warmup_ns >= o->duration_ns || o->shared_buffers < 16 * PG_BLCKSZ ||
 	    o->shared_buffers / PG_BLCKSZ > UINT32_MAX / 4 || !o->checkpoint_timeout_ns ||
-	    o->completion_target <= 0 || o->completion_target > 1 || !o->progress_ns ||
+	    o->completion_target < 0 || o->completion_target > 1 || !o->progress_ns ||
 	    o->rate < 0 || (uint64_t)o->scale * 100000 > UINT32_MAX / 2)
 		return -EINVAL;
 	return 0;

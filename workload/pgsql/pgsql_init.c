@@ -160,7 +160,7 @@ int pg_layout(struct pg *pg)
 	pg->basefd = fd;
 	pg->db_ino = ino;
 	if (pg->o->wal_dir) {
-		ret = open_dir(pg, AT_FDCWD, pg->o->wal_dir, &pg->wal.dirfd, &pg->wal.dir_ino);
+		ret = wl_open_root(pg->c, pg->o->wal_dir, &pg->wal.dirfd, &pg->wal.dir_ino);
 	} else {
 		ret = mk(pg, pg->datafd, pg->data_ino, wal_dir_name(pg), &pg->wal.dirfd,
 			 &pg->wal.dir_ino);

@@ -443,9 +443,10 @@ int pg_wal_init(struct pg *pg)
 		if (bytes > PG_WAL_SEG)
 			bytes = PG_WAL_SEG;
 	}
+	/* check_wal_buffers(): a value set below 4 pages is taken as 4 */
 	w->pages = bytes / PG_BLCKSZ;
-	if (w->pages < 8)
-		w->pages = 8;
+	if (w->pages < 4)
+		w->pages = 4;
 	w->data = wl_buf_alloc(w->pages * PG_BLCKSZ);
 	w->zero_len = o->era >= IOTAP_PGSQL_15 ? 32 * PG_BLCKSZ : PG_BLCKSZ;
 	w->zero = wl_buf_alloc(256u << 10);	/* also the source of pgsql.c's small files */

@@ -121,12 +121,14 @@ struct app_ops {
 	 * Return: 1 with *start_ns and *dur_ns set, 0 if the trace has none.
 	 */
 	int (*period)(const void *acc, uint64_t *start_ns, uint64_t *dur_ns);
+	/* the report page's section, below the headline figures (app_print_html) */
+	void (*print_html)(const void *acc, FILE *f);
 };
 
 /*
  * APP_OPS(NAME), once in app_NAME.c: app_NAME_ops over its typed
- * app_NAME_init, _release, _feed, _finish, _figs, _print_text, _json and
- * _period.
+ * app_NAME_init, _release, _feed, _finish, _figs, _print_text, _json,
+ * _period and _print_html.
  */
 #define APP_OPS(n) \
 static void n##_ops_init(void *acc) { app_##n##_init(acc); } \
@@ -140,11 +142,12 @@ static void n##_ops_print_text(const void *acc, FILE *f) { app_##n##_print_text(
 static struct json_object *n##_ops_json(const void *acc) { return app_##n##_json(acc); } \
 static int n##_ops_period(const void *acc, uint64_t *s, uint64_t *d) \
 { return app_##n##_period(acc, s, d); } \
+static void n##_ops_print_html(const void *acc, FILE *f) { app_##n##_print_html(acc, f); } \
 const struct app_ops app_##n##_ops = { \
 	.name = #n, .size = sizeof(struct app_##n), \
 	.init = n##_ops_init, .release = n##_ops_release, .feed = n##_ops_feed, \
 	.finish = n##_ops_finish, .figs = n##_ops_figs, .print_text = n##_ops_print_text, \
-	.json = n##_ops_json, .period = n##_ops_period, \
+	.json = n##_ops_json, .period = n##_ops_period, .print_html = n##_ops_print_html, \
 }
 
 /* The ops of each A row of the models table: app_pgsql_ops ... */
@@ -196,6 +199,14 @@ unsigned int app_dedup_figs(const struct app_dedup *d, struct app_fig *out);
 void app_print_text(const struct app_stats *a, FILE *f);
 void app_pgsql_print_text(const struct app_pgsql *p, FILE *f);
 void app_dedup_print_text(const struct app_dedup *d, FILE *f);
+/*
+ * The report page's application section (html.c): the headline figures
+ * (app_figs) as a table, then the application's own tables (checkpoints,
+ * backups, restores); nothing without one.
+ */
+void app_print_html(const struct app_stats *a, FILE *f);
+void app_pgsql_print_html(const struct app_pgsql *p, FILE *f);
+void app_dedup_print_html(const struct app_dedup *d, FILE *f);
 /* As a JSON object ("application"), NULL without one. */
 struct json_object *app_json(const struct app_stats *a);
 struct json_object *app_pgsql_json(const struct app_pgsql *p);
