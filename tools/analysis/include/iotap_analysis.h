@@ -291,6 +291,19 @@ int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_e
 /* bonnie++'s test name of each phase (NULL: not one), as --bonnie-csv maps
  * them; @names has rep->nphases entries. Return: how many phases are tests. */
 unsigned int report_bonnie_names(const struct report *rep, const char **names);
+/*
+ * The pieces of the text table and the CSV, for reports that print rows of
+ * their own (fleet.c): the heading row (@what heads the name column), one
+ * row of @p under @idx and @name; the CSV's header line, a quoted field,
+ * and one row (@index < 0: none, as the total's).
+ */
+void report_text_head_row(FILE *f, const char *what, const struct out_opts *oo);
+void report_text_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+		     const char *name, const struct out_opts *oo);
+void report_csv_head(FILE *f);
+void report_csv_str(FILE *f, const char *s);
+void report_csv_row(FILE *f, const struct report *rep, const struct pstats *p,
+		    const struct flagset *fl, int index);
 /* One phase broken down by op, file or thread: a second pass over the trace.
  * Return: 0 or -errno (@err says why). */
 int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
