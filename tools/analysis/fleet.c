@@ -106,18 +106,23 @@ static void label_hosts(struct fleet *fl)
  * Add host @h's span @src to @dst on the wall clock. pstats_merge() adds
  * the counters and histograms; the times are set here (its first_op and
  * last_end are on @src's monotonic clock), and what is one machine's
- * alone (samples, marker CPU) is dropped.
+ * alone (samples, marker CPU) is dropped. A span of no op and no time (a
+ * trace with no op: its total is at 0) widens nothing. *@first: no span
+ * taken yet.
  */
-static int merge_host(struct pstats *dst, const struct pstats *src, uint64_t shift, int first)
+static int merge_host(struct pstats *dst, const struct pstats *src, uint64_t shift, int *first)
 {
 	uint64_t fo = dst->first_op, le = dst->last_end, ops = dst->ops;
 	uint64_t b = src->t_begin + shift, e = src->t_end + shift;
 	int ret = pstats_merge(dst, src);
 
-	if (first || b < dst->t_begin)
-		dst->t_begin = b;
-	if (first || e > dst->t_end)
-		dst->t_end = e;
+	if (src->ops || src->t_end > src->t_begin) {
+		if (*first || b < dst->t_begin)
+			dst->t_begin = b;
+		if (*first || e > dst->t_end)
+			dst->t_end = e;
+		*first = 0;
+	}
 	if (src->ops) {
 		dst->first_op = !ops || src->first_op + shift < fo ? src->first_op + shift : fo;
 		dst->last_end = src->last_end + shift > le ? src->last_end + shift : le;
@@ -214,9 +219,8 @@ int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
 
 			if (!p)
 				continue;
-			if (merge_host(a, p, fl->hosts[h].shift, first))
+			if (merge_host(a, p, fl->hosts[h].shift, &first))
 				goto nomem;
-			first = 0;
 		}
 	}
 	return 0;
