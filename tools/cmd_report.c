@@ -3,6 +3,7 @@
  * cmd_report.c - iotap report TRACE [--json | --csv | --bonnie-csv] [--html FILE]
  *                [--interval DUR] [--phase NAME --by op|file|tid]
  *                [--phases-from OTHER] [-o FILE]
+ *                iotap report TRACE TRACE... [--json | --csv] [--html FILE] [-o FILE]
  *
  * Per phase (from PHASE markers, another trace's phases, or found
  * automatically) and for the whole trace: ops/s, MB/s and IOPS per
@@ -11,6 +12,12 @@
  * percentiles per op type, ops in flight and threads, CPU%, the backing
  * device's view beside the filesystem's, and flags for odd things.
  * MB = 10^6 bytes.
+ *
+ * Several traces (one per host of a fleet) make one report: each phase,
+ * matched by name, per host and for all hosts together (fleet.c). They
+ * are operands, not a flag: one trace or several says which report it
+ * is, and the outputs are the report's (text, CSV, JSON, HTML); compare
+ * is the command for runs set against a baseline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +80,8 @@ static const struct opt_cmd report_cmd = {
 	.usage =
 		"TRACE [--json | --csv | --bonnie-csv] [-v] [--html FILE] [--interval DUR]\n"
 		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
-		"                    [-o FILE [--force]] [--progress | --no-progress]",
+		"                    [-o FILE [--force]] [--progress | --no-progress]\n"
+		"       iotap report TRACE TRACE... [--json | --csv] [--html FILE] [-o FILE [--force]]",
 	.summary =
 		"Summarise a trace per phase and in total: ops/s, MB/s and IOPS for reads and\n"
 		"writes with request-size histograms, seeks/s (a data op that does not start\n"
@@ -90,7 +98,13 @@ static const struct opt_cmd report_cmd = {
 		"\n"
 		"MB means 10^6 bytes; K/sec (--bonnie) means KiB/s. Latency percentiles are\n"
 		"within 1/128 of their value (log-linear buckets as fio's). The report streams:\n"
-		"memory does not grow with the length of the trace.",
+		"memory does not grow with the length of the trace.\n"
+		"\n"
+		"Several traces (a fleet: one per host) make one report: each phase, matched by\n"
+		"name, per host and for all hosts together (ops and bytes summed, rates over the\n"
+		"union of the hosts' spans on the wall clock, percentiles of the merged\n"
+		"histograms). A host is the trace header's host, or the file name where two\n"
+		"traces name the same host.",
 	.opts = report_opts,
 	.footer = "examples:\n"
 		  "  iotap report cap.iotap\n"
@@ -99,7 +113,8 @@ static const struct opt_cmd report_cmd = {
 		  "  iotap report cap.iotap --interval 1s --csv > series.csv\n"
 		  "  iotap report cap.iotap --phase seeks --by file\n"
 		  "  iotap report replay.iotap --phases-from cap.iotap\n"
-		  "  iotap report cap.iotap --json | jq '.phases[] | {name, seeks_per_s}'",
+		  "  iotap report cap.iotap --json | jq '.phases[] | {name, seeks_per_s}'\n"
+		  "  iotap report web1.iotap web2.iotap db.iotap --html fleet.html",
 };
 
 static int parse_by(const char *s, enum report_by *by)
@@ -131,6 +146,58 @@ static int load_plan(const char *other, struct phase_plan *plan)
 	report_release(&orep);
 	if (ret)
 		die_msg("out of memory");
+	return ret;
+}
+
+/* Several traces: one fleet report (text, CSV, JSON, HTML). */
+static int report_fleet(char **paths, unsigned int n, const struct report_opts *ro,
+			const struct out_opts *oo, int json, int csv, const char *out,
+			const char *html, struct out_rules *rules)
+{
+	struct fleet fl;
+	FILE *f;
+	unsigned int i;
+	int ret = 0;
+
+	if (fleet_build(&fl, (const char *const *)paths, n, ro)) {
+		die_msg("%s", fl.err.msg);
+		return 1;
+	}
+	for (i = 0; i < fl.nhosts; i++)
+		warn_damage(fl.hosts[i].path, &fl.hosts[i].rep.rs);
+	if (html) {
+		f = out_open(html, rules);
+		if (!f) {
+			ret = 1;
+			goto out;
+		}
+		fleet_write_html(&fl, f);
+		if (out_close(f, html)) {
+			ret = 1;
+			goto out;
+		}
+		if (!out && !json && !csv) {
+			fprintf(stderr, "iotap: wrote %s\n", html);
+			goto out;
+		}
+	}
+	f = out_open(out, rules);
+	if (!f) {
+		ret = 1;
+		goto out;
+	}
+	if (json)
+		ret = fleet_print_json(&fl, f) ? 1 : 0;
+	else if (csv)
+		fleet_print_csv(&fl, f);
+	else
+		fleet_print_text(&fl, oo, f);
+	if (out_close(f, out))
+		ret = 1;
+	if (html)
+		fprintf(stderr, "iotap: wrote %s\n", html);
+out:
+	fleet_release(&fl);
 	return ret;
 }
 
@@ -205,12 +272,24 @@ int cmd_report(int argc, char **argv)
 		return opt_error(&report_cmd, "--by prints a table (text, or --csv)");
 	if (from && ro.auto_phases)
 		return opt_error(&report_cmd, "--phases-from and --auto-phases exclude each other");
-	if (argc - optind != 1)
-		return opt_error(&report_cmd,
-				 argc - optind ? "one TRACE at a time (compare takes several)"
-					       : "TRACE is required");
+	if (argc - optind < 1)
+		return opt_error(&report_cmd, "TRACE is required");
 	if (out && html && out_same(out, html))
 		return opt_error(&report_cmd, "-o and --html name the same file");
+	if (argc - optind > 1) {
+		if (interval || phase || by || from || bcsv || oo.detail)
+			return opt_error(&report_cmd,
+					 "several traces make a fleet report: not with "
+					 "--interval, --phase, --by, --phases-from, "
+					 "--bonnie-csv or --detail");
+		rules.inputs = (const char *const *)&argv[optind];
+		if ((out && out_check(out, &rules) < 0) || (html && out_check(html, &rules) < 0))
+			return 1;
+		read_progress_setup("report", progress, 0);
+		analysis_threads_auto(1);
+		return report_fleet(&argv[optind], (unsigned int)(argc - optind), &ro, &oo, json,
+				    csv, out, html, &rules);
+	}
 	/* fail before a long pass when an output cannot or must not be written */
 	inputs[0] = argv[optind];
 	inputs[1] = from;

@@ -59,7 +59,7 @@ expect 1 "cannot write '$T/nodir/o.txt'" "$IOTAP" report $GOOD -o $T/nodir/o.txt
 
 # usage errors: 2, with the usage line
 expect 2 "TRACE is required" "$IOTAP" report
-expect 2 "one TRACE at a time" "$IOTAP" report $GOOD $GOOD
+expect 2 "several traces make a fleet report" "$IOTAP" report $GOOD $GOOD --by op
 expect 2 "exclude each other" "$IOTAP" report --json --csv $GOOD
 expect 2 "bad --by 'bogus'" "$IOTAP" report --by bogus $GOOD
 expect 2 "bad --interval 'soon'" "$IOTAP" report --interval soon $GOOD

@@ -11,7 +11,8 @@
  * the device view, CPU, lost records, the throughput-change and latency
  * outlier flags, automatic phases on a bonnie-like trace (each boundary
  * within one second), idle gaps, --phases-from, compare of a trace with
- * itself, and the JSON contract's keys.
+ * itself, the JSON contract's keys, and the fleet report of several hosts'
+ * traces (sums over the union of their wall-clock spans).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -715,6 +716,70 @@ static void test_empty(void)
 	report_release(&rep);
 }
 
+/*
+ * One report over several hosts' traces (fleet.c): phases matched by name,
+ * per host the host's own pstats, all hosts the sums over the union of
+ * the spans on the wall clock (the second host started 10 s later by its
+ * realtime base), percentiles of the ops together; a host with no op
+ * widens nothing.
+ */
+static void test_fleet(void)
+{
+	static const char sa[] = "w seqwrite ops=1000 rate=1000 bs=65536 lat=100\n"
+				 "r seqread ops=500 rate=1000 bs=65536 lat=100\n";
+	static const char sb[] = "w seqwrite ops=1000 rate=1000 bs=65536 lat=1000\n"
+				 "x stat n=100 rate=1000\n";
+	const char *paths[3] = { tpath(0, "web.iotap"), tpath(1, "db.iotap"),
+				 tpath(2, "none.iotap") };
+	const uint64_t base = synth_real_base_ns;
+	const struct iotap_hist *h;
+	const struct pstats *w, *t;
+	struct report ra, rb;
+	struct fleet fl;
+	double span;
+
+	synth_write(paths[0], sa, 0, NULL, 0);
+	synth_real_base_ns = base + 10000000000ull;
+	synth_write(paths[1], sb, 0, NULL, 0);
+	synth_write(paths[2], "", 0, NULL, 0);
+	synth_real_base_ns = base;
+	if (report_build(&ra, paths[0], NULL) || report_build(&rb, paths[1], NULL) ||
+	    fleet_build(&fl, paths, 3, NULL)) {
+		ok(0, "fleet of three synthetic traces built");
+		return;
+	}
+	ok(fl.nphases == 3 && !strcmp(fl.names[0], "w") && !strcmp(fl.names[1], "x") &&
+	   !strcmp(fl.names[2], "r"), "phases matched by name: w, then x after w, then r");
+	ok(fl.hosts[0].by_file && !strcmp(fl.hosts[0].label, "web.iotap") &&
+	   !strcmp(fl.hosts[1].label, "db.iotap"), "one host name: told apart by file name");
+	ok(fleet_phase(&fl, 1, 0) == NULL && fleet_phase(&fl, 2, 1) == NULL &&
+	   fleet_phase(&fl, 0, 1)->ops == rb.phases[0].ops,
+	   "a host without the phase has none; with it, its own");
+	w = &fl.all[0];
+	t = &fl.all[fl.nphases];
+	ok(w->ops == ra.phases[0].ops + rb.phases[0].ops && w->wr.bytes == 2000ull * 65536 &&
+	   t->ops == ra.total.ops + rb.total.ops,
+	   "all hosts: ops and bytes are the sums (%" PRIu64 " ops in w)", w->ops);
+	span = 10.0 + pstats_duration_s(&rb.phases[0]);
+	ok(near(pstats_duration_s(w), span, 1e-6),
+	   "all hosts' w lasts from host 1's start to host 2's end 10 s later: %.6f s, want %.6f",
+	   pstats_duration_s(w), span);
+	span = 10.0 + (double)(rb.total.t_end - ra.total.t_begin) / 1e9;
+	ok(near(pstats_duration_s(t), span, 1e-6),
+	   "the total's span is the union, the host with no op adds none: %.6f s, want %.6f",
+	   pstats_duration_s(t), span);
+	ok(near(fig_rate(w->ops, pstats_duration_s(w)), 2000 / pstats_duration_s(w), 1e-9),
+	   "its rates are its sums over that span");
+	h = w->lat[IOTAP_OP_WRITE];
+	ok(h && h->n == 2000 && near(iotap_hist_quantile(h, 0.5) / 1e3, 100, IOTAP_HIST_REL_ERROR) &&
+	   near(iotap_hist_quantile(h, 0.9) / 1e3, 1000, IOTAP_HIST_REL_ERROR),
+	   "percentiles of the ops together: p50 %.1f us (100), p90 %.1f us (1000)",
+	   h ? iotap_hist_quantile(h, 0.5) / 1e3 : 0, h ? iotap_hist_quantile(h, 0.9) / 1e3 : 0);
+	fleet_release(&fl);
+	report_release(&ra);
+	report_release(&rb);
+}
+
 /* A run of 1 MiB writes with a few short ones is "1m", not its bucket's mean. */
 static void test_size_label(void)
 {
@@ -1082,6 +1147,7 @@ int main(void)
 	test_many_phases();
 	test_many_auto_phases();
 	test_empty();
+	test_fleet();
 	test_app_pgsql();
 	test_threads_auto();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

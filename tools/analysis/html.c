@@ -72,7 +72,7 @@ static const char css[] =
 	".r{color:#1a7f37}.w{color:#b85c00}.bad{color:#b42318;font-weight:600}"
 	"footer{color:#778;font-size:12px;margin-top:24px}";
 
-static void page_head(FILE *f, const char *title, const char *sub)
+void html_page_head(FILE *f, const char *title, const char *sub)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
@@ -85,7 +85,7 @@ static void page_head(FILE *f, const char *title, const char *sub)
 	fprintf(f, "</div></header><main>\n");
 }
 
-static void page_foot(FILE *f)
+void html_page_foot(FILE *f)
 {
 	fprintf(f,
 		"<footer>Made by iotap %s. MB = 10<sup>6</sup> bytes. Latency percentiles are "
@@ -108,17 +108,14 @@ static void td_num(FILE *f, double v, int dec)
 }
 
 /* in microseconds, as every other latency in the reports */
-static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
-		      const struct flagset *fl)
+void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+		     const char *name, const struct flagset *fl, int total)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int k, n = metric_view(MO_HTML, col);
 
-	fprintf(f, "<tr%s><td>%s", idx < 0 ? " class=\"total\"" : "", idx < 0 ? "" : "");
-	if (idx >= 0)
-		fprintf(f, "%d", idx);
-	fprintf(f, "</td><td class=\"l\">");
-	html_esc(f, p->name);
+	fprintf(f, "<tr%s><td>%s</td><td class=\"l\">", total ? " class=\"total\"" : "", idx);
+	html_esc(f, name);
 	fprintf(f, "</td>");
 	for (k = 0; k < n; k++) {
 		if ((col[k]->out & MO_RATE) && fig_too_short(p))
@@ -129,16 +126,33 @@ static void phase_row(FILE *f, const struct report *rep, const struct pstats *p,
 	fprintf(f, "<td>%s</td></tr>\n", fl && fl->n ? "<span class=\"bad\">&#9873;</span>" : "");
 }
 
-static void phase_table(FILE *f, const struct report *rep)
+static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
+		      const struct flagset *fl)
+{
+	char idxs[16] = "";
+
+	if (idx >= 0)
+		snprintf(idxs, sizeof(idxs), "%d", idx);
+	html_metric_row(f, rep, p, idxs, p->name, fl, idx < 0);
+}
+
+void html_metric_head(FILE *f, const char *what)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int i, n = metric_view(MO_HTML, col);
 
-	fprintf(f, "<section><h2>Phases</h2><div style=\"overflow-x:auto\"><table><tr><th>#</th>"
-		   "<th class=\"l\">phase</th>");
+	fprintf(f, "<tr><th>#</th><th class=\"l\">%s</th>", what);
 	for (i = 0; i < n; i++)
 		fputs(col[i]->th, f);
 	fprintf(f, "<th>flag</th></tr>\n");
+}
+
+static void phase_table(FILE *f, const struct report *rep)
+{
+	unsigned int i;
+
+	fprintf(f, "<section><h2>Phases</h2><div style=\"overflow-x:auto\"><table>");
+	html_metric_head(f, "phase");
 	for (i = 0; i < rep->nphases; i++)
 		phase_row(f, rep, &rep->phases[i], (int)i, &rep->flags[i]);
 	phase_row(f, rep, &rep->total, -1, &rep->tflags);
@@ -683,9 +697,9 @@ void report_write_html(const struct report *rep, FILE *f)
 	bands = phase_bands(rep);
 	snprintf(title, sizeof(title), "iotap report: %s", b ? b + 1 : rep->path);
 	subtitle(rep, sub, sizeof(sub));
-	page_head(f, title, sub);
+	html_page_head(f, title, sub);
 	report_body(f, rep, bands);
-	page_foot(f);
+	html_page_foot(f);
 	free(bands);
 }
 
@@ -841,7 +855,7 @@ void compare_write_html(const struct compare *c, FILE *f)
 		l += (size_t)snprintf(sub + l, sizeof(sub) - l, "%s%s (%u trace%s)",
 				      g ? " vs " : "", c->groups[g].label, c->groups[g].n,
 				      c->groups[g].n == 1 ? "" : "s");
-	page_head(f, "iotap compare", sub);
+	html_page_head(f, "iotap compare", sub);
 	fprintf(f, "<section><h2>Runs</h2><table><tr><th class=\"l\">run</th><th class=\"l\">traces"
 		   "</th></tr>");
 	for (g = 0; g < c->ngroups; g++) {
@@ -926,5 +940,5 @@ void compare_write_html(const struct compare *c, FILE *f)
 		free(bands);
 	}
 	fprintf(f, "</section>\n");
-	page_foot(f);
+	html_page_foot(f);
 }

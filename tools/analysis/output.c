@@ -186,16 +186,14 @@ static void text_top_sizes(const struct pstats *p, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void text_phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
-			   const struct out_opts *oo)
+void report_text_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+		     const char *name, const struct out_opts *oo)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int out = oo->bonnie_units ? MO_TEXT_K : MO_TEXT_MB, n, k;
-	char idxs[16] = "", sizes[96];
+	char sizes[96];
 
-	if (idx >= 0)
-		snprintf(idxs, sizeof(idxs), "%d", idx);
-	fprintf(f, "%3s %-24.24s", idxs, p->name);
+	fprintf(f, "%3s %-24.24s", idx, name);
 	n = metric_view(out, col);
 	for (k = 0; k < n; k++) {
 		double v = metric_value(col[k], out, rep, p);
@@ -209,6 +207,16 @@ static void text_phase_row(FILE *f, const struct report *rep, const struct pstat
 	}
 	text_top_sizes(p, sizes, sizeof(sizes));
 	fprintf(f, "  %s\n", sizes);
+}
+
+static void text_phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
+			   const struct out_opts *oo)
+{
+	char idxs[16] = "";
+
+	if (idx >= 0)
+		snprintf(idxs, sizeof(idxs), "%d", idx);
+	report_text_row(f, rep, p, idxs, p->name, oo);
 }
 
 /* The read and write lines of a phase: ops, bytes, rate, IOPS, request sizes. */
@@ -356,16 +364,24 @@ static void text_head(FILE *f, const struct report *rep, const struct out_opts *
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
 }
 
-/* One row per phase, then the total. */
-static void text_table(FILE *f, const struct report *rep, const struct out_opts *oo)
+void report_text_head_row(FILE *f, const char *what, const struct out_opts *oo)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int i, n = metric_view(oo->bonnie_units ? MO_TEXT_K : MO_TEXT_MB, col);
 
-	fprintf(f, "\n%3s %-24s", "#", "phase");
+	fprintf(f, "%3s %-24s", "#", what);
 	for (i = 0; i < n; i++)
 		fprintf(f, " %*s", col[i]->width, col[i]->head);
 	fprintf(f, "  %s\n", "sizes");
+}
+
+/* One row per phase, then the total. */
+static void text_table(FILE *f, const struct report *rep, const struct out_opts *oo)
+{
+	unsigned int i;
+
+	fputc('\n', f);
+	report_text_head_row(f, "phase", oo);
 	for (i = 0; i < rep->nphases; i++)
 		text_phase_row(f, rep, &rep->phases[i], (int)i, oo);
 	text_phase_row(f, rep, &rep->total, -1, oo);
@@ -442,7 +458,7 @@ void report_print_text(const struct report *rep, const struct out_opts *oo, FILE
 
 /* --- CSV --------------------------------------------------------------- */
 
-static void csv_str(FILE *f, const char *s)
+void report_csv_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -453,17 +469,16 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A row: the phase's name and index (none for the total), then each column. */
-static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
-		    const struct flagset *fl)
+void report_csv_row(FILE *f, const struct report *rep, const struct pstats *p,
+		    const struct flagset *fl, int index)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int k, n = metric_view(MO_CSV, col);
 	char buf[REPORT_FLAGS_MAX * 24];
 
-	csv_str(f, p->name);
-	if (p != &rep->total)		/* the total row has no index: it is not a phase */
-		fprintf(f, ",%u", p->index);
+	report_csv_str(f, p->name);
+	if (index >= 0)
+		fprintf(f, ",%d", index);
 	else
 		fputc(',', f);
 	for (k = 0; k < n; k++) {
@@ -471,7 +486,7 @@ static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
 
 		fputc(',', f);
 		if (col[k]->str) {
-			csv_str(f, col[k]->str(p, fl, buf, sizeof(buf)));
+			report_csv_str(f, col[k]->str(p, fl, buf, sizeof(buf)));
 			continue;
 		}
 		v = metric_value(col[k], MO_CSV, rep, p);
@@ -483,6 +498,18 @@ static void csv_row(FILE *f, const struct report *rep, const struct pstats *p,
 
 void report_print_csv(const struct report *rep, FILE *f)
 {
+	unsigned int i;
+
+	report_csv_head(f);
+	for (i = 0; i < rep->nphases; i++)
+		report_csv_row(f, rep, &rep->phases[i], &rep->flags[i],
+			       (int)rep->phases[i].index);
+	/* the total row has no index: it is not a phase */
+	report_csv_row(f, rep, &rep->total, &rep->tflags, -1);
+}
+
+void report_csv_head(FILE *f)
+{
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int i, n = metric_view(MO_CSV, col);
 
@@ -490,9 +517,6 @@ void report_print_csv(const struct report *rep, FILE *f)
 	for (i = 0; i < n; i++)
 		fprintf(f, ",%s", col[i]->key);
 	fputc('\n', f);
-	for (i = 0; i < rep->nphases; i++)
-		csv_row(f, rep, &rep->phases[i], &rep->flags[i]);
-	csv_row(f, rep, &rep->total, &rep->tflags);
 }
 
 /* --- JSON -------------------------------------------------------------- */

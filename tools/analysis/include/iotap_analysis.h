@@ -291,6 +291,19 @@ int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_e
 /* bonnie++'s test name of each phase (NULL: not one), as --bonnie-csv maps
  * them; @names has rep->nphases entries. Return: how many phases are tests. */
 unsigned int report_bonnie_names(const struct report *rep, const char **names);
+/*
+ * The pieces of the text table and the CSV, for reports that print rows of
+ * their own (fleet.c): the heading row (@what heads the name column), one
+ * row of @p under @idx and @name; the CSV's header line, a quoted field,
+ * and one row (@index < 0: none, as the total's).
+ */
+void report_text_head_row(FILE *f, const char *what, const struct out_opts *oo);
+void report_text_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+		     const char *name, const struct out_opts *oo);
+void report_csv_head(FILE *f);
+void report_csv_str(FILE *f, const char *s);
+void report_csv_row(FILE *f, const struct report *rep, const struct pstats *p,
+		    const struct flagset *fl, int index);
 /* One phase broken down by op, file or thread: a second pass over the trace.
  * Return: 0 or -errno (@err says why). */
 int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
@@ -308,6 +321,49 @@ struct json_object *report_jnum(double v, int decimals);
 
 /* The report page into @f (out_open()); write errors show in ferror(@f). */
 void report_write_html(const struct report *rep, FILE *f);
+
+/* --- fleet: one report over many hosts' traces (fleet.c) ------------------ */
+
+/*
+ * Every trace is reported as `iotap report` would; phases are matched by
+ * name (a marker's, "#k" for its k-th occurrence; automatic phases by
+ * the name of what they do). Each matched phase, and the whole trace, is
+ * shown per host (that host's own pstats: the figures of its own report)
+ * and for all hosts together: the hosts' pstats merged (counts and bytes
+ * add, latency histograms add bucket by bucket) over the union of their
+ * spans on the wall clock (each trace's monotonic times moved by its
+ * header's realtime - monotonic base).
+ */
+struct fleet_host {
+	const char *path;
+	char label[256];		/* the header's host; its file name when shared */
+	int by_file;			/* @label is the file name */
+	struct report rep;
+	uint64_t shift;			/* realtime - monotonic of its clock, ns (mod 2^64) */
+};
+
+struct fleet {
+	struct fleet_host *hosts;
+	unsigned int nhosts;
+	unsigned int nphases;		/* matched phases; all[nphases] is the total */
+	char (*names)[128];
+	int *map;			/* [phase][host]: index into its phases, -1: none */
+	struct pstats *all;		/* [nphases + 1]: all hosts together */
+	struct report view;		/* t0: the fleet's start; the figures' report argument */
+	struct analysis_err err;	/* why fleet_build() failed */
+};
+
+/* Return: 0 or -errno (fl->err says why). */
+int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
+		const struct report_opts *o);
+void fleet_release(struct fleet *fl);
+/* Host @h's pstats of matched phase @k (k == nphases: its total), or NULL. */
+const struct pstats *fleet_phase(const struct fleet *fl, unsigned int k, unsigned int h);
+void fleet_print_text(const struct fleet *fl, const struct out_opts *oo, FILE *f);
+void fleet_print_csv(const struct fleet *fl, FILE *f);
+/* Return: 0 or -ENOMEM. */
+int fleet_print_json(const struct fleet *fl, FILE *f);
+void fleet_write_html(const struct fleet *fl, FILE *f);
 
 /* --- compare ------------------------------------------------------------- */
 
