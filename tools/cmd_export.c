@@ -34,6 +34,7 @@
 
 static struct {
 	const char *events;		/* --events FILE */
+	const char *host;		/* --host NAME, else the trace's */
 	int csv, parquet, force;
 	int progress;			/* 1, -1, 0: read_progress_setup() */
 } xopt;
@@ -44,6 +45,9 @@ static const struct opt_desc export_opts[] = {
 		   "samples, notes, app units) to FILE, in the same format"),
 	OPT_BOOL(0, "csv", &xopt.csv, "CSV with a header row (the default for OUT ending in .csv)"),
 	OPT_BOOL(0, "parquet", &xopt.parquet, "Apache Parquet, ZSTD pages (the default)"),
+	OPT_STRING(0, "host", &xopt.host, "NAME",
+		   "NAME in the host column, for the host the trace names\n"
+		   "(two mounts of one machine as two hosts)"),
 	OPT_BOOL('f', "force", &xopt.force, "replace existing output files"),
 	OPT_PROGRESS_INT(&xopt.progress),
 	OPT_NO_PROGRESS_INT(&xopt.progress),
@@ -60,8 +64,8 @@ static void export_columns(FILE *f)
 
 static const struct opt_cmd export_cmd = {
 	.name = "export",
-	.usage = "TRACE OUT [--events FILE] [--csv | --parquet] [--force]\n"
-		 "       [--progress | --no-progress]",
+	.usage = "TRACE OUT [--events FILE] [--csv | --parquet] [--host NAME]\n"
+		 "       [--force] [--progress | --no-progress]",
 	.summary = "Write a trace as tables: OUT gets one row per application call (cut\n"
 		   "read/write pieces joined, as report counts them), with the file's path\n"
 		   "as it was when the call ran; --events FILE the other records. Parquet\n"
@@ -72,7 +76,8 @@ static const struct opt_cmd export_cmd = {
 	.footer = "examples:\n"
 		  "  iotap export cap.iotap cap.parquet --events cap-events.parquet\n"
 		  "  duckdb -c \"select op, count(*), avg(latency_ns) from 'cap.parquet' group by op\"\n"
-		  "  iotap export cap.iotap - --csv | head",
+		  "  iotap export cap.iotap - --csv | head\n"
+		  "  iotap export web1.iotap web1.parquet --host web1",
 };
 
 struct phase_state {
@@ -209,6 +214,8 @@ int cmd_export(int argc, char **argv)
 								: "too many arguments");
 	path = argv[optind];
 	opath = argv[optind + 1];
+	if (xopt.host && !*xopt.host)
+		return opt_error(&export_cmd, "--host needs a name");
 	fmt = format_of(opath, xopt.csv, xopt.parquet);
 	if (fmt == X_PARQUET && ((!strcmp(opath, "-") && isatty(STDOUT_FILENO)) ||
 				 (events && !strcmp(events, "-") && isatty(STDOUT_FILENO))))
@@ -234,7 +241,7 @@ int cmd_export(int argc, char **argv)
 	if (open_trace(path, 0, &r))
 		return 1;
 	h = iotap_trace_reader_header(r);
-	host = strdup(h->host ? h->host : "");
+	host = strdup(xopt.host ? xopt.host : h->host ? h->host : "");
 	ret = host ? iotap_trace_join_open(&jn, r) : -ENOMEM;
 	if (!ret)
 		ret = iotap_trace_paths_open(&pp, jn);

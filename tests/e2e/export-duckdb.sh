@@ -10,7 +10,7 @@
 # --events; statistics in the footer. `report --by file` names the same
 # paths. A damaged copy exports what is readable, says what was not, and
 # exits as `iotap dump` does. A synthetic trace of more than a row group
-# reads back from Parquet exactly as from CSV.
+# reads back from Parquet exactly as from CSV. --host names the host.
 . "$(dirname "$0")/lib.sh"
 NODE_DIR=${IOTAP_NODE_DIR:-$IOTAP_SRC/tests/.node}
 command -v node > /dev/null || skip "needs node (Debian's nodejs)"
@@ -52,6 +52,11 @@ expect_eq "mode" "$(stat -c %a $T/c.parquet)" 600
 for p in f d/a d/b d2/b; do
 	grep -Eq "^$p " $T/by.txt || fail "--by file has no row '$p'"
 done
+
+# the host column: the capturing host's name, or --host's
+expect_eq "host without --host" "$(sed -n 2p $T/c.csv | cut -d, -f2)" "$(uname -n)"
+expect_eq "--host" "$("$IOTAP" export "$TR" - --csv --host web1 | sed -n 2p | cut -d, -f2)" web1
+expect 2 "--host needs a name" "$IOTAP" export "$TR" $T/z.parquet --host ''
 
 # a damaged copy: a chunk in the middle overwritten
 cp "$TR" $T/bad.iotap
