@@ -32,17 +32,26 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_EVENTS, O_CSV, O_PARQUET, O_FORCE, O_PROGRESS, O_NO_PROGRESS };
+static struct {
+	const char *events;		/* --events FILE */
+	const char *host;		/* --host NAME, else the trace's */
+	int csv, parquet, force;
+	int progress;			/* 1, -1, 0: read_progress_setup() */
+} xopt;
 
 static const struct opt_desc export_opts[] = {
-	[O_EVENTS] = { "events", 0, "FILE", "also write the other records (names, phases,\n"
-		       "samples, notes, app units) to FILE, in the same format" },
-	[O_CSV] = { "csv", 0, NULL, "CSV with a header row (the default for OUT ending in .csv)" },
-	[O_PARQUET] = { "parquet", 0, NULL, "Apache Parquet, ZSTD pages (the default)" },
-	[O_FORCE] = { "force", 'f', NULL, "replace existing output files" },
-	[O_PROGRESS] = OPT_PROGRESS,
-	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
-	{ NULL },
+	OPT_STRING(0, "events", &xopt.events, "FILE",
+		   "also write the other records (names, phases,\n"
+		   "samples, notes, app units) to FILE, in the same format"),
+	OPT_BOOL(0, "csv", &xopt.csv, "CSV with a header row (the default for OUT ending in .csv)"),
+	OPT_BOOL(0, "parquet", &xopt.parquet, "Apache Parquet, ZSTD pages (the default)"),
+	OPT_STRING(0, "host", &xopt.host, "NAME",
+		   "NAME in the host column, for the host the trace names\n"
+		   "(two mounts of one machine as two hosts)"),
+	OPT_BOOL('f', "force", &xopt.force, "replace existing output files"),
+	OPT_PROGRESS_INT(&xopt.progress),
+	OPT_NO_PROGRESS_INT(&xopt.progress),
+	OPT_END(),
 };
 
 static void export_columns(FILE *f)
@@ -55,8 +64,8 @@ static void export_columns(FILE *f)
 
 static const struct opt_cmd export_cmd = {
 	.name = "export",
-	.usage = "TRACE OUT [--events FILE] [--csv | --parquet] [--force]\n"
-		 "       [--progress | --no-progress]",
+	.usage = "TRACE OUT [--events FILE] [--csv | --parquet] [--host NAME]\n"
+		 "       [--force] [--progress | --no-progress]",
 	.summary = "Write a trace as tables: OUT gets one row per application call (cut\n"
 		   "read/write pieces joined, as report counts them), with the file's path\n"
 		   "as it was when the call ran; --events FILE the other records. Parquet\n"
@@ -67,7 +76,8 @@ static const struct opt_cmd export_cmd = {
 	.footer = "examples:\n"
 		  "  iotap export cap.iotap cap.parquet --events cap-events.parquet\n"
 		  "  duckdb -c \"select op, count(*), avg(latency_ns) from 'cap.parquet' group by op\"\n"
-		  "  iotap export cap.iotap - --csv | head",
+		  "  iotap export cap.iotap - --csv | head\n"
+		  "  iotap export web1.iotap web1.parquet --host web1",
 };
 
 struct phase_state {
@@ -178,8 +188,8 @@ static int outfile_close(struct outfile *o, int ok)
 int cmd_export(int argc, char **argv)
 {
 	struct outfile out = { 0 }, ev = { 0 };
-	const char *arg, *path, *opath, *events = NULL;
-	int idx, rc, csv = 0, parquet = 0, force = 0, progress = 0, ret = 0, status = 0;
+	const char *path, *opath, *events;
+	int rc, ret = 0, status = 0;
 	struct iotap_trace_reader *r = NULL;
 	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_paths *pp = NULL;
@@ -193,35 +203,28 @@ int cmd_export(int argc, char **argv)
 	enum xformat fmt;
 	char *host = NULL;
 
-	while ((rc = opt_next(&export_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case O_EVENTS: events = arg; break;
-		case O_CSV: csv = 1; break;
-		case O_PARQUET: parquet = 1; break;
-		case O_FORCE: force = 1; break;
-		case O_PROGRESS: progress = 1; break;
-		case O_NO_PROGRESS: progress = -1; break;
-		}
-	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	if (csv && parquet)
+	rc = opt_parse(&export_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
+	events = xopt.events;
+	if (xopt.csv && xopt.parquet)
 		return opt_error(&export_cmd, "--csv and --parquet exclude each other");
 	if (argc - optind != 2)
 		return opt_error(&export_cmd, argc - optind < 2 ? "TRACE and OUT are required"
 								: "too many arguments");
 	path = argv[optind];
 	opath = argv[optind + 1];
-	fmt = format_of(opath, csv, parquet);
+	if (xopt.host && !*xopt.host)
+		return opt_error(&export_cmd, "--host needs a name");
+	fmt = format_of(opath, xopt.csv, xopt.parquet);
 	if (fmt == X_PARQUET && ((!strcmp(opath, "-") && isatty(STDOUT_FILENO)) ||
 				 (events && !strcmp(events, "-") && isatty(STDOUT_FILENO))))
 		return opt_error(&export_cmd, "Parquet is binary: not onto a terminal (give a file, "
 				 "a pipe, or --csv)");
 	{
 		const char *inputs[] = { path, NULL };
-		struct out_rules rules = { .inputs = inputs, .force_opt = "--force", .force = force };
+		struct out_rules rules = { .inputs = inputs, .force_opt = "--force",
+					  .force = xopt.force };
 
 		if (strcmp(opath, "-") && out_check(opath, &rules) < 0)
 			return 1;
@@ -232,13 +235,13 @@ int cmd_export(int argc, char **argv)
 		if (events && !strcmp(events, "-") && !strcmp(opath, "-"))
 			return opt_error(&export_cmd, "only one of OUT and --events can be stdout");
 	}
-	read_progress_setup("export", progress, !strcmp(opath, "-") ||
+	read_progress_setup("export", xopt.progress, !strcmp(opath, "-") ||
 			    (events && !strcmp(events, "-")));
 	analysis_threads_auto(1);
 	if (open_trace(path, 0, &r))
 		return 1;
 	h = iotap_trace_reader_header(r);
-	host = strdup(h->host ? h->host : "");
+	host = strdup(xopt.host ? xopt.host : h->host ? h->host : "");
 	ret = host ? iotap_trace_join_open(&jn, r) : -ENOMEM;
 	if (!ret)
 		ret = iotap_trace_paths_open(&pp, jn);

@@ -172,6 +172,14 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv)
 	return rc < 0 ? 2 : -1;
 }
 
+int opt_progress(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	(void)cmd;
+	(void)arg;
+	*(int *)d->value = strcmp(d->long_name, "progress") ? -1 : 1;
+	return 0;
+}
+
 void opt_usage(const struct opt_cmd *cmd, FILE *f)
 {
 	int i;

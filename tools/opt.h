@@ -152,10 +152,17 @@ int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
  * OPT_NO_PROGRESS are their table entries, read_progress_setup()
  * (traceio.h) takes 1 or -1 for them, 0 for neither.
  */
-#define OPT_PROGRESS { "progress", 0, NULL, "progress on stderr also when it is not a terminal\n" \
-		       "(a line every 5 s, and one as each trace is read)" }
-#define OPT_NO_PROGRESS { "no-progress", 0, NULL, "no progress line (on a terminal it shows after\n" \
-			  "1 s of reading: share read, time left)" }
+#define OPT_PROGRESS_HELP "progress on stderr also when it is not a terminal\n" \
+			  "(a line every 5 s, and one as each trace is read)"
+#define OPT_NO_PROGRESS_HELP "no progress line (on a terminal it shows after\n" \
+			     "1 s of reading: share read, time left)"
+#define OPT_PROGRESS { "progress", 0, NULL, OPT_PROGRESS_HELP }
+#define OPT_NO_PROGRESS { "no-progress", 0, NULL, OPT_NO_PROGRESS_HELP }
+/* The same two bound to an int (1 or -1, the last one given wins). */
+#define OPT_PROGRESS_INT(v) OPT_CALLBACK(0, "progress", (v), NULL, OPT_PROGRESS_HELP, opt_progress)
+#define OPT_NO_PROGRESS_INT(v) OPT_CALLBACK(0, "no-progress", (v), NULL, OPT_NO_PROGRESS_HELP, \
+					    opt_progress)
+int opt_progress(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
 
 /* parse_u64 - a plain non-negative integer. 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);

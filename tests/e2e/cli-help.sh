@@ -5,7 +5,7 @@
 # required, and the help text states which units the outputs use.
 . "$(dirname "$0")/lib.sh"
 
-for c in mount umount mark trace status top run replay info dump report compare; do
+for c in mount umount mark trace status top run replay info dump export report compare; do
 	"$IOTAP" help $c > $T/a 2>&1 || fail "iotap help $c exited $?"
 	"$IOTAP" $c --help > $T/b 2>&1 || fail "iotap $c --help exited $?"
 	cmp -s $T/a $T/b || fail "iotap help $c differs from iotap $c --help"

@@ -10,7 +10,9 @@
 # --events; statistics in the footer. `report --by file` names the same
 # paths. A damaged copy exports what is readable, says what was not, and
 # exits as `iotap dump` does. A synthetic trace of more than a row group
-# reads back from Parquet exactly as from CSV.
+# reads back from Parquet exactly as from CSV. examples/fleet.sql's
+# queries over this capture and a second one, exported as hosts a and b
+# (--host), answer as each one's report does (fleet_check.js).
 . "$(dirname "$0")/lib.sh"
 NODE_DIR=${IOTAP_NODE_DIR:-$IOTAP_SRC/tests/.node}
 command -v node > /dev/null || skip "needs node (Debian's nodejs)"
@@ -52,6 +54,30 @@ expect_eq "mode" "$(stat -c %a $T/c.parquet)" 600
 for p in f d/a d/b d2/b; do
 	grep -Eq "^$p " $T/by.txt || fail "--by file has no row '$p'"
 done
+
+# examples/fleet.sql's three questions over two hosts: this capture as
+# host a and a second one as host b (--host names them; without it the
+# column is the capturing host's name), checked against each one's report
+expect_eq "host without --host" "$(sed -n 2p $T/c.csv | cut -d, -f2)" "$(uname -n)"
+expect 2 "--host needs a name" "$IOTAP" export "$TR" $T/z.parquet --host ''
+TR2=$T/c2.iotap
+iotap_mount "$BACKING" "$MNT" --trace "$TR2"
+"$IOTAP" mark "$MNT" two || fail mark
+dd if=/dev/zero of="$MNT/g" bs=16k count=30 oflag=dsync status=none || fail "write g"
+"$IOTAP" mark "$MNT" three || fail mark
+dd if="$MNT/g" of=/dev/null bs=8k status=none || fail "read g"
+iotap_umount "$MNT"
+check "export --host a" "$IOTAP" export "$TR" $T/a.parquet --host a
+check "export --host b" "$IOTAP" export "$TR2" $T/b.parquet --host b
+for h in a b; do
+	tr=$TR; [ $h = b ] && tr=$TR2
+	"$IOTAP" report --json "$tr" > $T/r$h.json || fail "report --json $h"
+	"$IOTAP" export "$tr" $T/$h.csv --host $h || fail "export --csv $h"
+done
+NODE_PATH="$NODE_DIR/node_modules" node "$IOTAP_SRC/examples/fleet.js" --json $T/a.parquet \
+	$T/b.parquet > $T/fleet.json || fail "examples/fleet.js"
+NODE_PATH="$NODE_DIR/node_modules" node "$E2E_DIR/fleet_check.js" $T/fleet.json \
+	a=$T/ra.json=$T/a.csv b=$T/rb.json=$T/b.csv || fail "fleet.sql's answers disagree (above)"
 
 # a damaged copy: a chunk in the middle overwritten
 cp "$TR" $T/bad.iotap
