@@ -31,18 +31,17 @@
  *  - Blocking handlers. The kernel fills an idle entry by task work in
  *    the thread that submitted its COMMIT_AND_FETCH, so a ring thread
  *    asleep uninterruptibly (an fsync waiting for the disk) would hold
- *    every request given to an entry it committed until it woke
- *    (tests/bench/fsync-beside.sh measured 0.6 s stalls). fsync, fsyncdir,
+ *    every request given to an entry it committed until it woke (stalls
+ *    as long as the fsync: tests/bench/fsync-beside.sh). fsync, fsyncdir,
  *    fallocate and copy_file_range therefore run on helper threads of the
  *    queue (queue_offload(), up to one per entry, on any CPU), which put
  *    the reply in the entry, queue its commit and wake the ring with a
  *    MSG_RING; the ring thread submits it, so entries are only ever
  *    committed by threads that sleep nowhere but in io_uring_enter()
  *    (e2e fs-uring-fsync: reads beside a 4 s fsync on a slow disk). The
- *    hand-off costs 20-35 us per fsync on the project's VMs, the wake-ups
- *    of an idle vCPU for the helper and then the leader (a 4 KiB
- *    write+fdatasync loop on tmpfs, where fsync is free: 16-19 k pairs/s
- *    inline, 11-15 k handed off; BENCHMARKS.md, session 7).
+ *    hand-off costs each fsync the wake-ups of an idle vCPU for the
+ *    helper and then the leader (what they cost, and what the stalls
+ *    were: BENCHMARKS.md, io_uring sessions 6 and 7).
  *  - Reads and writes that would wait for the disk. A ring thread tries
  *    them with RWF_NOWAIT (fs_uring_nowait(), fs_op_read(),
  *    fs_op_write_buf()); a page-cache miss (or, on XFS, a write that must

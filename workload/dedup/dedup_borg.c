@@ -35,8 +35,8 @@
  * chunks.archive.d directory, checkpoints (every 30 minutes), compaction
  * moving the items and archive objects of a compacted data segment (a
  * few bytes per chunk); borg's chunker restarts at each file, the model's
- * image is one stream (its files cache: one entry per 16 MiB): with 64 MiB
- * files that stores about 1.4% more per change (BENCHMARKS.md).
+ * image is one stream (its files cache: one entry per 16 MiB), which
+ * stores a little more per change (BENCHMARKS.md, the model vs real borg).
  */
 #include <dirent.h>
 #include <errno.h>
