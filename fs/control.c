@@ -42,6 +42,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,6 @@
 
 #include "fs_i.h"
 
-#define FUSE_SUPER_MAGIC	0x65735546
 #define AUTO_NAME_TRIES		100000
 
 /* --- rebinding ----------------------------------------------------------- */

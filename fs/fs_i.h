@@ -412,7 +412,7 @@ struct fs_ctx {
 	int warned_lost;
 	uint64_t clk_tck;			/* sysconf(_SC_CLK_TCK) */
 	uint64_t start_ns;			/* CLOCK_MONOTONIC at start-up (uptime) */
-	/* transport (transport/uring.c) */
+	/* transport (transport/uring_setup.c) */
 	int transport;				/* IOTAP_FS_TRANSPORT_DEV or _URING, as chosen */
 	char transport_why[192];		/* why, for the log and the trace header */
 	uint64_t uring_init_unique;		/* INIT in flight when the transport is uring */
@@ -729,7 +729,7 @@ static inline bool fs_binding_known(const struct fs_inode *inode, uint64_t b)
 void fs_inode_note_binding(struct fs_ctx *fs, uint64_t dev, uint64_t ino, uint64_t b,
 			   uint32_t flags);
 
-/* --- transport/uring.c: FUSE over io_uring --------------------------- */
+/* --- transport/uring.c, uring_setup.c: FUSE over io_uring ------------ */
 
 struct fs_uring;
 /*

@@ -671,7 +671,7 @@ static void describe_opts(struct fs_daemon *d)
 	for (i = 0; i < (int)fs->under.n && n > 0 && (size_t)n < sizeof(d->mount_opts); i++)
 		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_under=%s",
 			      fs->under.rel[i]);
-	/* the transport and why (transport/uring.c), then what is left of -o */
+	/* the transport and why (transport/uring_setup.c), then what is left of -o */
 	if (n > 0 && (size_t)n < sizeof(d->mount_opts))
 		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n,
 			      ",transport=%s,transport_why=%s",

@@ -71,7 +71,7 @@
 #include "fs_i.h"
 
 #ifndef FUSE_OVER_IO_URING
-#define FUSE_OVER_IO_URING	(1ULL << 41)	/* protocol 7.42: see transport/uring.c */
+#define FUSE_OVER_IO_URING	(1ULL << 41)	/* protocol 7.42: see transport/uring_i.h */
 #endif
 
 /* Opcodes libfuse answers with ENOSYS without calling us, given our ops. */

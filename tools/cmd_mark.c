@@ -11,14 +11,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <sys/xattr.h>
 
 #include "cmds.h"
 #include "iotap_fs.h"
+#include "live_mount.h"
 #include "opt.h"
-
-#define FUSE_SUPER_MAGIC 0x65735546
 
 enum { O_END };
 
@@ -43,30 +41,15 @@ static const struct opt_cmd mark_cmd = {
  */
 static int is_iotap_root(const char *mnt)
 {
-	struct statfs sf;
+	static const struct live_mount_words words = {
+		.verb = "mark", .perm_verb = "mark",
+		.perm_tail = ", or the owner of the mount's root when it was mounted with "
+			     "--allow-mark-owner",
+		.undone = "nothing was marked. ", .not_tail = "; nothing was marked",
+	};
 	char buf[32];
 
-	if (statfs(mnt, &sf)) {
-		if (errno == ENOTCONN)
-			die_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
-				"nothing was marked. 'iotap umount %s' removes the dead mount",
-				mnt, mnt);
-		else
-			die_msg("cannot mark '%s': %s", mnt, strerror(errno));
-		return 0;
-	}
-	if (sf.f_type == FUSE_SUPER_MAGIC &&
-	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) < 0 && errno == EPERM) {
-		die_msg("cannot mark '%s': only root (or CAP_SYS_ADMIN) may, or the owner of "
-			"the mount's root when it was mounted with --allow-mark-owner", mnt);
-		return 0;
-	}
-	if (sf.f_type != FUSE_SUPER_MAGIC ||
-	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) <= 0) {
-		die_msg("'%s' is not the root of an iotap mount; nothing was marked", mnt);
-		return 0;
-	}
-	return 1;
+	return live_mount_get(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf), NULL, &words) > 0;
 }
 
 int cmd_mark(int argc, char **argv)

@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,10 +26,10 @@
 #include "iotap_base.h"
 #include "iotap_fs.h"
 #include "iotap_trace.h"
+#include "live_mount.h"
 #include "opt.h"
 #include "traceio.h"
 
-#define FUSE_SUPER_MAGIC	0x65735546
 #define LAT_CLASSES		IOTAP_FS_LAT_CLASSES
 #define MAX_TOP			64
 #define LAT_MAX_BUCKETS		IOTAP_HIST_BUCKETS_OF(6)	/* lat_bits up to 6 */
@@ -62,27 +60,18 @@ struct stats {
 /* Fetch and parse the counters of @mnt. 0, or -1 after saying why. */
 static int fetch(const char *mnt, struct stats *s, char *buf)
 {
-	struct statfs sf;
+	static const struct live_mount_words words = {
+		.verb = "read", .perm_verb = "read the counters of", .perm_tail = "",
+		.undone = "", .not_tail = " (or its daemon is older than this iotap)",
+	};
 	ssize_t n;
 	char *line, *save = NULL;
 
-	if (statfs(mnt, &sf)) {
-		if (errno == ENOTCONN)
-			die_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
-				"'iotap umount %s' removes the dead mount", mnt, mnt);
-		else
-			die_msg("cannot read '%s': %s", mnt, strerror(errno));
+	n = live_mount_get(mnt, IOTAP_FS_XATTR_STATS, buf, IOTAP_FS_STATS_MAX - 1, NULL, &words);
+	if (n < 0)
 		return -1;
-	}
-	n = sf.f_type == FUSE_SUPER_MAGIC ?
-		    getxattr(mnt, IOTAP_FS_XATTR_STATS, buf, IOTAP_FS_STATS_MAX - 1) : -1;
-	if (n < 0 && sf.f_type == FUSE_SUPER_MAGIC && errno == EPERM) {
-		die_msg("cannot read the counters of '%s': only root (or CAP_SYS_ADMIN) may", mnt);
-		return -1;
-	}
-	if (n <= 0 || strncmp(buf, "iotap-stats 1\n", 14)) {
-		die_msg("'%s' is not the root of an iotap mount (or its daemon is older than "
-			"this iotap)", mnt);
+	if (strncmp(buf, "iotap-stats 1\n", 14)) {
+		live_mount_not_ours(mnt, &words);
 		return -1;
 	}
 	buf[n] = '\0';

@@ -26,15 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "iotap_fs.h"
+#include "live_mount.h"
 #include "opt.h"
-
-#define FUSE_SUPER_MAGIC 0x65735546
 
 enum { O_FORCE };
 
@@ -69,31 +67,18 @@ static const struct opt_cmd trace_cmd = {
 		"  iotap trace /srv/pgdata save /var/tmp/3am.iotap",
 };
 
+static const struct live_mount_words trace_words = {
+	.verb = "control", .perm_verb = "control the trace of", .perm_tail = "",
+	.undone = "", .not_tail = "",
+};
+
 /* Is @mnt the root of a live iotap mount that lets us control it? Says why not. */
 static int check_mount(const char *mnt, struct stat *mst)
 {
-	struct statfs sf;
 	char buf[32];
 
-	if (statfs(mnt, &sf) || stat(mnt, mst)) {
-		if (errno == ENOTCONN)
-			die_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
-				"'iotap umount %s' removes the dead mount", mnt, mnt);
-		else
-			die_msg("cannot control '%s': %s", mnt, strerror(errno));
-		return -1;
-	}
-	if (sf.f_type == FUSE_SUPER_MAGIC &&
-	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) < 0 && errno == EPERM) {
-		die_msg("cannot control the trace of '%s': only root (or CAP_SYS_ADMIN) may", mnt);
-		return -1;
-	}
-	if (sf.f_type != FUSE_SUPER_MAGIC ||
-	    getxattr(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf)) <= 0) {
-		die_msg("'%s' is not the root of an iotap mount", mnt);
-		return -1;
-	}
-	return 0;
+	return live_mount_get(mnt, IOTAP_FS_XATTR_PID, buf, sizeof(buf), mst, &trace_words) < 0 ?
+		-1 : 0;
 }
 
 /*

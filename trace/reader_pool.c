@@ -20,7 +20,7 @@
  * batches on the other thread cost more CPU than it overlapped, every
  * record moving between the CPUs' caches (BENCHMARKS.md, session 9; a
  * try in session 10 that decoded and sorted in the pool, the raw payload
- * staying there, took 1.3-1.7 times the wall time of one thread). The
+ * staying there, took longer than one thread). The
  * ring holds n - 1 jobs: memory grows by that many raw payloads and
  * compressed copies (one 2 MiB extent each), and a decoder's own buffer.
  *

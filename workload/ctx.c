@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,7 @@ int iotap_workload_target_check(const char *path, int need_dir, struct iotap_wor
 	if (statvfs(path, &sv))
 		return -errno;
 	if (!statfs(path, &sf))
-		t->is_fuse = sf.f_type == 0x65735546;	/* FUSE_SUPER_MAGIC */
+		t->is_fuse = sf.f_type == FUSE_SUPER_MAGIC;
 	t->avail_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	t->fsid = (uint64_t)sv.f_fsid;
 	t->is_rdonly = !!(sv.f_flag & ST_RDONLY);

@@ -203,7 +203,7 @@ int wl_fileset_close(struct iotap_workload_ctx *c, struct wl_fileset *fs, int do
 	return ret;
 }
 
-/* pgsql: temporary until the sys layer lands */
+/* --- beside the data phase: sync_file_range and markers (pgsql), APP records --- */
 
 /*
  * sync_file_range(2) is issued but not recorded: FUSE has no request for

@@ -235,7 +235,7 @@ void wl_closedir(struct iotap_workload_ctx *c, struct wl_dir *d);
 int wl_stdio_open(struct iotap_workload_ctx *c, struct wl_file *f, const char *mode);
 
 /*
- * pgsql: temporary until the sys layer lands (engine.c's last block).
+ * Beside the data phase (engine.c's last block), for pgsql:
  * wl_sync_file_range is issued but not recorded (no FUSE request exists
  * for it). wl_mark writes a PHASE marker (@kind IOTAP_PHASE_*) from any
  * thread, carrying the caller's cumulative CPU figure, and returns its

@@ -4,16 +4,15 @@
  *
  * A trace reader's decoded batch is megabytes (112 bytes a record, tens of
  * thousands of records a chunk), touched once from start to end right after
- * it is allocated. Every 4 KiB page of it then costs a page fault, and on
- * the VM iotap is developed on a fault costs 15 to 25 us: `iotap report`
- * of the 2.16 M-record bonnie++ capture took 3300 faults, 2300 of them
- * in its batches, about a sixth of its CPU time. The kernel maps a
- * 2 MiB-aligned extent marked MADV_HUGEPAGE with one transparent huge page
- * on the first touch instead (4 MiB touched: 0.4 ms against 25 ms there,
- * /sys/kernel/mm/transparent_hugepage/enabled "madvise"); that report
- * then took 850 faults. Where huge pages are off or none is free, the
- * same memory takes 4 KiB pages as before. The price: up to 2 MiB more
- * resident per buffer than asked for (bounded, and only for big ones).
+ * it is allocated. Every 4 KiB page of it then costs a page fault, dear on
+ * a VM, and most of a report's faults were in its batches. The kernel maps
+ * a 2 MiB-aligned extent marked MADV_HUGEPAGE with one transparent huge
+ * page on the first touch instead (/sys/kernel/mm/transparent_hugepage/
+ * enabled "madvise" or "always"). What a fault costs and what this saved:
+ * BENCHMARKS.md, "Reading real captures", session 8. Where huge pages are
+ * off or none is free, the same memory takes 4 KiB pages as before. The
+ * price: up to 2 MiB more resident per buffer than asked for (bounded,
+ * and only for big ones).
  */
 #include <stdint.h>
 #include <stdlib.h>

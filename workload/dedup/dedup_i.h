@@ -5,11 +5,11 @@
  * Module prefix dd_. Files: dedup.c (the run, its phases in order, the
  * segment and container tables, init and cleanup), dedup_stream.c (the
  * backup and restore streams), dedup_compact.c (expiry, compaction),
- * dedup_restic.c and dedup_borg.c (the restic and borg flavors),
- * dedup_data.c (what the
- * images hold: content ids per position, segment bytes, fingerprints),
- * dedup_index.c (fingerprint cache and on-disk index), dedup_out.c (the
- * tables).
+ * dedup_restic.c and dedup_borg.c (the restic and borg flavors; borg's
+ * repository and cache in dedup_borg_repo.c, prefix bg_), dedup_data.c
+ * (what the images hold: content ids per position, segment bytes,
+ * fingerprints), dedup_index.c (fingerprint cache and on-disk index),
+ * dedup_out.c (the tables).
  *
  * Fingerprints are XXH3-128 of the segment bytes. That is not a
  * cryptographic hash (MSDP uses MD5, restic SHA-256): a model only needs
@@ -331,5 +331,81 @@ int dd_cdc_backup(struct dd_stream *s);
 
 int dd_expire(struct dd_run *run);
 int dd_compact(struct dd_run *run);
+
+/* --- dedup_borg_repo.c: the borg flavor's repository and client cache -- */
+
+#define BG_MAGIC	8		/* "BORG_SEG" */
+#define BG_PUT_HDR	41		/* crc 4, size 4, tag 1, id 32 */
+#define BG_COMMIT	9
+#define BG_OBJ_EXTRA	(2 + 41)	/* compressor id; encryption type, MAC, IV */
+#define BG_PER_DIR	1000		/* segments_per_dir */
+#define BG_WBUF		8192		/* Python's buffered writer */
+#define BG_RBUF		4096		/* ... and reader (st_blksize) */
+#define BG_FILE		(16 * DD_MIB)	/* the model's files: the image in 16 MiB files */
+#define BG_FILE_ENTRY	187		/* files cache bytes per file */
+#define BG_ITEM		120		/* items metadata per file */
+#define BG_ITEM_CHUNK	48		/* ... and per chunk reference */
+#define BG_ARCHIVE	500		/* archive metadata object */
+#define BG_MANIFEST	540		/* manifest object (+ 40 per archive) */
+#define BG_CONFIG	572		/* cache config */
+#define BG_REPO_CONFIG	700
+#define BG_INTEGRITY	190
+#define BG_LOCK_ROSTER	47
+
+enum { BG_DEL_KEPT, BG_DEL_GONE };
+
+/* A DELETE entry: in segment @seg, for a chunk whose PUT was in segment @put. */
+struct bg_del {
+	uint32_t seg, put;
+	int state;
+};
+
+struct dd_borg {
+	struct wl_file wf;		/* the segment being written (fd -1: none) */
+	uint32_t wseg;			/* its number */
+	uint64_t woff;
+	uint8_t *wbuf;			/* buffered writer */
+	uint32_t wn;
+	uint32_t next;			/* next segment number */
+	uint32_t txn;			/* the last commit's segment */
+	uint64_t manifest;		/* segment holding the manifest PUT (UINT64_MAX: none) */
+	uint32_t archives;
+	int dir_fd[256];		/* data/K */
+	uint64_t dir_ino[256];
+	int cache_fd;			/* the cache directory */
+	uint64_t cache_ino;
+	int cache_own;			/* META/NAME made by us */
+	int cache_sub;			/* DIR/NAME/cache made by us */
+	uint64_t files_bytes;
+	struct bg_del *del;
+	uint32_t ndel, delcap;
+	uint32_t *arch_seg;		/* per generation: its items/archive objects' segment */
+	uint64_t *arch_meta;		/* ... and their bytes */
+	uint8_t *obj;			/* one entry */
+	uint8_t *sink;			/* restore reads */
+	struct dd_entry **tree;		/* per generation: its chunk list */
+	uint64_t *ntree;
+};
+
+uint64_t bg_idx_buckets(uint64_t entries);
+int bg_put_file(struct dd_run *run, int dfd, uint64_t dino, const char *name, uint64_t len,
+		int how, uint64_t *written);
+int64_t bg_get_file(struct dd_run *run, int dfd, uint64_t dino, const char *name,
+		    int index, struct dd_stream *cnt);
+int bg_lock_take(struct dd_run *run, int dfd, uint64_t dino, uint64_t *written);
+int bg_lock_release(struct dd_run *run, int dfd, uint64_t dino);
+int bg_seg_name(char *buf, size_t len, uint32_t seg);
+int bg_put(struct dd_run *run, uint8_t *ent, uint64_t len, int want_new, uint32_t *seg,
+	   uint32_t *off, uint64_t *written);
+int bg_del_tag(struct dd_run *run, uint32_t put_seg, int want_new, uint64_t *written);
+void bg_seg_dead(struct dd_run *run, uint32_t seg, uint64_t len);
+int bg_manifest(struct dd_run *run, uint64_t *written);
+int bg_write_index(struct dd_run *run, uint64_t *written);
+int bg_drop_old_index(struct dd_run *run, uint32_t old);
+int bg_commit_tag(struct dd_run *run, uint64_t *written);
+int bg_commit(struct dd_run *run, uint32_t old, uint64_t *written);
+int bg_repo_open(struct dd_run *run, int with_hints, struct dd_stream *cnt);
+int bg_cache_begin(struct dd_run *run, uint64_t *written);
+int bg_cache_commit(struct dd_run *run, uint64_t *written);
 
 #endif /* IOTAP_DEDUP_I_H */
