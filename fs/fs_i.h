@@ -50,7 +50,6 @@
 
 #include <fuse_lowlevel.h>
 
-#include "config.h"
 #include <urcu/urcu-memb.h>
 #include <urcu/rculfhash.h>
 #include <urcu/uatomic.h>
@@ -595,6 +594,9 @@ void fs_record_root(struct fs_ctx *fs, const struct stat *st);
 /* A request libfuse answered without calling us (aux = FUSE opcode). */
 void fs_record_unhandled(struct fs_ctx *fs, uint32_t opcode, uint64_t nodeid,
 			 uint32_t pid, uint32_t uid, uint32_t gid);
+
+/* --- caller.c: who sent a request -------------------------------------- */
+
 /*
  * Control requests: the caller of @req is root or has CAP_SYS_ADMIN
  * (/proc/TID/status CapEff); may mark (that, or the backing root's owner
@@ -608,6 +610,10 @@ bool fs_caller_may_mark(struct fs_ctx *fs, fuse_req_t req);
 void fs_log_refused(fuse_req_t req, const char *what);
 /* The process (thread group) of thread @tid, cached as for OP records. */
 uint32_t fs_caller_tgid(uint32_t tid);
+/* The same, @mono_ns a CLOCK_MONOTONIC time just read (a request's start). */
+uint32_t fs_caller_tgid_at(uint32_t tid, uint64_t mono_ns);
+/* CPU time of process @pid, ns (/proc/PID/stat); 0 or -errno. */
+int fs_proc_cpu(struct fs_ctx *fs, uint32_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* Whether thread @tid has @gid among its supplementary groups (/proc). */
 bool fs_proc_in_group(uint32_t tid, uint32_t gid);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * session.c - iotap_fs_main(): checks, daemonizing, mount, serve, teardown
+ * session.c - iotap_fs_main(): one mount's life: daemonize, set up, serve, tear down
  *
  * Order of events, and why:
  *
@@ -11,11 +11,12 @@
  *     pipe; the parent prints the error (git style) and returns 1, or
  *     returns 0 once the mount is up. The child never returns into the
  *     caller: it _exit()s when the session ends.
- *  2. Check the input (backing and mount point are directories, the mount
- *     point is not already mounted unless it is the backing dir itself,
- *     /dev/fuse exists), then open the backing dir and the trace
- *     BEFORE mounting: mounting over the backing dir in place hides it, and
- *     a trace or log path inside the mount never goes through the mount.
+ *  2. Check the input (session_opts.c: backing and mount point are
+ *     directories, the mount point is not already mounted unless it is the
+ *     backing dir itself, /dev/fuse exists), then open the backing dir and
+ *     the trace (session_trace.c) BEFORE mounting: mounting over the
+ *     backing dir in place hides it, and a trace or log path inside the
+ *     mount never goes through the mount.
  *  3. Mount, then install the wire shim (wire.c) as the session's I/O on
  *     its /dev/fuse fd (fuse_session_custom_io): it sees every request
  *     header first and records those libfuse answers itself without calling
@@ -44,54 +45,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fs_i.h"
+#include "session_i.h"
 #include "iotap_base.h"
-
-#define MSG_MAX 512
-
-/* Options the daemon takes from -o itself; the rest goes to libfuse. */
-struct fs_own_opts {
-	unsigned int cache_mode;
-	unsigned int fd_cache;
-	unsigned int max_read;
-	unsigned int uring_depth;
-	unsigned int uring_spin;
-	int uring_spin_set;
-	unsigned int max_write;
-	double timeout;
-	int timeout_set;
-	double attr_timeout, entry_timeout;
-	int attr_set, entry_set;
-};
-
-static const struct fuse_opt own_opt_spec[] = {
-	{ "cache_mode=%u", offsetof(struct fs_own_opts, cache_mode), 0 },
-	{ "fd_cache=%u", offsetof(struct fs_own_opts, fd_cache), 0 },
-	{ "max_read=%u", offsetof(struct fs_own_opts, max_read), 0 },
-	{ "uring_depth=%u", offsetof(struct fs_own_opts, uring_depth), 0 },
-	{ "uring_spin=%u", offsetof(struct fs_own_opts, uring_spin), 0 },
-	{ "uring_spin=", offsetof(struct fs_own_opts, uring_spin_set), 1 },
-	{ "max_write=%u", offsetof(struct fs_own_opts, max_write), 0 },
-	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
-	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
-	{ "attr_timeout=%lf", offsetof(struct fs_own_opts, attr_timeout), 0 },
-	{ "attr_timeout=", offsetof(struct fs_own_opts, attr_set), 1 },
-	{ "entry_timeout=%lf", offsetof(struct fs_own_opts, entry_timeout), 0 },
-	{ "entry_timeout=", offsetof(struct fs_own_opts, entry_set), 1 },
-	FUSE_OPT_END
-};
 
 /* --- libfuse callbacks ------------------------------------------------- */
 
@@ -138,79 +102,6 @@ static void fs_op_destroy(void *userdata)
 
 /* --- setup helpers ------------------------------------------------------- */
 
-static char *abs_path(const char *p)
-{
-	char cwd[PATH_MAX], *s;
-
-	if (p[0] == '/')
-		return strdup(p);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	if (asprintf(&s, "%s/%s", cwd, p) < 0)
-		return NULL;
-	return s;
-}
-
-/* Undo mountinfo's octal escapes (\040 etc.) in place. */
-static void unescape_octal(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
-
-/*
- * The filesystem type of the topmost mount at @path ("" if @path is no
- * mount point), in @type. 0 or -errno.
- */
-static int mount_type_at(const char *path, char *type, size_t size)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	type[0] = '\0';
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char *fields[5], *sep, *save = NULL, *p = line;
-		int i;
-
-		for (i = 0; i < 5; i++) {
-			fields[i] = strtok_r(p, " ", &save);
-			p = NULL;
-			if (!fields[i])
-				break;
-		}
-		if (i < 5)
-			continue;
-		unescape_octal(fields[4]);
-		if (strcmp(fields[4], path))
-			continue;
-		sep = save ? strstr(save, " - ") : NULL;
-		if (sep) {
-			char *t = sep + 3;
-
-			snprintf(type, size, "%.*s", (int)strcspn(t, " "), t);
-		} else {
-			snprintf(type, size, "?");
-		}
-	}
-	free(line);
-	fclose(f);
-	return 0;
-}
-
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -247,474 +138,6 @@ static void block_signals(sigset_t *old)
 
 /* --- the daemon ------------------------------------------------------------- */
 
-struct fs_daemon {
-	struct fs_ctx fs;
-	struct fuse_args args;
-	char mount_opts[1024];		/* for the trace header */
-	int log_fd;
-	bool trace_created;		/* ours to remove if the mount fails */
-	int trace_dirfd;		/* with trace_tmp: the trace's directory, opened
-					   before the mount (a rename then never loops
-					   through it) */
-	char *trace_tmp;		/* --force over an existing trace: the name written
-					   until the mount is up (in trace_dirfd) */
-	bool mounted;
-	bool signals_set;
-	bool thread_registered;
-};
-
-/* The kernel's cap on pages per request, 0 if it has none to read (then 256, compiled in). */
-static unsigned int read_max_pages_limit(void)
-{
-	unsigned int v = 0;
-	FILE *f = fopen("/proc/sys/fs/fuse/max_pages_limit", "re");
-
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-/*
- * Plan max_write and max_pages before mounting (the header is written
- * before the INIT request comes): one call of up to max_write bytes needs
- * max_write / page + 1 pages when its buffer does not start on a page;
- * ask for that, up to fs.fuse.max_pages_limit (never changed here). Where
- * the limit is lower, max_write shrinks to what the pages hold, so aligned
- * calls stay whole and only unaligned ones are cut (marked IOTAP_OPF_CUT).
- */
-static void plan_request_limits(struct fs_ctx *fs)
-{
-	unsigned int page = (unsigned int)sysconf(_SC_PAGESIZE), limit, cap;
-
-	fs->page_size = page;
-	fs->max_pages_want = (fs->max_write_asked + page - 1) / page + 1;
-	fs->max_pages_limit = read_max_pages_limit();
-	limit = fs->max_pages_limit ? fs->max_pages_limit : FS_KERNEL_MAX_PAGES;
-	fs->max_pages = fs->max_pages_want < limit ? fs->max_pages_want : limit;
-	cap = fs->max_pages * page;
-	fs->max_write = fs->max_write_asked < cap ? fs->max_write_asked : cap;
-	fs_describe_limits(fs);
-}
-
-/*
- * Check the input and parse our -o options. On failure @msg gets the text
- * to print after "iotap: ".
- */
-static int check_input(struct fs_daemon *d, char *msg)
-{
-	struct fs_ctx *fs = &d->fs;
-	const struct iotap_fs_opts *o = &fs->o;
-	struct fs_own_opts own = { .cache_mode = o->cache_mode, .fd_cache = o->fd_cache };
-	char type[64];
-	struct stat st;
-	size_t len;
-	int ret;
-
-	if (o->fuse_opts && *o->fuse_opts) {
-		if (fuse_opt_add_arg(&d->args, "-o") || fuse_opt_add_arg(&d->args, o->fuse_opts))
-			goto enomem;
-		if (fuse_opt_parse(&d->args, &own, own_opt_spec, NULL) < 0) {
-			snprintf(msg, MSG_MAX, "cannot mount '%s': bad -o options '%s'",
-				 o->mountpoint, o->fuse_opts);
-			return -EINVAL;
-		}
-	}
-	fs->cache_mode = own.cache_mode ? 1 : 0;
-	fs->perm.mode = o->trace_mode;
-	fs->perm.has_gid = o->trace_gid_set;
-	fs->perm.gid = o->trace_gid;
-	if (own.uring_depth)
-		fs->o.uring_depth = own.uring_depth;
-	if (own.uring_spin_set) {
-		if (own.uring_spin > FS_URING_SPIN_MAX_US) {
-			snprintf(msg, MSG_MAX, "cannot mount '%s': uring_spin %u out of range: "
-				 "0 (off) to %u microseconds", o->mountpoint, own.uring_spin,
-				 FS_URING_SPIN_MAX_US);
-			return -EINVAL;
-		}
-		fs->o.uring_spin_us = own.uring_spin;
-		fs->o.uring_spin_set = 1;
-	}
-	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
-	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
-	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_WRITE_URING) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': max_write %u out of range: %u to %u bytes "
-			 "(%u over /dev/fuse: libfuse %s reads requests into a buffer of 1 MiB + "
-			 "4 KiB)", o->mountpoint, fs->max_write_asked, FS_MIN_WRITE,
-			 FS_MAX_WRITE_URING, FS_MAX_IO, fuse_pkgversion());
-		return -EINVAL;
-	}
-	plan_request_limits(fs);
-	fs->o.fd_cache = own.fd_cache ? own.fd_cache : FS_DEFAULT_FD_CACHE;
-	/* timeout= sets both; attr_timeout= and entry_timeout= one each */
-	fs->attr_timeout = own.timeout_set ? own.timeout : FS_DEFAULT_TIMEOUT;
-	fs->entry_timeout = fs->attr_timeout;
-	if (own.attr_set)
-		fs->attr_timeout = own.attr_timeout;
-	if (own.entry_set)
-		fs->entry_timeout = own.entry_timeout;
-	/* --attr-timeout, --entry-timeout over -o */
-	if (o->attr_set)
-		fs->attr_timeout = o->attr_timeout;
-	if (o->entry_set)
-		fs->entry_timeout = o->entry_timeout;
-	if (fs->attr_timeout < 0 || fs->entry_timeout < 0) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': negative timeout", o->mountpoint);
-		return -EINVAL;
-	}
-
-	if (stat(o->backing, &st) < 0) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': backing directory '%s': %s",
-			 o->mountpoint, o->backing, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': backing '%s' is not a directory",
-			 o->mountpoint, o->backing);
-		return -ENOTDIR;
-	}
-	if (stat(o->mountpoint, &st) < 0) {
-		if (errno == ENOTCONN)
-			snprintf(msg, MSG_MAX, "cannot mount '%s': the daemon of the mount there "
-				 "is gone (killed or crashed); 'iotap umount %s' removes the dead "
-				 "mount", o->mountpoint, o->mountpoint);
-		else
-			snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint,
-				 strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': not a directory", o->mountpoint);
-		return -ENOTDIR;
-	}
-	fs->backing = realpath(o->backing, NULL);
-	fs->mountpoint = realpath(o->mountpoint, NULL);
-	if (!fs->backing || !fs->mountpoint)
-		goto enomem;
-	len = strlen(fs->backing);
-	if (!strncmp(fs->mountpoint, fs->backing, len) &&
-	    (fs->mountpoint[len] == '/' || (len == 1 && fs->mountpoint[1]))) {
-		/* the daemon's own lookups would walk into its mount */
-		snprintf(msg, MSG_MAX, "cannot mount '%s': it is inside the backing directory "
-			 "'%s'", o->mountpoint, o->backing);
-		return -ELOOP;
-	}
-	if (mount_type_at(fs->mountpoint, type, sizeof(type)) == 0 && type[0]) {
-		if (!strcmp(type, "fuse.iotap")) {
-			char pid[24];
-
-			/* stat may still answer from the kernel's cache: ask the daemon */
-			if (getxattr(fs->mountpoint, IOTAP_FS_XATTR_PID, pid, sizeof(pid)) < 0 &&
-			    errno == ENOTCONN)
-				snprintf(msg, MSG_MAX, "cannot mount '%s': the daemon of the iotap "
-					 "mount there is gone (killed or crashed); 'iotap umount "
-					 "%s' removes the dead mount", o->mountpoint,
-					 o->mountpoint);
-			else
-				snprintf(msg, MSG_MAX, "cannot mount '%s': already an iotap mount",
-					 o->mountpoint);
-			return -EBUSY;
-		}
-		/* mounting over a mount point is fine when it is the backing dir itself */
-		if (strcmp(fs->mountpoint, fs->backing)) {
-			snprintf(msg, MSG_MAX, "cannot mount '%s': already mounted (%s); only "
-				 "the backing directory itself may be mounted over",
-				 o->mountpoint, type);
-			return -EBUSY;
-		}
-	}
-	if (access("/dev/fuse", R_OK | W_OK) < 0) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': /dev/fuse: %s", o->mountpoint,
-			 strerror(errno));
-		return -errno;
-	}
-	ret = fs_transport_choose(fs, msg, MSG_MAX);
-	if (ret)
-		return ret;
-	/* libfuse reads /dev/fuse into 1 MiB + 4 KiB: only the rings can take more */
-	if (fs->max_write_asked > FS_MAX_IO && fs->transport != IOTAP_FS_TRANSPORT_URING) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': --max-write %u needs FUSE over io_uring "
-			 "(--transport uring, with 'echo Y > /sys/module/fuse/parameters/"
-			 "enable_uring'): over /dev/fuse libfuse %s reads requests into a buffer "
-			 "of 1 MiB + 4 KiB, so %u is the most", o->mountpoint, fs->max_write_asked,
-			 fuse_pkgversion(), FS_MAX_IO);
-		return -EINVAL;
-	}
-	return 0;
-
-enomem:
-	snprintf(msg, MSG_MAX, "cannot mount '%s': %s", o->mountpoint, strerror(ENOMEM));
-	return -ENOMEM;
-}
-
-/*
- * --force over an existing trace: write the trace under a free name beside
- * it ("DIR/.NAME.XXXXXX", iotap_replace_tmp()), so that the old trace is
- * kept until the mount is up (put_trace() renames, through a directory fd
- * opened before the mount, for a trace inside the mounted tree) and a
- * refused mount loses nothing.
- */
-static int open_trace_tmp(struct fs_daemon *d, char *msg)
-{
-	const char *path = d->fs.trace_path, *slash = strrchr(path, '/');
-	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	int ret = -ENOMEM;
-
-	if (!dir)
-		goto err;
-	d->trace_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (d->trace_dirfd < 0) {
-		ret = -errno;
-		goto err;
-	}
-	ret = iotap_replace_tmp(path, &d->trace_tmp);
-	if (ret)
-		goto err;
-	/* the recorder gives it the trace's permissions when it opens it */
-	free(dir);
-	return 0;
-
-err:
-	snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", d->fs.o.trace_path,
-		 strerror(-ret));
-	free(d->trace_tmp);
-	d->trace_tmp = NULL;
-	free(dir);
-	return ret;
-}
-
-/* Once the mount is up: the trace written under its temporary name replaces the old one. */
-static int put_trace(struct fs_daemon *d, char *msg)
-{
-	const char *tmp, *name;
-	int ret;
-
-	if (!d->trace_tmp)
-		return 0;
-	tmp = strrchr(d->trace_tmp, '/') + 1;
-	name = strrchr(d->fs.trace_path, '/') + 1;
-	/* became another mount's or run's live trace since the check: not ours to replace */
-	if (iotap_live_held(d->trace_dirfd, name) > 0) {
-		snprintf(msg, MSG_MAX, "cannot mount '%s': trace '%s' is being written by another "
-			 "mount or run; it is never replaced, not even with --force",
-			 d->fs.o.mountpoint, d->fs.o.trace_path);
-		return -ETXTBSY;
-	}
-	if (renameat(d->trace_dirfd, tmp, d->trace_dirfd, name)) {
-		ret = -errno;
-		snprintf(msg, MSG_MAX, "cannot mount '%s': cannot replace trace '%s': %s",
-			 d->fs.o.mountpoint, d->fs.o.trace_path, strerror(-ret));
-		return ret;
-	}
-	free(d->trace_tmp);
-	d->trace_tmp = NULL;
-	return 0;
-}
-
-/* A refused mount leaves no trace behind, and the old one (--force) as it was. */
-static void drop_trace(struct fs_daemon *d)
-{
-	if (d->trace_tmp)
-		unlinkat(d->trace_dirfd, strrchr(d->trace_tmp, '/') + 1, 0);
-	else if (d->trace_created)
-		unlink(d->fs.trace_path);
-}
-
-static int open_trace(struct fs_daemon *d, char *msg)
-{
-	struct fs_ctx *fs = &d->fs;
-	const struct iotap_fs_opts *o = &fs->o;
-	struct iotap_trace_recorder_opts ro;
-	struct iotap_trace_header hdr;
-	struct stat st;
-	char *layout;
-	int ret;
-
-	pthread_mutex_init(&fs->ctl_lock, NULL);
-	fs_calls_init(fs);
-	fs->mount_opts = d->mount_opts;
-	fs->start_ns = iotap_trace_now_ns();
-	fs->filter = o->only_ops || o->only_uid_set || o->only_pid || fs->under.n;
-	if (o->ring_bytes) {
-		/* flight recorder: recording from the start, into memory */
-		fs_recorder_opts(fs, &ro);
-		ro.ring_bytes = o->ring_bytes;
-		ret = iotap_trace_recorder_open(&fs->recorder, NULL, NULL, &ro);
-		if (ret) {
-			snprintf(msg, MSG_MAX, "cannot start the flight recorder: %s", strerror(-ret));
-			return ret;
-		}
-		fs->ring = 1;
-		fs->rec = fs->recorder;
-		/* triggered saves happen in the daemon, whose cwd is / */
-		if (o->save_to && !(fs->o.save_to = abs_path(o->save_to))) {
-			snprintf(msg, MSG_MAX, "--save-to '%s': %s", o->save_to, strerror(ENOMEM));
-			return -ENOMEM;
-		}
-		return 0;
-	}
-	if (!o->trace_path)
-		return 0;
-	fs->trace_base = abs_path(o->trace_path);
-	/* a strftime(3) pattern names each file when it opens (control.c) */
-	fs->trace_path = fs->trace_base ? fs_ctl_expand(fs, fs->trace_base) : NULL;
-	if (!fs->trace_path) {
-		snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", o->trace_path,
-			 strerror(errno));
-		return -errno;
-	}
-	fs_trace_header(fs, &hdr, &layout);
-	fs_recorder_opts(fs, &ro);
-	/* only a regular file is replaced by rename: a device (/dev/null) is written to */
-	if (o->force && !lstat(fs->trace_path, &st) && S_ISREG(st.st_mode)) {
-		ret = open_trace_tmp(d, msg);
-		if (ret) {
-			free(layout);
-			return ret;
-		}
-	} else if (o->force) {
-		ro.flags |= IOTAP_TRACE_FORCE;
-	}
-	ret = iotap_trace_recorder_open(&fs->rec, d->trace_tmp ? d->trace_tmp : fs->trace_path,
-					&hdr, &ro);
-	free(layout);
-	if (ret == -EEXIST)
-		snprintf(msg, MSG_MAX, "trace '%s' exists; use --force to overwrite",
-			 o->trace_path);
-	else if (ret)
-		snprintf(msg, MSG_MAX, "cannot create trace '%s': %s", o->trace_path,
-			 strerror(-ret));
-	if (!ret && !d->trace_tmp)
-		d->trace_created = true;
-	fs->recorder = fs->rec;
-	if (!ret)
-		fs_ctl_note_file(fs, fs->trace_path);
-	return ret;
-}
-
-static int open_log(struct fs_daemon *d, char *msg)
-{
-	struct fs_ctx *fs = &d->fs;
-	const struct iotap_fs_opts *o = &fs->o;
-
-	if (o->log_path)
-		fs->log_path = abs_path(o->log_path);
-	else if (!o->foreground && fs->trace_path && asprintf(&fs->log_path, "%s.log",
-							      fs->trace_path) < 0)
-		fs->log_path = NULL;
-	if (!fs->log_path && !o->foreground) {
-		/* in the background stderr is /dev/null: saves, refusals, losses would vanish */
-		snprintf(msg, MSG_MAX, "cannot mount '%s': a mount without --trace FILE (untraced, "
-			 "or --ring) has no TRACE.log to log to: give --log FILE (or -f to log "
-			 "to stderr)", o->mountpoint);
-		return -EINVAL;
-	}
-	if (!fs->log_path)
-		return 0;
-	/* a new log gets the trace's permissions (it names files and callers too) */
-	d->log_fd = open(fs->log_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
-			 O_NOCTTY, 0600);
-	if (d->log_fd >= 0) {
-		int ret = iotap_trace_perm_apply(d->log_fd, &fs->perm);
-
-		if (ret) {
-			snprintf(msg, MSG_MAX, "cannot set the mode of log '%s': %s",
-				 fs->log_path, strerror(-ret));
-			close(d->log_fd);
-			d->log_fd = -1;
-			unlink(fs->log_path);
-			return ret;
-		}
-	} else if (errno == EEXIST) {
-		d->log_fd = open(fs->log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-	}
-	if (d->log_fd < 0) {
-		snprintf(msg, MSG_MAX, "cannot open log '%s': %s", fs->log_path,
-			 strerror(errno));
-		return -errno;
-	}
-	fs_log_set_fd(d->log_fd);
-	return 0;
-}
-
-static void describe_opts(struct fs_daemon *d)
-{
-	struct fs_ctx *fs = &d->fs;
-	int i, n;
-
-	n = snprintf(d->mount_opts, sizeof(d->mount_opts),
-		     "%s,attr_timeout=%g,entry_timeout=%g,max_write=%u,max_read=%u,fd_cache=%u%s",
-		     fs->cache_mode ? "cache_mode=1,writeback_cache,keep_cache" : "direct_io",
-		     fs->attr_timeout, fs->entry_timeout, fs->max_write, fs->max_read, fs->o.fd_cache,
-		     fs->privileged ? ",allow_other,default_permissions" : "");
-	/* capture filters: the trace holds only what passed them */
-	if (fs->o.only_ops && n > 0 && (size_t)n < sizeof(d->mount_opts)) {
-		const char *sep = ",only_ops=";
-
-		for (i = 0; i < 64 && n > 0 && (size_t)n < sizeof(d->mount_opts); i++)
-			if (fs->o.only_ops >> i & 1) {
-				n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, "%s%s",
-					      sep, iotap_trace_op_name((unsigned int)i));
-				sep = "+";
-			}
-	}
-	if (fs->o.only_uid_set && n > 0 && (size_t)n < sizeof(d->mount_opts))
-		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_uid=%u",
-			      fs->o.only_uid);
-	if (fs->o.only_pid && n > 0 && (size_t)n < sizeof(d->mount_opts))
-		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_pid=%u",
-			      fs->o.only_pid);
-	/* one only_under= per subtree (a path may hold '+'), relative to the mount root */
-	for (i = 0; i < (int)fs->under.n && n > 0 && (size_t)n < sizeof(d->mount_opts); i++)
-		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",only_under=%s",
-			      fs->under.rel[i]);
-	/* the transport and why (transport/uring_setup.c), then what is left of -o */
-	if (n > 0 && (size_t)n < sizeof(d->mount_opts))
-		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n,
-			      ",transport=%s,transport_why=%s",
-			      fs->transport == IOTAP_FS_TRANSPORT_URING ? "uring" : "dev",
-			      fs->transport_why);
-	for (i = 1; i < d->args.argc && n > 0 && (size_t)n < sizeof(d->mount_opts); i++) {
-		const char *a = d->args.argv[i];
-
-		if (!strcmp(a, "-o"))
-			continue;
-		if (!strncmp(a, "-o", 2))
-			a += 2;
-		n += snprintf(d->mount_opts + n, sizeof(d->mount_opts) - n, ",%s", a);
-	}
-}
-
-static int build_args(struct fs_daemon *d)
-{
-	struct fs_ctx *fs = &d->fs;
-	char *mo = NULL, *fsname = NULL, buf[32];
-	int ret = -ENOMEM;
-
-	if (asprintf(&fsname, "fsname=%s", fs->backing) < 0)
-		return -ENOMEM;
-	if (fuse_opt_add_opt_escaped(&mo, fsname) || fuse_opt_add_opt(&mo, "subtype=iotap"))
-		goto out;
-	snprintf(buf, sizeof(buf), "max_read=%u", fs->max_read);
-	if (fuse_opt_add_opt(&mo, buf))
-		goto out;
-	if (fs->privileged && (fuse_opt_add_opt(&mo, "allow_other") ||
-			       fuse_opt_add_opt(&mo, "default_permissions")))
-		goto out;
-	if (fuse_opt_insert_arg(&d->args, 1, "-o") || fuse_opt_insert_arg(&d->args, 2, mo))
-		goto out;
-	if (fs->o.debug && fuse_opt_add_arg(&d->args, "-d"))
-		goto out;
-	ret = 0;
-out:
-	free(mo);
-	free(fsname);
-	return ret;
-}
-
 /* Build the mount options and the session (this checks -o): before the trace exists. */
 static int create_session(struct fs_daemon *d, char *msg)
 {
@@ -730,7 +153,7 @@ static int create_session(struct fs_daemon *d, char *msg)
 	fs_ops_attr(&ops);
 	fs_ops_xattr(&ops);
 
-	ret = build_args(d);
+	ret = fs_build_args(d);
 	if (ret) {
 		snprintf(msg, MSG_MAX, "cannot mount '%s': %s", fs->o.mountpoint, strerror(-ret));
 		return ret;
@@ -790,7 +213,7 @@ static int setup(struct fs_daemon *d, char *msg)
 	fs->fail_errno = fs->o.fail_errno;
 	raise_nofile();
 
-	ret = check_input(d, msg);
+	ret = fs_check_input(d, msg);
 	if (ret)
 		return ret;
 	/*
@@ -809,14 +232,14 @@ static int setup(struct fs_daemon *d, char *msg)
 	ret = fs_under_init(fs, msg, MSG_MAX);
 	if (ret)
 		return ret;
-	describe_opts(d);
+	fs_describe_opts(d);
 	ret = create_session(d, msg);
 	if (ret)
 		return ret;
-	ret = open_trace(d, msg);
+	ret = fs_open_recorder(d, msg);
 	if (ret)
 		return ret;
-	ret = open_log(d, msg);
+	ret = fs_open_log(d, msg);
 	if (ret)
 		return ret;
 	/* the kernel applied the caller's umask already; ours must not mask again */
@@ -850,7 +273,7 @@ static int setup(struct fs_daemon *d, char *msg)
 	ret = mount_session(d, msg);
 	if (ret)
 		return ret;
-	ret = put_trace(d, msg);
+	ret = fs_put_trace(d, msg);
 	if (ret)
 		return ret;
 	if (d->log_fd < 0)
@@ -995,7 +418,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 		/* in the foreground without --log the log is stderr: say it once */
 		if (report_fd >= 0 || d->fs.log_path)
 			fs_log(FS_LOG_ERR, "%s", msg);
-		drop_trace(d);
+		fs_drop_trace(d);
 		report(report_fd, msg);
 		goto out;
 	}
