@@ -117,6 +117,18 @@
 
 #define HEALTH_EVERY		4096	/* records per thread between health checks */
 
+/* A NAME record to emit after the OP record of the same request. */
+struct fs_pending_name {
+	uint64_t ino;
+	uint64_t parent;
+	size_t name_off;		/* in the thread's arena */
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	uint32_t flags;			/* 1: an additional name (hard link) */
+};
+
 void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 		 struct fs_inode *inode)
 {

@@ -462,18 +462,6 @@ static inline void fs_procname(char *buf, int fd)
 
 /* --- capture.c -------------------------------------------------------- */
 
-/* A NAME record to emit after the OP record of the same request. */
-struct fs_pending_name {
-	uint64_t ino;
-	uint64_t parent;
-	size_t name_off;		/* in the thread's arena */
-	uint32_t mode;
-	uint32_t uid;
-	uint32_t gid;
-	uint64_t size;
-	uint32_t flags;			/* 1: an additional name (hard link) */
-};
-
 struct fs_op {
 	struct fs_ctx *fs;
 	struct iotap_trace_recorder *r;	/* fs->rec when the request began */
@@ -783,11 +771,18 @@ void fs_uring_stop(struct fs_ctx *fs);
 /* The common request inspection of the wire shim (fs_wire_read), for ring requests too. */
 void fs_wire_inspect(struct fs_ctx *fs, const void *buf, size_t n);
 
+/* --- creds.c: creations as the caller ------------------------------- */
+
+struct fs_creds { bool switched; };
+/* Capabilities for creations as the caller; once, at start-up. */
+void fs_creds_init(struct fs_ctx *fs);
+/* Act as @req's caller (a daemon running as root) until fs_creds_pop(). */
+void fs_creds_push(struct fs_ctx *fs, fuse_req_t req, struct fs_creds *c);
+void fs_creds_pop(struct fs_creds *c);
+
 /* --- ops tables (ops_*.c) -------------------------------------------- */
 
 void fs_ops_dir(struct fuse_lowlevel_ops *ops);
-/* Capabilities for creations as the caller (ops_dir.c); once, at start-up. */
-void fs_creds_init(struct fs_ctx *fs);
 void fs_ops_file(struct fuse_lowlevel_ops *ops);
 void fs_ops_attr(struct fuse_lowlevel_ops *ops);
 void fs_ops_xattr(struct fuse_lowlevel_ops *ops);

@@ -12,15 +12,7 @@
  * any NAME), then exactly one reply: a success reply or
  * fuse_reply_err(req, -ret). Helpers return 0 or -errno and never reply.
  *
- * Ownership of new objects: when the daemon runs as root, creations run
- * with the caller's fsuid/fsgid (setfsuid/setfsgid act on the calling
- * thread only) so the backing file belongs to the caller, as it would
- * without the mount. Changing the fsuid away from 0 drops the thread's
- * file-system capabilities; CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH are
- * raised again for the call, because the kernel has already checked the
- * caller's permissions on the mount (default_permissions, with the
- * caller's supplementary groups, which the daemon thread does not have).
- * Both are restored before the thread serves anything else.
+ * Ownership of new objects: creations run as the caller (creds.c).
  *
  * Entries are replied with the backing st_ino as st_ino and a pointer to
  * struct fs_inode as node id. If the reply does not reach the kernel (the
@@ -28,70 +20,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fs_i.h"
-
-/* --- caller credentials ------------------------------------------------ */
-
-struct fs_creds {
-	bool switched;
-};
-
-static struct __user_cap_data_struct caller_caps[_LINUX_CAPABILITY_U32S_3];
-static bool caller_caps_ok;
-
-/* Once, at start-up: the effective set to use while acting as a caller. */
-void fs_creds_init(struct fs_ctx *fs)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-
-	if (!fs->privileged)
-		return;
-	if (syscall(SYS_capget, &hdr, caller_caps) < 0) {
-		fs_log(FS_LOG_WARN, "capget: %s; files are created as the caller without "
-		       "CAP_DAC_OVERRIDE", strerror(errno));
-		return;
-	}
-	/* the effective set after setfsuid(non-zero): keep only the DAC overrides */
-	caller_caps[0].effective &= ~((1u << CAP_CHOWN) | (1u << CAP_FOWNER) |
-				      (1u << CAP_FSETID) | (1u << CAP_LINUX_IMMUTABLE) |
-				      (1u << CAP_MKNOD));
-	caller_caps[1].effective &= ~(1u << (CAP_MAC_OVERRIDE - 32));
-	caller_caps[0].effective |= caller_caps[0].permitted &
-				    ((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
-	caller_caps_ok = true;
-}
-
-static void creds_push(struct fs_ctx *fs, fuse_req_t req, struct fs_creds *c)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-
-	c->switched = false;
-	if (!fs->privileged || (ctx->uid == 0 && ctx->gid == 0))
-		return;
-	setfsgid(ctx->gid);
-	setfsuid(ctx->uid);
-	c->switched = true;
-	if (caller_caps_ok && ctx->uid != 0 &&
-	    syscall(SYS_capset, &hdr, caller_caps) < 0 && fs_log_on(FS_LOG_DEBUG))
-		fs_log(FS_LOG_DEBUG, "capset: %s", strerror(errno));
-}
-
-static void creds_pop(struct fs_creds *c)
-{
-	if (!c->switched)
-		return;
-	/* fsuid 0 gives the thread its permitted file capabilities back */
-	setfsuid(0);
-	setfsgid(0);
-}
 
 /* --- entries ----------------------------------------------------------- */
 
@@ -252,7 +185,7 @@ static int make_node(struct fs_op *op, fuse_req_t req, struct fs_inode *dir,
 	ret = fs_inode_fd(fs, dir, &dref);
 	if (ret)
 		return ret;
-	creds_push(fs, req, &cr);
+	fs_creds_push(fs, req, &cr);
 	fs_op_io_begin(op);
 	if (link)
 		ret = symlinkat(link, dref.fd, name);
@@ -263,7 +196,7 @@ static int make_node(struct fs_op *op, fuse_req_t req, struct fs_inode *dir,
 	if (ret < 0)
 		ret = -errno;
 	fs_op_io_end(op);
-	creds_pop(&cr);
+	fs_creds_pop(&cr);
 	if (!ret) {
 		fd = child_open(dref.fd, name, &st);
 		if (fd < 0) {
@@ -349,7 +282,7 @@ static void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	ret = fs_inode_fd(fs, dir, &dref);
 	if (ret)
 		goto out;
-	creds_push(fs, req, &cr);
+	fs_creds_push(fs, req, &cr);
 	fs_op_io_begin(&op);
 	/* O_EXCL stays: another path to the backing dir may race with us */
 	fd = openat(dref.fd, name, fs_backing_flags(fs, fi->flags) | (fi->flags & O_EXCL) |
@@ -357,7 +290,7 @@ static void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (fd < 0)
 		ret = -errno;
 	fs_op_io_end(&op);
-	creds_pop(&cr);
+	fs_creds_pop(&cr);
 	fs_fdref_put(&dref);
 	if (ret)
 		goto out;
@@ -421,13 +354,13 @@ static void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	if (ret)
 		goto out_put_inode;
 	fs_procname(proc, iref.fd);
-	creds_push(fs, req, &cr);
+	fs_creds_push(fs, req, &cr);
 	fs_op_io_begin(&op);
 	ret = linkat(AT_FDCWD, proc, dref.fd, newname, AT_SYMLINK_FOLLOW);
 	if (ret < 0)
 		ret = -errno;
 	fs_op_io_end(&op);
-	creds_pop(&cr);
+	fs_creds_pop(&cr);
 	if (!ret && fstat(iref.fd, &st) < 0)
 		ret = -errno;
 	if (!ret) {
