@@ -199,7 +199,7 @@ static uint64_t call_bytes(struct fs_ctx *fs, uint32_t tid, bool write, int64_t 
 	}
 }
 
-void fs_calls_begin(struct fs_op *op, const struct fs_file *f, size_t size, size_t max,
+void fs_calls_begin(struct fs_capture *op, const struct fs_file *f, size_t size, size_t max,
 		    struct fs_piece *p)
 {
 	struct fs_ctx *fs = op->fs;
@@ -238,7 +238,7 @@ void fs_calls_begin(struct fs_op *op, const struct fs_file *f, size_t size, size
 	p->rest = want - size;
 }
 
-void fs_calls_end(struct fs_op *op, const struct fs_file *f, size_t size,
+void fs_calls_end(struct fs_capture *op, const struct fs_file *f, size_t size,
 		  const struct fs_piece *p, ssize_t ret)
 {
 	struct fs_call s;

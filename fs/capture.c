@@ -11,15 +11,15 @@
  * produced is in the trace before the application sees the result.
  *
  * Timing: rec.time_ns is taken by iotap_trace_op_begin() right before the
- * backing syscall(s) (fs_op_io_begin) and rec.dur_ns covers only them
- * (fs_op_io_end); an op that fails before reaching the backing fs gets
+ * backing syscall(s) (fs_capture_io_begin) and rec.dur_ns covers only them
+ * (fs_capture_io_end); an op that fails before reaching the backing fs gets
  * dur_ns = 0. Every other record type also takes its time_ns from
  * iotap_trace_op_begin(), so the recorder's watermark stays exact.
  *
  * Names go into NAME records, once per binding: file = child st_ino,
  * file2 = parent st_ino (0 for the root, whose name is the backing path),
  * name, mode = st_mode, uid, gid, length = st_size, flags = 1 for an
- * additional hard-link name. A NAME is queued by the op (fs_op_name) and
+ * additional hard-link name. A NAME is queued by the op (fs_capture_name) and
  * written right after its OP record; for lookups it is skipped when the
  * binding is one of the inode's last two emitted (hashes kept in struct
  * fs_inode, two so that a file with two hard links does not flip-flop).
@@ -129,8 +129,8 @@ struct fs_pending_name {
 	uint32_t flags;			/* 1: an additional name (hard link) */
 };
 
-void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
-		 struct fs_inode *inode)
+void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode,
+		      struct fs_inode *inode)
 {
 	struct fs_ctx *fs = fs_req(req);
 	const struct fuse_ctx *ctx;
@@ -148,19 +148,19 @@ void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
 	op->quiet = false;
 	if (caa_unlikely(inode == fs->root) && inode &&
 	    (opcode == IOTAP_OP_GETATTR || opcode == IOTAP_OP_STATFS) && fs_caller_is_tool(req))
-		fs_op_quiet(op);
+		fs_capture_quiet(op);
 	ctx = fuse_req_ctx(req);
 	/* the live counters count per thread, processes found on request (stats.c) */
 	op->pid = ctx->pid;
 	if (!op->r)
 		return;
-	/* rec.pid: fs_op_end() (from the tid and the op's clock read) */
+	/* rec.pid: fs_capture_end() (from the tid and the op's clock read) */
 	op->rec.tid = ctx->pid;
 	op->rec.uid = ctx->uid;
 	op->rec.gid = ctx->gid;
 }
 
-bool fs_op_handoff(struct fs_op *op)
+bool fs_capture_handoff(struct fs_capture *op)
 {
 	int h = -1;
 
@@ -173,7 +173,7 @@ bool fs_op_handoff(struct fs_op *op)
 	return true;
 }
 
-int fs_op_fault(struct fs_op *op)
+int fs_capture_fault(struct fs_capture *op)
 {
 	struct fs_ctx *fs = op->fs;
 	uint64_t n;
@@ -322,7 +322,7 @@ uint8_t fs_scope(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_trace_r
  * directory that changes scope (renamed into or out of a subtree) makes
  * every inode find its scope again (fs->scope_gen).
  */
-static bool under_bind(struct fs_op *op, struct fs_inode *inode, struct fs_inode *dir,
+static bool under_bind(struct fs_capture *op, struct fs_inode *inode, struct fs_inode *dir,
 		       const struct stat *st)
 {
 	struct fs_ctx *fs = op->fs;
@@ -481,8 +481,8 @@ void fs_under_root(struct fs_ctx *fs)
 	fs->root->scope_gen = fs->scope_gen;
 }
 
-void fs_op_name(struct fs_op *op, struct fs_inode *inode, struct fs_inode *dir,
-		const char *name, const struct stat *st, uint32_t flags, bool force)
+void fs_capture_name(struct fs_capture *op, struct fs_inode *inode, struct fs_inode *dir,
+		     const char *name, const struct stat *st, uint32_t flags, bool force)
 {
 	struct fs_thread *t = op->t;
 	struct fs_pending_name *pn;
@@ -556,7 +556,7 @@ static void check_health(struct fs_ctx *fs, struct iotap_trace_recorder *r)
 		       "not writable); the trace counts them in LOST records");
 }
 
-void fs_op_end(struct fs_op *op, int64_t result)
+void fs_capture_end(struct fs_capture *op, int64_t result)
 {
 	struct iotap_trace_recorder *r = op->r;
 	struct iotap_trace_rec nr;

@@ -15,7 +15,7 @@
  *
  * The mount has one recorder for its life once it has traced at all
  * (fs->recorder); fs->rec is the recorder while a trace is being written
- * and NULL otherwise, and each request reads it once (fs_op_start), so a
+ * and NULL otherwise, and each request reads it once (fs_capture_start), so a
  * mount that is not tracing does what an untraced mount does. Start
  * switches the recorder into the new file and then publishes fs->rec;
  * stop clears fs->rec and then closes the file: an op still in flight

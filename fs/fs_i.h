@@ -27,10 +27,12 @@
  *   fd is borrowed from a bounded O_PATH cache with fs_inode_fd() and must
  *   be returned with fs_fdref_put().
  *
- * - Recording (capture.c). An op fills a struct fs_op on the stack, marks
- *   the backing call with fs_op_io_begin()/fs_op_io_end(), and calls
- *   fs_op_end() once with the result before it replies, so everything a
- *   request produced is in the trace before the application sees it.
+ * - Recording (capture.c). An op handler (fs_op_<op>, ops_*.c) fills a
+ *   struct fs_capture on the stack with fs_capture_start(), marks the
+ *   backing call with fs_capture_io_begin()/fs_capture_io_end(), and calls
+ *   fs_capture_end() once with the result before it replies, so
+ *   everything a request produced is in the trace before the application
+ *   sees it.
  *
  * - Ops (ops_*.c) never reply from helpers: each ends with one success
  *   reply or fuse_reply_err(req, -ret).
@@ -137,9 +139,9 @@ struct fs_stats {
 };
 
 struct fs_thread;
-struct fs_op;
-/* Count one request in the calling thread's stats (fs_op_end). */
-void fs_stats_op(struct fs_thread *t, const struct fs_op *op, int64_t result);
+struct fs_capture;
+/* Count one request in the calling thread's stats (fs_capture_end). */
+void fs_stats_op(struct fs_thread *t, const struct fs_capture *op, int64_t result);
 /* A thread's first request / its exit (thread.c). */
 void fs_stats_register(struct fs_thread *t);
 void fs_stats_unregister(struct fs_thread *t);
@@ -342,7 +344,7 @@ struct fs_ctx {
 	uint32_t scope_gen;
 	/*
 	 * The recorder while a trace is being written, else NULL: read once
-	 * per request (fs_op_start) with CMM_LOAD_SHARED; control.c sets it.
+	 * per request (fs_capture_start) with CMM_LOAD_SHARED; control.c sets it.
 	 */
 	struct iotap_trace_recorder *rec;
 	struct iotap_trace_recorder *recorder;	/* the mount's, once it traced; freed at exit */
@@ -462,7 +464,8 @@ static inline void fs_procname(char *buf, int fd)
 
 /* --- capture.c -------------------------------------------------------- */
 
-struct fs_op {
+/* One request being recorded: fs_capture_start() fills it, fs_capture_end() writes it. */
+struct fs_capture {
 	struct fs_ctx *fs;
 	struct iotap_trace_recorder *r;	/* fs->rec when the request began */
 	uint32_t pid;			/* the caller's thread id (stats) */
@@ -476,37 +479,37 @@ struct fs_op {
 };
 
 /*
- * fs_op_quiet - @op is one of iotap's own control requests (a control
+ * fs_capture_quiet - @op is one of iotap's own control requests (a control
  * xattr answered, or fs_caller_is_tool()'s STATFS/GETATTR of the root):
  * it reaches neither the trace nor the live counters. Before io_begin.
  */
-static inline void fs_op_quiet(struct fs_op *op)
+static inline void fs_capture_quiet(struct fs_capture *op)
 {
 	op->quiet = true;
 	op->r = NULL;
 }
 
 /*
- * fs_op_start - begin recording request @req as @opcode on @inode
+ * fs_capture_start - begin recording request @req as @opcode on @inode
  * Fills caller tid/pid/uid/gid and file = @inode's st_ino (0 if NULL).
  */
-void fs_op_start(struct fs_op *op, fuse_req_t req, unsigned int opcode,
-		 struct fs_inode *inode);
+void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode,
+		      struct fs_inode *inode);
 /*
  * A helper serving a request a ring thread handed over half-way
- * (fs_op_handoff): the start of the op's first backing call, and the
+ * (fs_capture_handoff): the start of the op's first backing call, and the
  * recorder holding it (transport/uring.c sets them around the handler).
  */
-extern __thread uint64_t fs_op_held_ns;
-extern __thread struct iotap_trace_recorder *fs_op_held_r;
+extern __thread uint64_t fs_capture_held_ns;
+extern __thread struct iotap_trace_recorder *fs_capture_held_r;
 /* Start of the backing call: takes rec.time_ns. */
-static inline void fs_op_io_begin(struct fs_op *op)
+static inline void fs_capture_io_begin(struct fs_capture *op)
 {
-	if (caa_unlikely(fs_op_held_ns)) {
-		uint64_t t = fs_op_held_ns;
+	if (caa_unlikely(fs_capture_held_ns)) {
+		uint64_t t = fs_capture_held_ns;
 
-		fs_op_held_ns = 0;
-		if (op->r == fs_op_held_r) {
+		fs_capture_held_ns = 0;
+		if (op->r == fs_capture_held_r) {
 			/* the op began on the ring thread: time it from there */
 			op->rec.time_ns = t;
 			op->begun = true;
@@ -518,7 +521,7 @@ static inline void fs_op_io_begin(struct fs_op *op)
 	op->begun = true;
 }
 /*
- * fs_op_handoff - a backing call of @op would wait for the disk on a ring
+ * fs_capture_handoff - a backing call of @op would wait for the disk on a ring
  * thread (io_uring): hand the request to a helper of the queue, which
  * serves it again from the start and replies. The op's start so far (if
  * its backing call began) is held in the recorder and becomes the
@@ -527,16 +530,16 @@ static inline void fs_op_io_begin(struct fs_op *op)
  * record, no stats); false (the recorder's holds are all taken): go on
  * here, waiting.
  */
-bool fs_op_handoff(struct fs_op *op);
+bool fs_capture_handoff(struct fs_capture *op);
 /* End of the backing call: sets rec.dur_ns. */
-static inline void fs_op_io_end(struct fs_op *op)
+static inline void fs_capture_io_end(struct fs_capture *op)
 {
 	op->rec.dur_ns = iotap_clock_ns() - op->rec.time_ns;
 }
 /* Fault injection: -errno if this request must fail untried, else 0. */
-int fs_op_fault(struct fs_op *op);
+int fs_capture_fault(struct fs_capture *op);
 /*
- * fs_op_name - queue a NAME record for @st's inode bound to (@dir, @name)
+ * fs_capture_name - queue a NAME record for @st's inode bound to (@dir, @name)
  * @inode: the inode, or NULL to find it in the table; the binding is
  *         remembered there and, unless @force, the NAME is skipped when it
  *         is one of the two bindings last emitted. @flags 1: an additional
@@ -547,8 +550,8 @@ int fs_op_fault(struct fs_op *op);
  * @name is copied. Dropped silently without memory (the trace is a record,
  * not the file system).
  */
-void fs_op_name(struct fs_op *op, struct fs_inode *inode, struct fs_inode *dir,
-		const char *name, const struct stat *st, uint32_t flags, bool force);
+void fs_capture_name(struct fs_capture *op, struct fs_inode *inode, struct fs_inode *dir,
+		     const char *name, const struct stat *st, uint32_t flags, bool force);
 /*
  * fs_scope - @inode's FS_SCOPE_* (FS_SCOPE_IN without --only-under). After
  * a directory changed scope it is found again from the inode's current
@@ -556,7 +559,7 @@ void fs_op_name(struct fs_op *op, struct fs_inode *inode, struct fs_inode *dir,
  */
 uint8_t fs_scope(struct fs_ctx *fs, struct fs_inode *inode, struct iotap_trace_recorder *r);
 /* The op acts on an entry of @dir: recorded if @dir is under a subtree. */
-static inline void fs_op_dir(struct fs_op *op, struct fs_inode *dir)
+static inline void fs_capture_dir(struct fs_capture *op, struct fs_inode *dir)
 {
 	if (caa_unlikely(op->fs->under.n) && !op->in)
 		op->in = fs_scope(op->fs, dir, op->r) == FS_SCOPE_IN;
@@ -569,7 +572,7 @@ int fs_under_init(struct fs_ctx *fs, char *msg, size_t size);
 /* The root's scope, once fs->root exists. */
 void fs_under_root(struct fs_ctx *fs);
 /* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
-void fs_op_end(struct fs_op *op, int64_t result);
+void fs_capture_end(struct fs_capture *op, int64_t result);
 
 /*
  * PHASE marker from a setxattr on the root. Return: 0, or -ESRCH for the
@@ -670,9 +673,9 @@ void fs_calls_init(struct fs_ctx *fs);
  * IOTAP_OPF_CUT (the call goes on) and IOTAP_OPF_CONT (it continues the
  * thread's previous record), and remember where the call goes on.
  */
-void fs_calls_begin(struct fs_op *op, const struct fs_file *f, size_t size, size_t max,
+void fs_calls_begin(struct fs_capture *op, const struct fs_file *f, size_t size, size_t max,
 		    struct fs_piece *p);
-void fs_calls_end(struct fs_op *op, const struct fs_file *f, size_t size,
+void fs_calls_end(struct fs_capture *op, const struct fs_file *f, size_t size,
 		  const struct fs_piece *p, ssize_t ret);
 /*
  * fs_req_kill_suidgid - the request being served (an open with @fi, a
@@ -761,10 +764,10 @@ void *fs_uring_read_buf(size_t size);
  * fs_uring_nowait - the calling thread serves a request inline on a ring
  * thread, where a backing call that waits for the disk would hold up the
  * queue's other requests: try the call without waiting (RWF_NOWAIT) and
- * hand the request over (fs_op_handoff) if it would.
+ * hand the request over (fs_capture_handoff) if it would.
  */
 bool fs_uring_nowait(void);
-/* For fs_op_handoff(): mark the request being served for a helper. */
+/* For fs_capture_handoff(): mark the request being served for a helper. */
 void fs_uring_handoff(struct iotap_trace_recorder *r, int hold, uint64_t start);
 /* After the unmount, before the session is destroyed: end and join the ring threads. */
 void fs_uring_stop(struct fs_ctx *fs);

@@ -42,24 +42,24 @@ static void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
 	struct fs_file *f = fi ? fs_file(fi) : NULL;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_GETATTR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_GETATTR, inode);
 	if (f)
 		op.rec.fh = f->id;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = stat_inode(fs, inode, f, &st);
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
 	if (!ret) {
 		op.rec.mode = st.st_mode;
 		op.rec.aux = st.st_size;
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -142,11 +142,11 @@ static void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
 	struct fs_file *f = fi ? fs_file(fi) : NULL;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_SETATTR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_SETATTR, inode);
 	if (f)
 		op.rec.fh = f->id;
 	op.rec.flags = valid;
@@ -158,15 +158,15 @@ static void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
 		op.rec.aux = (uint64_t)((valid & FUSE_SET_ATTR_UID) ? attr->st_uid : 0xffffffffu)
 				<< 32 |
 			     ((valid & FUSE_SET_ATTR_GID) ? attr->st_gid : 0xffffffffu);
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = do_setattr(req, fs, inode, f, attr, valid);
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
 	if (!ret)
 		ret = stat_inode(fs, inode, f, &st);
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -179,28 +179,28 @@ static void fs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 	struct fs_inode *inode = fs_ino(fs, ino);
 	char buf[PATH_MAX + 1];
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	ssize_t ret;
 
-	fs_op_start(&op, req, IOTAP_OP_READLINK, inode);
-	ret = fs_op_fault(&op);
+	fs_capture_start(&op, req, IOTAP_OP_READLINK, inode);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, inode, &ref);
 	if (ret)
 		goto out;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = readlinkat(ref.fd, "", buf, sizeof(buf));
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 	if (ret == sizeof(buf))
 		ret = -ENAMETOOLONG;
 	if (ret >= 0)
 		buf[ret] = '\0';
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -213,24 +213,24 @@ static void fs_op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	struct fs_inode *inode = fs_ino(fs, ino);
 	char proc[FS_PROCNAME_MAX];
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_ACCESS, inode);
+	fs_capture_start(&op, req, IOTAP_OP_ACCESS, inode);
 	op.rec.mode = mask;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, inode, &ref);
 	if (ret)
 		goto out;
 	fs_procname(proc, ref.fd);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = access(proc, mask) < 0 ? -errno : 0;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 
@@ -240,22 +240,22 @@ static void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	struct fs_inode *inode = fs_ino(fs, ino);
 	struct statvfs sv;
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_STATFS, inode);
-	ret = fs_op_fault(&op);
+	fs_capture_start(&op, req, IOTAP_OP_STATFS, inode);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, inode, &ref);
 	if (ret)
 		goto out;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = fstatvfs(ref.fd, &sv) < 0 ? -errno : 0;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else

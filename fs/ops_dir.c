@@ -6,11 +6,11 @@
  * rename, link, create, opendir, readdir, readdirplus, releasedir and
  * fsyncdir, grouped as in the kernel's fs/fuse/dir.c and readdir.c.
  *
- * Every op has the same shape: fs_op_start(), fault injection, borrow the
- * O_PATH fds it needs from the inode table, fs_op_io_begin() / backing
- * call(s) / fs_op_io_end(), bookkeeping, fs_op_end() (records the OP and
- * any NAME), then exactly one reply: a success reply or
- * fuse_reply_err(req, -ret). Helpers return 0 or -errno and never reply.
+ * Every op has the same shape: fs_capture_start(), fault injection, borrow
+ * the O_PATH fds it needs from the inode table, fs_capture_io_begin() /
+ * backing call(s) / fs_capture_io_end(), bookkeeping, fs_capture_end()
+ * (records the OP and any NAME), then exactly one reply: a success reply
+ * or fuse_reply_err(req, -ret). Helpers return 0 or -errno and never reply.
  *
  * Ownership of new objects: creations run as the caller (creds.c).
  *
@@ -63,7 +63,7 @@ static void entry_fill(struct fs_ctx *fs, struct fuse_entry_param *e,
  * Bind the object behind O_PATH @fd (consumed) as an entry of @dir: take a
  * lookup reference, fill @e, queue its NAME.
  */
-static int entry_bind(struct fs_op *op, struct fs_inode *dir, const char *name, int fd,
+static int entry_bind(struct fs_capture *op, struct fs_inode *dir, const char *name, int fd,
 		      const struct stat *st, struct fuse_entry_param *e,
 		      struct fs_inode **out, bool created)
 {
@@ -74,8 +74,8 @@ static int entry_bind(struct fs_op *op, struct fs_inode *dir, const char *name, 
 	if (ret)
 		return ret;
 	entry_fill(op->fs, e, inode, st);
-	fs_op_name(op, inode, dir, name, st,
-		   !created && !S_ISDIR(st->st_mode) && st->st_nlink > 1, created);
+	fs_capture_name(op, inode, dir, name, st,
+			!created && !S_ISDIR(st->st_mode) && st->st_nlink > 1, created);
 	*out = inode;
 	return 0;
 }
@@ -94,22 +94,22 @@ static void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fs_inode *dir = fs_ino(fs, parent), *inode = NULL;
 	struct fuse_entry_param e;
 	struct fs_fdref dref;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int fd, ret;
 
-	fs_op_start(&op, req, IOTAP_OP_LOOKUP, NULL);
+	fs_capture_start(&op, req, IOTAP_OP_LOOKUP, NULL);
 	op.rec.file2 = dir->ino;
-	fs_op_dir(&op, dir);
-	ret = fs_op_fault(&op);
+	fs_capture_dir(&op, dir);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, dir, &dref);
 	if (ret)
 		goto out;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	fd = child_open(dref.fd, name, &st);
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&dref);
 	if (fd < 0) {
 		ret = fd;
@@ -121,7 +121,7 @@ static void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 out:
 	if (ret)
 		op.rec.name = name;
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret == -ENOENT && fs->entry_timeout > 0) {
 		/* a negative entry: the kernel caches the miss like a hit */
 		memset(&e, 0, sizeof(e));
@@ -138,15 +138,15 @@ static void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
-	struct fs_op op;
+	struct fs_capture op;
 
-	fs_op_start(&op, req, IOTAP_OP_FORGET, inode);
+	fs_capture_start(&op, req, IOTAP_OP_FORGET, inode);
 	op.rec.length = nlookup;
 	op.rec.aux = 1;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	fs_inode_forget(fs, inode, nlookup);
-	fs_op_io_end(&op);
-	fs_op_end(&op, 0);
+	fs_capture_io_end(&op);
+	fs_capture_end(&op, 0);
 	fuse_reply_none(req);
 }
 
@@ -154,25 +154,25 @@ static void fs_op_forget_multi(fuse_req_t req, size_t count,
 			       struct fuse_forget_data *forgets)
 {
 	struct fs_ctx *fs = fs_req(req);
-	struct fs_op op;
+	struct fs_capture op;
 	size_t i;
 
-	fs_op_start(&op, req, IOTAP_OP_FORGET, count == 1 ? fs_ino(fs, forgets[0].ino) : NULL);
+	fs_capture_start(&op, req, IOTAP_OP_FORGET, count == 1 ? fs_ino(fs, forgets[0].ino) : NULL);
 	op.rec.aux = count;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	for (i = 0; i < count; i++) {
 		op.rec.length += forgets[i].nlookup;
 		fs_inode_forget(fs, fs_ino(fs, forgets[i].ino), forgets[i].nlookup);
 	}
-	fs_op_io_end(&op);
-	fs_op_end(&op, 0);
+	fs_capture_io_end(&op);
+	fs_capture_end(&op, 0);
 	fuse_reply_none(req);
 }
 
 /* --- creations ------------------------------------------------------- */
 
 /* mknod, mkdir and symlink: create as the caller, then bind the new entry. */
-static int make_node(struct fs_op *op, fuse_req_t req, struct fs_inode *dir,
+static int make_node(struct fs_capture *op, fuse_req_t req, struct fs_inode *dir,
 		     const char *name, mode_t mode, dev_t rdev, const char *link,
 		     struct fuse_entry_param *e, struct fs_inode **out)
 {
@@ -186,7 +186,7 @@ static int make_node(struct fs_op *op, fuse_req_t req, struct fs_inode *dir,
 	if (ret)
 		return ret;
 	fs_creds_push(fs, req, &cr);
-	fs_op_io_begin(op);
+	fs_capture_io_begin(op);
 	if (link)
 		ret = symlinkat(link, dref.fd, name);
 	else if (S_ISDIR(mode))
@@ -195,7 +195,7 @@ static int make_node(struct fs_op *op, fuse_req_t req, struct fs_inode *dir,
 		ret = mknodat(dref.fd, name, mode, rdev);
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(op);
+	fs_capture_io_end(op);
 	fs_creds_pop(&cr);
 	if (!ret) {
 		fd = child_open(dref.fd, name, &st);
@@ -216,12 +216,12 @@ static void make_op(fuse_req_t req, unsigned int opcode, fuse_ino_t parent,
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *dir = fs_ino(fs, parent), *inode = NULL;
 	struct fuse_entry_param e;
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
-	fs_op_start(&op, req, opcode, NULL);
+	fs_capture_start(&op, req, opcode, NULL);
 	op.rec.file2 = dir->ino;
-	fs_op_dir(&op, dir);
+	fs_capture_dir(&op, dir);
 	op.rec.mode = mode;
 	if (opcode == IOTAP_OP_MKNOD)
 		op.rec.aux = rdev;
@@ -230,12 +230,12 @@ static void make_op(fuse_req_t req, unsigned int opcode, fuse_ino_t parent,
 		op.rec.name = link;
 		op.rec.length = strlen(link);
 	}
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret)
 		ret = make_node(&op, req, dir, name, mode, rdev, link, &e, &inode);
 	if (ret && !link)
 		op.rec.name = name;
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -267,29 +267,29 @@ static void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	struct fs_fdref dref;
 	struct fs_creds cr;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int fd = -1, ret;
 
-	fs_op_start(&op, req, IOTAP_OP_CREATE, NULL);
+	fs_capture_start(&op, req, IOTAP_OP_CREATE, NULL);
 	op.rec.file2 = dir->ino;
-	fs_op_dir(&op, dir);
+	fs_capture_dir(&op, dir);
 	op.rec.flags = fi->flags;
 	op.rec.mode = mode;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, dir, &dref);
 	if (ret)
 		goto out;
 	fs_creds_push(fs, req, &cr);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	/* O_EXCL stays: another path to the backing dir may race with us */
 	fd = openat(dref.fd, name, fs_backing_flags(fs, fi->flags) | (fi->flags & O_EXCL) |
 		    O_CREAT, mode);
 	if (fd < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_creds_pop(&cr);
 	fs_fdref_put(&dref);
 	if (ret)
@@ -307,7 +307,7 @@ static void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		goto out_forget;
 	op.rec.fh = fs_file(fi)->id;
 	entry_fill(fs, &e, inode, &st);
-	fs_op_name(&op, inode, dir, name, &st, 0, true);
+	fs_capture_name(&op, inode, dir, name, &st, 0, true);
 	goto out;
 
 out_forget:
@@ -318,7 +318,7 @@ out_close:
 out:
 	if (ret)
 		op.rec.name = name;
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 	} else if (fuse_reply_create(req, &e, fi)) {
@@ -337,14 +337,14 @@ static void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	struct fuse_entry_param e;
 	struct fs_fdref iref, dref;
 	struct fs_creds cr;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_LINK, inode);
+	fs_capture_start(&op, req, IOTAP_OP_LINK, inode);
 	op.rec.file2 = dir->ino;
-	fs_op_dir(&op, dir);
-	ret = fs_op_fault(&op);
+	fs_capture_dir(&op, dir);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, inode, &iref);
@@ -355,11 +355,11 @@ static void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		goto out_put_inode;
 	fs_procname(proc, iref.fd);
 	fs_creds_push(fs, req, &cr);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = linkat(AT_FDCWD, proc, dref.fd, newname, AT_SYMLINK_FOLLOW);
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_creds_pop(&cr);
 	if (!ret && fstat(iref.fd, &st) < 0)
 		ret = -errno;
@@ -367,7 +367,7 @@ static void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		op.rec.mode = st.st_mode;
 		fs_inode_ref(inode);
 		entry_fill(fs, &e, inode, &st);
-		fs_op_name(&op, inode, dir, newname, &st, 1, true);
+		fs_capture_name(&op, inode, dir, newname, &st, 1, true);
 	}
 	fs_fdref_put(&dref);
 out_put_inode:
@@ -375,7 +375,7 @@ out_put_inode:
 out:
 	if (ret)
 		op.rec.name = newname;
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -389,14 +389,14 @@ static void remove_op(fuse_req_t req, fuse_ino_t parent, const char *name, bool 
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *dir = fs_ino(fs, parent);
 	struct fs_fdref dref;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int ret;
 
-	fs_op_start(&op, req, isdir ? IOTAP_OP_RMDIR : IOTAP_OP_UNLINK, NULL);
+	fs_capture_start(&op, req, isdir ? IOTAP_OP_RMDIR : IOTAP_OP_UNLINK, NULL);
 	op.rec.file2 = dir->ino;
-	fs_op_dir(&op, dir);
-	ret = fs_op_fault(&op);
+	fs_capture_dir(&op, dir);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, dir, &dref);
@@ -410,16 +410,16 @@ static void remove_op(fuse_req_t req, fuse_ino_t parent, const char *name, bool 
 		if (!S_ISDIR(st.st_mode) && st.st_nlink > 1)
 			op.rec.name = name;
 	}
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = unlinkat(dref.fd, name, isdir ? AT_REMOVEDIR : 0);
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&dref);
 out:
 	if (!op.rec.file)
 		op.rec.name = name;
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 
@@ -439,17 +439,17 @@ static void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *dir = fs_ino(fs, parent), *newdir = fs_ino(fs, newparent);
 	struct fs_fdref dref, nref;
-	struct fs_op op;
+	struct fs_capture op;
 	struct stat st;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_RENAME, NULL);
+	fs_capture_start(&op, req, IOTAP_OP_RENAME, NULL);
 	op.rec.file2 = newdir->ino;
-	fs_op_dir(&op, dir);
-	fs_op_dir(&op, newdir);
+	fs_capture_dir(&op, dir);
+	fs_capture_dir(&op, newdir);
 	op.rec.aux = dir->ino;
 	op.rec.flags = flags;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, dir, &dref);
@@ -458,29 +458,29 @@ static void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	ret = fs_inode_fd(fs, newdir, &nref);
 	if (ret)
 		goto out_put_dir;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = renameat2(dref.fd, name, nref.fd, newname, flags);
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	if (!ret && fstatat(nref.fd, newname, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		op.rec.file = st.st_ino;
 		op.rec.mode = st.st_mode;
 		/* with several hard links the old name says which one moved */
 		if (!S_ISDIR(st.st_mode) && st.st_nlink > 1)
 			op.rec.name = name;
-		fs_op_name(&op, NULL, newdir, newname, &st, 0, true);
+		fs_capture_name(&op, NULL, newdir, newname, &st, 0, true);
 	}
 	if (!ret && (flags & RENAME_EXCHANGE) &&
 	    fstatat(dref.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		fs_op_name(&op, NULL, dir, name, &st, 0, true);
+		fs_capture_name(&op, NULL, dir, name, &st, 0, true);
 	fs_fdref_put(&nref);
 out_put_dir:
 	fs_fdref_put(&dref);
 out:
 	if (!op.rec.file)
 		op.rec.name = name;
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 
@@ -491,12 +491,12 @@ static void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
 	struct fs_dir *d;
-	struct fs_op op;
+	struct fs_capture op;
 	int fd, ret;
 
-	fs_op_start(&op, req, IOTAP_OP_OPENDIR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_OPENDIR, inode);
 	op.rec.flags = fi->flags;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	d = calloc(1, sizeof(*d));
@@ -504,9 +504,9 @@ static void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 		ret = -ENOMEM;
 		goto out;
 	}
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	fd = fs_inode_open(fs, inode, O_RDONLY | O_DIRECTORY);
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	if (fd < 0) {
 		ret = fd;
 		goto out_free;
@@ -526,7 +526,7 @@ static void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 out_free:
 	free(d);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 	} else if (fuse_reply_open(req, fi)) {
@@ -541,7 +541,7 @@ out:
  * are queued. Returns the bytes filled; *@err gets the error that stopped
  * it early, if any.
  */
-static size_t fill_dir(struct fs_op *op, fuse_req_t req, struct fs_dir *d, char *buf,
+static size_t fill_dir(struct fs_capture *op, fuse_req_t req, struct fs_dir *d, char *buf,
 		       size_t size, off_t offset, bool plus, int *err, uint64_t *entries)
 {
 	struct fs_ctx *fs = op->fs;
@@ -603,8 +603,9 @@ static size_t fill_dir(struct fs_op *op, fuse_req_t req, struct fs_dir *d, char 
 				break;
 			}
 			if (inode)
-				fs_op_name(op, inode, d->inode, name, &e.attr,
-					   !S_ISDIR(e.attr.st_mode) && e.attr.st_nlink > 1, false);
+				fs_capture_name(op, inode, d->inode, name, &e.attr,
+						!S_ISDIR(e.attr.st_mode) &&
+						e.attr.st_nlink > 1, false);
 		} else {
 			struct stat st = {
 				.st_ino = d->entry->d_ino,
@@ -628,18 +629,18 @@ static void readdir_op(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset
 		       struct fuse_file_info *fi, bool plus)
 {
 	struct fs_dir *d = fs_dir(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	uint64_t entries = 0;
 	size_t filled = 0;
 	char *buf = NULL;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, plus ? IOTAP_OP_READDIRPLUS : IOTAP_OP_READDIR, d->inode);
+	fs_capture_start(&op, req, plus ? IOTAP_OP_READDIRPLUS : IOTAP_OP_READDIR, d->inode);
 	op.rec.fh = d->id;
 	op.rec.offset = offset;
 	op.rec.length = size;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	buf = fs_thread_iobuf(op.t, size);
@@ -648,9 +649,9 @@ static void readdir_op(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset
 		goto out;
 	}
 	op.t->nr_refs = 0;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	filled = fill_dir(&op, req, d, buf, size, offset, plus, &ret, &entries);
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	/*
 	 * An error after some entries were filled cannot be reported without
 	 * losing their lookup references: return what we have (passthrough_ll).
@@ -659,7 +660,7 @@ static void readdir_op(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset
 		ret = 0;
 	op.rec.aux = entries;
 out:
-	fs_op_end(&op, ret ? ret : (int64_t)filled);
+	fs_capture_end(&op, ret ? ret : (int64_t)filled);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 	} else if (fuse_reply_buf(req, buf, filled) && plus) {
@@ -686,17 +687,17 @@ static void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t
 static void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_dir *d = fs_dir(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_RELEASEDIR, d->inode);
+	fs_capture_start(&op, req, IOTAP_OP_RELEASEDIR, d->inode);
 	op.rec.fh = d->id;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = closedir(d->dp) < 0 ? -errno : 0;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	free(d);
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, 0);
 }
 
@@ -704,22 +705,22 @@ static void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 			   struct fuse_file_info *fi)
 {
 	struct fs_dir *d = fs_dir(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_FSYNCDIR, d->inode);
+	fs_capture_start(&op, req, IOTAP_OP_FSYNCDIR, d->inode);
 	op.rec.fh = d->id;
 	op.rec.flags = datasync ? IOTAP_OPF_DATASYNC : 0;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp));
 		if (ret < 0)
 			ret = -errno;
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 

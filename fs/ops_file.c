@@ -114,15 +114,15 @@ static void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	struct fs_ctx *fs = fs_req(req);
 	struct fs_inode *inode = fs_ino(fs, ino);
-	struct fs_op op;
+	struct fs_capture op;
 	int fd = -1, ret;
 
-	fs_op_start(&op, req, IOTAP_OP_OPEN, inode);
+	fs_capture_start(&op, req, IOTAP_OP_OPEN, inode);
 	op.rec.flags = fi->flags;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	fd = fs_inode_open(fs, inode, fs_backing_flags(fs, fi->flags));
 	if (fd >= 0 && fs_req_kill_suidgid(fi, 0)) {
 		ret = fs_kill_suidgid(req, fd, NULL);	/* O_TRUNC by a caller without CAP_FSETID */
@@ -131,7 +131,7 @@ static void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			fd = ret;
 		}
 	}
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	if (fd < 0) {
 		ret = fd;
 		goto out;
@@ -143,7 +143,7 @@ static void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 	op.rec.fh = fs_file(fi)->id;
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else if (fuse_reply_open(req, fi))
@@ -218,7 +218,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct fs_file *f = fs_file(fi);
 	struct fs_piece piece;
-	struct fs_op op;
+	struct fs_capture op;
 	ssize_t ret;
 	char *buf = NULL;
 	bool nowait = fs_uring_nowait() && !CMM_LOAD_SHARED(f->nowait_no);
@@ -229,12 +229,12 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_none(req);
 		return;
 	}
-	fs_op_start(&op, req, IOTAP_OP_READ, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_READ, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_CACHED);
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	/* over io_uring: straight into the reply buffer the kernel reads */
@@ -245,10 +245,10 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		ret = -ENOMEM;
 		goto out;
 	}
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	if (nowait && !op.fs->fail_op) {
 		ret = pio_nowait(f->fd, buf, size, off, false);
-		if (ret == -EAGAIN && fs_op_handoff(&op)) {
+		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
 			fuse_reply_none(req);	/* the helper replies */
 			return;
 		}
@@ -259,12 +259,12 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	} else {
 		ret = pio_full(f->fd, buf, size, off, false);
 	}
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 out:
 	/* after the call: a request handed over above must not take its piece */
 	fs_calls_begin(&op, f, size, op.fs->max_read, &piece);
 	fs_calls_end(&op, f, size, &piece, ret);
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -278,7 +278,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	size_t size = fuse_buf_size(in), asked = size;
 	struct fs_piece piece;
 	const char *data;
-	struct fs_op op;
+	struct fs_capture op;
 	ssize_t ret;
 	bool nowait = fs_uring_nowait();
 
@@ -289,13 +289,13 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		fuse_reply_none(req);
 		return;
 	}
-	fs_op_start(&op, req, IOTAP_OP_WRITE, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_WRITE, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
 	op.rec.flags = f->opf;
 	op.rec.aux = fi->writepage;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	if (in->count == 1 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
@@ -321,11 +321,11 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		if (ret)
 			goto out;
 	}
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	if (nowait && !CMM_LOAD_SHARED(f->wnowait_no) && !op.fs->fail_op) {
 		/* as fs_op_read(): a write that would wait goes to a helper */
 		ret = pio_nowait(f->fd, (char *)data, size, off, true);
-		if (ret == -EAGAIN && fs_op_handoff(&op)) {
+		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
 			fuse_reply_none(req);	/* the helper writes it all and replies */
 			return;
 		}
@@ -336,14 +336,14 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	} else {
 		ret = pio_full(f->fd, (char *)data, size, off, true);	/* pwrite only reads it */
 	}
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 out:
 	if (ret < 0 && fi->writepage)
 		fs_wbfail_write(op.fs, f->inode);
 	/* after the call: a request handed over above must not take its piece */
 	fs_calls_begin(&op, f, asked, op.fs->max_write, &piece);
 	fs_calls_end(&op, f, asked, &piece, ret);
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -353,39 +353,39 @@ out:
 static void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_FLUSH, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_FLUSH, f->inode);
 	op.rec.fh = f->id;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
 		/* what close(2) of the application's fd would do to the backing file */
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = close(dup(f->fd)) < 0 ? -errno : 0;
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 
 static void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_RELEASE, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_RELEASE, f->inode);
 	op.rec.fh = f->id;
 	op.rec.flags = fi->flags;
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = close(f->fd) < 0 ? -errno : 0;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_wbfail_release(op.fs, f->inode);
 	free(f);
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	/* the kernel ignores release errors; the record keeps the real one */
 	fuse_reply_err(req, 0);
 }
@@ -394,22 +394,22 @@ static void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 			struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_FSYNC, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_FSYNC, f->inode);
 	op.rec.fh = f->id;
 	op.rec.flags = datasync ? IOTAP_OPF_DATASYNC : 0;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = datasync ? fdatasync(f->fd) : fsync(f->fd);
 		if (ret < 0)
 			ret = -errno;
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 
@@ -417,24 +417,24 @@ static void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offs
 			    off_t length, struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_FALLOCATE, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_FALLOCATE, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = offset;
 	op.rec.length = length;
 	op.rec.flags = mode;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = fallocate(f->fd, mode, offset, length);
 		if (ret < 0)
 			ret = -errno;
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 
@@ -442,23 +442,23 @@ static void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 			struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
-	struct fs_op op;
+	struct fs_capture op;
 	off_t ret;
 
 	(void)ino;
-	fs_op_start(&op, req, IOTAP_OP_LSEEK, f->inode);
+	fs_capture_start(&op, req, IOTAP_OP_LSEEK, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.flags = whence;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 		ret = lseek(f->fd, off, whence);
 		if (ret < 0)
 			ret = -errno;
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -471,21 +471,21 @@ static void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_i
 				  size_t len, int flags)
 {
 	struct fs_file *fin = fs_file(fi_in), *fout = fs_file(fi_out);
-	struct fs_op op;
+	struct fs_capture op;
 	ssize_t ret;
 
 	(void)ino_in;
 	(void)ino_out;
-	fs_op_start(&op, req, IOTAP_OP_COPY_FILE_RANGE, fin->inode);
+	fs_capture_start(&op, req, IOTAP_OP_COPY_FILE_RANGE, fin->inode);
 	op.rec.file2 = fout->inode->ino;
 	op.rec.fh = fin->id;
 	op.rec.offset = off_in;
 	op.rec.length = len;
 	op.rec.flags = flags;
 	op.rec.aux = off_out;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (!ret) {
-		fs_op_io_begin(&op);
+		fs_capture_io_begin(&op);
 #ifdef HAVE_COPY_FILE_RANGE
 		ret = copy_file_range(fin->fd, &off_in, fout->fd, &off_out, len, flags);
 		if (ret < 0)
@@ -493,9 +493,9 @@ static void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_i
 #else
 		ret = -ENOSYS;
 #endif
-		fs_op_io_end(&op);
+		fs_capture_io_end(&op);
 	}
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -509,18 +509,18 @@ static void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *
 			size_t in_bufsz, size_t out_bufsz)
 {
 	struct fs_ctx *fs = fs_req(req);
-	struct fs_op op;
+	struct fs_capture op;
 
 	(void)arg;
 	(void)in_buf;
 	(void)out_bufsz;
-	fs_op_start(&op, req, IOTAP_OP_IOCTL, fs_ino(fs, ino));
+	fs_capture_start(&op, req, IOTAP_OP_IOCTL, fs_ino(fs, ino));
 	if (fi && fi->fh)
 		op.rec.fh = (flags & FUSE_IOCTL_DIR) ? fs_dir(fi)->id : fs_file(fi)->id;
 	op.rec.length = in_bufsz;
 	op.rec.aux = cmd;
 	op.rec.flags = IOTAP_OPF_REJECTED;
-	fs_op_end(&op, -ENOSYS);
+	fs_capture_end(&op, -ENOSYS);
 	fuse_reply_err(req, ENOSYS);
 }
 
@@ -528,29 +528,29 @@ static void fs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		       struct fuse_pollhandle *ph)
 {
 	struct fs_ctx *fs = fs_req(req);
-	struct fs_op op;
+	struct fs_capture op;
 
-	fs_op_start(&op, req, IOTAP_OP_POLL, fs_ino(fs, ino));
+	fs_capture_start(&op, req, IOTAP_OP_POLL, fs_ino(fs, ino));
 	if (fi)
 		op.rec.fh = fs_file(fi)->id;
 	op.rec.aux = fi ? fi->poll_events : 0;
 	op.rec.flags = IOTAP_OPF_REJECTED;
 	if (ph)
 		fuse_pollhandle_destroy(ph);
-	fs_op_end(&op, -ENOSYS);
+	fs_capture_end(&op, -ENOSYS);
 	fuse_reply_err(req, ENOSYS);
 }
 
 static void fs_op_bmap(fuse_req_t req, fuse_ino_t ino, size_t blocksize, uint64_t idx)
 {
 	struct fs_ctx *fs = fs_req(req);
-	struct fs_op op;
+	struct fs_capture op;
 
-	fs_op_start(&op, req, IOTAP_OP_BMAP, fs_ino(fs, ino));
+	fs_capture_start(&op, req, IOTAP_OP_BMAP, fs_ino(fs, ino));
 	op.rec.offset = idx;
 	op.rec.length = blocksize;
 	op.rec.flags = IOTAP_OPF_REJECTED;
-	fs_op_end(&op, -ENOSYS);
+	fs_capture_end(&op, -ENOSYS);
 	fuse_reply_err(req, ENOSYS);
 }
 

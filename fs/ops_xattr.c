@@ -19,7 +19,7 @@
  *   setxattr IOTAP_FS_XATTR_CTL               -> start, stop or rotate the
  *            trace (control.c)
  * An answered control request is iotap's own, not the workload's: it
- * reaches neither the trace nor the live counters (fs_op_quiet()), and
+ * reaches neither the trace nor the live counters (fs_capture_quiet()), and
  * neither do the root's STATFS and GETATTR that iotap's control commands
  * cause on the way (fs_caller_is_tool()). A refused one is recorded.
  * Who may use them is the daemon's decision, from the request's caller
@@ -58,26 +58,26 @@ static int do_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct fs_inode *inode = fs_ino(fs, ino);
 	char proc[FS_PROCNAME_MAX];
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_SETXATTR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_SETXATTR, inode);
 	op.rec.name = name;
 	op.rec.length = size;
 	op.rec.flags = flags;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, inode, &ref);
 	if (ret)
 		goto out;
 	fs_procname(proc, ref.fd);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = setxattr(proc, name, value, size, flags) < 0 ? -errno : 0;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	return ret;
 }
 
@@ -86,16 +86,16 @@ static int refuse(fuse_req_t req, unsigned int opcode, const char *name, size_t 
 {
 	struct fs_ctx *fs = fs_req(req);
 	char what[96];
-	struct fs_op op;
+	struct fs_capture op;
 
 	snprintf(what, sizeof(what), "%s %s", opcode == IOTAP_OP_SETXATTR ? "setxattr" : "getxattr",
 		 name);
 	fs_log_refused(req, what);
-	fs_op_start(&op, req, opcode, fs->root);
+	fs_capture_start(&op, req, opcode, fs->root);
 	op.rec.name = name;
 	op.rec.length = size;
 	op.rec.flags = IOTAP_OPF_REJECTED;
-	fs_op_end(&op, -EPERM);
+	fs_capture_end(&op, -EPERM);
 	return -EPERM;
 }
 
@@ -152,7 +152,7 @@ static const char *control_value(struct fs_ctx *fs, fuse_ino_t ino, const char *
 }
 
 /* getxattr of the live counters: built in the worker's I/O buffer. */
-static void answer_stats(struct fs_ctx *fs, fuse_req_t req, struct fs_op *op, size_t size)
+static void answer_stats(struct fs_ctx *fs, fuse_req_t req, struct fs_capture *op, size_t size)
 {
 	char *buf = fs_thread_iobuf(op->t, IOTAP_FS_STATS_MAX);
 	ssize_t ret;
@@ -160,7 +160,7 @@ static void answer_stats(struct fs_ctx *fs, fuse_req_t req, struct fs_op *op, si
 	ret = buf ? fs_stats_text(fs, buf, IOTAP_FS_STATS_MAX) : -ENOMEM;
 	if (ret >= 0 && size && (size_t)ret > size)
 		ret = -ERANGE;
-	fs_op_end(op, ret);
+	fs_capture_end(op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else if (size)
@@ -176,11 +176,11 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 	char proc[FS_PROCNAME_MAX], pidbuf[PATH_MAX];
 	const char *value;
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	char *buf = NULL;
 	ssize_t ret;
 
-	fs_op_start(&op, req, IOTAP_OP_GETXATTR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_GETXATTR, inode);
 	op.rec.name = name;
 	op.rec.length = size;
 	value = control_value(fs, ino, name, pidbuf, sizeof(pidbuf));
@@ -189,7 +189,7 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 		return;
 	}
 	if (value)
-		fs_op_quiet(&op);	/* answered here: iotap's own, not the workload's */
+		fs_capture_quiet(&op);	/* answered here: iotap's own, not the workload's */
 	if (value && !strcmp(name, IOTAP_FS_XATTR_STATS)) {
 		answer_stats(fs, req, &op, size);
 		return;
@@ -200,7 +200,7 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 			ret = -ERANGE;
 		goto out;
 	}
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	if (size) {
@@ -214,14 +214,14 @@ static void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, siz
 	if (ret)
 		goto out;
 	fs_procname(proc, ref.fd);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = getxattr(proc, name, buf, size);
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else if (size)
@@ -236,13 +236,13 @@ static void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs_inode *inode = fs_ino(fs, ino);
 	char proc[FS_PROCNAME_MAX];
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	char *buf = NULL;
 	ssize_t ret;
 
-	fs_op_start(&op, req, IOTAP_OP_LISTXATTR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_LISTXATTR, inode);
 	op.rec.length = size;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	if (size) {
@@ -256,14 +256,14 @@ static void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	if (ret)
 		goto out;
 	fs_procname(proc, ref.fd);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = listxattr(proc, buf, size);
 	if (ret < 0)
 		ret = -errno;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else if (size)
@@ -278,24 +278,24 @@ static void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	struct fs_inode *inode = fs_ino(fs, ino);
 	char proc[FS_PROCNAME_MAX];
 	struct fs_fdref ref;
-	struct fs_op op;
+	struct fs_capture op;
 	int ret;
 
-	fs_op_start(&op, req, IOTAP_OP_REMOVEXATTR, inode);
+	fs_capture_start(&op, req, IOTAP_OP_REMOVEXATTR, inode);
 	op.rec.name = name;
-	ret = fs_op_fault(&op);
+	ret = fs_capture_fault(&op);
 	if (ret)
 		goto out;
 	ret = fs_inode_fd(fs, inode, &ref);
 	if (ret)
 		goto out;
 	fs_procname(proc, ref.fd);
-	fs_op_io_begin(&op);
+	fs_capture_io_begin(&op);
 	ret = removexattr(proc, name) < 0 ? -errno : 0;
-	fs_op_io_end(&op);
+	fs_capture_io_end(&op);
 	fs_fdref_put(&ref);
 out:
-	fs_op_end(&op, ret);
+	fs_capture_end(&op, ret);
 	fuse_reply_err(req, -ret);
 }
 

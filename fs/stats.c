@@ -64,7 +64,7 @@ unsigned int iotap_fs_lat_class(unsigned int op)
 
 #define ADD(field, v)	CMM_STORE_SHARED(field, (field) + (v))
 
-void fs_stats_op(struct fs_thread *t, const struct fs_op *op, int64_t result)
+void fs_stats_op(struct fs_thread *t, const struct fs_capture *op, int64_t result)
 {
 	struct fs_stats *s = &t->stats;
 	unsigned int o = op->rec.op < IOTAP_OP_MAX ? op->rec.op : IOTAP_OP_UNKNOWN;

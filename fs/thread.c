@@ -4,7 +4,7 @@
  *
  * libfuse starts its worker threads itself (fuse_session_loop_mt), so fs/
  * cannot register them with liburcu up front. Instead every request calls
- * fs_thread_get() (through fs_op_start()), which on the thread's first
+ * fs_thread_get() (through fs_capture_start()), which on the thread's first
  * request registers it as a reader of the memb flavour and stores a
  * pointer in a pthread key whose destructor unregisters it. libfuse ends
  * workers with pthread_cancel() while they wait in read(2) on /dev/fuse,

@@ -258,11 +258,11 @@ static bool ent_serve(struct fs_uring_ent *e)
 static void ent_serve_handed(struct fs_uring_ent *e)
 {
 	e->handed = false;
-	fs_op_held_r = e->hold_r;
-	fs_op_held_ns = e->start;
+	fs_capture_held_r = e->hold_r;
+	fs_capture_held_ns = e->start;
 	ent_serve(e);
-	fs_op_held_ns = 0;
-	fs_op_held_r = NULL;
+	fs_capture_held_ns = 0;
+	fs_capture_held_r = NULL;
 	if (e->hold >= 0)
 		iotap_trace_hold_release(e->hold_r, e->hold);
 	e->hold = -1;
@@ -686,8 +686,8 @@ void *fs_uring_read_buf(size_t size)
 	return e->payload;
 }
 
-__thread uint64_t fs_op_held_ns;
-__thread struct iotap_trace_recorder *fs_op_held_r;
+__thread uint64_t fs_capture_held_ns;
+__thread struct iotap_trace_recorder *fs_capture_held_r;
 
 bool fs_uring_nowait(void)
 {
