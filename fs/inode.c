@@ -3,15 +3,15 @@
  * inode.c - the inode table: file handles in a cds_lfht, a bounded fd cache
  *
  * libfuse's passthrough examples pin one O_PATH fd per inode the kernel
- * knows, and die with EMFILE near RLIMIT_NOFILE (20,000 on our machines)
- * while bonnie++ -n 256 creates 262,144 files. Here an inode is held by
- * its file handle (name_to_handle_at) and reopened with open_by_handle_at
- * relative to the backing root fd when an fd is needed; O_PATH fds live in
- * a bounded cache. Only when the backing fs has no handles (EOPNOTSUPP),
- * or is itself FUSE (handles of evicted nodes go stale without export
- * support), the daemon lacks CAP_DAC_READ_SEARCH, or an inode sits on
- * another filesystem below the backing dir, the inode keeps a pinned
- * O_PATH fd (passthrough_ll's way), with a warning in the log.
+ * knows, and die with EMFILE near RLIMIT_NOFILE while bonnie++ -n 256
+ * creates 262,144 files. Here an inode is held by its file handle
+ * (name_to_handle_at) and reopened with open_by_handle_at relative to the
+ * backing root fd when an fd is needed; O_PATH fds live in a bounded
+ * cache. Only when the backing fs has no handles (EOPNOTSUPP), or is
+ * itself FUSE (handles of evicted nodes go stale without export support),
+ * the daemon lacks CAP_DAC_READ_SEARCH, or an inode sits on another
+ * filesystem below the backing dir, the inode keeps a pinned O_PATH fd
+ * (passthrough_ll's way), with a warning in the log.
  *
  * Table. A liburcu lock-free resizable hash table (cds_lfht, memb flavour)
  * keyed by (st_dev, st_ino). Lookups and insertions run under

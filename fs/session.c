@@ -360,7 +360,7 @@ static void teardown(struct fs_daemon *d)
 }
 
 /* Report the start-up outcome to the waiting parent (@report_fd) or stderr. */
-static void report(int report_fd, const char *msg)
+static void report_startup(int report_fd, const char *msg)
 {
 	if (report_fd < 0) {
 		if (msg)
@@ -390,7 +390,7 @@ static void detach_stdio(struct fs_daemon *d)
 }
 
 /* The daemon proper; the exit status. @report_fd: pipe to the parent, or -1. */
-static int run(const struct iotap_fs_opts *o, int report_fd)
+static int run_daemon(const struct iotap_fs_opts *o, int report_fd)
 {
 	struct fs_daemon *d;
 	struct fuse_loop_config *cfg;
@@ -400,7 +400,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		report(report_fd, "cannot mount: out of memory");
+		report_startup(report_fd, "cannot mount: out of memory");
 		return 1;
 	}
 	d->fs.o = *o;
@@ -408,7 +408,7 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 	d->log_fd = -1;
 	d->trace_dirfd = -1;
 	if (fuse_opt_add_arg(&d->args, "iotap")) {
-		report(report_fd, "cannot mount: out of memory");
+		report_startup(report_fd, "cannot mount: out of memory");
 		free(d);
 		return 1;
 	}
@@ -419,14 +419,14 @@ static int run(const struct iotap_fs_opts *o, int report_fd)
 		if (report_fd >= 0 || d->fs.log_path)
 			fs_log(FS_LOG_ERR, "%s", msg);
 		fs_drop_trace(d);
-		report(report_fd, msg);
+		report_startup(report_fd, msg);
 		goto out;
 	}
 	if (chdir("/") < 0)
 		fs_log(FS_LOG_WARN, "chdir /: %s", strerror(errno));
 	if (report_fd >= 0)
 		detach_stdio(d);
-	report(report_fd, NULL);
+	report_startup(report_fd, NULL);
 
 	cfg = fuse_loop_cfg_create();
 	if (!cfg) {
@@ -479,7 +479,7 @@ int iotap_fs_main(const struct iotap_fs_opts *o)
 		return 1;
 	}
 	if (o->foreground)
-		return run(o, -1);
+		return run_daemon(o, -1);
 
 	fflush(NULL);
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -498,7 +498,7 @@ int iotap_fs_main(const struct iotap_fs_opts *o)
 		close(pfd[0]);
 		if (setsid() < 0)
 			_exit(1);
-		_exit(run(o, pfd[1]));
+		_exit(run_daemon(o, pfd[1]));
 	}
 	close(pfd[1]);
 	while (len < MSG_MAX && (n = read(pfd[0], msg + len, MSG_MAX - len)) != 0) {
