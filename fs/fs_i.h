@@ -215,7 +215,7 @@ struct fs_inode {
 	uint8_t wb_failed;		/* cache mode: a writeback WRITE failed (wbfail.c) */
 	uint64_t binding[2];		/* hashes of the last two (parent, name) in NAMEs */
 	uint32_t scope_gen;		/* fs->scope_gen when scope was set, 0: never */
-	uint8_t scope;			/* FS_SCOPE_*: --only-under (capture.c) */
+	uint8_t scope;			/* FS_SCOPE_*: --only-under (under.c) */
 	struct file_handle handle;	/* followed by handle.handle_bytes bytes; 0 when pinned */
 };
 
@@ -339,7 +339,7 @@ struct fs_ctx {
 	/*
 	 * Bumped when a known directory changes scope (a rename into or out
 	 * of a subtree): inodes set under an older value find their scope
-	 * again from their current path (capture.c).
+	 * again from their current path (under.c).
 	 */
 	uint32_t scope_gen;
 	/*
@@ -552,6 +552,11 @@ int fs_capture_fault(struct fs_capture *op);
  */
 void fs_capture_name(struct fs_capture *op, struct fs_inode *inode, struct fs_inode *dir,
 		     const char *name, const struct stat *st, uint32_t flags, bool force);
+/* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
+void fs_capture_end(struct fs_capture *op, int64_t result);
+
+/* --- under.c: the subtree filter (--only-under) ----------------------- */
+
 /*
  * fs_scope - @inode's FS_SCOPE_* (FS_SCOPE_IN without --only-under). After
  * a directory changed scope it is found again from the inode's current
@@ -564,15 +569,13 @@ static inline void fs_capture_dir(struct fs_capture *op, struct fs_inode *dir)
 	if (caa_unlikely(op->fs->under.n) && !op->in)
 		op->in = fs_scope(op->fs, dir, op->r) == FS_SCOPE_IN;
 }
-/*
- * fs_under_init - resolve o.only_under below the backing dir (fs->root_fd)
- * into fs->under, before the mount; 0 or -errno with @msg.
- */
+/* For fs_capture_name(): @st bound in @dir sets its scope (and @op's); true: it gets a NAME. */
+bool fs_under_bind(struct fs_capture *op, struct fs_inode *inode, struct fs_inode *dir,
+		   const struct stat *st);
+/* Resolve o.only_under below fs->root_fd into fs->under, before the mount; 0 or -errno, @msg. */
 int fs_under_init(struct fs_ctx *fs, char *msg, size_t size);
 /* The root's scope, once fs->root exists. */
 void fs_under_root(struct fs_ctx *fs);
-/* Record the OP (result = bytes, 0 or -errno) and any queued NAMEs. */
-void fs_capture_end(struct fs_capture *op, int64_t result);
 
 /*
  * PHASE marker from a setxattr on the root. Return: 0, or -ESRCH for the
