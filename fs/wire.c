@@ -36,10 +36,10 @@
  *    max_pages pages of the caller's buffer, and libfuse 3.14 asks for
  *    max_write's pages exactly, so a max_write-sized read() or write()
  *    from a buffer that does not start on a page (257 pages for 1 MiB)
- *    arrives as two requests. The INIT reply asks for the pages session.c
- *    planned (one more, up to fs.fuse.max_pages_limit); the kernel's
- *    answer is logged, and a NOTE record follows the header where it
- *    differs from the plan the header holds.
+ *    arrives as two requests. The INIT reply asks for the pages
+ *    session_opts.c planned (one more, up to fs.fuse.max_pages_limit);
+ *    the kernel's answer is logged, and a NOTE record follows the header
+ *    where it differs from the plan the header holds.
  *
  * 4. Parallel direct writes (built everywhere). In direct_io mode the
  *    kernel holds the file's inode lock exclusively across a whole WRITE
@@ -236,7 +236,7 @@ static void patch_init_pages(struct fs_ctx *fs, const struct fuse_out_header *oh
 	 */
 	want = fs->max_write_asked;
 	if (want > fs->max_pages * fs->page_size)
-		want = fs->max_pages * fs->page_size;	/* what the pages allow, as session.c caps it */
+		want = fs->max_pages * fs->page_size;	/* what the pages allow (session_opts.c) */
 	if (want > io->max_write && CMM_LOAD_SHARED(fs->uring_init_unique) &&
 	    (fs->uring_init_flags2 & (uint32_t)(FUSE_OVER_IO_URING >> 32))) {
 		io->max_write = want;
