@@ -23,25 +23,40 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT, O_FORCE, O_PROGRESS, O_NO_PROGRESS };
+/* What the options set: the table below binds each to its field. */
+static struct compare_args {
+	const char *out, *html, *baseline;
+	int json, csv, force;
+	int progress;			/* --progress 1, --no-progress -1 */
+	int nlabels;			/* --label: how many (the groups are read from argv) */
+} args;
+
+/* --label NAME: counted; the traces after it are grouped from argv later */
+static int label_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	if (!*arg)
+		return opt_error(cmd, "--label wants a NAME");
+	(*(int *)d->value)++;
+	return 0;
+}
 
 static const struct opt_desc compare_opts[] = {
-	[O_LABEL] = { "label", 'l', "NAME",
-		      "the traces that follow are repeats of run NAME\n"
-		      "(shown as mean ± sd, like bonnie++ -x)" },
-	[O_BASELINE] = { "baseline", 'b', "RUN",
-			 "ratios are to this trace or label (default: the first)" },
-	[O_JSON] = { "json", 0, NULL, "JSON: runs, and per phase each figure's mean, sd, ratio" },
-	[O_CSV] = { "csv", 0, NULL, "CSV: one row per phase, figure and run; then the\n"
-		    "pgsql/dedup figures as phase \"application\"" },
-	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML page with bar charts" },
-	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
-	[O_FORCE] = { "force", 0, NULL,
-		      "replace an existing -o or --html FILE (never a trace\n"
-		      "and never an input)" },
-	[O_PROGRESS] = OPT_PROGRESS,
-	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
-	{ NULL },
+	OPT_CALLBACK('l', "label", &args.nlabels, "NAME",
+		     "the traces that follow are repeats of run NAME\n"
+		     "(shown as mean ± sd, like bonnie++ -x)", label_opt),
+	OPT_STRING('b', "baseline", &args.baseline, "RUN",
+		   "ratios are to this trace or label (default: the first)"),
+	OPT_BOOL(0, "json", &args.json, "JSON: runs, and per phase each figure's mean, sd, ratio"),
+	OPT_BOOL(0, "csv", &args.csv, "CSV: one row per phase, figure and run; then the\n"
+		 "pgsql/dedup figures as phase \"application\""),
+	OPT_STRING(0, "html", &args.html, "FILE", "also write a self-contained HTML page with bar charts"),
+	OPT_STRING('o', "output", &args.out, "FILE", "write to FILE instead of stdout"),
+	OPT_BOOL(0, "force", &args.force,
+		 "replace an existing -o or --html FILE (never a trace\n"
+		 "and never an input)"),
+	OPT_PROGRESS_INT(&args.progress),
+	OPT_NO_PROGRESS_INT(&args.progress),
+	OPT_END(),
 };
 
 static const struct opt_cmd compare_cmd = {
@@ -100,10 +115,10 @@ static const char *label_at(char **orig, int pos)
 
 int cmd_compare(int argc, char **argv)
 {
-	const char *arg, *out = NULL, *html = NULL, *baseline = NULL;
+	const char *out, *html, *baseline;
 	struct cmp_group *groups = NULL, tmp;
 	unsigned int ngroups = 0, g;
-	int idx, rc, json = 0, csv = 0, ret = 0, nlabels = 0, i, progress = 0;
+	int rc, json, csv, ret = 0, nlabels, i, progress;
 	char **orig;
 	int *labelled = NULL;
 	char (*dup_names)[80] = NULL;
@@ -116,29 +131,19 @@ int cmd_compare(int argc, char **argv)
 	if (!orig)
 		return 1;
 	memcpy(orig, argv, (size_t)(argc + 1) * sizeof(*orig));
-	while ((rc = opt_next(&compare_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case O_LABEL:
-			if (!*arg) {
-				free(orig);
-				return opt_error(&compare_cmd, "--label wants a NAME");
-			}
-			nlabels++;
-			break;
-		case O_BASELINE: baseline = arg; break;
-		case O_JSON: json = 1; break;
-		case O_CSV: csv = 1; break;
-		case O_HTML: html = arg; break;
-		case O_OUTPUT: out = arg; break;
-		case O_FORCE: rules.force = 1; break;
-		case O_PROGRESS: progress = 1; break;
-		case O_NO_PROGRESS: progress = -1; break;
-		}
-	}
-	if (rc != 1 && rc != 0) {
+	rc = opt_parse(&compare_cmd, argc, argv);
+	if (rc >= 0) {
 		free(orig);
-		return rc == 2 ? 0 : 2;
+		return rc;
 	}
+	out = args.out;
+	html = args.html;
+	baseline = args.baseline;
+	json = args.json;
+	csv = args.csv;
+	progress = args.progress;
+	nlabels = args.nlabels;
+	rules.force = args.force;
 	if (json && csv) {
 		free(orig);
 		return opt_error(&compare_cmd, "--json and --csv exclude each other");

@@ -223,11 +223,11 @@ static void json_str(FILE *f, const char *s)
 
 /* --- status ----------------------------------------------------------------- */
 
-enum { S_JSON };
+static int json_opt;	/* --json */
 
 static const struct opt_desc status_opts[] = {
-	[S_JSON] = { "json", 0, NULL, "one JSON object instead of text" },
-	{ NULL },
+	OPT_BOOL(0, "json", &json_opt, "one JSON object instead of text"),
+	OPT_END(),
 };
 
 static const struct opt_cmd status_cmd = {
@@ -243,19 +243,16 @@ static const struct opt_cmd status_cmd = {
 int cmd_status(int argc, char **argv)
 {
 	static struct stats s;
-	const char *arg, *mnt;
+	const char *mnt;
 	char *buf, up[32], b1[32], b2[32], b3[32];
-	int idx, rc, json = 0;
+	int rc, json;
 	double cpu_s, up_s;
 	unsigned int i;
 
-	while ((rc = opt_next(&status_cmd, argc, argv, &idx, &arg)) == 1)
-		if (idx == S_JSON)
-			json = 1;
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&status_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
+	json = json_opt;
 	if (argc - optind != 1)
 		return opt_error(&status_cmd, argc - optind < 1 ? "MOUNTPOINT is required"
 							       : "too many arguments");
@@ -339,17 +336,28 @@ int cmd_status(int argc, char **argv)
 
 /* --- top -------------------------------------------------------------------- */
 
-enum { T_COUNT, T_BATCH, T_INTERVAL, T_SPEED };
+/* What the options set: the table below binds each to its field. */
+static struct top_args {
+	uint64_t count;			/* 0: until ^C */
+	int batch;
+	uint64_t iv_ns;
+	double speed;			/* below 0: not given */
+} top_args = { .iv_ns = 1000000000ull, .speed = -1 };
 
 static const struct opt_desc top_opts[] = {
-	[T_COUNT] = { "count", 'n', "COUNT", "stop after COUNT refreshes (default: until ^C)" },
-	[T_BATCH] = { "batch", 'b', NULL, "plain text, one block per refresh, no screen control\n"
-		      "(the default when stdout is not a terminal)" },
-	[T_INTERVAL] = { "interval", 'i', "SECONDS", "time between refreshes (default 1); over a TRACE,\n"
-			 "the window of trace time each refresh shows" },
-	[T_SPEED] = { "speed", 's', "X", "over a TRACE: play it X times as fast as it was\n"
-		      "recorded (default 1: real time; 0: as fast as it reads)" },
-	{ NULL },
+	OPT_U64('n', "count", &top_args.count, "COUNT",
+		"stop after COUNT refreshes (default: until ^C)", 1, UINT64_MAX,
+		"-n wants a count from 1, not '%s'"),
+	OPT_BOOL('b', "batch", &top_args.batch, "plain text, one block per refresh, no screen control\n"
+		 "(the default when stdout is not a terminal)"),
+	OPT_DURATION('i', "interval", &top_args.iv_ns, "SECONDS",
+		     "time between refreshes (default 1); over a TRACE,\n"
+		     "the window of trace time each refresh shows", 100000000ull, UINT64_MAX,
+		     "--interval wants at least 0.1 (seconds), not '%s'"),
+	OPT_DOUBLE('s', "speed", &top_args.speed, "X", "over a TRACE: play it X times as fast as it was\n"
+		   "recorded (default 1: real time; 0: as fast as it reads)", 0, 1e6,
+		   "--speed wants a factor from 0 (as fast as it reads) to 1000000, not '%s'"),
+	OPT_END(),
 };
 
 static const struct opt_cmd top_cmd = {
@@ -759,45 +767,23 @@ out:
 int cmd_top(int argc, char **argv)
 {
 	static struct stats s[2];
-	const char *arg, *mnt;
-	uint64_t count = 0, k, iv_ns = 1000000000ull;
-	int idx, rc, batch = !isatty(STDOUT_FILENO), cur = 0, speed_set = 0;
-	double speed = 1;
+	const char *mnt;
+	uint64_t count, k, iv_ns;
+	int rc, batch, cur = 0, speed_set;
+	double speed;
 	struct timespec ts;
 	struct stat st;
 	char *buf;
 
-	while ((rc = opt_next(&top_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case T_COUNT:
-			if (parse_u64(arg, &count) || !count)
-				return opt_error(&top_cmd, "-n wants a count from 1, not '%s'", arg);
-			break;
-		case T_BATCH:
-			batch = 1;
-			break;
-		case T_INTERVAL:
-			if (parse_duration_ns(arg, &iv_ns) || iv_ns < 100000000ull)
-				return opt_error(&top_cmd, "--interval wants at least 0.1 (seconds), "
-						 "not '%s'", arg);
-			break;
-		case T_SPEED: {
-			char *end;
-
-			errno = 0;
-			speed = strtod(arg, &end);
-			if (errno || end == arg || *end || !(speed >= 0 && speed <= 1e6))
-				return opt_error(&top_cmd, "--speed wants a factor from 0 (as fast as "
-						 "it reads) to 1000000, not '%s'", arg);
-			speed_set = 1;
-			break;
-		}
-		}
-	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	top_args.batch = !isatty(STDOUT_FILENO);
+	rc = opt_parse(&top_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
+	count = top_args.count;
+	batch = top_args.batch;
+	iv_ns = top_args.iv_ns;
+	speed_set = top_args.speed >= 0;
+	speed = speed_set ? top_args.speed : 1;
 	if (argc - optind != 1)
 		return opt_error(&top_cmd, argc - optind < 1 ? "MOUNTPOINT or TRACE is required"
 							    : "too many arguments");

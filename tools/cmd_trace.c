@@ -34,10 +34,10 @@
 #include "live_mount.h"
 #include "opt.h"
 
-enum { O_FORCE };
+static int force_opt;		/* --force */
 
 static const struct opt_desc trace_opts[] = {
-	[O_FORCE] = { "force", 0, NULL, "overwrite FILE if it exists" },
+	OPT_BOOL(0, "force", &force_opt, "overwrite FILE if it exists"),
 	{ NULL },
 };
 
@@ -195,19 +195,16 @@ static void say_errno(const char *what, const char *mnt, const char *file, int e
 
 int cmd_trace(int argc, char **argv)
 {
-	const char *arg, *mnt, *what, *file = NULL;
+	const char *mnt, *what, *file = NULL;
 	char *abs = NULL, *req = NULL, now[PATH_MAX];
-	int idx, rc, force = 0, nargs;
+	int rc, force, nargs;
 	struct stat mst;
 	ssize_t n;
 
-	while ((rc = opt_next(&trace_cmd, argc, argv, &idx, &arg)) == 1)
-		if (idx == O_FORCE)
-			force = 1;
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&trace_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
+	force = force_opt;
 	nargs = argc - optind;
 	if (nargs < 2)
 		return opt_error(&trace_cmd, "MOUNTPOINT and a command (start, stop, rotate) are required");

@@ -129,6 +129,13 @@ again:
 		}
 		*(unsigned int *)d->value = (unsigned int)v;
 		break;
+	case OPT_T_U64:
+		if (parse_u64(optarg, &v) || v < d->defval || v > d->max) {
+			opt_error(cmd, d->err, optarg);
+			return -1;
+		}
+		*(uint64_t *)d->value = v;
+		break;
 	case OPT_T_CALLBACK:
 		if (d->cb(cmd, d, optarg))
 			return -1;
@@ -317,6 +324,19 @@ int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
 	if (parse_group(arg, &perm->gid))
 		return opt_error(cmd, "--trace-group: no group '%s'", arg);
 	perm->has_gid = 1;
+	return 0;
+}
+
+int opt_trace_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	return opt_trace_perm(cmd, !strcmp(d->long_name, "trace-group"), arg, d->value);
+}
+
+int opt_nonempty(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	if (!*arg)
+		return opt_error(cmd, "%s", d->err);
+	*(const char **)d->value = arg;
 	return 0;
 }
 
