@@ -278,6 +278,7 @@ void run_install_signals(void)
 
 /* --- running ----------------------------------------------------------------- */
 
+/* One target's run: a job of the pool (run_all). */
 struct job {
 	struct run *r;
 	struct run_target *t;
@@ -306,18 +307,24 @@ static void run_one(struct run *r, struct run_target *t)
 	iotap_workload_ctx_leave(t->ctx);
 }
 
-static void *run_thread(void *p)
+static void run_job(void *p)
 {
 	struct job *j = p;
 
 	run_one(j->r, j->t);
-	return NULL;
 }
 
+/*
+ * Every target at once: the tree's pool (iotap_pool) with one thread per
+ * target, so that each job has its thread from the start (the lockstep
+ * waits for all of them); a target without a thread does not start.
+ */
 static void run_all(struct run *r, int concurrent)
 {
+	struct iotap_pool *pool = NULL;
 	struct job *jobs;
 	unsigned int i, started = 0;
+	int ret;
 
 	run_install_signals();
 	jobs = calloc(r->nt, sizeof(*jobs));
@@ -330,19 +337,20 @@ static void run_all(struct run *r, int concurrent)
 	/* bonnie++ -p/-y: every test starts on all the targets together */
 	if (!run_opts.no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
 		r->lockstep = NULL;
+	ret = iotap_pool_create(&pool, r->nt, r->nt);
+	if (!ret)
+		started = iotap_pool_threads(pool);
 	for (i = 0; i < r->nt; i++) {
+		if (i >= started) {
+			r->t[i].open_ret = ret ? ret : -EAGAIN;
+			iotap_workload_lockstep_leave(r->lockstep);
+			continue;
+		}
 		jobs[i].r = r;
 		jobs[i].t = &r->t[i];
-		if (pthread_create(&r->t[i].thread, NULL, run_thread, &jobs[i])) {
-			r->t[i].open_ret = -EAGAIN;
-			break;
-		}
-		started++;
+		iotap_pool_add(pool, run_job, &jobs[i]);
 	}
-	for (i = started; i < r->nt; i++)
-		iotap_workload_lockstep_leave(r->lockstep);
-	for (i = 0; i < started; i++)
-		pthread_join(r->t[i].thread, NULL);
+	iotap_pool_free(pool);		/* after every job ran */
 	iotap_workload_lockstep_free(r->lockstep);
 	r->lockstep = NULL;
 	r->concurrent = 1;
