@@ -132,7 +132,7 @@ int run_drop_check(const char *cmd)
 int run_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
 {
 	run_opts.perm_set = 1;
-	return opt_trace_perm(cmd, !strcmp(d->long_name, "trace-group"), arg, &run_opts.perm);
+	return opt_trace_perm_opt(cmd, d, arg);
 }
 
 /* Name each target's trace and check it may be written; 0 or 1 (said). */
