@@ -401,25 +401,28 @@ static int open_error(struct iotap_replay *r, int ret, const char *trace,
 	return 1;
 }
 
-int cmd_replay(int argc, char **argv)
+/* What the trace holds and what DIR must hold first, on stderr. */
+static void say_plan(const char *trace, const struct iotap_replay_plan *pl)
 {
-	struct iotap_replay_opts *o = &a.o;
-	struct iotap_replay_stats st;
-	const struct iotap_replay_plan *pl;
-	struct iotap_replay *r = NULL;
-	int made_dir = 0, perm_set, ret;
-	struct sigaction sa;
-	const char *arg;
-	char *cmdline;
-	unsigned int i;
+	fprintf(stderr, "iotap replay: '%s': %" PRIu64 " op%s of %" PRIu64 " thread%s, "
+		"%.1f s captured; initial state %" PRIu64 " director%s, %" PRIu64
+		" file%s (%.1f MB), %" PRIu64 " symlink%s\n", trace, pl->ops,
+		pl->ops == 1 ? "" : "s", pl->threads, pl->threads == 1 ? "" : "s",
+		pl->capture_s, pl->dirs, pl->dirs == 1 ? "y" : "ies", pl->files,
+		pl->files == 1 ? "" : "s", pl->state_bytes / 1e6, pl->symlinks,
+		pl->symlinks == 1 ? "" : "s");
+	if (pl->placeholders)
+		fprintf(stderr, "iotap replay: %" PRIu64 " of the files are empty "
+			"placeholders for directory entries the trace lists but never "
+			"names\n", pl->placeholders);
+}
 
-	o->timing = IOTAP_REPLAY_RECORDED;
-	o->scale = 1;
-	o->data = IOTAP_REPLAY_DATA_RANDOM;
-	ret = opt_parse(&replay_cmd, argc, argv);
-	if (ret >= 0)
-		return ret;
-	perm_set = a.perm.mode || a.perm.has_gid;
+/*
+ * After the options: the operands and what goes together, the trace
+ * readable, T2 writable. -1 to go on, else the exit status (said why).
+ */
+static int check_args(int argc, char **argv, struct iotap_replay_opts *o, int perm_set)
+{
 	if (argc - optind != 2)
 		return opt_error(&replay_cmd, argc - optind > 2 ? "too many arguments (a trace and "
 								 "a directory)"
@@ -451,6 +454,101 @@ int cmd_replay(int argc, char **argv)
 		if (out_check(o->out_trace, &rules) < 0)
 			return 1;
 	}
+	return -1;
+}
+
+/*
+ * Before the replay, DIR against the trace's initial state: --prepare
+ * builds it (--clobber: over what is in the way), otherwise it must hold
+ * it (--force: replay anyway); --prepare-only and --check stop there.
+ * Return: -1 to replay, else the exit status (said why).
+ */
+static int ready_target(struct iotap_replay *r, const struct iotap_replay_opts *o)
+{
+	int ret;
+
+	if (a.prepare || a.prepare_only) {
+		/* a live directory given by mistake is left as it is */
+		ret = iotap_replay_changes(r, NULL, 0);
+		if (ret < 0) {
+			die_msg("cannot check '%s': %s", iotap_replay_what(r),
+				strerror(-ret));
+			return 1;
+		}
+		if (ret > 0 && !(o->flags & IOTAP_REPLAY_CLOBBER)) {
+			die_msg("'%s' holds what --prepare would remove or change:", o->target);
+			iotap_replay_changes(r, stderr, CHECK_LINES);
+			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
+				"it, or prepare an empty directory\n");
+			return 1;
+		}
+		if (ret > 0)
+			fprintf(stderr, "iotap replay: --clobber: removing and changing what is "
+				"in the way in '%s':\n", o->target);
+		ret = iotap_replay_prepare(r, stderr);
+		if (ret) {
+			if (ret == -ENOSPC)
+				die_msg("%s; nothing was written", iotap_replay_what(r));
+			else
+				die_msg("cannot prepare '%s': %s", iotap_replay_what(r),
+					strerror(-ret));
+			return 1;
+		}
+		if (!quiet)
+			fprintf(stderr, "iotap replay: initial state built in '%s'\n", o->target);
+		if (a.prepare_only)
+			return 0;
+	} else {
+		ret = iotap_replay_check(r, NULL, 0);
+		if (ret == -ENOTEMPTY) {
+			if (a.check_only || !(o->flags & IOTAP_REPLAY_FORCE)) {
+				die_msg("'%s' does not hold the initial state of '%s':", o->target,
+					o->trace);
+				iotap_replay_check(r, stderr, CHECK_LINES);
+				fprintf(stderr, "run with --prepare to build it (with --clobber "
+					"where something is in the way), or --force to replay "
+					"anyway\n");
+				return 1;
+			}
+			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
+				 "(--force)", o->target, o->trace);
+		} else if (ret) {
+			die_msg("cannot check '%s': %s", iotap_replay_what(r),
+				strerror(-ret));
+			return 1;
+		}
+		if (a.check_only) {
+			if (!quiet)
+				fprintf(stderr, "iotap replay: '%s' holds the initial state\n",
+					o->target);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct iotap_replay_opts *o = &a.o;
+	struct iotap_replay_stats st;
+	const struct iotap_replay_plan *pl;
+	struct iotap_replay *r = NULL;
+	int made_dir = 0, perm_set, ret;
+	struct sigaction sa;
+	const char *arg;
+	char *cmdline;
+	unsigned int i;
+
+	o->timing = IOTAP_REPLAY_RECORDED;
+	o->scale = 1;
+	o->data = IOTAP_REPLAY_DATA_RANDOM;
+	ret = opt_parse(&replay_cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
+	perm_set = a.perm.mode || a.perm.has_gid;
+	ret = check_args(argc, argv, o, perm_set);
+	if (ret >= 0)
+		return ret;
 	o->maps = a.maps;
 	o->nmaps = a.nmaps;
 	cmdline = iotap_argv_join("iotap", argc, argv);
@@ -490,86 +588,13 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "iotap replay: created '%s'\n", o->target);
 	pl = iotap_replay_plan(r);
 	say_damage(o->trace, pl);
-	if (!quiet) {
-		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " op%s of %" PRIu64 " thread%s, "
-			"%.1f s captured; initial state %" PRIu64 " director%s, %" PRIu64
-			" file%s (%.1f MB), %" PRIu64 " symlink%s\n", o->trace, pl->ops,
-			pl->ops == 1 ? "" : "s", pl->threads, pl->threads == 1 ? "" : "s",
-			pl->capture_s, pl->dirs, pl->dirs == 1 ? "y" : "ies", pl->files,
-			pl->files == 1 ? "" : "s", pl->state_bytes / 1e6, pl->symlinks,
-			pl->symlinks == 1 ? "" : "s");
-		if (pl->placeholders)
-			fprintf(stderr, "iotap replay: %" PRIu64 " of the files are empty "
-				"placeholders for directory entries the trace lists but never "
-				"names\n", pl->placeholders);
-	}
+	if (!quiet)
+		say_plan(o->trace, pl);
 
-	if (a.prepare || a.prepare_only) {
-		/* a live directory given by mistake is left as it is */
-		ret = iotap_replay_changes(r, NULL, 0);
-		if (ret < 0) {
-			die_msg("cannot check '%s': %s", iotap_replay_what(r),
-				strerror(-ret));
-			ret = 1;
-			goto out;
-		}
-		if (ret > 0 && !(o->flags & IOTAP_REPLAY_CLOBBER)) {
-			die_msg("'%s' holds what --prepare would remove or change:", o->target);
-			iotap_replay_changes(r, stderr, CHECK_LINES);
-			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
-				"it, or prepare an empty directory\n");
-			ret = 1;
-			goto out;
-		}
-		if (ret > 0)
-			fprintf(stderr, "iotap replay: --clobber: removing and changing what is "
-				"in the way in '%s':\n", o->target);
-		ret = iotap_replay_prepare(r, stderr);
-		if (ret) {
-			if (ret == -ENOSPC)
-				die_msg("%s; nothing was written", iotap_replay_what(r));
-			else
-				die_msg("cannot prepare '%s': %s", iotap_replay_what(r),
-					strerror(-ret));
-			ret = 1;
-			goto out;
-		}
-		if (!quiet)
-			fprintf(stderr, "iotap replay: initial state built in '%s'\n", o->target);
-		if (a.prepare_only) {
-			ret = 0;
-			goto out;
-		}
-	} else {
-		ret = iotap_replay_check(r, NULL, 0);
-		if (ret == -ENOTEMPTY) {
-			if (a.check_only || !(o->flags & IOTAP_REPLAY_FORCE)) {
-				die_msg("'%s' does not hold the initial state of '%s':", o->target,
-					o->trace);
-				iotap_replay_check(r, stderr, CHECK_LINES);
-				fprintf(stderr, "run with --prepare to build it (with --clobber "
-					"where something is in the way), or --force to replay "
-					"anyway\n");
-				ret = 1;
-				goto out;
-			}
-			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
-				 "(--force)", o->target, o->trace);
-		} else if (ret) {
-			die_msg("cannot check '%s': %s", iotap_replay_what(r),
-				strerror(-ret));
-			ret = 1;
-			goto out;
-		}
-		if (a.check_only) {
-			if (!quiet)
-				fprintf(stderr, "iotap replay: '%s' holds the initial state\n",
-					o->target);
-			ret = 0;
-			goto out;
-		}
-		ret = 0;
-	}
+	ret = ready_target(r, o);
+	if (ret >= 0)
+		goto out;
+	ret = 0;
 	/* the growth the replay itself causes, against the free space */
 	arg = iotap_replay_space(r);
 	if (arg)
