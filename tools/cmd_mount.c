@@ -58,9 +58,11 @@ static const struct opt_desc mount_opts[] = {
 		 "one application read()/write() = one record)"),
 	OPT_BOOL(0, "force", &m.o.force, "overwrite an existing trace file"),
 	OPT_STRING('o', "options", &m.o.fuse_opts, "OPTS", "extra FUSE mount options (comma-separated)"),
-	OPT_STRING(0, "log", &m.o.log_path, "FILE", "daemon log (default: stderr with -f, else TRACE.log;\n"
+	OPT_STRING(0, "log", &m.o.log_path, "FILE",
+		   "daemon log (default: stderr with -f, else TRACE.log;\n"
 		   "needed in the background without --trace: untraced, --ring)"),
-	OPT_UINT(0, "threads", &m.o.max_threads, "N", "at most N worker threads serving /dev/fuse requests\n"
+	OPT_UINT(0, "threads", &m.o.max_threads, "N",
+		 "at most N worker threads serving /dev/fuse requests\n"
 		 "(default: libfuse's 10)", 1, 1024, "--threads wants 1..1024, not '%s'"),
 	OPT_UINT(0, "sample-interval", &m.o.sample_ms, "MS",
 		 "resource sample every MS milliseconds (default 100)", 1, 3600000,

@@ -153,7 +153,8 @@ static unsigned int busiest(const struct top_ent *cur, unsigned int ncur, const 
 	return n < 5 ? n : 5;
 }
 
-static void top_frame(const char *mnt, const struct live_stats *c, const struct live_stats *p, int batch)
+static void top_frame(const char *mnt, const struct live_stats *c, const struct live_stats *p,
+		      int batch)
 {
 	double secs = (c->mono_ns - p->mono_ns) / 1e9, v;
 	uint64_t fs_now = c->ops[IOTAP_OP_FSYNC] + c->ops[IOTAP_OP_FSYNCDIR];
