@@ -239,7 +239,10 @@ int out_same(const char *a, const char *b);
 FILE *out_open(const char *path, const struct out_rules *r);
 int out_close(FILE *f, const char *path);
 
-/* Git-style messages: "iotap: <msg>" on stderr. */
+/*
+ * Git-style messages: "iotap: <msg>" (die_msg) or "iotap: warning: <msg>"
+ * on stderr. Both return: the caller says the exit status.
+ */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
