@@ -209,7 +209,7 @@ static int group_runs(struct runs *rs, char **orig, int argc, char **argv)
 	return 0;
 
 nomem:
-	die_msg("out of memory");
+	error_msg("out of memory");
 	return 1;
 }
 
@@ -275,7 +275,7 @@ int cmd_compare(int argc, char **argv)
 	read_progress_setup("compare", progress, 0);
 	analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	if (compare_build(&c, rs.groups, rs.n)) {
-		die_msg("%s", c.err.msg);
+		error_msg("%s", c.err.msg);
 		ret = 1;
 		goto out_groups;
 	}

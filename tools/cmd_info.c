@@ -144,7 +144,7 @@ static int info_one(const char *path, int strict)
 	time_t secs;
 	struct tm tm;
 
-	if (open_trace(path, IOTAP_TRACE_READ_FILE_ORDER, &r))
+	if (open_trace_reader(path, IOTAP_TRACE_READ_FILE_ORDER, &r))
 		return 1;
 	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
 		/* a call's first piece: the only one flagged cut alone */
@@ -249,7 +249,7 @@ static int info_one(const char *path, int strict)
 		printf("%-14s %" PRIu64 " records out of time order\n", "order", st.late_records);
 	iotap_trace_reader_close(r);
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", path, strerror(-ret));
 		return 1;
 	}
 	if (strict && (damaged || !st.has_end || st.lost_records))

@@ -76,12 +76,12 @@ int cmd_mark(int argc, char **argv)
 	if (setxattr(mnt, end_opt ? IOTAP_FS_XATTR_MARK_END : IOTAP_FS_XATTR_MARK, name,
 		     strlen(name), 0) < 0) {
 		if (errno == ESRCH && end_opt)
-			die_msg("phase '%s' is not open on '%s' (never begun, or ended already): "
+			error_msg("phase '%s' is not open on '%s' (never begun, or ended already): "
 				"nothing to end", name, mnt);
 		else if (errno == ENOENT || errno == EACCES || errno == EPERM)
-			die_msg("cannot mark '%s': %s", mnt, strerror(errno));
+			error_msg("cannot mark '%s': %s", mnt, strerror(errno));
 		else
-			die_msg("'%s' is not the root of an iotap mount", mnt);
+			error_msg("'%s' is not the root of an iotap mount", mnt);
 		return 1;
 	}
 	return 0;

@@ -178,7 +178,7 @@ static int under_mountpoint(const char *path, const char *mnt)
 		under = !strncmp(dir, m, ml) && (!dir[ml] || dir[ml] == '/' || ml == 1);
 	}
 	if (under)
-		die_msg("trace '%s' lies under the mount point '%s': the mount would hide it "
+		error_msg("trace '%s' lies under the mount point '%s': the mount would hide it "
 			"until the unmount; put it outside", path, mnt);
 	free(copy);
 	return under;
@@ -370,7 +370,7 @@ int cmd_mount(int argc, char **argv)
 		char *d = strdup(o->save_to);
 
 		if (!d || access(dirname(d), W_OK)) {
-			die_msg("--save-to '%s': cannot write in its directory: %s", o->save_to,
+			error_msg("--save-to '%s': cannot write in its directory: %s", o->save_to,
 				strerror(d ? errno : ENOMEM));
 			free(d);
 			return 1;

@@ -370,34 +370,34 @@ static int open_error(struct iotap_replay *r, int ret, const char *trace,
 
 	switch (ret) {
 	case -ENXIO:
-		die_msg("%s", what);
+		error_msg("%s", what);
 		return 2;
 	/* what the trace holds is a runtime matter (1), as for report --phase */
 	case -ESRCH:
-		die_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
+		error_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
 		return 1;
 	case -ENOMSG:
-		die_msg("'%s' has no phase markers: --phase needs them", trace);
+		error_msg("'%s' has no phase markers: --phase needs them", trace);
 		return 1;
 	case -ENODATA:
-		die_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
+		error_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
 		return 1;
 	case -EBADMSG:
 		if (strncmp(what, trace, strlen(trace)) || strlen(what) > strlen(trace)) {
-			die_msg("%s", what);
+			error_msg("%s", what);
 			return 1;
 		}
 		/* fall through */
 	case -EPROTONOSUPPORT:
-		die_msg("cannot read trace '%s': %s", trace, iotap_trace_strerror(ret));
+		error_msg("cannot read trace '%s': %s", trace, iotap_trace_strerror(ret));
 		return 1;
 	}
 	if (*what && strcmp(what, trace))
-		die_msg("cannot use '%s': %s", what, strerror(-ret));
+		error_msg("cannot use '%s': %s", what, strerror(-ret));
 	else if (*what)
-		die_msg("cannot read trace '%s': %s", trace, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", trace, strerror(-ret));
 	else
-		die_msg("cannot replay into '%s': %s", dir, strerror(-ret));
+		error_msg("cannot replay into '%s': %s", dir, strerror(-ret));
 	return 1;
 }
 
@@ -436,7 +436,7 @@ static int check_args(int argc, char **argv, struct iotap_replay_opts *o, int pe
 	o->target = argv[optind + 1];
 	/* the trace first: a DIR to be made says nothing of a trace that is not there */
 	if (access(o->trace, R_OK)) {
-		die_msg("cannot read trace '%s': %s", o->trace, strerror(errno));
+		error_msg("cannot read trace '%s': %s", o->trace, strerror(errno));
 		return 1;
 	}
 	if (perm_set && !o->out_trace)
@@ -471,12 +471,12 @@ static int ready_target(struct iotap_replay *r, const struct iotap_replay_opts *
 		/* a live directory given by mistake is left as it is */
 		ret = iotap_replay_changes(r, NULL, 0);
 		if (ret < 0) {
-			die_msg("cannot check '%s': %s", iotap_replay_what(r),
+			error_msg("cannot check '%s': %s", iotap_replay_what(r),
 				strerror(-ret));
 			return 1;
 		}
 		if (ret > 0 && !(o->flags & IOTAP_REPLAY_CLOBBER)) {
-			die_msg("'%s' holds what --prepare would remove or change:", o->target);
+			error_msg("'%s' holds what --prepare would remove or change:", o->target);
 			iotap_replay_changes(r, stderr, CHECK_LINES);
 			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
 				"it, or prepare an empty directory\n");
@@ -488,9 +488,9 @@ static int ready_target(struct iotap_replay *r, const struct iotap_replay_opts *
 		ret = iotap_replay_prepare(r, stderr);
 		if (ret) {
 			if (ret == -ENOSPC)
-				die_msg("%s; nothing was written", iotap_replay_what(r));
+				error_msg("%s; nothing was written", iotap_replay_what(r));
 			else
-				die_msg("cannot prepare '%s': %s", iotap_replay_what(r),
+				error_msg("cannot prepare '%s': %s", iotap_replay_what(r),
 					strerror(-ret));
 			return 1;
 		}
@@ -502,7 +502,7 @@ static int ready_target(struct iotap_replay *r, const struct iotap_replay_opts *
 		ret = iotap_replay_check(r, NULL, 0);
 		if (ret == -ENOTEMPTY) {
 			if (a.check_only || !(o->flags & IOTAP_REPLAY_FORCE)) {
-				die_msg("'%s' does not hold the initial state of '%s':", o->target,
+				error_msg("'%s' does not hold the initial state of '%s':", o->target,
 					o->trace);
 				iotap_replay_check(r, stderr, CHECK_LINES);
 				fprintf(stderr, "run with --prepare to build it (with --clobber "
@@ -513,7 +513,7 @@ static int ready_target(struct iotap_replay *r, const struct iotap_replay_opts *
 			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
 				 "(--force)", o->target, o->trace);
 		} else if (ret) {
-			die_msg("cannot check '%s': %s", iotap_replay_what(r),
+			error_msg("cannot check '%s': %s", iotap_replay_what(r),
 				strerror(-ret));
 			return 1;
 		}
@@ -560,7 +560,7 @@ int cmd_replay(int argc, char **argv)
 	/* --prepare builds the initial state: a DIR that does not exist yet is made */
 	if ((a.prepare || a.prepare_only) && access(o->target, F_OK) && errno == ENOENT) {
 		if (mkdir(o->target, 0755)) {
-			die_msg("cannot create '%s': %s", o->target, strerror(errno));
+			error_msg("cannot create '%s': %s", o->target, strerror(errno));
 			ret = 1;
 			goto out;
 		}
@@ -605,9 +605,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "\r%-78s\r", "");
 	if (ret) {
 		if (ret == -EEXIST)
-			die_msg("trace '%s' exists; --overwrite replaces it", o->out_trace);
+			error_msg("trace '%s' exists; --overwrite replaces it", o->out_trace);
 		else
-			die_msg("replay failed: %s%s%s", strerror(-ret),
+			error_msg("replay failed: %s%s%s", strerror(-ret),
 				*iotap_replay_what(r) ? ": " : "",
 				iotap_replay_what(r));
 		ret = 1;
@@ -622,7 +622,7 @@ int cmd_replay(int argc, char **argv)
 		iotap_replay_print(stdout, r, &st);
 	}
 	if (st.trace_error) {
-		die_msg("cannot write trace '%s': %s", o->out_trace, strerror(-st.trace_error));
+		error_msg("cannot write trace '%s': %s", o->out_trace, strerror(-st.trace_error));
 		ret = 1;
 	} else if (st.interrupted) {
 		ret = 130;

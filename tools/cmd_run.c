@@ -87,7 +87,7 @@ int run_add_target(struct run *r, const char *path)
 	struct run_target *n = realloc(r->t, (r->nt + 1) * sizeof(*n));
 
 	if (!n) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	r->t = n;
@@ -145,7 +145,7 @@ static int check_traces(struct run *r)
 	int ret = 0;
 
 	if (!inputs) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	for (i = 0; i < r->nt; i++)
@@ -154,7 +154,7 @@ static int check_traces(struct run *r)
 		if (!r->t[i].trace)
 			r->t[i].trace = run_trace_name(run_opts.trace, i, r->nt);
 		if (!r->t[i].trace)
-			die_msg("out of memory");
+			error_msg("out of memory");
 		if (!r->t[i].trace || out_check(r->t[i].trace, &rules) < 0)
 			ret = 1;
 	}
@@ -364,12 +364,12 @@ static int finish_target(struct run *r, struct run_target *t)
 
 	if (t->open_ret) {
 		if (t->open_ret == -EEXIST && t->trace)
-			die_msg("cannot create trace '%s': it exists", t->trace);
+			error_msg("cannot create trace '%s': it exists", t->trace);
 		else if (t->trace)
-			die_msg("cannot start '%s' on '%s' (trace '%s'): %s", r->cmd->name, t->path,
+			error_msg("cannot start '%s' on '%s' (trace '%s'): %s", r->cmd->name, t->path,
 				t->trace, strerror(-t->open_ret));
 		else
-			die_msg("cannot start '%s' on '%s': %s", r->cmd->name, t->path,
+			error_msg("cannot start '%s' on '%s': %s", r->cmd->name, t->path,
 				strerror(-t->open_ret));
 		return 1;
 	}
@@ -378,7 +378,7 @@ static int finish_target(struct run *r, struct run_target *t)
 	} else if (t->ret) {
 		const char *what = iotap_workload_ctx_error(t->ctx);
 
-		die_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
+		error_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
 			strerror(-t->ret));
 		rc = 1;
 	}
@@ -396,7 +396,7 @@ static int finish_target(struct run *r, struct run_target *t)
 	t->close_ret = iotap_workload_ctx_close(t->ctx);
 	t->ctx = NULL;
 	if (t->close_ret) {
-		die_msg("cannot write trace '%s': %s", t->trace, strerror(-t->close_ret));
+		error_msg("cannot write trace '%s': %s", t->trace, strerror(-t->close_ret));
 		if (!rc)
 			rc = 1;
 	}
@@ -504,7 +504,7 @@ static int run_model(struct run *r, int argc, char **argv)
 	for (i = 0; i < r->nt; i++) {
 		r->t[i].res = calloc(1, r->model->res_size);
 		if (!r->t[i].res) {
-			die_msg("out of memory");
+			error_msg("out of memory");
 			return 1;
 		}
 	}

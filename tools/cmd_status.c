@@ -82,7 +82,7 @@ int cmd_status(int argc, char **argv)
 	mnt = argv[optind];
 	buf = malloc(IOTAP_FS_STATS_MAX);
 	if (!buf) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	rc = live_stats_fetch(mnt, &s, buf);

@@ -416,7 +416,7 @@ static int top_trace(const char *path, uint64_t iv_ns, double speed, uint64_t co
 	int ret, rc = 0;
 
 	memset(&t, 0, sizeof(t));
-	if (open_trace(path, 0, &t.r))
+	if (open_trace_reader(path, 0, &t.r))
 		return 1;
 	t.path = path;
 	t.h = iotap_trace_reader_header(t.r);
@@ -459,7 +459,7 @@ static int top_trace(const char *path, uint64_t iv_ns, double speed, uint64_t co
 			t_last = rec.time_ns + rec.dur_ns;
 	}
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", path, strerror(-ret));
 		rc = 1;
 	} else if (pending || !k) {
 		/* the last window: to the end of the last record */
@@ -506,7 +506,7 @@ int cmd_top(int argc, char **argv)
 		return opt_error(&top_cmd, "--speed plays a TRACE file; '%s' is not one", mnt);
 	buf = malloc(IOTAP_FS_STATS_MAX);
 	if (!buf) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	if (live_stats_fetch(mnt, &s[cur], buf)) {

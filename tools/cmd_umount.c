@@ -135,30 +135,30 @@ int cmd_umount(int argc, char **argv)
 			 "the dead mount. Its trace holds what the daemon had written, without "
 			 "an end record ('iotap info TRACE' says what is left)", mnt);
 	} else if (errno == ENOTCONN) {
-		die_msg("'%s' is a dead FUSE mount that is not iotap's; 'fusermount3 -u %s' "
+		error_msg("'%s' is a dead FUSE mount that is not iotap's; 'fusermount3 -u %s' "
 			"removes it", mnt, mnt);
 		return 1;
 	} else if (errno == ENOENT || errno == ENOTDIR) {
-		die_msg("cannot unmount '%s': %s", mnt, strerror(errno));
+		error_msg("cannot unmount '%s': %s", mnt, strerror(errno));
 		return 1;
 	} else {
-		die_msg("'%s' is not an iotap mount", mnt);
+		error_msg("'%s' is not an iotap mount", mnt);
 		return 1;
 	}
 	rc = run_fusermount(mnt, args.lazy);
 	if (rc == -ENOENT) {
-		die_msg("cannot unmount '%s': fusermount3 not found (install fuse3)", mnt);
+		error_msg("cannot unmount '%s': fusermount3 not found (install fuse3)", mnt);
 		return 1;
 	}
 	if (rc) {
-		die_msg("cannot unmount '%s': it is busy (try --lazy)", mnt);
+		error_msg("cannot unmount '%s': it is busy (try --lazy)", mnt);
 		return 1;
 	}
 	while (daemon > 0 && kill(daemon, 0) == 0) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 		if (waited_ms >= args.timeout_s * 1000) {
-			die_msg("daemon %d still running after %llu s; the trace may be incomplete",
+			error_msg("daemon %d still running after %llu s; the trace may be incomplete",
 				(int)daemon, (unsigned long long)args.timeout_s);
 			return 1;
 		}

@@ -240,10 +240,10 @@ FILE *out_open(const char *path, const struct out_rules *r);
 int out_close(FILE *f, const char *path);
 
 /*
- * Git-style messages: "iotap: <msg>" (die_msg) or "iotap: warning: <msg>"
+ * Git-style messages: "iotap: <msg>" (error_msg) or "iotap: warning: <msg>"
  * on stderr. Both return: the caller says the exit status.
  */
-void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* IOTAP_OPT_H */
