@@ -23,25 +23,40 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_LABEL, O_BASELINE, O_JSON, O_CSV, O_HTML, O_OUTPUT, O_FORCE, O_PROGRESS, O_NO_PROGRESS };
+/* What the options set: the table below binds each to its field. */
+static struct compare_args {
+	const char *out, *html, *baseline;
+	int json, csv, force;
+	int progress;			/* --progress 1, --no-progress -1 */
+	int nlabels;			/* --label: how many (the groups are read from argv) */
+} args;
+
+/* --label NAME: counted; the traces after it are grouped from argv later */
+static int label_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	if (!*arg)
+		return opt_error(cmd, "--label wants a NAME");
+	(*(int *)d->value)++;
+	return 0;
+}
 
 static const struct opt_desc compare_opts[] = {
-	[O_LABEL] = { "label", 'l', "NAME",
-		      "the traces that follow are repeats of run NAME\n"
-		      "(shown as mean ± sd, like bonnie++ -x)" },
-	[O_BASELINE] = { "baseline", 'b', "RUN",
-			 "ratios are to this trace or label (default: the first)" },
-	[O_JSON] = { "json", 0, NULL, "JSON: runs, and per phase each figure's mean, sd, ratio" },
-	[O_CSV] = { "csv", 0, NULL, "CSV: one row per phase, figure and run; then the\n"
-		    "pgsql/dedup figures as phase \"application\"" },
-	[O_HTML] = { "html", 0, "FILE", "also write a self-contained HTML page with bar charts" },
-	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE instead of stdout" },
-	[O_FORCE] = { "force", 0, NULL,
-		      "replace an existing -o or --html FILE (never a trace\n"
-		      "and never an input)" },
-	[O_PROGRESS] = OPT_PROGRESS,
-	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
-	{ NULL },
+	OPT_CALLBACK('l', "label", &args.nlabels, "NAME",
+		     "the traces that follow are repeats of run NAME\n"
+		     "(shown as mean ± sd, like bonnie++ -x)", label_opt),
+	OPT_STRING('b', "baseline", &args.baseline, "RUN",
+		   "ratios are to this trace or label (default: the first)"),
+	OPT_BOOL(0, "json", &args.json, "JSON: runs, and per phase each figure's mean, sd, ratio"),
+	OPT_BOOL(0, "csv", &args.csv, "CSV: one row per phase, figure and run; then the\n"
+		 "pgsql/dedup figures as phase \"application\""),
+	OPT_STRING(0, "html", &args.html, "FILE", "also write a self-contained HTML page with bar charts"),
+	OPT_STRING('o', "output", &args.out, "FILE", "write to FILE instead of stdout"),
+	OPT_BOOL(0, "force", &args.force,
+		 "replace an existing -o or --html FILE (never a trace\n"
+		 "and never an input)"),
+	OPT_PROGRESS_INT(&args.progress),
+	OPT_NO_PROGRESS_INT(&args.progress),
+	OPT_END(),
 };
 
 static const struct opt_cmd compare_cmd = {
@@ -98,15 +113,124 @@ static const char *label_at(char **orig, int pos)
 	return NULL;
 }
 
+/* The runs to compare: the traces, grouped by the --label before them. */
+struct runs {
+	struct cmp_group *groups;
+	unsigned int n;
+	int *labelled;			/* groups[i] is a --label's, not one trace */
+	char (*dup_names)[80];		/* "NAME (3)": two unlabelled files of one name */
+};
+
+/*
+ * Group the traces argv[optind..] by the --label before each in @orig
+ * (argv as given: getopt_long moved the traces to the end), name the
+ * unlabelled runs, put the --baseline run first. Return: 0, 1 without
+ * memory or 2 after a usage error (said).
+ */
+static int group_runs(struct runs *rs, char **orig, int argc, char **argv)
+{
+	struct cmp_group tmp;
+	unsigned int g;
+	int i;
+
+	rs->groups = calloc((size_t)(argc - optind), sizeof(*rs->groups));
+	rs->labelled = calloc((size_t)(argc - optind), sizeof(*rs->labelled));
+	if (!rs->groups || !rs->labelled)
+		goto nomem;
+	/* group the traces by the label before them; unlabelled traces stand alone */
+	for (i = optind; i < argc; i++) {
+		int pos = find_orig(orig, argc, argv[i]);
+		const char *label = pos > 0 && args.nlabels ? label_at(orig, pos) : NULL;
+		struct cmp_group *grp = NULL;
+		const char **np;
+
+		for (g = 0; label && g < rs->n; g++)
+			if (rs->labelled[g] && !strcmp(rs->groups[g].label, label))
+				grp = &rs->groups[g];
+		if (!grp) {
+			rs->labelled[rs->n] = !!label;
+			grp = &rs->groups[rs->n++];
+			grp->label = label ? label : base_name(argv[i]);
+		}
+		np = realloc(grp->paths, (grp->n + 1) * sizeof(*np));
+		if (!np)
+			goto nomem;
+		grp->paths = np;
+		grp->paths[grp->n++] = argv[i];
+	}
+	/* a --label with no TRACE after it is a mistake, not a group to drop */
+	for (i = 1; i < argc && args.nlabels; i++) {
+		const char *l = NULL;
+
+		if (!strcmp(orig[i - 1], "--label") || !strcmp(orig[i - 1], "-l"))
+			l = orig[i];
+		else if (!strncmp(orig[i], "--label=", 8))
+			l = orig[i] + 8;
+		for (g = 0; l && g < rs->n; g++)
+			if (rs->labelled[g] && !strcmp(rs->groups[g].label, l))
+				break;
+		if (l && g == rs->n)
+			return opt_error(&compare_cmd, "--label '%s' has no TRACE after it", l);
+	}
+	/* unlabelled runs are named by their file; two files of one name by their path */
+	rs->dup_names = calloc(rs->n, sizeof(*rs->dup_names));
+	if (!rs->dup_names)
+		goto nomem;
+	for (g = 0; g < rs->n; g++) {
+		unsigned int h;
+
+		for (h = 0; h < g; h++)
+			if (!rs->labelled[g] && !strcmp(rs->groups[h].label, rs->groups[g].label))
+				break;
+		if (h < g)
+			rs->groups[g].label = rs->groups[g].paths[0];
+		for (h = 0; h < g; h++)
+			if (!rs->labelled[g] && !strcmp(rs->groups[h].label, rs->groups[g].label))
+				break;
+		if (h < g) {
+			snprintf(rs->dup_names[g], sizeof(rs->dup_names[g]), "%.60s (%u)",
+				 rs->groups[g].label, g + 1);
+			rs->groups[g].label = rs->dup_names[g];
+		}
+	}
+	if (args.baseline) {
+		for (g = 0; g < rs->n; g++)
+			if (!strcmp(rs->groups[g].label, args.baseline) ||
+			    (rs->groups[g].n == 1 && !strcmp(rs->groups[g].paths[0], args.baseline)))
+				break;
+		if (g == rs->n)
+			return opt_error(&compare_cmd,
+					 "--baseline '%s' is neither a trace nor a label given",
+					 args.baseline);
+		tmp = rs->groups[g];
+		memmove(&rs->groups[1], &rs->groups[0], g * sizeof(*rs->groups));
+		rs->groups[0] = tmp;
+	}
+	return 0;
+
+nomem:
+	error_msg("out of memory");
+	return 1;
+}
+
+static void runs_release(struct runs *rs)
+{
+	unsigned int g;
+
+	for (g = 0; g < rs->n; g++)
+		free(rs->groups[g].paths);
+	free(rs->groups);
+	free(rs->labelled);
+	free(rs->dup_names);
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	const char *arg, *out = NULL, *html = NULL, *baseline = NULL;
-	struct cmp_group *groups = NULL, tmp;
-	unsigned int ngroups = 0, g;
-	int idx, rc, json = 0, csv = 0, ret = 0, nlabels = 0, i, progress = 0;
+	const char *out, *html;
+	struct runs rs = { 0 };
+	unsigned int g;
+	int rc, json, csv, ret = 0, progress;
 	char **orig;
-	int *labelled = NULL;
-	char (*dup_names)[80] = NULL;
 	struct out_rules rules = { 0 };
 	struct compare c;
 	unsigned int t;
@@ -116,29 +240,17 @@ int cmd_compare(int argc, char **argv)
 	if (!orig)
 		return 1;
 	memcpy(orig, argv, (size_t)(argc + 1) * sizeof(*orig));
-	while ((rc = opt_next(&compare_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case O_LABEL:
-			if (!*arg) {
-				free(orig);
-				return opt_error(&compare_cmd, "--label wants a NAME");
-			}
-			nlabels++;
-			break;
-		case O_BASELINE: baseline = arg; break;
-		case O_JSON: json = 1; break;
-		case O_CSV: csv = 1; break;
-		case O_HTML: html = arg; break;
-		case O_OUTPUT: out = arg; break;
-		case O_FORCE: rules.force = 1; break;
-		case O_PROGRESS: progress = 1; break;
-		case O_NO_PROGRESS: progress = -1; break;
-		}
-	}
-	if (rc != 1 && rc != 0) {
+	rc = opt_parse(&compare_cmd, argc, argv);
+	if (rc >= 0) {
 		free(orig);
-		return rc == 2 ? 0 : 2;
+		return rc;
 	}
+	out = args.out;
+	html = args.html;
+	json = args.json;
+	csv = args.csv;
+	progress = args.progress;
+	rules.force = args.force;
 	if (json && csv) {
 		free(orig);
 		return opt_error(&compare_cmd, "--json and --csv exclude each other");
@@ -157,93 +269,19 @@ int cmd_compare(int argc, char **argv)
 		free(orig);
 		return 1;
 	}
-	groups = calloc((size_t)(argc - optind), sizeof(*groups));
-	labelled = calloc((size_t)(argc - optind), sizeof(*labelled));
-	if (!groups || !labelled)
-		goto err_nomem;
-	/* group the traces by the label before them; unlabelled traces stand alone */
-	for (i = optind; i < argc; i++) {
-		int pos = find_orig(orig, argc, argv[i]);
-		const char *label = pos > 0 && nlabels ? label_at(orig, pos) : NULL;
-		struct cmp_group *grp = NULL;
-		const char **np;
-
-		for (g = 0; label && g < ngroups; g++)
-			if (labelled[g] && !strcmp(groups[g].label, label))
-				grp = &groups[g];
-		if (!grp) {
-			labelled[ngroups] = !!label;
-			grp = &groups[ngroups++];
-			grp->label = label ? label : base_name(argv[i]);
-		}
-		np = realloc(grp->paths, (grp->n + 1) * sizeof(*np));
-		if (!np)
-			goto err_nomem;
-		grp->paths = np;
-		grp->paths[grp->n++] = argv[i];
-	}
-	/* a --label with no TRACE after it is a mistake, not a group to drop */
-	for (i = 1; i < argc && nlabels; i++) {
-		const char *l = NULL;
-
-		if (!strcmp(orig[i - 1], "--label") || !strcmp(orig[i - 1], "-l"))
-			l = orig[i];
-		else if (!strncmp(orig[i], "--label=", 8))
-			l = orig[i] + 8;
-		for (g = 0; l && g < ngroups; g++)
-			if (labelled[g] && !strcmp(groups[g].label, l))
-				break;
-		if (l && g == ngroups) {
-			ret = opt_error(&compare_cmd, "--label '%s' has no TRACE after it", l);
-			goto out_groups;
-		}
-	}
-	/* unlabelled runs are named by their file; two files of one name by their path */
-	dup_names = calloc(ngroups, sizeof(*dup_names));
-	if (!dup_names)
-		goto err_nomem;
-	for (g = 0; g < ngroups; g++) {
-		unsigned int h;
-
-		for (h = 0; h < g; h++)
-			if (!labelled[g] && !strcmp(groups[h].label, groups[g].label))
-				break;
-		if (h < g)
-			groups[g].label = groups[g].paths[0];
-		for (h = 0; h < g; h++)
-			if (!labelled[g] && !strcmp(groups[h].label, groups[g].label))
-				break;
-		if (h < g) {
-			snprintf(dup_names[g], sizeof(dup_names[g]), "%.60s (%u)", groups[g].label,
-				 g + 1);
-			groups[g].label = dup_names[g];
-		}
-	}
-	if (baseline) {
-		for (g = 0; g < ngroups; g++)
-			if (!strcmp(groups[g].label, baseline) ||
-			    (groups[g].n == 1 && !strcmp(groups[g].paths[0], baseline)))
-				break;
-		if (g == ngroups) {
-			ret = opt_error(&compare_cmd,
-					"--baseline '%s' is neither a trace nor a label given",
-					baseline);
-			goto out_groups;
-		}
-		tmp = groups[g];
-		memmove(&groups[1], &groups[0], g * sizeof(*groups));
-		groups[0] = tmp;
-	}
+	ret = group_runs(&rs, orig, argc, argv);
+	if (ret)
+		goto out_groups;
 	read_progress_setup("compare", progress, 0);
 	analysis_threads_auto(1);	/* two decoding threads for a big trace */
-	if (compare_build(&c, groups, ngroups)) {
-		die_msg("%s", c.err.msg);
+	if (compare_build(&c, rs.groups, rs.n)) {
+		error_msg("%s", c.err.msg);
 		ret = 1;
 		goto out_groups;
 	}
-	for (g = 0; g < ngroups; g++)
-		for (t = 0; t < groups[g].n; t++)
-			warn_damage(groups[g].paths[t], &groups[g].reps[t].rs);
+	for (g = 0; g < rs.n; g++)
+		for (t = 0; t < rs.groups[g].n; t++)
+			warn_damage(rs.groups[g].paths[t], &rs.groups[g].reps[t].rs);
 	if (html) {
 		f = out_open(html, &rules);
 		if (!f) {
@@ -277,16 +315,7 @@ int cmd_compare(int argc, char **argv)
 out_cmp:
 	compare_release(&c);
 out_groups:
-	for (g = 0; g < ngroups; g++)
-		free(groups[g].paths);
-	free(groups);
-	free(labelled);
-	free(dup_names);
+	runs_release(&rs);
 	free(orig);
 	return ret;
-
-err_nomem:
-	die_msg("out of memory");
-	ret = 1;
-	goto out_groups;
 }

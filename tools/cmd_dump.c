@@ -897,13 +897,13 @@ int cmd_dump(int argc, char **argv)
 	/* the lines go to stdout as it reads: no line on a terminal that shows them */
 	read_progress_setup("dump", progress, 1);
 	analysis_threads_auto(1);	/* two decoding threads for a big trace */
-	if (open_trace(path, flags, &r))
+	if (open_trace_reader(path, flags, &r))
 		return 1;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	ob = malloc(sizeof(*ob));
 	if (!ob) {
 		iotap_trace_reader_close(r);
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	ob->f = stdout;
@@ -932,7 +932,7 @@ int cmd_dump(int argc, char **argv)
 		free(ob);
 		iotap_trace_reader_close(r);
 		fio_iolog_release(&fio);
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	/*
@@ -989,13 +989,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (werr) {
 		fflush(stdout);
-		die_msg("cannot write the output: %s", strerror(werr));
+		error_msg("cannot write the output: %s", strerror(werr));
 		return 1;
 	}
 	if (out_close(stdout, NULL))
 		return 1;
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", path, strerror(-ret));
 		return 1;
 	}
 	if (lines < limit)

@@ -134,7 +134,7 @@ static int outfile_open(struct outfile *o, const char *path)
 	}
 	ret = iotap_replace_tmp(o->path, &o->tmp);
 	if (ret) {
-		die_msg("cannot write '%s': %s", path, strerror(-ret));
+		error_msg("cannot write '%s': %s", path, strerror(-ret));
 		return ret;
 	}
 	o->f = out_open(o->tmp, NULL);
@@ -146,7 +146,7 @@ static int outfile_open(struct outfile *o, const char *path)
 	/* it names files, users and processes: as private as the trace */
 	if (fchmod(fileno(o->f), 0600)) {
 		ret = -errno;
-		die_msg("cannot write '%s': %s", path, strerror(errno));
+		error_msg("cannot write '%s': %s", path, strerror(errno));
 		fclose(o->f);
 		unlink(o->tmp);
 		free(o->tmp);
@@ -172,7 +172,7 @@ static int outfile_close(struct outfile *o, int ok)
 	if (ok && !ret) {
 		ret = iotap_replace_commit(o->tmp, o->path);
 		if (ret) {
-			die_msg("cannot write '%s': %s", o->path, strerror(-ret));
+			error_msg("cannot write '%s': %s", o->path, strerror(-ret));
 			ret = 1;
 		}
 	} else {
@@ -238,7 +238,7 @@ int cmd_export(int argc, char **argv)
 	read_progress_setup("export", xopt.progress, !strcmp(opath, "-") ||
 			    (events && !strcmp(events, "-")));
 	analysis_threads_auto(1);
-	if (open_trace(path, 0, &r))
+	if (open_trace_reader(path, 0, &r))
 		return 1;
 	h = iotap_trace_reader_header(r);
 	host = strdup(xopt.host ? xopt.host : h->host ? h->host : "");
@@ -246,7 +246,7 @@ int cmd_export(int argc, char **argv)
 	if (!ret)
 		ret = iotap_trace_paths_open(&pp, jn);
 	if (ret) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		status = 1;
 		goto out;
 	}
@@ -264,7 +264,7 @@ int cmd_export(int argc, char **argv)
 	if (!ret && events)
 		ret = xout_open(&xe, &export_events, fmt, ev.f);
 	if (ret) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		status = 1;
 		goto out;
 	}
@@ -280,14 +280,14 @@ int cmd_export(int argc, char **argv)
 			ret = xe ? xout_row(xe, &row) : 0;
 		}
 		if (ret) {
-			die_msg("cannot write '%s': %s", rec->type == IOTAP_REC_OP ? opath : events,
+			error_msg("cannot write '%s': %s", rec->type == IOTAP_REC_OP ? opath : events,
 				strerror(-ret));
 			status = 1;
 			goto out;
 		}
 	}
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", path, strerror(-ret));
 		status = 1;
 		goto out;
 	}
@@ -318,7 +318,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (ret) {
-		die_msg("cannot write the export: %s", strerror(-ret));
+		error_msg("cannot write the export: %s", strerror(-ret));
 		status = 1;
 		goto out;
 	}

@@ -18,13 +18,16 @@
 #include "opt.h"
 #include "traceio.h"
 
-enum { O_STRICT, O_PROGRESS, O_NO_PROGRESS };
+/* What the options set (--progress 1, --no-progress -1). */
+static struct info_args {
+	int strict, progress;
+} args;
 
 static const struct opt_desc info_opts[] = {
-	[O_STRICT] = { "strict", 0, NULL, "exit 1 if the trace is damaged, incomplete or lost records" },
-	[O_PROGRESS] = OPT_PROGRESS,
-	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
-	{ NULL },
+	OPT_BOOL(0, "strict", &args.strict, "exit 1 if the trace is damaged, incomplete or lost records"),
+	OPT_PROGRESS_INT(&args.progress),
+	OPT_NO_PROGRESS_INT(&args.progress),
+	OPT_END(),
 };
 
 static const struct opt_cmd info_cmd = {
@@ -141,7 +144,7 @@ static int info_one(const char *path, int strict)
 	time_t secs;
 	struct tm tm;
 
-	if (open_trace(path, IOTAP_TRACE_READ_FILE_ORDER, &r))
+	if (open_trace_reader(path, IOTAP_TRACE_READ_FILE_ORDER, &r))
 		return 1;
 	while ((ret = iotap_trace_reader_next(r, &rec)) > 0) {
 		/* a call's first piece: the only one flagged cut alone */
@@ -246,7 +249,7 @@ static int info_one(const char *path, int strict)
 		printf("%-14s %" PRIu64 " records out of time order\n", "order", st.late_records);
 	iotap_trace_reader_close(r);
 	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", path, strerror(-ret));
 		return 1;
 	}
 	if (strict && (damaged || !st.has_end || st.lost_records))
@@ -256,29 +259,19 @@ static int info_one(const char *path, int strict)
 
 int cmd_info(int argc, char **argv)
 {
-	const char *arg;
-	int idx, rc, strict = 0, i, status = 0, progress = 0;
+	int rc, i, status = 0;
 
-	while ((rc = opt_next(&info_cmd, argc, argv, &idx, &arg)) == 1) {
-		if (idx == O_STRICT)
-			strict = 1;
-		else if (idx == O_PROGRESS)
-			progress = 1;
-		else if (idx == O_NO_PROGRESS)
-			progress = -1;
-	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&info_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc)
 		return opt_error(&info_cmd, "TRACE is required");
-	read_progress_setup("info", progress, 0);
+	read_progress_setup("info", args.progress, 0);
 	analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	for (i = optind; i < argc; i++) {
 		if (i > optind)
 			printf("\n");
-		if (info_one(argv[i], strict))
+		if (info_one(argv[i], args.strict))
 			status = 1;
 	}
 	return status;

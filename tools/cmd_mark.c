@@ -18,11 +18,11 @@
 #include "live_mount.h"
 #include "opt.h"
 
-enum { O_END };
+static int end_opt;		/* --end */
 
 static const struct opt_desc mark_opts[] = {
-	[O_END] = { "end", 0, NULL, "end the phase NAME instead of starting it" },
-	{ NULL },
+	OPT_BOOL(0, "end", &end_opt, "end the phase NAME instead of starting it"),
+	OPT_END(),
 };
 
 static const struct opt_cmd mark_cmd = {
@@ -54,17 +54,13 @@ static int is_iotap_root(const char *mnt)
 
 int cmd_mark(int argc, char **argv)
 {
-	const char *arg, *mnt, *name;
-	int idx, rc, end = 0;
+	const char *mnt, *name;
 	size_t i;
+	int rc;
 
-	while ((rc = opt_next(&mark_cmd, argc, argv, &idx, &arg)) == 1)
-		if (idx == O_END)
-			end = 1;
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&mark_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 2)
 		return opt_error(&mark_cmd, argc - optind < 2 ? "MOUNTPOINT and NAME are required"
 							       : "too many arguments");
@@ -77,15 +73,15 @@ int cmd_mark(int argc, char **argv)
 			return opt_error(&mark_cmd, "NAME must not contain control characters");
 	if (!is_iotap_root(mnt))
 		return 1;
-	if (setxattr(mnt, end ? IOTAP_FS_XATTR_MARK_END : IOTAP_FS_XATTR_MARK, name,
+	if (setxattr(mnt, end_opt ? IOTAP_FS_XATTR_MARK_END : IOTAP_FS_XATTR_MARK, name,
 		     strlen(name), 0) < 0) {
-		if (errno == ESRCH && end)
-			die_msg("phase '%s' is not open on '%s' (never begun, or ended already): "
+		if (errno == ESRCH && end_opt)
+			error_msg("phase '%s' is not open on '%s' (never begun, or ended already): "
 				"nothing to end", name, mnt);
 		else if (errno == ENOENT || errno == EACCES || errno == EPERM)
-			die_msg("cannot mark '%s': %s", mnt, strerror(errno));
+			error_msg("cannot mark '%s': %s", mnt, strerror(errno));
 		else
-			die_msg("'%s' is not the root of an iotap mount", mnt);
+			error_msg("'%s' is not the root of an iotap mount", mnt);
 		return 1;
 	}
 	return 0;

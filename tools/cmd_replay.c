@@ -40,57 +40,72 @@
 
 #define CHECK_LINES	20
 
-enum {
-	O_TRACE, O_OVERWRITE, O_PREPARE, O_PREPARE_ONLY, O_CLOBBER, O_CHECK, O_FORCE, O_TIMING,
-	O_DATA,
-	O_MAP, O_PHASE, O_SKIP, O_PROCESSES, O_NO_FSUID, O_JSON, O_STRICT, O_QUIET,
-	O_TRACE_MODE, O_TRACE_GROUP,
-};
+#define MAPS_MAX	16
+
+/* What the options set: the table below binds each to its field. */
+static struct replay_args {
+	struct iotap_replay_opts o;
+	struct iotap_trace_perm perm;	/* --trace-mode, --trace-group (mode 0: neither) */
+	struct iotap_replay_map maps[MAPS_MAX];
+	unsigned int nmaps;
+	int prepare, prepare_only, check_only, json, strict;
+} a;
+static int quiet;
+
+static int timing_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
+static int data_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
+static int map_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
+static int skip_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
 
 static const struct opt_desc replay_opts[] = {
-	[O_TRACE] = { "trace", 't', "T2",
-		      "write the replay's own trace (source 'replay', with the\n"
-		      "capture's phase markers) for `iotap compare TRACE T2`" },
-	[O_OVERWRITE] = { "overwrite", 0, NULL, "overwrite T2 if it exists" },
-	[O_PREPARE] = { "prepare", 'p', NULL,
-			"build the initial state in DIR first (directories, files of\n"
-			"their first-seen size, symlinks), then replay; refuses a DIR\n"
-			"holding anything it would remove or change (see --clobber)" },
-	[O_PREPARE_ONLY] = { "prepare-only", 0, NULL, "build the initial state and stop" },
-	[O_CLOBBER] = { "clobber", 0, NULL,
-			"let --prepare remove what is in the way (names the capture\n"
-			"creates or did not find, entries of another type) and cut or\n"
-			"extend files to their recorded size; each is listed" },
-	[O_CHECK] = { "check", 0, NULL, "only check that DIR holds the initial state" },
-	[O_FORCE] = { "force", 'f', NULL, "replay even if DIR does not hold the initial state" },
-	[O_TIMING] = { "timing", 0, "MODE",
-		       "recorded: each op at its recorded time, or as soon as the ops\n"
-		       "it waits for are done (default; the lag is reported);\n"
-		       "asap: as fast as the dependencies allow; scale=X: X times\n"
-		       "as fast as recorded" },
-	[O_DATA] = { "data", 0, "KIND",
-		     "content of written data: random (default; incompressible,\n"
-		     "no two 4 KiB blocks alike), zero, compressible=R (about R:1),\n"
-		     "dedup=R (one block in R unique)" },
-	[O_MAP] = { "map", 'm', "OLD=NEW",
-		    "replay the subtree OLD (a path under the captured directory or\n"
-		    "mount point, or relative to it) into directory NEW; repeatable" },
-	[O_PHASE] = { "phase", 0, "NAME",
-		      "replay only phase NAME (NAME#2: its second occurrence);\n"
-		      "the initial state is the tree at its start" },
-	[O_SKIP] = { "skip", 0, "OP,OP",
-		     "do not replay these op types (e.g. lookup,getattr: the kernel's\n"
-		     "own path walks and attribute checks in the capture)" },
-	[O_PROCESSES] = { "processes", 0, NULL,
-			  "one replay process per recorded process (default: threads)" },
-	[O_NO_FSUID] = { "no-fsuid", 0, NULL,
-			 "as root, do not take each op's recorded fsuid/fsgid" },
-	[O_JSON] = { "json", 0, NULL, "print the summary as JSON on stdout" },
-	[O_STRICT] = { "strict", 0, NULL, "exit 1 if any result differs from the capture's" },
-	[O_QUIET] = { "quiet", 'q', NULL, "no progress on stderr" },
-	[O_TRACE_MODE] = OPT_TRACE_MODE("T2"),
-	[O_TRACE_GROUP] = OPT_TRACE_GROUP,
-	{ NULL },
+	OPT_STRING('t', "trace", &a.o.out_trace, "T2",
+		   "write the replay's own trace (source 'replay', with the\n"
+		   "capture's phase markers) for `iotap compare TRACE T2`"),
+	OPT_BIT(0, "overwrite", &a.o.flags, IOTAP_REPLAY_TRACE_FORCE, "overwrite T2 if it exists"),
+	OPT_BOOL('p', "prepare", &a.prepare,
+		 "build the initial state in DIR first (directories, files of\n"
+		 "their first-seen size, symlinks), then replay; refuses a DIR\n"
+		 "holding anything it would remove or change (see --clobber)"),
+	OPT_BOOL(0, "prepare-only", &a.prepare_only, "build the initial state and stop"),
+	OPT_BIT(0, "clobber", &a.o.flags, IOTAP_REPLAY_CLOBBER,
+		"let --prepare remove what is in the way (names the capture\n"
+		"creates or did not find, entries of another type) and cut or\n"
+		"extend files to their recorded size; each is listed"),
+	OPT_BOOL(0, "check", &a.check_only, "only check that DIR holds the initial state"),
+	OPT_BIT('f', "force", &a.o.flags, IOTAP_REPLAY_FORCE,
+		"replay even if DIR does not hold the initial state"),
+	OPT_CALLBACK_ERR(0, "timing", &a.o, "MODE",
+			 "recorded: each op at its recorded time, or as soon as the ops\n"
+			 "it waits for are done (default; the lag is reported);\n"
+			 "asap: as fast as the dependencies allow; scale=X: X times\n"
+			 "as fast as recorded", timing_opt,
+			 "--timing wants recorded, asap or scale=X (X > 0), not '%s'"),
+	OPT_CALLBACK_ERR(0, "data", &a.o, "KIND",
+			 "content of written data: random (default; incompressible,\n"
+			 "no two 4 KiB blocks alike), zero, compressible=R (about R:1),\n"
+			 "dedup=R (one block in R unique)", data_opt,
+			 "--data wants random, zero, compressible=R or dedup=R (R >= 1), not '%s'"),
+	OPT_CALLBACK('m', "map", &a, "OLD=NEW",
+		     "replay the subtree OLD (a path under the captured directory or\n"
+		     "mount point, or relative to it) into directory NEW; repeatable", map_opt),
+	OPT_STRING(0, "phase", &a.o.phase, "NAME",
+		   "replay only phase NAME (NAME#2: its second occurrence);\n"
+		   "the initial state is the tree at its start"),
+	OPT_CALLBACK_ERR(0, "skip", &a.o.skip_ops, "OP,OP",
+			 "do not replay these op types (e.g. lookup,getattr: the kernel's\n"
+			 "own path walks and attribute checks in the capture)", skip_opt,
+			 "--skip wants op names (read, getattr, lookup...), comma-separated, "
+			 "not '%s'"),
+	OPT_BIT(0, "processes", &a.o.flags, IOTAP_REPLAY_PROCESSES,
+		"one replay process per recorded process (default: threads)"),
+	OPT_BIT(0, "no-fsuid", &a.o.flags, IOTAP_REPLAY_NO_FSUID,
+		"as root, do not take each op's recorded fsuid/fsgid"),
+	OPT_BOOL(0, "json", &a.json, "print the summary as JSON on stdout"),
+	OPT_BOOL(0, "strict", &a.strict, "exit 1 if any result differs from the capture's"),
+	OPT_BOOL('q', "quiet", &quiet, "no progress on stderr"),
+	OPT_TRACE_MODE(&a.perm, "T2"),
+	OPT_TRACE_GROUP(&a.perm),
+	OPT_END(),
 };
 
 static const struct opt_cmd replay_cmd = {
@@ -117,13 +132,7 @@ static const struct opt_cmd replay_cmd = {
 		"  iotap compare pg.iotap r1.iotap",
 };
 
-static const char timing_usage[] = "--timing wants recorded, asap or scale=X (X > 0)";
-static const char data_usage[] = "--data wants random, zero, compressible=R or dedup=R (R >= 1)";
-static const char skip_usage[] = "--skip wants op names (read, getattr, lookup...), "
-				 "comma-separated";
-
 static int tty;
-static int quiet;
 
 static void on_signal(int sig)
 {
@@ -220,6 +229,40 @@ static int parse_skip(const char *s, uint64_t *mask)
 		if (*s == ',')
 			s++;
 	}
+	return 0;
+}
+
+static int timing_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	struct iotap_replay_opts *o = d->value;
+
+	return parse_timing(arg, &o->timing, &o->scale) ? opt_error(cmd, d->err, arg) : 0;
+}
+
+static int data_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	struct iotap_replay_opts *o = d->value;
+
+	return parse_data(arg, &o->data, &o->data_ratio) ? opt_error(cmd, d->err, arg) : 0;
+}
+
+static int skip_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	return parse_skip(arg, d->value) ? opt_error(cmd, d->err, arg) : 0;
+}
+
+static int map_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	struct replay_args *ra = d->value;
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return opt_error(cmd, "--map wants OLD=NEW, not '%s'", arg);
+	if (ra->nmaps == MAPS_MAX)
+		return opt_error(cmd, "at most %d --map options", MAPS_MAX);
+	ra->maps[ra->nmaps].old_path = strndup(arg, (size_t)(eq - arg));
+	ra->maps[ra->nmaps].new_path = eq + 1;
+	ra->nmaps++;
 	return 0;
 }
 
@@ -327,174 +370,197 @@ static int open_error(struct iotap_replay *r, int ret, const char *trace,
 
 	switch (ret) {
 	case -ENXIO:
-		die_msg("%s", what);
+		error_msg("%s", what);
 		return 2;
 	/* what the trace holds is a runtime matter (1), as for report --phase */
 	case -ESRCH:
-		die_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
+		error_msg("no phase '%s' in '%s' (see `iotap report %s`)", phase, trace, trace);
 		return 1;
 	case -ENOMSG:
-		die_msg("'%s' has no phase markers: --phase needs them", trace);
+		error_msg("'%s' has no phase markers: --phase needs them", trace);
 		return 1;
 	case -ENODATA:
-		die_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
+		error_msg("nothing to replay in '%s'%s", trace, phase ? " in that phase" : "");
 		return 1;
 	case -EBADMSG:
 		if (strncmp(what, trace, strlen(trace)) || strlen(what) > strlen(trace)) {
-			die_msg("%s", what);
+			error_msg("%s", what);
 			return 1;
 		}
 		/* fall through */
 	case -EPROTONOSUPPORT:
-		die_msg("cannot read trace '%s': %s", trace, iotap_trace_strerror(ret));
+		error_msg("cannot read trace '%s': %s", trace, iotap_trace_strerror(ret));
 		return 1;
 	}
 	if (*what && strcmp(what, trace))
-		die_msg("cannot use '%s': %s", what, strerror(-ret));
+		error_msg("cannot use '%s': %s", what, strerror(-ret));
 	else if (*what)
-		die_msg("cannot read trace '%s': %s", trace, strerror(-ret));
+		error_msg("cannot read trace '%s': %s", trace, strerror(-ret));
 	else
-		die_msg("cannot replay into '%s': %s", dir, strerror(-ret));
+		error_msg("cannot replay into '%s': %s", dir, strerror(-ret));
 	return 1;
 }
 
-int cmd_replay(int argc, char **argv)
+/* What the trace holds and what DIR must hold first, on stderr. */
+static void say_plan(const char *trace, const struct iotap_replay_plan *pl)
 {
-	struct iotap_replay_map maps[16];
-	struct iotap_replay_opts o;
-	struct iotap_replay_stats st;
-	const struct iotap_replay_plan *pl;
-	struct iotap_replay *r = NULL;
-	int prepare = 0, prepare_only = 0, check_only = 0, json = 0, strict = 0, idx, ret, i;
-	int made_dir = 0, perm_set = 0;
-	struct iotap_trace_perm perm = { 0 };
-	unsigned int nmaps = 0;
-	struct sigaction sa;
-	const char *arg;
-	char *cmdline;
+	fprintf(stderr, "iotap replay: '%s': %" PRIu64 " op%s of %" PRIu64 " thread%s, "
+		"%.1f s captured; initial state %" PRIu64 " director%s, %" PRIu64
+		" file%s (%.1f MB), %" PRIu64 " symlink%s\n", trace, pl->ops,
+		pl->ops == 1 ? "" : "s", pl->threads, pl->threads == 1 ? "" : "s",
+		pl->capture_s, pl->dirs, pl->dirs == 1 ? "y" : "ies", pl->files,
+		pl->files == 1 ? "" : "s", pl->state_bytes / 1e6, pl->symlinks,
+		pl->symlinks == 1 ? "" : "s");
+	if (pl->placeholders)
+		fprintf(stderr, "iotap replay: %" PRIu64 " of the files are empty "
+			"placeholders for directory entries the trace lists but never "
+			"names\n", pl->placeholders);
+}
 
-	memset(&o, 0, sizeof(o));
-	o.timing = IOTAP_REPLAY_RECORDED;
-	o.scale = 1;
-	o.data = IOTAP_REPLAY_DATA_RANDOM;
-	while ((ret = opt_next(&replay_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case O_TRACE:
-			o.out_trace = arg;
-			break;
-		case O_OVERWRITE:
-			o.flags |= IOTAP_REPLAY_TRACE_FORCE;
-			break;
-		case O_TRACE_MODE:
-		case O_TRACE_GROUP:
-			if (opt_trace_perm(&replay_cmd, idx == O_TRACE_GROUP, arg, &perm))
-				return 2;
-			perm_set = 1;
-			break;
-		case O_PREPARE:
-			prepare = 1;
-			break;
-		case O_PREPARE_ONLY:
-			prepare_only = 1;
-			break;
-		case O_CLOBBER:
-			o.flags |= IOTAP_REPLAY_CLOBBER;
-			break;
-		case O_CHECK:
-			check_only = 1;
-			break;
-		case O_FORCE:
-			o.flags |= IOTAP_REPLAY_FORCE;
-			break;
-		case O_TIMING:
-			if (parse_timing(arg, &o.timing, &o.scale))
-				return opt_error(&replay_cmd, "%s, not '%s'", timing_usage, arg);
-			break;
-		case O_DATA:
-			if (parse_data(arg, &o.data, &o.data_ratio))
-				return opt_error(&replay_cmd, "%s, not '%s'", data_usage, arg);
-			break;
-		case O_MAP: {
-			const char *eq = strchr(arg, '=');
-
-			if (!eq || eq == arg || !eq[1])
-				return opt_error(&replay_cmd, "--map wants OLD=NEW, not '%s'", arg);
-			if (nmaps == 16)
-				return opt_error(&replay_cmd, "at most 16 --map options");
-			maps[nmaps].old_path = strndup(arg, (size_t)(eq - arg));
-			maps[nmaps].new_path = eq + 1;
-			nmaps++;
-			break;
-		}
-		case O_PHASE:
-			o.phase = arg;
-			break;
-		case O_SKIP:
-			if (parse_skip(arg, &o.skip_ops))
-				return opt_error(&replay_cmd, "%s, not '%s'", skip_usage, arg);
-			break;
-		case O_PROCESSES:
-			o.flags |= IOTAP_REPLAY_PROCESSES;
-			break;
-		case O_NO_FSUID:
-			o.flags |= IOTAP_REPLAY_NO_FSUID;
-			break;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_STRICT:
-			strict = 1;
-			break;
-		case O_QUIET:
-			quiet = 1;
-			break;
-		}
-	}
-	if (ret)
-		return ret < 0 ? 2 : 0;
+/*
+ * After the options: the operands and what goes together, the trace
+ * readable, T2 writable. -1 to go on, else the exit status (said why).
+ */
+static int check_args(int argc, char **argv, struct iotap_replay_opts *o, int perm_set)
+{
 	if (argc - optind != 2)
 		return opt_error(&replay_cmd, argc - optind > 2 ? "too many arguments (a trace and "
 								 "a directory)"
 							       : "wants a trace and a directory");
-	if (prepare + prepare_only + check_only > 1)
+	if (a.prepare + a.prepare_only + a.check_only > 1)
 		return opt_error(&replay_cmd,
 				 "--prepare, --prepare-only and --check exclude each other");
-	if ((o.flags & IOTAP_REPLAY_CLOBBER) && !prepare && !prepare_only)
+	if ((o->flags & IOTAP_REPLAY_CLOBBER) && !a.prepare && !a.prepare_only)
 		return opt_error(&replay_cmd, "--clobber goes with --prepare or --prepare-only");
-	o.trace = argv[optind];
-	o.target = argv[optind + 1];
+	o->trace = argv[optind];
+	o->target = argv[optind + 1];
 	/* the trace first: a DIR to be made says nothing of a trace that is not there */
-	if (access(o.trace, R_OK)) {
-		die_msg("cannot read trace '%s': %s", o.trace, strerror(errno));
+	if (access(o->trace, R_OK)) {
+		error_msg("cannot read trace '%s': %s", o->trace, strerror(errno));
 		return 1;
 	}
-	if (perm_set && !o.out_trace)
+	if (perm_set && !o->out_trace)
 		return opt_error(&replay_cmd, "--trace-mode and --trace-group need --trace T2");
-	if (o.out_trace) {
+	if (o->out_trace) {
 		/* before anything in DIR is touched; never the trace replayed */
-		const char *inputs[] = { o.trace, NULL };
+		const char *inputs[] = { o->trace, NULL };
 		struct out_rules rules = {
 			.inputs = inputs,
 			.force_opt = "--overwrite",
-			.force = !!(o.flags & IOTAP_REPLAY_TRACE_FORCE),
+			.force = !!(o->flags & IOTAP_REPLAY_TRACE_FORCE),
 			.trace = 1,
 		};
 
-		if (out_check(o.out_trace, &rules) < 0)
+		if (out_check(o->out_trace, &rules) < 0)
 			return 1;
 	}
-	o.maps = maps;
-	o.nmaps = nmaps;
+	return -1;
+}
+
+/*
+ * Before the replay, DIR against the trace's initial state: --prepare
+ * builds it (--clobber: over what is in the way), otherwise it must hold
+ * it (--force: replay anyway); --prepare-only and --check stop there.
+ * Return: -1 to replay, else the exit status (said why).
+ */
+static int ready_target(struct iotap_replay *r, const struct iotap_replay_opts *o)
+{
+	int ret;
+
+	if (a.prepare || a.prepare_only) {
+		/* a live directory given by mistake is left as it is */
+		ret = iotap_replay_changes(r, NULL, 0);
+		if (ret < 0) {
+			error_msg("cannot check '%s': %s", iotap_replay_what(r),
+				strerror(-ret));
+			return 1;
+		}
+		if (ret > 0 && !(o->flags & IOTAP_REPLAY_CLOBBER)) {
+			error_msg("'%s' holds what --prepare would remove or change:", o->target);
+			iotap_replay_changes(r, stderr, CHECK_LINES);
+			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
+				"it, or prepare an empty directory\n");
+			return 1;
+		}
+		if (ret > 0)
+			fprintf(stderr, "iotap replay: --clobber: removing and changing what is "
+				"in the way in '%s':\n", o->target);
+		ret = iotap_replay_prepare(r, stderr);
+		if (ret) {
+			if (ret == -ENOSPC)
+				error_msg("%s; nothing was written", iotap_replay_what(r));
+			else
+				error_msg("cannot prepare '%s': %s", iotap_replay_what(r),
+					strerror(-ret));
+			return 1;
+		}
+		if (!quiet)
+			fprintf(stderr, "iotap replay: initial state built in '%s'\n", o->target);
+		if (a.prepare_only)
+			return 0;
+	} else {
+		ret = iotap_replay_check(r, NULL, 0);
+		if (ret == -ENOTEMPTY) {
+			if (a.check_only || !(o->flags & IOTAP_REPLAY_FORCE)) {
+				error_msg("'%s' does not hold the initial state of '%s':", o->target,
+					o->trace);
+				iotap_replay_check(r, stderr, CHECK_LINES);
+				fprintf(stderr, "run with --prepare to build it (with --clobber "
+					"where something is in the way), or --force to replay "
+					"anyway\n");
+				return 1;
+			}
+			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
+				 "(--force)", o->target, o->trace);
+		} else if (ret) {
+			error_msg("cannot check '%s': %s", iotap_replay_what(r),
+				strerror(-ret));
+			return 1;
+		}
+		if (a.check_only) {
+			if (!quiet)
+				fprintf(stderr, "iotap replay: '%s' holds the initial state\n",
+					o->target);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct iotap_replay_opts *o = &a.o;
+	struct iotap_replay_stats st;
+	const struct iotap_replay_plan *pl;
+	struct iotap_replay *r = NULL;
+	int made_dir = 0, perm_set, ret;
+	struct sigaction sa;
+	const char *arg;
+	char *cmdline;
+	unsigned int i;
+
+	o->timing = IOTAP_REPLAY_RECORDED;
+	o->scale = 1;
+	o->data = IOTAP_REPLAY_DATA_RANDOM;
+	ret = opt_parse(&replay_cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
+	perm_set = a.perm.mode || a.perm.has_gid;
+	ret = check_args(argc, argv, o, perm_set);
+	if (ret >= 0)
+		return ret;
+	o->maps = a.maps;
+	o->nmaps = a.nmaps;
 	cmdline = iotap_argv_join("iotap", argc, argv);
-	o.cmdline = cmdline;
+	o->cmdline = cmdline;
 	tty = isatty(STDERR_FILENO);
 	if (!quiet)
-		o.progress = progress;
+		o->progress = progress;
 
 	/* --prepare builds the initial state: a DIR that does not exist yet is made */
-	if ((prepare || prepare_only) && access(o.target, F_OK) && errno == ENOENT) {
-		if (mkdir(o.target, 0755)) {
-			die_msg("cannot create '%s': %s", o.target, strerror(errno));
+	if ((a.prepare || a.prepare_only) && access(o->target, F_OK) && errno == ENOENT) {
+		if (mkdir(o->target, 0755)) {
+			error_msg("cannot create '%s': %s", o->target, strerror(errno));
 			ret = 1;
 			goto out;
 		}
@@ -513,95 +579,22 @@ int cmd_replay(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = iotap_replay_open(&r, &o);
+	ret = iotap_replay_open(&r, o);
 	if (ret) {
-		ret = open_error(r, ret, o.trace, o.target, o.phase);
+		ret = open_error(r, ret, o->trace, o->target, o->phase);
 		goto out;
 	}
 	if (made_dir && !quiet)
-		fprintf(stderr, "iotap replay: created '%s'\n", o.target);
+		fprintf(stderr, "iotap replay: created '%s'\n", o->target);
 	pl = iotap_replay_plan(r);
-	say_damage(o.trace, pl);
-	if (!quiet) {
-		fprintf(stderr, "iotap replay: '%s': %" PRIu64 " op%s of %" PRIu64 " thread%s, "
-			"%.1f s captured; initial state %" PRIu64 " director%s, %" PRIu64
-			" file%s (%.1f MB), %" PRIu64 " symlink%s\n", o.trace, pl->ops,
-			pl->ops == 1 ? "" : "s", pl->threads, pl->threads == 1 ? "" : "s",
-			pl->capture_s, pl->dirs, pl->dirs == 1 ? "y" : "ies", pl->files,
-			pl->files == 1 ? "" : "s", pl->state_bytes / 1e6, pl->symlinks,
-			pl->symlinks == 1 ? "" : "s");
-		if (pl->placeholders)
-			fprintf(stderr, "iotap replay: %" PRIu64 " of the files are empty "
-				"placeholders for directory entries the trace lists but never "
-				"names\n", pl->placeholders);
-	}
+	say_damage(o->trace, pl);
+	if (!quiet)
+		say_plan(o->trace, pl);
 
-	if (prepare || prepare_only) {
-		/* a live directory given by mistake is left as it is */
-		ret = iotap_replay_changes(r, NULL, 0);
-		if (ret < 0) {
-			die_msg("cannot check '%s': %s", iotap_replay_what(r),
-				strerror(-ret));
-			ret = 1;
-			goto out;
-		}
-		if (ret > 0 && !(o.flags & IOTAP_REPLAY_CLOBBER)) {
-			die_msg("'%s' holds what --prepare would remove or change:", o.target);
-			iotap_replay_changes(r, stderr, CHECK_LINES);
-			fprintf(stderr, "nothing was changed; use --clobber to let --prepare do "
-				"it, or prepare an empty directory\n");
-			ret = 1;
-			goto out;
-		}
-		if (ret > 0)
-			fprintf(stderr, "iotap replay: --clobber: removing and changing what is "
-				"in the way in '%s':\n", o.target);
-		ret = iotap_replay_prepare(r, stderr);
-		if (ret) {
-			if (ret == -ENOSPC)
-				die_msg("%s; nothing was written", iotap_replay_what(r));
-			else
-				die_msg("cannot prepare '%s': %s", iotap_replay_what(r),
-					strerror(-ret));
-			ret = 1;
-			goto out;
-		}
-		if (!quiet)
-			fprintf(stderr, "iotap replay: initial state built in '%s'\n", o.target);
-		if (prepare_only) {
-			ret = 0;
-			goto out;
-		}
-	} else {
-		ret = iotap_replay_check(r, NULL, 0);
-		if (ret == -ENOTEMPTY) {
-			if (check_only || !(o.flags & IOTAP_REPLAY_FORCE)) {
-				die_msg("'%s' does not hold the initial state of '%s':", o.target,
-					o.trace);
-				iotap_replay_check(r, stderr, CHECK_LINES);
-				fprintf(stderr, "run with --prepare to build it (with --clobber "
-					"where something is in the way), or --force to replay "
-					"anyway\n");
-				ret = 1;
-				goto out;
-			}
-			warn_msg("'%s' does not hold the initial state of '%s'; replaying anyway "
-				 "(--force)", o.target, o.trace);
-		} else if (ret) {
-			die_msg("cannot check '%s': %s", iotap_replay_what(r),
-				strerror(-ret));
-			ret = 1;
-			goto out;
-		}
-		if (check_only) {
-			if (!quiet)
-				fprintf(stderr, "iotap replay: '%s' holds the initial state\n",
-					o.target);
-			ret = 0;
-			goto out;
-		}
-		ret = 0;
-	}
+	ret = ready_target(r, o);
+	if (ret >= 0)
+		goto out;
+	ret = 0;
 	/* the growth the replay itself causes, against the free space */
 	arg = iotap_replay_space(r);
 	if (arg)
@@ -612,40 +605,40 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "\r%-78s\r", "");
 	if (ret) {
 		if (ret == -EEXIST)
-			die_msg("trace '%s' exists; --overwrite replaces it", o.out_trace);
+			error_msg("trace '%s' exists; --overwrite replaces it", o->out_trace);
 		else
-			die_msg("replay failed: %s%s%s", strerror(-ret),
+			error_msg("replay failed: %s%s%s", strerror(-ret),
 				*iotap_replay_what(r) ? ": " : "",
 				iotap_replay_what(r));
 		ret = 1;
 		goto out;
 	}
 	/* the summary is the result: stdout (with --json, the JSON is; the text goes to stderr) */
-	if (json) {
+	if (a.json) {
 		if (!quiet || st.differences || st.unreplayable)
 			iotap_replay_print(stderr, r, &st);
-		print_json(o.trace, o.target, pl, &st);
+		print_json(o->trace, o->target, pl, &st);
 	} else {
 		iotap_replay_print(stdout, r, &st);
 	}
 	if (st.trace_error) {
-		die_msg("cannot write trace '%s': %s", o.out_trace, strerror(-st.trace_error));
+		error_msg("cannot write trace '%s': %s", o->out_trace, strerror(-st.trace_error));
 		ret = 1;
 	} else if (st.interrupted) {
 		ret = 130;
-	} else if (strict && (st.differences || st.unreplayable)) {
+	} else if (a.strict && (st.differences || st.unreplayable)) {
 		ret = 1;
 	}
 	/* T2, complete: shared as asked */
-	if (o.out_trace && perm_set && !st.trace_error && trace_perm_set(o.out_trace, &perm) &&
+	if (o->out_trace && perm_set && !st.trace_error && trace_perm_set(o->out_trace, &a.perm) &&
 	    !ret)
 		ret = 1;
 out:
 	iotap_replay_close(r);
 	if (ret && made_dir)
-		rmdir(o.target);	/* only if still empty: what we made, nothing else */
-	for (i = 0; i < (int)nmaps; i++)
-		free((char *)maps[i].old_path);
+		rmdir(o->target);	/* only if still empty: what we made, nothing else */
+	for (i = 0; i < a.nmaps; i++)
+		free((char *)a.maps[i].old_path);
 	free(cmdline);
 	return ret;
 }

@@ -138,14 +138,14 @@ static int load_plan(const char *other, struct phase_plan *plan)
 
 	ret = report_build(&orep, other, NULL);
 	if (ret) {
-		die_msg("%s", orep.err.msg);
+		error_msg("%s", orep.err.msg);
 		return ret;
 	}
 	warn_damage(other, &orep.rs);
 	ret = report_plan(&orep, plan);
 	report_release(&orep);
 	if (ret)
-		die_msg("out of memory");
+		error_msg("out of memory");
 	return ret;
 }
 
@@ -160,7 +160,7 @@ static int report_fleet(char **paths, unsigned int n, const struct report_opts *
 	int ret = 0;
 
 	if (fleet_build(&fl, (const char *const *)paths, n, ro)) {
-		die_msg("%s", fl.err.msg);
+		error_msg("%s", fl.err.msg);
 		return 1;
 	}
 	for (i = 0; i < fl.nhosts; i++)
@@ -315,7 +315,7 @@ int cmd_report(int argc, char **argv)
 		ro.plan = &plan;
 	}
 	if (report_build(&rep, argv[optind], &ro)) {
-		die_msg("%s", rep.err.msg);
+		error_msg("%s", rep.err.msg);
 		ret = 1;
 		goto out_plan;
 	}
@@ -323,7 +323,7 @@ int cmd_report(int argc, char **argv)
 	warn_damage(argv[optind], &rep.rs);
 	if (!rep.ops_ord && !rep.rs.has_end && iotap_live_held(AT_FDCWD, argv[optind]) > 0) {
 		/* not "0 ops": the ops are there, only not on disk yet */
-		die_msg("'%s' holds no operation yet: report it once it is closed (iotap umount, "
+		error_msg("'%s' holds no operation yet: report it once it is closed (iotap umount, "
 			"or iotap trace MOUNTPOINT rotate/stop), or a few seconds into the capture",
 			argv[optind]);
 		ret = 1;
@@ -345,7 +345,7 @@ int cmd_report(int argc, char **argv)
 		if (ph < 0) {
 			unsigned int i;
 
-			die_msg("no phase '%s' in '%s'; its phases are:", phase, argv[optind]);
+			error_msg("no phase '%s' in '%s'; its phases are:", phase, argv[optind]);
 			for (i = 0; i < rep.nphases; i++)
 				fprintf(stderr, "  %s\n", rep.phases[i].name);
 			ret = 1;
@@ -407,7 +407,7 @@ int cmd_report(int argc, char **argv)
 		report_print_text(&rep, &oo, f);
 	}
 	if (ret && err.msg[0])
-		die_msg("%s", err.msg);
+		error_msg("%s", err.msg);
 	if (html)
 		fprintf(stderr, "iotap: wrote %s\n", html);
 	if (out_close(f, out))

@@ -87,7 +87,7 @@ int run_add_target(struct run *r, const char *path)
 	struct run_target *n = realloc(r->t, (r->nt + 1) * sizeof(*n));
 
 	if (!n) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	r->t = n;
@@ -132,7 +132,7 @@ int run_drop_check(const char *cmd)
 int run_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
 {
 	run_opts.perm_set = 1;
-	return opt_trace_perm(cmd, !strcmp(d->long_name, "trace-group"), arg, &run_opts.perm);
+	return opt_trace_perm_opt(cmd, d, arg);
 }
 
 /* Name each target's trace and check it may be written; 0 or 1 (said). */
@@ -145,7 +145,7 @@ static int check_traces(struct run *r)
 	int ret = 0;
 
 	if (!inputs) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	for (i = 0; i < r->nt; i++)
@@ -154,7 +154,7 @@ static int check_traces(struct run *r)
 		if (!r->t[i].trace)
 			r->t[i].trace = run_trace_name(run_opts.trace, i, r->nt);
 		if (!r->t[i].trace)
-			die_msg("out of memory");
+			error_msg("out of memory");
 		if (!r->t[i].trace || out_check(r->t[i].trace, &rules) < 0)
 			ret = 1;
 	}
@@ -278,6 +278,7 @@ void run_install_signals(void)
 
 /* --- running ----------------------------------------------------------------- */
 
+/* One target's run: a job of the pool (run_all). */
 struct job {
 	struct run *r;
 	struct run_target *t;
@@ -306,18 +307,24 @@ static void run_one(struct run *r, struct run_target *t)
 	iotap_workload_ctx_leave(t->ctx);
 }
 
-static void *run_thread(void *p)
+static void run_job(void *p)
 {
 	struct job *j = p;
 
 	run_one(j->r, j->t);
-	return NULL;
 }
 
+/*
+ * Every target at once: the tree's pool (iotap_pool) with one thread per
+ * target, so that each job has its thread from the start (the lockstep
+ * waits for all of them); a target without a thread does not start.
+ */
 static void run_all(struct run *r, int concurrent)
 {
+	struct iotap_pool *pool = NULL;
 	struct job *jobs;
 	unsigned int i, started = 0;
+	int ret;
 
 	run_install_signals();
 	jobs = calloc(r->nt, sizeof(*jobs));
@@ -330,19 +337,20 @@ static void run_all(struct run *r, int concurrent)
 	/* bonnie++ -p/-y: every test starts on all the targets together */
 	if (!run_opts.no_lockstep && iotap_workload_lockstep_new(&r->lockstep, r->nt))
 		r->lockstep = NULL;
+	ret = iotap_pool_create(&pool, r->nt, r->nt);
+	if (!ret)
+		started = iotap_pool_threads(pool);
 	for (i = 0; i < r->nt; i++) {
+		if (i >= started) {
+			r->t[i].open_ret = ret ? ret : -EAGAIN;
+			iotap_workload_lockstep_leave(r->lockstep);
+			continue;
+		}
 		jobs[i].r = r;
 		jobs[i].t = &r->t[i];
-		if (pthread_create(&r->t[i].thread, NULL, run_thread, &jobs[i])) {
-			r->t[i].open_ret = -EAGAIN;
-			break;
-		}
-		started++;
+		iotap_pool_add(pool, run_job, &jobs[i]);
 	}
-	for (i = started; i < r->nt; i++)
-		iotap_workload_lockstep_leave(r->lockstep);
-	for (i = 0; i < started; i++)
-		pthread_join(r->t[i].thread, NULL);
+	iotap_pool_free(pool);		/* after every job ran */
 	iotap_workload_lockstep_free(r->lockstep);
 	r->lockstep = NULL;
 	r->concurrent = 1;
@@ -356,12 +364,12 @@ static int finish_target(struct run *r, struct run_target *t)
 
 	if (t->open_ret) {
 		if (t->open_ret == -EEXIST && t->trace)
-			die_msg("cannot create trace '%s': it exists", t->trace);
+			error_msg("cannot create trace '%s': it exists", t->trace);
 		else if (t->trace)
-			die_msg("cannot start '%s' on '%s' (trace '%s'): %s", r->cmd->name, t->path,
+			error_msg("cannot start '%s' on '%s' (trace '%s'): %s", r->cmd->name, t->path,
 				t->trace, strerror(-t->open_ret));
 		else
-			die_msg("cannot start '%s' on '%s': %s", r->cmd->name, t->path,
+			error_msg("cannot start '%s' on '%s': %s", r->cmd->name, t->path,
 				strerror(-t->open_ret));
 		return 1;
 	}
@@ -370,7 +378,7 @@ static int finish_target(struct run *r, struct run_target *t)
 	} else if (t->ret) {
 		const char *what = iotap_workload_ctx_error(t->ctx);
 
-		die_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
+		error_msg("%s on '%s': %s%s%s", r->cmd->name, t->path, what, *what ? ": " : "",
 			strerror(-t->ret));
 		rc = 1;
 	}
@@ -388,7 +396,7 @@ static int finish_target(struct run *r, struct run_target *t)
 	t->close_ret = iotap_workload_ctx_close(t->ctx);
 	t->ctx = NULL;
 	if (t->close_ret) {
-		die_msg("cannot write trace '%s': %s", t->trace, strerror(-t->close_ret));
+		error_msg("cannot write trace '%s': %s", t->trace, strerror(-t->close_ret));
 		if (!rc)
 			rc = 1;
 	}
@@ -496,7 +504,7 @@ static int run_model(struct run *r, int argc, char **argv)
 	for (i = 0; i < r->nt; i++) {
 		r->t[i].res = calloc(1, r->model->res_size);
 		if (!r->t[i].res) {
-			die_msg("out of memory");
+			error_msg("out of memory");
 			return 1;
 		}
 	}

@@ -1,177 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_status.c - iotap status MOUNTPOINT [--json] and iotap top MOUNTPOINT
+ * cmd_status.c - iotap status MOUNTPOINT [--json]
  *
- * Both read the daemon's live counters: a getxattr of IOTAP_FS_XATTR_STATS
- * on the mount's root, which the daemon answers itself (root or
- * CAP_SYS_ADMIN only) with "key value" lines, every figure cumulative
- * since the mount (fs/stats.c). status prints one answer; top takes one
- * every --interval and prints the differences as rates: ops/s, MB/s read
- * and written, fsyncs/s, the p99 latency per op class (from the delta of
- * the log-linear histograms, trace/base's scheme), the busiest processes
- * and files, lost records, and the trace's size and growth.
+ * What the capture at MOUNTPOINT is doing, from one answer of the daemon's
+ * live counters (live_stats.h): mode, trace, records written and lost, the
+ * daemon's CPU and RSS, the operations served; as text or one JSON object.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cmds.h"
-#include "iotap_analysis.h"
-#include "iotap_base.h"
 #include "iotap_fs.h"
 #include "iotap_trace.h"
-#include "live_mount.h"
+#include "live_stats.h"
 #include "opt.h"
-#include "traceio.h"
-
-#define LAT_CLASSES		IOTAP_FS_LAT_CLASSES
-#define MAX_TOP			64
-#define LAT_MAX_BUCKETS		IOTAP_HIST_BUCKETS_OF(6)	/* lat_bits up to 6 */
-
-#define lat_names		iotap_fs_lat_names
-
-struct top_ent {
-	uint64_t key, ops, bytes;
-	char name[256];
-};
-
-struct stats {
-	char mode[16], mountpoint[4096], trace[4096];
-	uint64_t pid, mono_ns, uptime_ns, tracing, records, lost, discarded, trace_bytes;
-	uint64_t trace_files, cpu_user_ns, cpu_sys_ns, rss_kb, threads, inodes;
-	uint64_t rd_bytes, wr_bytes, errors, lat_bits, ring, ring_cap;
-	double real_s;			/* CLOCK_REALTIME when fetched, s */
-	/* over a finished trace (top_trace()): the window, s into the trace */
-	int from_trace;
-	double t_from, t_to, speed;
-	int64_t trace_error;
-	uint64_t ops[IOTAP_OP_MAX];
-	uint64_t lat[LAT_CLASSES][LAT_MAX_BUCKETS];
-	struct top_ent procs[MAX_TOP], files[MAX_TOP];
-	unsigned int nprocs, nfiles;
-};
-
-/* Fetch and parse the counters of @mnt. 0, or -1 after saying why. */
-static int fetch(const char *mnt, struct stats *s, char *buf)
-{
-	static const struct live_mount_words words = {
-		.verb = "read", .perm_verb = "read the counters of", .perm_tail = "",
-		.undone = "", .not_tail = " (or its daemon is older than this iotap)",
-	};
-	ssize_t n;
-	char *line, *save = NULL;
-
-	n = live_mount_get(mnt, IOTAP_FS_XATTR_STATS, buf, IOTAP_FS_STATS_MAX - 1, NULL, &words);
-	if (n < 0)
-		return -1;
-	if (strncmp(buf, "iotap-stats 1\n", 14)) {
-		live_mount_not_ours(mnt, &words);
-		return -1;
-	}
-	buf[n] = '\0';
-	memset(s, 0, sizeof(*s));
-	{
-		struct timespec rt;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		s->real_s = rt.tv_sec + rt.tv_nsec / 1e9;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' '), *v;
-		unsigned long long a, b, c;
-		int k;
-
-		if (!sp)
-			continue;
-		*sp = '\0';
-		v = sp + 1;
-#define U(name) if (!strcmp(line, #name)) { s->name = strtoull(v, NULL, 10); continue; }
-		U(pid) U(mono_ns) U(uptime_ns) U(tracing) U(records) U(lost) U(discarded)
-		U(trace_bytes) U(trace_files) U(cpu_user_ns) U(cpu_sys_ns) U(rss_kb) U(threads)
-		U(inodes) U(rd_bytes) U(wr_bytes) U(errors) U(lat_bits) U(ring) U(ring_cap)
-#undef U
-		if (!strcmp(line, "trace_error")) {
-			s->trace_error = strtoll(v, NULL, 10);
-		} else if (!strcmp(line, "mode")) {
-			snprintf(s->mode, sizeof(s->mode), "%s", v);
-		} else if (!strcmp(line, "mountpoint")) {
-			snprintf(s->mountpoint, sizeof(s->mountpoint), "%s", v);
-		} else if (!strcmp(line, "trace")) {
-			snprintf(s->trace, sizeof(s->trace), "%s", v);
-		} else if (!strcmp(line, "op")) {
-			char *sp2 = strchr(v, ' ');
-			int op;
-
-			if (!sp2)
-				continue;
-			*sp2 = '\0';
-			op = iotap_trace_op_from_name(v);
-			if (op >= 0 && op < IOTAP_OP_MAX)
-				s->ops[op] = strtoull(sp2 + 1, NULL, 10);
-		} else if (!strcmp(line, "proc") && s->nprocs < MAX_TOP &&
-			   sscanf(v, "%llu %llu %llu", &a, &b, &c) == 3) {
-			struct top_ent *e = &s->procs[s->nprocs++];
-
-			e->key = a;
-			e->ops = b;
-			e->bytes = c;
-		} else if (!strcmp(line, "file") && s->nfiles < MAX_TOP &&
-			   sscanf(v, "%llu %llu %llu %n", &a, &b, &c, &k) == 3) {
-			struct top_ent *e = &s->files[s->nfiles++];
-
-			e->key = a;
-			e->ops = b;
-			e->bytes = c;
-			snprintf(e->name, sizeof(e->name), "%s", v + k);
-		} else if (!strcmp(line, "lat")) {
-			char *p = strchr(v, ' '), *item, *s2 = NULL;
-			int cls;
-
-			if (p)
-				*p++ = '\0';
-			for (cls = 0; cls < LAT_CLASSES && strcmp(lat_names[cls], v); cls++)
-				;
-			if (cls == LAT_CLASSES || !p)
-				continue;
-			for (item = strtok_r(p, ",", &s2); item; item = strtok_r(NULL, ",", &s2)) {
-				unsigned int idx;
-				unsigned long long cnt;
-
-				if (sscanf(item, "%u:%llu", &idx, &cnt) == 2 && idx < LAT_MAX_BUCKETS)
-					s->lat[cls][idx] = cnt;
-			}
-		}
-	}
-	return 0;
-}
-
-static uint64_t sum_ops(const struct stats *s)
-{
-	uint64_t n = 0;
-	unsigned int i;
-
-	for (i = 0; i < IOTAP_OP_MAX; i++)
-		n += s->ops[i];
-	return n;
-}
-
-static void fmt_size(char *out, size_t len, double b)
-{
-	if (b >= 1e9)
-		snprintf(out, len, "%.2f GB", b / 1e9);
-	else if (b >= 1e6)
-		snprintf(out, len, "%.2f MB", b / 1e6);
-	else if (b >= 1e3)
-		snprintf(out, len, "%.1f kB", b / 1e3);
-	else
-		snprintf(out, len, "%.0f B", b);
-}
 
 static void fmt_dur(char *out, size_t len, uint64_t ns)
 {
@@ -188,25 +32,6 @@ static void fmt_dur(char *out, size_t len, uint64_t ns)
 			 (unsigned long long)(s % 60));
 }
 
-static void comm_of(uint64_t pid, char *out, size_t len, int live)
-{
-	char path[64];
-	FILE *f;
-
-	if (!live) {
-		snprintf(out, len, "-");	/* a trace keeps pids, not command names */
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)pid);
-	f = fopen(path, "re");
-	if (!f || !fgets(out, (int)len, f))
-		snprintf(out, len, "?");
-	else
-		out[strcspn(out, "\n")] = '\0';
-	if (f)
-		fclose(f);
-}
-
 static void json_str(FILE *f, const char *s)
 {
 	putc('"', f);
@@ -221,13 +46,11 @@ static void json_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
-/* --- status ----------------------------------------------------------------- */
-
-enum { S_JSON };
+static int json_opt;	/* --json */
 
 static const struct opt_desc status_opts[] = {
-	[S_JSON] = { "json", 0, NULL, "one JSON object instead of text" },
-	{ NULL },
+	OPT_BOOL(0, "json", &json_opt, "one JSON object instead of text"),
+	OPT_END(),
 };
 
 static const struct opt_cmd status_cmd = {
@@ -242,30 +65,27 @@ static const struct opt_cmd status_cmd = {
 
 int cmd_status(int argc, char **argv)
 {
-	static struct stats s;
-	const char *arg, *mnt;
+	static struct live_stats s;
+	const char *mnt;
 	char *buf, up[32], b1[32], b2[32], b3[32];
-	int idx, rc, json = 0;
+	int rc, json;
 	double cpu_s, up_s;
 	unsigned int i;
 
-	while ((rc = opt_next(&status_cmd, argc, argv, &idx, &arg)) == 1)
-		if (idx == S_JSON)
-			json = 1;
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&status_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
+	json = json_opt;
 	if (argc - optind != 1)
 		return opt_error(&status_cmd, argc - optind < 1 ? "MOUNTPOINT is required"
 							       : "too many arguments");
 	mnt = argv[optind];
 	buf = malloc(IOTAP_FS_STATS_MAX);
 	if (!buf) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
-	rc = fetch(mnt, &s, buf);
+	rc = live_stats_fetch(mnt, &s, buf);
 	free(buf);
 	if (rc)
 		return 1;
@@ -292,7 +112,7 @@ int cmd_status(int argc, char **argv)
 		       (unsigned long long)s.trace_files, (long long)s.trace_error,
 		       s.cpu_user_ns / 1e9, s.cpu_sys_ns / 1e9, (unsigned long long)s.rss_kb,
 		       (unsigned long long)s.threads, (unsigned long long)s.inodes,
-		       (unsigned long long)sum_ops(&s), (unsigned long long)s.errors,
+		       (unsigned long long)live_stats_ops(&s), (unsigned long long)s.errors,
 		       (unsigned long long)s.rd_bytes, (unsigned long long)s.wr_bytes);
 		for (i = 0, rc = 0; i < IOTAP_OP_MAX; i++)
 			if (s.ops[i])
@@ -305,12 +125,12 @@ int cmd_status(int argc, char **argv)
 	printf("mount      %s (%s mode), daemon pid %llu, up %s\n", s.mountpoint,
 	       !strcmp(s.mode, "cache") ? "cache" : "direct_io", (unsigned long long)s.pid, up);
 	if (s.ring) {
-		fmt_size(b1, sizeof(b1), (double)s.trace_bytes);
-		fmt_size(b2, sizeof(b2), (double)s.ring_cap);
+		live_fmt_size(b1, sizeof(b1), (double)s.trace_bytes);
+		live_fmt_size(b2, sizeof(b2), (double)s.ring_cap);
 		printf("trace      flight recorder: the last %s of %s kept in memory "
 		       "(iotap trace MNT save FILE)\n", b1, b2);
 	} else if (s.tracing) {
-		fmt_size(b1, sizeof(b1), (double)s.trace_bytes);
+		live_fmt_size(b1, sizeof(b1), (double)s.trace_bytes);
 		printf("trace      %s, %s so far (file %llu of this mount)\n", s.trace, b1,
 		       (unsigned long long)s.trace_files);
 	} else {
@@ -325,506 +145,14 @@ int cmd_status(int argc, char **argv)
 	printf("daemon     cpu %.2f s (%.1f%% of uptime), rss %.1f MiB, %llu threads, "
 	       "%llu inodes known\n", cpu_s, up_s > 0 ? 100.0 * cpu_s / up_s : 0.0,
 	       s.rss_kb / 1024.0, (unsigned long long)s.threads, (unsigned long long)s.inodes);
-	fmt_size(b2, sizeof(b2), (double)s.rd_bytes);
-	fmt_size(b3, sizeof(b3), (double)s.wr_bytes);
+	live_fmt_size(b2, sizeof(b2), (double)s.rd_bytes);
+	live_fmt_size(b3, sizeof(b3), (double)s.wr_bytes);
 	printf("served     %llu ops (%llu errors), %s read, %s written\n",
-	       (unsigned long long)sum_ops(&s), (unsigned long long)s.errors, b2, b3);
+	       (unsigned long long)live_stats_ops(&s), (unsigned long long)s.errors, b2, b3);
 	printf("by op     ");
 	for (i = 0; i < IOTAP_OP_MAX; i++)
 		if (s.ops[i])
 			printf(" %s %llu", iotap_trace_op_name(i), (unsigned long long)s.ops[i]);
 	printf("\n");
-	return 0;
-}
-
-/* --- top -------------------------------------------------------------------- */
-
-enum { T_COUNT, T_BATCH, T_INTERVAL, T_SPEED };
-
-static const struct opt_desc top_opts[] = {
-	[T_COUNT] = { "count", 'n', "COUNT", "stop after COUNT refreshes (default: until ^C)" },
-	[T_BATCH] = { "batch", 'b', NULL, "plain text, one block per refresh, no screen control\n"
-		      "(the default when stdout is not a terminal)" },
-	[T_INTERVAL] = { "interval", 'i', "SECONDS", "time between refreshes (default 1); over a TRACE,\n"
-			 "the window of trace time each refresh shows" },
-	[T_SPEED] = { "speed", 's', "X", "over a TRACE: play it X times as fast as it was\n"
-		      "recorded (default 1: real time; 0: as fast as it reads)" },
-	{ NULL },
-};
-
-static const struct opt_cmd top_cmd = {
-	.name = "top",
-	.usage = "MOUNTPOINT|TRACE [-n COUNT] [--batch] [--interval SECONDS] [--speed X]",
-	.summary = "Watch the mount at MOUNTPOINT live: ops/s, MB/s read and written,\n"
-		   "fsyncs/s, p99 latency per op class, the busiest processes and files,\n"
-		   "lost records, the trace's size and growth, the daemon's CPU and RSS.\n"
-		   "Rates are over the last interval. Root (or CAP_SYS_ADMIN) only.\n"
-		   "Given a TRACE file instead, the same view computed from its records,\n"
-		   "window by window of trace time, played at --speed (processes show\n"
-		   "their pid only; the daemon's CPU and RSS come from the resource samples).",
-	.opts = top_opts,
-	.footer = "examples:\n  iotap top /srv/pgdata\n  iotap top /srv/pgdata -n 10 --batch > top.log\n"
-		  "  iotap top /var/tmp/pg.iotap --speed 10\n"
-		  "  iotap top /var/tmp/pg.iotap --speed 0 --batch > windows.txt",
-};
-
-/* p99 of the histogram difference @a - @b in µs, or -1 without samples. */
-static double p99_us(const uint64_t *a, const uint64_t *b, unsigned int bits)
-{
-	unsigned int n = IOTAP_HIST_BUCKETS_OF(bits), i;
-	uint64_t d[LAT_MAX_BUCKETS], total = 0;
-
-	if (bits > 6 || n > LAT_MAX_BUCKETS)
-		return -1;
-	for (i = 0; i < n; i++) {
-		d[i] = a[i] >= b[i] ? a[i] - b[i] : 0;
-		total += d[i];
-	}
-	if (!total)
-		return -1;
-	return (double)iotap_hist_flat_quantile(d, n, bits, 0.99) / 1e3;
-}
-
-static uint64_t prev_of(const struct top_ent *v, unsigned int n, uint64_t key, uint64_t *bytes)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].key == key) {
-			*bytes = v[i].bytes;
-			return v[i].ops;
-		}
-	*bytes = 0;
-	return 0;
-}
-
-struct rate {
-	const struct top_ent *e;
-	double ops, mbs;
-};
-
-static int rate_cmp(const void *a, const void *b)
-{
-	const struct rate *x = a, *y = b;
-
-	if (x->mbs != y->mbs)
-		return x->mbs > y->mbs ? -1 : 1;
-	return x->ops > y->ops ? -1 : x->ops < y->ops;
-}
-
-/* Up to 5 busiest of @cur over the interval (entries missing before count from 0). */
-static unsigned int busiest(const struct top_ent *cur, unsigned int ncur, const struct top_ent *old,
-			    unsigned int nold, double secs, struct rate *out)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < ncur; i++) {
-		uint64_t pb, po = prev_of(old, nold, cur[i].key, &pb);
-		double ops = cur[i].ops >= po ? (double)(cur[i].ops - po) : (double)cur[i].ops;
-		double by = cur[i].bytes >= pb ? (double)(cur[i].bytes - pb) : (double)cur[i].bytes;
-
-		if (ops <= 0)
-			continue;
-		out[n].e = &cur[i];
-		out[n].ops = ops / secs;
-		out[n].mbs = by / secs / 1e6;
-		n++;
-	}
-	qsort(out, n, sizeof(*out), rate_cmp);
-	return n < 5 ? n : 5;
-}
-
-static void top_frame(const char *mnt, const struct stats *c, const struct stats *p, int batch)
-{
-	double secs = (c->mono_ns - p->mono_ns) / 1e9, v;
-	uint64_t fs_now = c->ops[IOTAP_OP_FSYNC] + c->ops[IOTAP_OP_FSYNCDIR];
-	uint64_t fs_prev = p->ops[IOTAP_OP_FSYNC] + p->ops[IOTAP_OP_FSYNCDIR];
-	struct rate r[MAX_TOP];
-	char tbuf[32], size[32], rate[32];
-	time_t now = (time_t)c->real_s;	/* when the counters were read */
-	struct tm tm;
-	unsigned int i, n;
-
-	if (secs <= 0)
-		secs = 1e-9;
-	localtime_r(&now, &tm);
-	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-	/* to the millisecond: the window's end, to set beside another tool's log */
-	snprintf(tbuf + strlen(tbuf), sizeof(tbuf) - strlen(tbuf), ".%03d",
-		 (int)((c->real_s - (double)now) * 1000) % 1000);
-	if (!batch)
-		printf("\033[H\033[2J");
-	if (c->from_trace) {
-		/* the trace's own clock: when this window was recorded */
-		printf("iotap top %s  %s  %s, speed %gx%s  (over %.2f s, %.3f to %.3f s "
-		       "into the trace)\n", mnt, tbuf, c->mode, c->speed,
-		       c->speed ? "" : " (as fast as it reads)", secs, c->t_from, c->t_to);
-	} else {
-		printf("iotap top %s  %s  %s mode, %s%s  (over %.2f s", mnt, tbuf,
-		       !strcmp(c->mode, "cache") ? "cache" : "direct_io",
-		       c->tracing ? "tracing into " : "not tracing", c->tracing ? c->trace : "",
-		       secs);
-		if (batch)
-			printf(" to %.3f", c->real_s);	/* the window's end, s since the epoch */
-		printf(")\n");
-	}
-	printf("ops/s %10.1f   read %8.2f MB/s   write %8.2f MB/s   fsyncs/s %8.1f   "
-	       "errors/s %.1f\n", (double)(sum_ops(c) - sum_ops(p)) / secs,
-	       (double)(c->rd_bytes - p->rd_bytes) / secs / 1e6,
-	       (double)(c->wr_bytes - p->wr_bytes) / secs / 1e6,
-	       (double)(fs_now - fs_prev) / secs, (double)(c->errors - p->errors) / secs);
-	printf("p99 us  ");
-	for (i = 0; i < LAT_CLASSES; i++) {
-		v = p99_us(c->lat[i], p->lat[i], (unsigned int)c->lat_bits);
-		if (v < 0)
-			printf("  %s -", lat_names[i]);
-		else
-			printf("  %s %.1f", lat_names[i], v);
-	}
-	printf("\n");
-	fmt_size(size, sizeof(size), (double)c->trace_bytes);
-	fmt_size(rate, sizeof(rate), c->trace_bytes >= p->trace_bytes && c->trace_files ==
-				      p->trace_files ? (double)(c->trace_bytes - p->trace_bytes) / secs : 0);
-	printf("trace   %s, %s/s, %.0f records/s, lost %llu (%.0f/s)\n", size, rate,
-	       (double)(c->records - p->records) / secs, (unsigned long long)c->lost,
-	       (double)(c->lost - p->lost) / secs);
-	printf("daemon  cpu %.1f%%, rss %.1f MiB",
-	       100.0 * ((c->cpu_user_ns + c->cpu_sys_ns) - (p->cpu_user_ns + p->cpu_sys_ns)) /
-		       1e9 / secs, c->rss_kb / 1024.0);
-	if (c->from_trace)
-		printf(" (from the trace's resource samples)\n");
-	else
-		printf(", %llu threads, %llu inodes\n", (unsigned long long)c->threads,
-		       (unsigned long long)c->inodes);
-	printf("\n  %-8s %-16s %10s %10s\n", "PID", "COMMAND", "ops/s", "MB/s");
-	n = busiest(c->procs, c->nprocs, p->procs, p->nprocs, secs, r);
-	for (i = 0; i < n; i++) {
-		char comm[64];
-
-		comm_of(r[i].e->key, comm, sizeof(comm), !c->from_trace);
-		printf("  %-8llu %-16s %10.1f %10.2f\n", (unsigned long long)r[i].e->key, comm,
-		       r[i].ops, r[i].mbs);
-	}
-	printf("\n  %-36s %10s %10s\n", "FILE", "ops/s", "MB/s");
-	n = busiest(c->files, c->nfiles, p->files, p->nfiles, secs, r);
-	for (i = 0; i < n; i++)
-		printf("  %-36.36s %10.1f %10.2f\n", r[i].e->name, r[i].ops, r[i].mbs);
-	if (batch)
-		printf("\n");
-	fflush(stdout);
-}
-
-/* --- top over a finished trace ------------------------------------------------ */
-
-struct acc {
-	uint64_t ops, bytes;
-};
-
-struct acc_ent {
-	uint64_t key, ops, bytes;
-};
-
-static int acc_cmp(const void *a, const void *b)
-{
-	const struct acc_ent *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return x->ops > y->ops ? -1 : x->ops < y->ops;
-}
-
-/*
- * The interval's busiest of @m (key -> struct acc) into @v, at most
- * MAX_TOP, files named from the trace's NAME records; @m is emptied.
- */
-static unsigned int acc_take(struct iotap_map *m, struct top_ent *v, const struct report *names)
-{
-	uint64_t pos = 0, key, n = 0;
-	struct acc_ent *all;
-	struct acc *a;
-	unsigned int i;
-
-	all = malloc((iotap_map_count(m) + 1) * sizeof(*all));
-	if (!all) {
-		iotap_map_clear(m);
-		return 0;
-	}
-	while ((a = iotap_map_next(m, &pos, &key))) {
-		all[n].key = key;
-		all[n].ops = a->ops;
-		all[n++].bytes = a->bytes;
-	}
-	qsort(all, n, sizeof(*all), acc_cmp);
-	for (i = 0; i < n && i < MAX_TOP; i++) {
-		v[i].key = all[i].key;
-		v[i].ops = all[i].ops;
-		v[i].bytes = all[i].bytes;
-		if (names)
-			report_file_name(names, all[i].key, v[i].name, sizeof(v[i].name));
-	}
-	free(all);
-	iotap_map_clear(m);
-	return i;
-}
-
-static void acc_add(struct iotap_map *m, uint64_t key, uint64_t bytes)
-{
-	struct acc *a;
-
-	if (iotap_map_put(m, key, (void **)&a) < 0)
-		return;		/* out of memory: the busiest lists miss it */
-	a->ops++;
-	a->bytes += bytes;
-}
-
-/*
- * top_trace - `iotap top TRACE`: the live view's block, computed from the
- * records of a finished trace, one frame per @iv_ns of trace time (the
- * windows start at the trace's start, records fall into the window of
- * their start time), shown at @speed times the recorded pace (0: as fast
- * as it reads). Counters accumulate as the daemon's do, so the frame is
- * the live one's top_frame() on two such snapshots; the busiest processes
- * and files are the window's own.
- */
-struct tt {
-	const char *path;
-	const struct iotap_trace_header *h;
-	struct iotap_trace_reader *r;
-	struct stats *c, *p;
-	struct report *names;
-	struct iotap_map procs, files;
-	uint64_t t0;
-	double speed;
-	int batch;
-	struct timespec w0;		/* wall clock when the replay began */
-};
-
-/* Show the window from the previous frame to trace time @end. */
-static void tt_frame(struct tt *t, uint64_t end)
-{
-	struct stats *c = t->c, *p = t->p;
-	struct iotap_trace_read_stats rs;
-	struct timespec now;
-
-	iotap_trace_reader_stats(t->r, &rs);
-	c->mono_ns = end;
-	c->t_from = (p->mono_ns - t->t0) / 1e9;
-	c->t_to = (end - t->t0) / 1e9;
-	c->real_s = (t->h->real_base_ns + (end - t->t0)) / 1e9;
-	c->trace_bytes = rs.header_bytes + rs.compressed_bytes;
-	c->lost = rs.lost_records;
-	c->nprocs = acc_take(&t->procs, c->procs, NULL);
-	c->nfiles = acc_take(&t->files, c->files, t->names);
-	p->nprocs = p->nfiles = 0;	/* the lists are the window's already */
-	if (t->speed > 0) {
-		/* the window's end on the replay's wall clock */
-		double at = (end - t->t0) / 1e9 / t->speed, el;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (now.tv_sec - t->w0.tv_sec) + (now.tv_nsec - t->w0.tv_nsec) / 1e9;
-		if (at > el) {
-			struct timespec ts;
-
-			ts.tv_sec = (time_t)(at - el);
-			ts.tv_nsec = (long)((at - el - (double)ts.tv_sec) * 1e9);
-			nanosleep(&ts, NULL);
-		}
-	}
-	top_frame(t->path, c, p, t->batch);
-	*p = *c;
-}
-
-/* Count @rec into the snapshot and the window's lists. */
-static void tt_account(struct tt *t, const struct iotap_trace_rec *rec)
-{
-	struct stats *c = t->c;
-
-	c->records++;
-	if (rec->type == IOTAP_REC_NAME) {
-		struct name_ent *e;
-		char *nm = strndup(rec->name ? rec->name : "", rec->name_len);
-
-		if (nm && iotap_map_put(&t->names->names, rec->file, (void **)&e) >= 0) {
-			free(e->name);
-			e->parent = rec->file2;
-			e->name = nm;
-		} else {
-			free(nm);
-		}
-	} else if (rec->type == IOTAP_REC_SAMPLE) {
-		c->cpu_user_ns = rec->sample.proc_user_ns;
-		c->cpu_sys_ns = rec->sample.proc_sys_ns;
-		c->rss_kb = rec->sample.proc_rss_kb;
-	} else if (rec->type == IOTAP_REC_OP) {
-		unsigned int op = rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN;
-		uint64_t bytes = 0;
-
-		c->ops[op]++;
-		if (rec->result < 0)
-			c->errors++;
-		else if (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE)
-			bytes = (uint64_t)rec->result;
-		if (op == IOTAP_OP_READ)
-			c->rd_bytes += bytes;
-		else if (op == IOTAP_OP_WRITE)
-			c->wr_bytes += bytes;
-		c->lat[iotap_fs_lat_class(op)][iotap_hist_index(rec->dur_ns, IOTAP_FS_LAT_BITS)]++;
-		acc_add(&t->procs, rec->pid, bytes);
-		if (rec->file)
-			acc_add(&t->files, rec->file, bytes);
-	}
-}
-
-/*
- * top_trace - `iotap top TRACE`: the live view's block computed from the
- * records of a finished trace, one frame per @iv_ns of trace time. The
- * windows start at the trace's start (TIME_S 0 of iotap dump) and a
- * record counts in the window of its start time, so a frame's figures are
- * what its window of the trace holds; the last window ends with the last
- * record. Shown at @speed times the recorded pace (0: as fast as it
- * reads). The counters accumulate as the daemon's do and the frame is
- * the live one's top_frame(); the busiest lists are the window's own.
- */
-static int top_trace(const char *path, uint64_t iv_ns, double speed, uint64_t count, int batch)
-{
-	static struct stats s[2];
-	static struct report names;	/* only .names: report_file_name() */
-	struct iotap_trace_rec rec;
-	uint64_t wend, k = 0, pending = 0, t_last = 0, pos = 0;
-	struct name_ent *e;
-	struct tt t;
-	int ret, rc = 0;
-
-	memset(&t, 0, sizeof(t));
-	if (open_trace(path, 0, &t.r))
-		return 1;
-	t.path = path;
-	t.h = iotap_trace_reader_header(t.r);
-	t.t0 = t.h->mono_base_ns;
-	t.c = &s[0];
-	t.p = &s[1];
-	t.names = &names;
-	t.speed = speed;
-	t.batch = batch;
-	iotap_map_init(&names.names, sizeof(struct name_ent));
-	iotap_map_init(&t.procs, sizeof(struct acc));
-	iotap_map_init(&t.files, sizeof(struct acc));
-	memset(t.c, 0, sizeof(*t.c));
-	/* what made it: a capture's mode, or the run or replay that wrote it */
-	snprintf(t.c->mode, sizeof(t.c->mode), "%s",
-		 t.h->source == IOTAP_SOURCE_WORKLOAD ? "iotap run" :
-		 t.h->source == IOTAP_SOURCE_REPLAY ? "iotap replay" :
-		 t.h->capture_mode == IOTAP_MODE_CACHE ? "cache mode" : "direct_io mode");
-	snprintf(t.c->trace, sizeof(t.c->trace), "%s", path);
-	t.c->tracing = 1;
-	t.c->trace_files = 1;
-	t.c->from_trace = 1;
-	t.c->speed = speed;
-	t.c->lat_bits = IOTAP_FS_LAT_BITS;
-	t.c->mono_ns = t.t0;
-	*t.p = *t.c;
-	wend = t.t0 + iv_ns;
-	clock_gettime(CLOCK_MONOTONIC, &t.w0);
-	while ((ret = iotap_trace_reader_next(t.r, &rec)) > 0) {
-		while (rec.time_ns >= wend) {
-			tt_frame(&t, wend);
-			pending = 0;
-			wend += iv_ns;
-			if (count && ++k >= count)
-				goto out;
-		}
-		tt_account(&t, &rec);
-		pending++;
-		if (rec.time_ns + rec.dur_ns > t_last)
-			t_last = rec.time_ns + rec.dur_ns;
-	}
-	if (ret < 0) {
-		die_msg("cannot read trace '%s': %s", path, strerror(-ret));
-		rc = 1;
-	} else if (pending || !k) {
-		/* the last window: to the end of the last record */
-		tt_frame(&t, t_last > t.p->mono_ns ? (t_last < wend ? t_last : wend)
-						   : t.p->mono_ns + 1);
-	}
-out:
-	while ((e = iotap_map_next(&names.names, &pos, NULL)))
-		free(e->name);
-	iotap_map_release(&names.names);
-	iotap_map_release(&t.procs);
-	iotap_map_release(&t.files);
-	iotap_trace_reader_close(t.r);
-	return rc;
-}
-
-int cmd_top(int argc, char **argv)
-{
-	static struct stats s[2];
-	const char *arg, *mnt;
-	uint64_t count = 0, k, iv_ns = 1000000000ull;
-	int idx, rc, batch = !isatty(STDOUT_FILENO), cur = 0, speed_set = 0;
-	double speed = 1;
-	struct timespec ts;
-	struct stat st;
-	char *buf;
-
-	while ((rc = opt_next(&top_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case T_COUNT:
-			if (parse_u64(arg, &count) || !count)
-				return opt_error(&top_cmd, "-n wants a count from 1, not '%s'", arg);
-			break;
-		case T_BATCH:
-			batch = 1;
-			break;
-		case T_INTERVAL:
-			if (parse_duration_ns(arg, &iv_ns) || iv_ns < 100000000ull)
-				return opt_error(&top_cmd, "--interval wants at least 0.1 (seconds), "
-						 "not '%s'", arg);
-			break;
-		case T_SPEED: {
-			char *end;
-
-			errno = 0;
-			speed = strtod(arg, &end);
-			if (errno || end == arg || *end || !(speed >= 0 && speed <= 1e6))
-				return opt_error(&top_cmd, "--speed wants a factor from 0 (as fast as "
-						 "it reads) to 1000000, not '%s'", arg);
-			speed_set = 1;
-			break;
-		}
-		}
-	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
-	if (argc - optind != 1)
-		return opt_error(&top_cmd, argc - optind < 1 ? "MOUNTPOINT or TRACE is required"
-							    : "too many arguments");
-	mnt = argv[optind];
-	if (!stat(mnt, &st) && S_ISREG(st.st_mode))
-		return top_trace(mnt, iv_ns, speed, count, batch);
-	if (speed_set)
-		return opt_error(&top_cmd, "--speed plays a TRACE file; '%s' is not one", mnt);
-	buf = malloc(IOTAP_FS_STATS_MAX);
-	if (!buf) {
-		die_msg("out of memory");
-		return 1;
-	}
-	if (fetch(mnt, &s[cur], buf)) {
-		free(buf);
-		return 1;
-	}
-	for (k = 0; !count || k < count; k++) {
-		ts = iotap_ns_timespec(iv_ns);
-		nanosleep(&ts, NULL);
-		if (fetch(mnt, &s[!cur], buf)) {
-			free(buf);
-			return 1;
-		}
-		cur = !cur;
-		top_frame(mnt, &s[cur], &s[!cur], batch);
-	}
-	free(buf);
 	return 0;
 }

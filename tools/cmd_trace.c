@@ -34,10 +34,10 @@
 #include "live_mount.h"
 #include "opt.h"
 
-enum { O_FORCE };
+static int force_opt;		/* --force */
 
 static const struct opt_desc trace_opts[] = {
-	[O_FORCE] = { "force", 0, NULL, "overwrite FILE if it exists" },
+	OPT_BOOL(0, "force", &force_opt, "overwrite FILE if it exists"),
 	{ NULL },
 };
 
@@ -99,22 +99,22 @@ static char *check_file(const char *file, const char *mnt, const struct stat *ms
 	dir = dirname(a);
 	base = basename(b);
 	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || file[strlen(file) - 1] == '/') {
-		die_msg("'%s' names a directory, not a trace file", file);
+		error_msg("'%s' names a directory, not a trace file", file);
 		goto out;
 	}
 	if (!realpath(dir, real)) {
-		die_msg("cannot create trace '%s': directory '%s': %s", file, dir, strerror(errno));
+		error_msg("cannot create trace '%s': directory '%s': %s", file, dir, strerror(errno));
 		goto out;
 	}
 	if (stat(real, &st) == 0 && st.st_dev == mst->st_dev) {
-		die_msg("trace '%s' lies inside the mounted tree '%s': the daemon would write "
+		error_msg("trace '%s' lies inside the mounted tree '%s': the daemon would write "
 			"into its own mount; put it outside", file, mnt);
 		goto out;
 	}
 	if (realpath(mnt, mreal)) {
 		ml = strlen(mreal);
 		if (!strncmp(real, mreal, ml) && (real[ml] == '/' || !real[ml])) {
-			die_msg("trace '%s' lies inside the mounted tree '%s'; put it outside",
+			error_msg("trace '%s' lies inside the mounted tree '%s'; put it outside",
 				file, mnt);
 			goto out;
 		}
@@ -132,16 +132,16 @@ static char *check_file(const char *file, const char *mnt, const struct stat *ms
 		cur[n > 0 ? n : 0] = '\0';
 		if (*cur && !stat(cur, &cst) && !stat(out, &fst) && cst.st_dev == fst.st_dev &&
 		    cst.st_ino == fst.st_ino) {
-			die_msg("'%s' is the trace '%s' is writing now; a rotation goes on in "
+			error_msg("'%s' is the trace '%s' is writing now; a rotation goes on in "
 				"another file", file, mnt);
 			free(out);
 			out = NULL;
 		} else if (!force) {
-			die_msg("trace '%s' exists; use --force to overwrite", file);
+			error_msg("trace '%s' exists; use --force to overwrite", file);
 			free(out);
 			out = NULL;
 		} else if (!S_ISREG(st.st_mode)) {
-			die_msg("'%s' is not a regular file; not overwriting it", file);
+			error_msg("'%s' is not a regular file; not overwriting it", file);
 			free(out);
 			out = NULL;
 		} else if (out_check(out, &rules) < 0) {	/* another mount's live trace */
@@ -159,55 +159,52 @@ static void say_errno(const char *what, const char *mnt, const char *file, int e
 {
 	switch (err) {
 	case EBUSY:
-		die_msg("'%s' is already writing a trace; 'iotap trace %s rotate' switches files",
+		error_msg("'%s' is already writing a trace; 'iotap trace %s rotate' switches files",
 			mnt, mnt);
 		break;
 	case ENODATA:
-		die_msg("'%s' is not writing a trace ('iotap trace %s start FILE')", mnt, mnt);
+		error_msg("'%s' is not writing a trace ('iotap trace %s start FILE')", mnt, mnt);
 		break;
 	case EEXIST:
-		die_msg("trace '%s' exists; use --force to overwrite", file);
+		error_msg("trace '%s' exists; use --force to overwrite", file);
 		break;
 	case ETXTBSY:
-		die_msg("'%s' is a live trace, being written by this or another mount or a run; "
+		error_msg("'%s' is a live trace, being written by this or another mount or a run; "
 			"it is never replaced, not even with --force", file);
 		break;
 	case EALREADY:
-		die_msg("'%s' keeps a flight recorder (--ring): 'iotap trace %s save FILE' writes "
+		error_msg("'%s' keeps a flight recorder (--ring): 'iotap trace %s save FILE' writes "
 			"it out; start, stop and rotate do not apply", mnt, mnt);
 		break;
 	case EOPNOTSUPP:
-		die_msg("'%s' keeps no flight recorder; mount it with --ring SIZE to save one",
+		error_msg("'%s' keeps no flight recorder; mount it with --ring SIZE to save one",
 			mnt);
 		break;
 	case EXDEV:
-		die_msg("the daemon refused '%s': it lies in the mounted tree or on a FUSE file "
+		error_msg("the daemon refused '%s': it lies in the mounted tree or on a FUSE file "
 			"system", file);
 		break;
 	case EPERM:
-		die_msg("cannot %s the trace of '%s': only root (or CAP_SYS_ADMIN) may", what, mnt);
+		error_msg("cannot %s the trace of '%s': only root (or CAP_SYS_ADMIN) may", what, mnt);
 		break;
 	default:
-		die_msg("cannot %s the trace of '%s'%s%s%s: %s", what, mnt, file ? " into '" : "",
+		error_msg("cannot %s the trace of '%s'%s%s%s: %s", what, mnt, file ? " into '" : "",
 			file ? file : "", file ? "'" : "", strerror(err));
 	}
 }
 
 int cmd_trace(int argc, char **argv)
 {
-	const char *arg, *mnt, *what, *file = NULL;
+	const char *mnt, *what, *file = NULL;
 	char *abs = NULL, *req = NULL, now[PATH_MAX];
-	int idx, rc, force = 0, nargs;
+	int rc, force, nargs;
 	struct stat mst;
 	ssize_t n;
 
-	while ((rc = opt_next(&trace_cmd, argc, argv, &idx, &arg)) == 1)
-		if (idx == O_FORCE)
-			force = 1;
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&trace_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
+	force = force_opt;
 	nargs = argc - optind;
 	if (nargs < 2)
 		return opt_error(&trace_cmd, "MOUNTPOINT and a command (start, stop, rotate) are required");
@@ -244,7 +241,7 @@ int cmd_trace(int argc, char **argv)
 		     strcmp(what, "stop") ? (force ? "force" : "-") : "", abs ? " " : "",
 		     abs ? abs : "") < 0) {
 		free(abs);
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	rc = setxattr(mnt, IOTAP_FS_XATTR_CTL, req, strlen(req), 0);

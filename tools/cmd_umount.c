@@ -23,12 +23,18 @@
 #include "iotap_fs.h"
 #include "opt.h"
 
-enum { O_LAZY, O_TIMEOUT };
+/* What the options set. */
+static struct umount_args {
+	int lazy;			/* --lazy */
+	uint64_t timeout_s;		/* --timeout */
+} args = { .timeout_s = 60 };
 
 static const struct opt_desc umount_opts[] = {
-	[O_LAZY] = { "lazy", 'z', NULL, "lazy unmount (detach now, finish when no longer busy)" },
-	[O_TIMEOUT] = { "timeout", 0, "SECONDS", "wait at most this long for the trace (default 60)" },
-	{ NULL },
+	OPT_BOOL('z', "lazy", &args.lazy, "lazy unmount (detach now, finish when no longer busy)"),
+	OPT_U64(0, "timeout", &args.timeout_s, "SECONDS",
+		"wait at most this long for the trace (default 60)", 0, UINT64_MAX,
+		"--timeout wants seconds, not '%s'"),
+	OPT_END(),
 };
 
 static const struct opt_cmd umount_cmd = {
@@ -104,26 +110,16 @@ static int run_fusermount(const char *mnt, int lazy)
 
 int cmd_umount(int argc, char **argv)
 {
-	const char *arg, *mnt;
-	int idx, rc, lazy = 0;
-	uint64_t timeout_s = 60, waited_ms = 0;
+	const char *mnt;
+	uint64_t waited_ms = 0;
+	int rc;
 	char buf[32];
 	ssize_t n;
 	pid_t daemon = 0;
 
-	while ((rc = opt_next(&umount_cmd, argc, argv, &idx, &arg)) == 1) {
-		switch (idx) {
-		case O_LAZY: lazy = 1; break;
-		case O_TIMEOUT:
-			if (parse_u64(arg, &timeout_s))
-				return opt_error(&umount_cmd, "--timeout wants seconds, not '%s'", arg);
-			break;
-		}
-	}
-	if (rc == 2)
-		return 0;
-	if (rc < 0)
-		return 2;
+	rc = opt_parse(&umount_cmd, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 1)
 		return opt_error(&umount_cmd, argc - optind ? "too many arguments"
 							    : "MOUNTPOINT is required");
@@ -139,31 +135,31 @@ int cmd_umount(int argc, char **argv)
 			 "the dead mount. Its trace holds what the daemon had written, without "
 			 "an end record ('iotap info TRACE' says what is left)", mnt);
 	} else if (errno == ENOTCONN) {
-		die_msg("'%s' is a dead FUSE mount that is not iotap's; 'fusermount3 -u %s' "
+		error_msg("'%s' is a dead FUSE mount that is not iotap's; 'fusermount3 -u %s' "
 			"removes it", mnt, mnt);
 		return 1;
 	} else if (errno == ENOENT || errno == ENOTDIR) {
-		die_msg("cannot unmount '%s': %s", mnt, strerror(errno));
+		error_msg("cannot unmount '%s': %s", mnt, strerror(errno));
 		return 1;
 	} else {
-		die_msg("'%s' is not an iotap mount", mnt);
+		error_msg("'%s' is not an iotap mount", mnt);
 		return 1;
 	}
-	rc = run_fusermount(mnt, lazy);
+	rc = run_fusermount(mnt, args.lazy);
 	if (rc == -ENOENT) {
-		die_msg("cannot unmount '%s': fusermount3 not found (install fuse3)", mnt);
+		error_msg("cannot unmount '%s': fusermount3 not found (install fuse3)", mnt);
 		return 1;
 	}
 	if (rc) {
-		die_msg("cannot unmount '%s': it is busy (try --lazy)", mnt);
+		error_msg("cannot unmount '%s': it is busy (try --lazy)", mnt);
 		return 1;
 	}
 	while (daemon > 0 && kill(daemon, 0) == 0) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
-		if (waited_ms >= timeout_s * 1000) {
-			die_msg("daemon %d still running after %llu s; the trace may be incomplete",
-				(int)daemon, (unsigned long long)timeout_s);
+		if (waited_ms >= args.timeout_s * 1000) {
+			error_msg("daemon %d still running after %llu s; the trace may be incomplete",
+				(int)daemon, (unsigned long long)args.timeout_s);
 			return 1;
 		}
 		nanosleep(&ts, NULL);

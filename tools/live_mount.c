@@ -19,7 +19,7 @@
 
 void live_mount_not_ours(const char *mnt, const struct live_mount_words *w)
 {
-	die_msg("'%s' is not the root of an iotap mount%s", mnt, w->not_tail);
+	error_msg("'%s' is not the root of an iotap mount%s", mnt, w->not_tail);
 }
 
 ssize_t live_mount_get(const char *mnt, const char *name, char *buf, size_t size,
@@ -30,15 +30,15 @@ ssize_t live_mount_get(const char *mnt, const char *name, char *buf, size_t size
 
 	if (statfs(mnt, &sf) || (st && stat(mnt, st))) {
 		if (errno == ENOTCONN)
-			die_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
+			error_msg("the daemon of the mount at '%s' is gone (killed or crashed); "
 				"%s'iotap umount %s' removes the dead mount", mnt, w->undone, mnt);
 		else
-			die_msg("cannot %s '%s': %s", w->verb, mnt, strerror(errno));
+			error_msg("cannot %s '%s': %s", w->verb, mnt, strerror(errno));
 		return -1;
 	}
 	n = sf.f_type == FUSE_SUPER_MAGIC ? getxattr(mnt, name, buf, size) : -1;
 	if (n < 0 && sf.f_type == FUSE_SUPER_MAGIC && errno == EPERM) {
-		die_msg("cannot %s '%s': only root (or CAP_SYS_ADMIN) may%s", w->perm_verb, mnt,
+		error_msg("cannot %s '%s': only root (or CAP_SYS_ADMIN) may%s", w->perm_verb, mnt,
 			w->perm_tail);
 		return -1;
 	}

@@ -129,6 +129,13 @@ again:
 		}
 		*(unsigned int *)d->value = (unsigned int)v;
 		break;
+	case OPT_T_U64:
+		if (parse_u64(optarg, &v) || v < d->defval || v > d->max) {
+			opt_error(cmd, d->err, optarg);
+			return -1;
+		}
+		*(uint64_t *)d->value = v;
+		break;
 	case OPT_T_CALLBACK:
 		if (d->cb(cmd, d, optarg))
 			return -1;
@@ -233,7 +240,7 @@ int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	return 2;
 }
 
-void die_msg(const char *fmt, ...)
+void error_msg(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -320,6 +327,19 @@ int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
 	return 0;
 }
 
+int opt_trace_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	return opt_trace_perm(cmd, !strcmp(d->long_name, "trace-group"), arg, d->value);
+}
+
+int opt_nonempty(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg)
+{
+	if (!*arg)
+		return opt_error(cmd, "%s", d->err);
+	*(const char **)d->value = arg;
+	return 0;
+}
+
 int parse_duration_ns(const char *s, uint64_t *out)
 {
 	char *end;
@@ -387,7 +407,7 @@ static void say_live(const char *path, int fd, const struct stat *st)
 	ssize_t n;
 
 	if (fd < 0 || iotap_trace_reader_open_fd(&r, fd, 0)) {
-		die_msg("'%s' is a trace being written now; it is never replaced, not even "
+		error_msg("'%s' is a trace being written now; it is never replaced, not even "
 			"with --force", path);
 		return;
 	}
@@ -399,12 +419,12 @@ static void say_live(const char *path, int fd, const struct stat *st)
 		    cst.st_ino == st->st_ino ?
 			getxattr(h->mountpoint, IOTAP_FS_XATTR_PID, pid, sizeof(pid) - 1) : -1;
 		pid[n > 0 ? n : 0] = '\0';
-		die_msg("'%s' is the live trace of the mount at '%s'%s%s; it is never replaced, "
+		error_msg("'%s' is the live trace of the mount at '%s'%s%s; it is never replaced, "
 			"not even with --force ('iotap trace %s rotate' or 'iotap umount %s' "
 			"closes it)", path, h->mountpoint, *pid ? ", pid " : "", pid,
 			h->mountpoint, h->mountpoint);
 	} else {
-		die_msg("'%s' is a trace being written now%s%s%s; it is never replaced, not even "
+		error_msg("'%s' is a trace being written now%s%s%s; it is never replaced, not even "
 			"with --force", path, h->cmdline ? " by '" : "",
 			h->cmdline ? h->cmdline : "", h->cmdline ? "'" : "");
 	}
@@ -422,15 +442,15 @@ static int judge(const char *path, int fd, const struct stat *st, const struct o
 	const char *force = r->force_opt ? r->force_opt : "--force";
 
 	if (S_ISDIR(st->st_mode)) {
-		die_msg("cannot write '%s': it is a directory", path);
+		error_msg("cannot write '%s': it is a directory", path);
 		return -EISDIR;
 	}
 	if (in) {
 		if (strcmp(in, path))
-			die_msg("cannot write '%s': it is '%s', an input of this command", path,
+			error_msg("cannot write '%s': it is '%s', an input of this command", path,
 				in);
 		else
-			die_msg("cannot write '%s': it is an input of this command", path);
+			error_msg("cannot write '%s': it is an input of this command", path);
 		return -EEXIST;
 	}
 	if (!S_ISREG(st->st_mode))
@@ -441,23 +461,23 @@ static int judge(const char *path, int fd, const struct stat *st, const struct o
 	}
 	if (fd >= 0 && is_trace(fd)) {
 		if (r->append) {
-			die_msg("cannot write '%s': it is an iotap trace, which is never "
+			error_msg("cannot write '%s': it is an iotap trace, which is never "
 				"appended to", path);
 			return -EEXIST;
 		}
 		if (!r->trace) {
-			die_msg("cannot write '%s': it is an iotap trace, which only a trace may "
+			error_msg("cannot write '%s': it is an iotap trace, which only a trace may "
 				"replace (remove it or choose another name)", path);
 			return -EEXIST;
 		}
 		if (!r->force) {
-			die_msg("trace '%s' exists; use %s to overwrite", path, force);
+			error_msg("trace '%s' exists; use %s to overwrite", path, force);
 			return -EEXIST;
 		}
 		return 1;
 	}
 	if (!r->force && !r->append) {
-		die_msg("%s'%s' exists; use %s to overwrite", r->trace ? "trace " : "", path,
+		error_msg("%s'%s' exists; use %s to overwrite", r->trace ? "trace " : "", path,
 			force);
 		return -EEXIST;
 	}
@@ -473,19 +493,19 @@ static int check_dir(const char *path, const struct out_rules *r)
 	int ret = 0;
 
 	if (!copy) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return -ENOMEM;
 	}
 	dir = dirname(copy);
 	if (stat(dir, &st)) {
 		ret = -errno;
-		die_msg("cannot %s '%s': directory '%s': %s", what, path, dir, strerror(-ret));
+		error_msg("cannot %s '%s': directory '%s': %s", what, path, dir, strerror(-ret));
 	} else if (!S_ISDIR(st.st_mode)) {
 		ret = -ENOTDIR;
-		die_msg("cannot %s '%s': '%s' is not a directory", what, path, dir);
+		error_msg("cannot %s '%s': '%s' is not a directory", what, path, dir);
 	} else if (access(dir, W_OK)) {
 		ret = -errno;
-		die_msg("cannot %s '%s': directory '%s': %s", what, path, dir, strerror(-ret));
+		error_msg("cannot %s '%s': directory '%s': %s", what, path, dir, strerror(-ret));
 	}
 	free(copy);
 	return ret;
@@ -499,7 +519,7 @@ int out_check(const char *path, const struct out_rules *r)
 	if (lstat(path, &st)) {
 		if (errno != ENOENT) {
 			ret = -errno;
-			die_msg("cannot write '%s': %s", path, strerror(-ret));
+			error_msg("cannot write '%s': %s", path, strerror(-ret));
 			return ret;
 		}
 		return check_dir(path, r);
@@ -510,7 +530,7 @@ int out_check(const char *path, const struct out_rules *r)
 		return check_dir(path, r);	/* a dangling symlink: its target is created */
 	if (fd >= 0 ? fstat(fd, &st) : stat(path, &st)) {
 		ret = -errno;
-		die_msg("cannot write '%s': %s", path, strerror(-ret));
+		error_msg("cannot write '%s': %s", path, strerror(-ret));
 	} else {
 		ret = judge(path, fd, &st, r);
 	}
@@ -539,7 +559,7 @@ FILE *out_open(const char *path, const struct out_rules *r)
 	if (!path) {
 		in = !fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode) ? input_of(&st, r) : NULL;
 		if (in) {
-			die_msg("cannot write the output: stdout is '%s', an input of this command",
+			error_msg("cannot write the output: stdout is '%s', an input of this command",
 				in);
 			return NULL;
 		}
@@ -554,7 +574,7 @@ FILE *out_open(const char *path, const struct out_rules *r)
 			fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (fd >= 0) {
 			if (fstat(fd, &st)) {
-				die_msg("cannot write '%s': %s", path, strerror(errno));
+				error_msg("cannot write '%s': %s", path, strerror(errno));
 				close(fd);
 				return NULL;
 			}
@@ -564,19 +584,19 @@ FILE *out_open(const char *path, const struct out_rules *r)
 				return NULL;
 			}
 			if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
-				die_msg("cannot write '%s': %s", path, strerror(errno));
+				error_msg("cannot write '%s': %s", path, strerror(errno));
 				close(fd);
 				return NULL;
 			}
 		}
 	}
 	if (fd < 0) {
-		die_msg("cannot write '%s': %s", path, strerror(errno));
+		error_msg("cannot write '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
-		die_msg("cannot write '%s': %s", path, strerror(errno));
+		error_msg("cannot write '%s': %s", path, strerror(errno));
 		close(fd);
 	}
 	return f;
@@ -591,7 +611,7 @@ int out_close(FILE *f, const char *path)
 	else
 		bad |= fclose(f);
 	if (bad) {
-		die_msg("cannot write %s%s%s: %s", path ? "'" : "", path ? path : "the output",
+		error_msg("cannot write %s%s%s: %s", path ? "'" : "", path ? path : "the output",
 			path ? "'" : "", errno ? strerror(errno) : "write error");
 		return 1;
 	}

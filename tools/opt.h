@@ -26,6 +26,7 @@ enum opt_type {
 	OPT_T_BIT,		/* unsigned int *value |= defval */
 	OPT_T_STRING,		/* const char **value = arg */
 	OPT_T_UINT,		/* unsigned int *value: min..max, else opt_error(err, arg) */
+	OPT_T_U64,		/* uint64_t *value: min..max, as OPT_T_UINT */
 	OPT_T_CALLBACK,		/* cb(cmd, desc, arg): 0, or 2 after the usage error */
 	OPT_T_SIZE,		/* uint64_t *value: bytes (iotap_size_parse), min..max, a
 				   multiple of step (0: any) */
@@ -45,8 +46,8 @@ struct opt_desc {
 	int hidden;			/* not shown in --help */
 	enum opt_type type;		/* what it does with its value (above) */
 	void *value;			/* the field it is bound to */
-	uint64_t defval;		/* OPT_T_BIT: the bit; UINT, SIZE, DURATION: the minimum */
-	uint64_t max;			/* OPT_T_UINT, SIZE, DURATION: the maximum */
+	uint64_t defval;		/* OPT_T_BIT: the bit; UINT, U64, SIZE, DURATION: the minimum */
+	uint64_t max;			/* OPT_T_UINT, U64, SIZE, DURATION: the maximum */
 	uint64_t step;			/* OPT_T_SIZE: the value is a multiple of it (0: any) */
 	double dmin, dmax;		/* OPT_T_DOUBLE: the range */
 	const char *err;		/* message of a bad value ("%s": the value), for
@@ -66,6 +67,9 @@ struct opt_desc {
 #define OPT_UINT(s, l, v, a, h, lo, hi, e) \
 	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_UINT, \
 	  .value = (v), .defval = (lo), .max = (hi), .err = (e) }
+#define OPT_U64(s, l, v, a, h, lo, hi, e) \
+	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_U64, \
+	  .value = (v), .defval = (lo), .max = (hi), .err = (e) }
 /* The range, bounds included, is table data; @e says it to the user. */
 #define OPT_SIZE(s, l, v, a, h, lo, hi, st, e) \
 	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_SIZE, \
@@ -82,6 +86,13 @@ struct opt_desc {
 #define OPT_CALLBACK_ERR(s, l, v, a, h, f, e) \
 	{ .long_name = (l), .short_name = (s), .arg = (a), .help = (h), .type = OPT_T_CALLBACK, \
 	  .value = (v), .cb = (f), .err = (e) }
+/* Not listed by --help (the test-only options). */
+#define OPT_CALLBACK_HIDDEN(l, v, a, f) \
+	{ .long_name = (l), .arg = (a), .hidden = 1, .type = OPT_T_CALLBACK, .value = (v), \
+	  .cb = (f) }
+/* A string that may not be empty: @e (no "%s") says so. */
+#define OPT_STRING_NONEMPTY(s, l, v, a, h, e) OPT_CALLBACK_ERR(s, l, v, a, h, opt_nonempty, e)
+int opt_nonempty(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
 #define OPT_END() { NULL }
 
 struct opt_cmd {
@@ -131,20 +142,25 @@ int parse_group(const char *s, uint32_t *out);
 
 /*
  * --trace-mode MODE and --trace-group GROUP, the same for every command
- * that writes traces (mount, run, replay): OPT_TRACE_MODE(what) and
- * OPT_TRACE_GROUP are their table entries (@what: "the traces and the log
- * the daemon creates"), opt_trace_perm() their parser, into @perm (@group
- * 0: MODE, 1: GROUP). Return: 0, or 2 after the usage error.
+ * that writes traces (mount, run, replay): OPT_TRACE_MODE(perm, what)
+ * and OPT_TRACE_GROUP(perm) are their table entries, bound to a struct
+ * iotap_trace_perm (@what: "the traces and the log the daemon creates"),
+ * opt_trace_perm() their parser, into @perm (@group 0: MODE, 1: GROUP).
+ * Return: 0, or 2 after the usage error.
  */
 #define OPT_TRACE_MODE_HELP(what) "octal permissions of " what "\n" \
 				  "(default 0600: a trace names every file and caller)"
 #define OPT_TRACE_GROUP_HELP "give those files to GROUP (with --trace-mode 0640\n" \
 			     "to let it read them)"
-#define OPT_TRACE_MODE(what) { "trace-mode", 0, "MODE", OPT_TRACE_MODE_HELP(what) }
-#define OPT_TRACE_GROUP { "trace-group", 0, "GROUP", OPT_TRACE_GROUP_HELP }
+#define OPT_TRACE_MODE(v, what) OPT_CALLBACK(0, "trace-mode", (v), "MODE", \
+					  OPT_TRACE_MODE_HELP(what), opt_trace_perm_opt)
+#define OPT_TRACE_GROUP(v) OPT_CALLBACK(0, "trace-group", (v), "GROUP", OPT_TRACE_GROUP_HELP, \
+					opt_trace_perm_opt)
 struct iotap_trace_perm;
 int opt_trace_perm(const struct opt_cmd *cmd, int group, const char *arg,
 		   struct iotap_trace_perm *perm);
+/* The callback of both, bound to a struct iotap_trace_perm (its mode is 0 until given). */
+int opt_trace_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
 
 /*
  * --progress and --no-progress, the same for every command that reads
@@ -223,8 +239,11 @@ int out_same(const char *a, const char *b);
 FILE *out_open(const char *path, const struct out_rules *r);
 int out_close(FILE *f, const char *path);
 
-/* Git-style messages: "iotap: <msg>" on stderr. */
-void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Git-style messages: "iotap: <msg>" (error_msg) or "iotap: warning: <msg>"
+ * on stderr. Both return: the caller says the exit status.
+ */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* IOTAP_OPT_H */

@@ -79,9 +79,9 @@ extern struct run_opts run_opts;
 #define OPT_RUN_QUIET_HELP "no progress on stderr"
 #define OPT_RUN_DROP(help) OPT_BOOL(0, "drop-caches", &run_opts.drop_caches, help)
 #define OPT_RUN_NOLOCK(help) OPT_BOOL(0, "no-lockstep", &run_opts.no_lockstep, help)
-#define OPT_RUN_TRACE_MODE OPT_CALLBACK(0, "trace-mode", &run_opts, "MODE", \
+#define OPT_RUN_TRACE_MODE OPT_CALLBACK(0, "trace-mode", &run_opts.perm, "MODE", \
 					OPT_TRACE_MODE_HELP("the trace files"), run_perm_opt)
-#define OPT_RUN_TRACE_GROUP OPT_CALLBACK(0, "trace-group", &run_opts, "GROUP", \
+#define OPT_RUN_TRACE_GROUP OPT_CALLBACK(0, "trace-group", &run_opts.perm, "GROUP", \
 					 OPT_TRACE_GROUP_HELP, run_perm_opt)
 int run_perm_opt(const struct opt_cmd *cmd, const struct opt_desc *d, const char *arg);
 /* The tail of most models' tables: --trace, --force, --drop-caches, --no-lockstep, the perms. */

@@ -22,14 +22,14 @@
 #include "opt.h"
 #include "traceio.h"
 
-int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader **out)
+int open_trace_reader(const char *path, unsigned int flags, struct iotap_trace_reader **out)
 {
 	struct analysis_err err;
 	int ret;
 
 	ret = analysis_trace_open(path, flags, out, &err);
 	if (ret)
-		die_msg("%s", err.msg);
+		error_msg("%s", err.msg);
 	return ret;
 }
 
@@ -53,7 +53,7 @@ int trace_perm_set(const char *path, const struct iotap_trace_perm *perm)
 	close(fd);
 out:
 	if (ret)
-		die_msg("cannot set the permissions of trace '%s' (--trace-mode, --trace-group): %s",
+		error_msg("cannot set the permissions of trace '%s' (--trace-mode, --trace-group): %s",
 			path, strerror(-ret));
 	return ret;
 }

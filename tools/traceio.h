@@ -8,12 +8,12 @@
 #include "iotap_trace.h"
 
 /*
- * open_trace - open @path for reading, or print why not
+ * open_trace_reader - open @path for reading, or print why not
  *
  * Prints "iotap: cannot read trace 'PATH': REASON" on failure.
  * Return: 0 or -errno.
  */
-int open_trace(const char *path, unsigned int flags, struct iotap_trace_reader **out);
+int open_trace_reader(const char *path, unsigned int flags, struct iotap_trace_reader **out);
 
 /*
  * trace_perm_set - give the finished trace @path (a regular file of ours,
@@ -37,10 +37,10 @@ int warn_damage(const char *path, const struct iotap_trace_read_stats *st);
  *        always (--progress: on a file or pipe, a line every 5 s and one
  *        when a file is read)
  *
- * Every trace opened afterwards (open_trace(), report_build(), compare)
+ * Every trace opened afterwards (open_trace_reader(), report_build(), compare)
  * gets the line: on a terminal it appears after 1 s of reading and is
  * redrawn in place with the share read and the time left, and cleared
- * when the file is read, before any output or message (die_msg()).
+ * when the file is read, before any output or message (error_msg()).
  */
 void read_progress_setup(const char *cmd, int want, int streams);
 

@@ -313,7 +313,7 @@ static int check_all(struct run *r)
 
 		r->t[i].trace = run_trace_name(run_opts.trace, i, r->nt);
 		if (!r->t[i].trace) {
-			die_msg("out of memory");
+			error_msg("out of memory");
 			return 1;
 		}
 		if (out_check(r->t[i].trace, &rules) < 0)

@@ -115,7 +115,7 @@ static int opt_wal_dir(const struct opt_cmd *cmd, const struct opt_desc *d, cons
 	(void)cmd;
 	(void)d;
 	if (!n) {
-		die_msg("out of memory");
+		error_msg("out of memory");
 		return 1;
 	}
 	a.wal = n;
@@ -434,7 +434,7 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 
 		cli->t[i].trace = run_trace_name(run_opts.trace, i, cli->nt);
 		if (!cli->t[i].trace) {
-			die_msg("out of memory");
+			error_msg("out of memory");
 			return 1;
 		}
 		/* the one output rule of every command (opt.h): it says why not */
@@ -630,10 +630,10 @@ static int finish(struct pg_cli *cli)
 			printf("%s==> %s <==\n", i ? "\n" : "", t->path);
 		if (t->open_ret) {
 			if (t->trace)
-				die_msg("cannot start 'run pgsql' on '%s' (trace '%s'): %s", t->path,
+				error_msg("cannot start 'run pgsql' on '%s' (trace '%s'): %s", t->path,
 					t->trace, strerror(-t->open_ret));
 			else
-				die_msg("cannot start 'run pgsql' on '%s': %s", t->path,
+				error_msg("cannot start 'run pgsql' on '%s': %s", t->path,
 					strerror(-t->open_ret));
 			rc = rc ? rc : 1;
 			continue;
@@ -646,7 +646,7 @@ static int finish(struct pg_cli *cli)
 		} else if (t->ret) {
 			const char *what = iotap_workload_ctx_error(t->ctx);
 
-			die_msg("run pgsql on '%s': %s%s%s", t->path, what, *what ? ": " : "",
+			error_msg("run pgsql on '%s': %s%s%s", t->path, what, *what ? ": " : "",
 				strerror(-t->ret));
 			trc = 1;
 		}
@@ -656,7 +656,7 @@ static int finish(struct pg_cli *cli)
 		cret = iotap_workload_ctx_close(t->ctx);
 		t->ctx = NULL;
 		if (cret) {
-			die_msg("cannot write trace '%s': %s", t->trace, strerror(-cret));
+			error_msg("cannot write trace '%s': %s", t->trace, strerror(-cret));
 			trc = trc ? trc : 1;
 		}
 		/* the trace this run created, complete: shared as asked */
