@@ -614,12 +614,10 @@ void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
 	r->noslot_reported = v;
 
 	/* No lock held: writing LOST records may write a chunk. */
-	memset(&lost, 0, sizeof(lost));
-	lost.type = IOTAP_REC_LOST;
 	for (i = 0; i <= nlost; i++) {
-		lost.tid = i < nlost ? r->lostv[i].tid : 0;
-		lost.length = i < nlost ? r->lostv[i].n : lost_other;
-		if (!lost.length)
+		iotap_trace_lost_init(&lost, i < nlost ? r->lostv[i].n : lost_other,
+				      i < nlost ? r->lostv[i].tid : 0);
+		if (!iotap_trace_lost_count(&lost))
 			continue;
 		lost.time_ns = iotap_trace_now_ns();
 		rcd_append_own(r, &lost);
