@@ -38,17 +38,7 @@
 
 enum { O_OP, O_LIMIT, O_FILE_ORDER, O_NO_HEADER, O_CSV, O_JSON, O_FIO, O_FIO_ROOT, O_PROGRESS,
        O_NO_PROGRESS };
-enum dump_fmt { F_TEXT, F_CSV, F_JSON, F_FIO };
-
-/* The line writers of each format but fio's: the fast path, else the table. */
-static const struct dump_writer {
-	int (*fast)(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base);
-	void (*table)(FILE *f, const struct iotap_trace_rec *r, uint64_t base);
-} dump_writers[] = {
-	[F_TEXT] = { dump_text_fast, dump_table_text },
-	[F_CSV] = { dump_csv_fast, dump_table_csv },
-	[F_JSON] = { dump_json_fast, dump_table_json },
-};
+enum dump_fmt { F_TEXT = DUMP_TEXT, F_CSV = DUMP_CSV, F_JSON = DUMP_JSON, F_FIO };
 
 static const struct opt_desc dump_opts[] = {
 	[O_OP] = { "op", 0, "LIST", "only these ops and record types, comma-separated\n"
@@ -95,7 +85,7 @@ static const struct opt_cmd dump_cmd = {
  * OP column (NAME, PHASE, SAMPLE, LOST, END, NOTE; any case). 0, or -EINVAL
  * after saying which name is unknown and which are valid.
  */
-static int parse_ops(const char *list, unsigned char *want, unsigned char *want_type)
+static int parse_ops(const char *list, struct dump_filter *flt)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 	unsigned int t;
@@ -106,7 +96,7 @@ static int parse_ops(const char *list, unsigned char *want, unsigned char *want_
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		op = iotap_trace_op_from_name(tok);
 		if (op >= 0 && op < IOTAP_OP_MAX) {
-			want[op] = 1;
+			flt->op[op] = 1;
 			continue;
 		}
 		for (t = IOTAP_REC_OP + 1; t < IOTAP_REC_TYPE_MAX; t++)
@@ -121,7 +111,7 @@ static int parse_ops(const char *list, unsigned char *want, unsigned char *want_
 			free(copy);
 			return -EINVAL;
 		}
-		want_type[t] = 1;
+		flt->type[t] = 1;
 	}
 	free(copy);
 	return 0;
@@ -129,7 +119,7 @@ static int parse_ops(const char *list, unsigned char *want, unsigned char *want_
 
 int cmd_dump(int argc, char **argv)
 {
-	unsigned char want[IOTAP_OP_MAX] = { 0 }, want_type[IOTAP_REC_TYPE_MAX] = { 0 };
+	struct dump_filter flt = { 0 };
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *jn = NULL;
 	struct iotap_trace_read_stats st;
@@ -137,7 +127,7 @@ int cmd_dump(int argc, char **argv)
 	const char *arg, *path;
 	unsigned int flags = 0;
 	uint64_t limit = UINT64_MAX, lines = 0, base;
-	int idx, rc, filter = 0, header = 1, ret = 0, werr = 0, progress = 0;
+	int idx, rc, header = 1, ret = 0, werr = 0, progress = 0;
 	enum dump_fmt fmt = F_TEXT;
 	const char *fio_root = NULL;
 	struct obuf *ob;
@@ -149,9 +139,9 @@ int cmd_dump(int argc, char **argv)
 	while ((rc = opt_next(&dump_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case O_OP:
-			if (parse_ops(arg, want, want_type))
+			if (parse_ops(arg, &flt))
 				return 2;
-			filter = 1;
+			flt.on = 1;
 			break;
 		case O_LIMIT:
 			if (parse_u64(arg, &limit))
@@ -226,36 +216,20 @@ int cmd_dump(int argc, char **argv)
 		die_msg("out of memory");
 		return 1;
 	}
-	/*
-	 * Stop at the first failed write: the rest would fail the same way.
-	 * (Unlocked: only this thread writes stdout, and once the reader has
-	 * started its decoder threads a locked ferror() is an atomic a record.)
-	 */
-	while (lines < limit && !ferror_unlocked(stdout) && !ob->err &&
-	       (ret = jn ? iotap_trace_join_next_ref(jn, &rec) :
-			   iotap_trace_reader_next_ref(r, &rec)) > 0) {
-		if (fmt == F_FIO) {
-			if (rec->type != IOTAP_REC_NAME && filter &&
-			    (rec->type != IOTAP_REC_OP || rec->op >= IOTAP_OP_MAX || !want[rec->op]))
-				continue;
-		} else if (filter && (rec->type == IOTAP_REC_OP ? rec->op >= IOTAP_OP_MAX || !want[rec->op]
-							 : rec->type >= IOTAP_REC_TYPE_MAX ||
-							   !want_type[rec->type]))
+	if (fmt != F_FIO)
+		ret = dump_lines(ob, r, (enum dump_format)fmt, &flt, limit, &lines, base);
+	/* Stop at the first failed write: the rest would fail the same way. */
+	while (fmt == F_FIO && lines < limit && !ferror_unlocked(stdout) &&
+	       (ret = iotap_trace_join_next_ref(jn, &rec)) > 0) {
+		/* NAME records build the file names whatever --op says */
+		if (rec->type != IOTAP_REC_NAME && flt.on &&
+		    (rec->type != IOTAP_REC_OP || !dump_filter_wants(&flt, rec)))
 			continue;
-		if (fmt == F_FIO) {
-			/* NAME records build the file names whatever --op says */
-			if (fio_iolog_rec(&fio, rec)) {
-				ret = -ENOMEM;
-				break;
-			}
-			lines = fio_sum.lines;
-			continue;
+		if (fio_iolog_rec(&fio, rec)) {
+			ret = -ENOMEM;
+			break;
 		}
-		if (!dump_writers[fmt].fast(ob, rec, base)) {
-			dump_ob_flush(ob);
-			dump_writers[fmt].table(stdout, rec, base);
-		}
-		lines++;
+		lines = fio_sum.lines;
 	}
 	dump_ob_flush(ob);
 	werr = ob->err;

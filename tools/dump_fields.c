@@ -558,31 +558,3 @@ void dump_table_json(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 	fputc('\n', f);
 	json_object_put(o);
 }
-
-/* --- shared with the fast paths --------------------------------------------------------- */
-
-const char *dump_err_name(const struct iotap_trace_rec *r)
-{
-	const char *en;
-
-	if (r->type != IOTAP_REC_OP || r->result >= 0 || r->result <= -4096)
-		return "";
-	en = strerrorname_np((int)-r->result);
-	return en ? en : "";
-}
-
-const char *dump_op_name(const struct iotap_trace_rec *r)
-{
-	if (r->type == IOTAP_REC_OP)
-		return iotap_trace_op_name(r->op);
-	if (r->type == IOTAP_REC_PHASE)
-		return r->flags == IOTAP_PHASE_END ? "end" : "begin";
-	return "";
-}
-
-const char *dump_opf_names(const struct iotap_trace_rec *r, char *buf)
-{
-	if (r->type != IOTAP_REC_OP || !r->flags)
-		return "";
-	return iotap_trace_opf_names(r->op, r->flags, buf, IOTAP_OPF_NAMES_MAX);
-}
