@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * dump_fast.c - iotap dump's fast paths: the text lines of OP, NAME and
- * SAMPLE records, every CSV row, and the JSON lines of OP records without
- * a name, built in a buffer without printf; and the loop that feeds them
+ * SAMPLE records, every CSV row, and the JSON lines of OP and NAME
+ * records, built in a buffer without printf; and the loop that feeds them
  *
  * They print what the field table (dump_fields.c) prints, byte for byte;
  * tests/unit/test_dump.c renders every record kind and edge value both
@@ -371,25 +371,89 @@ csv_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 }
 
 /*
- * dump_table_json() of an OP record without a name (json-c's escaping of names
- * is left to json-c); 0: not covered. json-c keeps the keys in insertion
- * order and prints PLAIN without spaces: this writes the same bytes.
+ * ,"name":"..." with the name escaped as json-c 0.16 escapes a string
+ * (json_escape_str(), without JSON_C_TO_STRING_NOSLASHESCAPE): \b \n \r
+ * \t \f \" \\ \/, other bytes below 0x20 as \u00xx, the rest as they are.
+ */
+static char *put_json_name(char *p, const struct iotap_trace_rec *r)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t i;
+
+	p = PUT_LIT(p, ",\"name\":\"");
+	for (i = 0; i < r->name_len; i++) {
+		unsigned char c = (unsigned char)r->name[i];
+
+		switch (c) {
+		case '\b': p = PUT_LIT(p, "\\b"); break;
+		case '\n': p = PUT_LIT(p, "\\n"); break;
+		case '\r': p = PUT_LIT(p, "\\r"); break;
+		case '\t': p = PUT_LIT(p, "\\t"); break;
+		case '\f': p = PUT_LIT(p, "\\f"); break;
+		case '"': p = PUT_LIT(p, "\\\""); break;
+		case '\\': p = PUT_LIT(p, "\\\\"); break;
+		case '/': p = PUT_LIT(p, "\\/"); break;
+		default:
+			if (c < 0x20) {
+				p = PUT_LIT(p, "\\u00");
+				*p++ = hex[c >> 4];
+				*p++ = hex[c & 15];
+			} else {
+				*p++ = (char)c;
+			}
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+/*
+ * dump_table_json() of an OP or NAME record; 0: not covered. json-c keeps
+ * the keys in insertion order and prints PLAIN without spaces: this writes
+ * the same bytes. (A capture's NAME records and named ops took a tenth of
+ * dump --json's instructions through json-c.)
  */
 static inline __attribute__((always_inline)) int
 json_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 {
-	const char *en = dump_err_name(r);
+	const char *en;
 	char fn[IOTAP_OPF_NAMES_MAX];
 	char *p, *p0;
 	int64_t t;
 
-	if (r->type != IOTAP_REC_OP || r->name || !fast_range(r, base, &t))
+	if ((r->type != IOTAP_REC_OP && r->type != IOTAP_REC_NAME) || !fast_range(r, base, &t))
 		return 0;
-	p = p0 = ob_room(ob, 640);
+	p = p0 = ob_room(ob, 640 + 6 * (size_t)r->name_len);
 	if (!p)
 		return 0;
 	p = PUT_LIT(p, "{\"time_s\":");
 	p = iotap_fmt_frac(p, t, 9);
+	if (r->type == IOTAP_REC_NAME) {
+		p = PUT_LIT(p, ",\"type\":\"name\",\"tid\":");
+		p = iotap_fmt_u64(p, r->tid);
+		p = PUT_LIT(p, ",\"pid\":");
+		p = iotap_fmt_u64(p, r->pid);
+		p = PUT_LIT(p, ",\"file\":");
+		p = iotap_fmt_u64(p, r->file);
+		p = PUT_LIT(p, ",\"parent\":");
+		p = iotap_fmt_u64(p, iotap_trace_name_parent(r));
+		p = PUT_LIT(p, ",\"mode\":");
+		p = iotap_fmt_u64(p, r->mode);
+		p = PUT_LIT(p, ",\"size\":");
+		p = iotap_fmt_u64(p, iotap_trace_name_size(r));
+		p = PUT_LIT(p, ",\"uid\":");
+		p = iotap_fmt_u64(p, r->uid);
+		p = PUT_LIT(p, ",\"gid\":");
+		p = iotap_fmt_u64(p, r->gid);
+		if (iotap_trace_name_is_link(r))
+			p = PUT_LIT(p, ",\"link\":true");
+		if (r->name)
+			p = put_json_name(p, r);
+		p = PUT_LIT(p, "}\n");
+		ob->len += (size_t)(p - p0);
+		return 1;
+	}
+	en = dump_err_name(r);
 	p = PUT_LIT(p, ",\"type\":\"op\",\"op\":\"");
 	p = put_op(p, r->op);
 	p = PUT_LIT(p, "\",\"tid\":");
@@ -436,6 +500,8 @@ json_fast(struct obuf *ob, const struct iotap_trace_rec *r, uint64_t base)
 		p = PUT_LIT(p, ",\"aux\":");
 		p = iotap_fmt_u64(p, r->aux);
 	}
+	if (r->name)
+		p = put_json_name(p, r);
 	p = PUT_LIT(p, "}\n");
 	ob->len += (size_t)(p - p0);
 	return 1;

@@ -336,8 +336,12 @@ static const struct dump_field dump_fields[] = {
 
 #define NFIELDS		(sizeof(dump_fields) / sizeof(dump_fields[0]))
 
-/* The rows in text and in CSV order (dump_fields_order()), NULL-terminated. */
-static const struct dump_field *text_order[NFIELDS + 1], *csv_order[NFIELDS + 1];
+/*
+ * Each kind's rows in JSON and in text order, and the rows in CSV order
+ * (dump_fields_order()), NULL-terminated: a line visits only its rows.
+ */
+static const struct dump_field *json_rows[DK_MAX][NFIELDS + 1], *text_rows[DK_MAX][NFIELDS + 1];
+static const struct dump_field *csv_order[NFIELDS + 1];
 
 static int by_tpos(const void *a, const void *b)
 {
@@ -357,17 +361,25 @@ static int by_csv(const void *a, const void *b)
 
 static void dump_fields_order(void)
 {
-	size_t i, nt = 0, nc = 0;
+	static int done;
+	size_t i, k, nj, nt, nc = 0;
 
-	if (text_order[0])
+	if (done)
 		return;
-	for (i = 0; i < NFIELDS; i++) {
-		if (dump_fields[i].tk)
-			text_order[nt++] = &dump_fields[i];
+	done = 1;
+	for (k = 0; k < DK_MAX; k++) {
+		nj = nt = 0;
+		for (i = 0; i < NFIELDS; i++) {
+			if (dump_fields[i].jk & (1u << k))
+				json_rows[k][nj++] = &dump_fields[i];
+			if (dump_fields[i].tk & (1u << k))
+				text_rows[k][nt++] = &dump_fields[i];
+		}
+		qsort(text_rows[k], nt, sizeof(text_rows[k][0]), by_tpos);
+	}
+	for (i = 0; i < NFIELDS; i++)
 		if (dump_fields[i].csv)
 			csv_order[nc++] = &dump_fields[i];
-	}
-	qsort(text_order, nt, sizeof(text_order[0]), by_tpos);
 	qsort(csv_order, nc, sizeof(csv_order[0]), by_csv);
 }
 
@@ -437,16 +449,15 @@ static void put_text_name(FILE *f, const struct dump_val *v)
 void dump_table_text(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 {
 	const struct dump_field *const *dp;
-	unsigned int k = 1u << dump_kind(r);
 	struct dump_val v;
 	int first = 1;
 
 	dump_fields_order();
-	for (dp = text_order; *dp; dp++) {
+	for (dp = text_rows[dump_kind(r)]; *dp; dp++) {
 		const struct dump_field *d = *dp;
 		const char *key = d->tkey ? d->tkey : d->key;
 
-		if (!(d->tk & k) || !d->get(r, base, &v) || ((d->flags & F_TNZ) && val_zero(d, &v)))
+		if (!d->get(r, base, &v) || ((d->flags & F_TNZ) && val_zero(d, &v)))
 			continue;
 		if (!first)
 			fputc(' ', f);
@@ -514,15 +525,16 @@ void dump_table_csv(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 void dump_table_json(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 {
 	json_object *o = json_object_new_object();
-	unsigned int k = 1u << dump_kind(r);
-	const struct dump_field *d;
+	const struct dump_field *const *dp;
 	struct dump_val v;
 	char dev[32];
 
-	for (d = dump_fields; d < dump_fields + NFIELDS; d++) {
+	dump_fields_order();
+	for (dp = json_rows[dump_kind(r)]; *dp; dp++) {
+		const struct dump_field *d = *dp;
 		json_object *j = NULL;
 
-		if (!(d->jk & k) || !d->get(r, base, &v) || ((d->flags & F_JNZ) && val_zero(d, &v)))
+		if (!d->get(r, base, &v) || ((d->flags & F_JNZ) && val_zero(d, &v)))
 			continue;
 		switch (d->val) {
 		case V_U64:

@@ -10,7 +10,7 @@
  * control and high bytes, 4096-byte names) go through both, in text, CSV
  * and JSON; every line a fast path takes must equal the table's. The
  * fast paths must also take what they are there for (OP, NAME and SAMPLE
- * lines; every CSV row; OP JSON lines without a name), or the comparison
+ * lines; every CSV row; OP and NAME JSON lines), or the comparison
  * would prove nothing.
  */
 #include <inttypes.h>
@@ -50,6 +50,7 @@ static char big[IOTAP_TRACE_NAME_MAX];
 static const char *const names[] = {
 	NULL, "", "plain", "q\"uote", "back\\slash", "nl\nx", "tab\tcr\r", "del\x7f",
 	"\x01\x1f", "hi\xc3\xa9\xff\x80", "com,ma", "\"\"", "{\"json\":1}", "/a/b c/d",
+	"\b\f\v\x1b", "<\\u0041>",
 };
 
 /* Time since the base: around 0, negative, at the fast paths' limits, far out. */
@@ -131,6 +132,10 @@ static void make(struct iotap_trace_rec *r, unsigned int i)
 		r->name = big;
 		r->name_len = sizeof(big);
 	}
+	if (rnd() % 100 == 0) {
+		r->name = "nul\0inside";	/* a name_len past a NUL */
+		r->name_len = 11;
+	}
 	if (r->type == IOTAP_REC_SAMPLE) {
 		uint64_t *v = &r->sample.rd_ios;
 		unsigned int k;
@@ -158,7 +163,7 @@ static const struct {
 int main(void)
 {
 	static struct obuf ob;
-	uint64_t taken[3][IOTAP_REC_TYPE_MAX + 1] = { { 0 } }, json_op_plain = 0;
+	uint64_t taken[3][IOTAP_REC_TYPE_MAX + 1] = { { 0 } }, json_named = 0;
 	unsigned int f, i, k, bad[3] = { 0 };
 	struct iotap_trace_rec r;
 	char *tab = NULL;
@@ -176,8 +181,8 @@ int main(void)
 			if (!fmts[f].fast(&ob, &r, BASE))
 				continue;
 			taken[f][r.type <= IOTAP_REC_TYPE_MAX ? r.type : 0]++;
-			if (f == 2 && r.type == IOTAP_REC_OP)
-				json_op_plain++;
+			if (f == 2 && r.name)
+				json_named++;
 			mf = open_memstream(&tab, &tab_len);
 			if (!mf)
 				return 1;
@@ -204,6 +209,8 @@ int main(void)
 		if (taken[1][k] < 100)
 			break;
 	ok(k == IOTAP_REC_TYPE_MAX, "csv: the fast path took rows of every record type");
-	ok(json_op_plain > NREC / 3, "json: the fast path took OP lines (%" PRIu64 ")", json_op_plain);
+	ok(taken[2][IOTAP_REC_OP] > NREC / 3 && taken[2][IOTAP_REC_NAME] > 100 && json_named > 1000,
+	   "json: the fast path took OP and NAME lines, with names (%" PRIu64 ", %" PRIu64
+	   ", %" PRIu64 ")", taken[2][IOTAP_REC_OP], taken[2][IOTAP_REC_NAME], json_named);
 	return done_testing();
 }
