@@ -31,9 +31,10 @@
  * without iotap_trace_op_begin() is in flight at its own time during the
  * call), so the watermark still holds.
  *
- * The writer thread wakes every 50 ms (producers never signal it), drains
- * full buffers, and every flush_ms collects every slot's partial buffer
- * too, so that a chunk can be written at least every chunk_ms. It runs
+ * The writer thread (recorder_writer.c) wakes every 50 ms (producers
+ * never signal it), drains full buffers, and every flush_ms collects every
+ * slot's partial buffer too, so that a chunk can be written at least every
+ * chunk_ms. It runs
  * SCHED_BATCH, so its wake-ups never preempt a recording thread. Between
  * two batches it carries out file switches (rotation, start, stop) and the
  * flight recorder's saves: recorder_switch.c.
@@ -78,7 +79,7 @@ static int g_key_err;
 static uint64_t g_next_id;
 static __thread struct rcd_slot *tl_slots;
 
-static void slot_free(struct rcd_slot *s)
+void rcd_slot_free(struct rcd_slot *s)
 {
 	free(s);
 }
@@ -110,7 +111,7 @@ static struct rcd_buf *pool_get(struct iotap_trace_recorder *r)
 	return b;
 }
 
-static void pool_put(struct iotap_trace_recorder *r, struct rcd_buf *b)
+void rcd_pool_put(struct iotap_trace_recorder *r, struct rcd_buf *b)
 {
 	pthread_mutex_lock(&r->pool_lock);
 	b->next = r->free;
@@ -136,7 +137,7 @@ static void tl_destroy(void *arg)
 	for (; s; s = next) {
 		next = s->tl_next;
 		if (s->detached) {
-			slot_free(s);
+			rcd_slot_free(s);
 			continue;
 		}
 		/* the owner is this thread: cur is never RCD_BUSY here */
@@ -145,7 +146,7 @@ static void tl_destroy(void *arg)
 			if (b->nrec)
 				queue_buf(s->r, b);
 			else
-				pool_put(s->r, b);
+				rcd_pool_put(s->r, b);
 		}
 		CMM_STORE_SHARED(s->inflight, 0);
 		/* the buffer is queued before dead shows: pairs with the rmb in rcd_batch() */
@@ -175,7 +176,7 @@ static struct rcd_slot *slot_register(struct iotap_trace_recorder *r)
 		s = *pp;
 		if (s->detached) {
 			*pp = s->tl_next;
-			slot_free(s);
+			rcd_slot_free(s);
 		} else {
 			pp = &s->tl_next;
 		}
@@ -317,11 +318,6 @@ void iotap_trace_hold_release(struct iotap_trace_recorder *r, int h)
 	uatomic_set(&r->holds[h], 0);
 }
 
-static inline size_t align8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
 /* A record dropped by the owner of @s: its slot's count and the recorder's. */
 static void slot_drop(struct iotap_trace_recorder *r, struct rcd_slot *s)
 {
@@ -358,7 +354,7 @@ void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace
 		slot_drop(r, s);
 		goto out;
 	}
-	need = sizeof(*e) + align8(rec->name_len);
+	need = sizeof(*e) + rcd_align8(rec->name_len);
 	if (rec->type == IOTAP_REC_SAMPLE)
 		need += sizeof(rec->sample);
 
@@ -398,7 +394,7 @@ void iotap_trace_record(struct iotap_trace_recorder *r, const struct iotap_trace
 	if (rec->name)
 		memcpy(e + 1, rec->name, rec->name_len);
 	if (rec->type == IOTAP_REC_SAMPLE)
-		memcpy((uint8_t *)(e + 1) + align8(rec->name_len), &rec->sample,
+		memcpy((uint8_t *)(e + 1) + rcd_align8(rec->name_len), &rec->sample,
 		       sizeof(rec->sample));
 	b->len += (uint32_t)need;
 	b->nrec++;
@@ -416,319 +412,6 @@ out:
 	 */
 	cmm_smp_wmb();
 	CMM_STORE_SHARED(s->inflight, 0);
-}
-
-/* --- the writer thread -------------------------------------------------- */
-
-/* Make the writer's error and losses visible to other threads. */
-void rcd_publish(struct iotap_trace_recorder *r)
-{
-	uint64_t v;
-
-	if (!r->w)
-		return;
-	if (!r->err && wr_error(r->w))
-		CMM_STORE_SHARED(r->err, wr_error(r->w));
-	v = r->lost_write_base + wr_dropped(r->w);
-	if (r->lost_write != v)
-		CMM_STORE_SHARED(r->lost_write, v);
-	v = iotap_trace_writer_bytes(r->w);
-	if (r->file_bytes != v)
-		CMM_STORE_SHARED(r->file_bytes, v);
-}
-
-/*
- * Append a record the writer thread makes itself (SAMPLE, LOST, NOTE).
- * After a write error the writer keeps trying (see writer.c), so these go
- * on too: the first chunk written again carries the LOST counts.
- */
-void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec)
-{
-	if (r->w)
-		wr_append(r->w, rec, 1);
-}
-
-static void rcd_encode_buf(struct iotap_trace_recorder *r, const struct rcd_buf *b)
-{
-	const uint8_t *p = b->data, *end = b->data + b->len;
-	struct iotap_trace_rec rec;
-
-	while (p < end) {
-		const struct rec_slim *e = (const struct rec_slim *)p;
-		const char *name = e->data == REC_NO_DATA ? NULL : (const char *)(e + 1);
-
-		p += e->pad;
-		if (!r->w || e->time_ns < r->floor) {
-			/* stopped, or begun before a start: not this file's */
-			r->discarded++;
-			continue;
-		}
-		r->written++;
-		/* after a write error the writer drops and counts it (wr_dropped()) */
-		if (caa_likely(e->type == IOTAP_REC_OP)) {
-			wr_append_op(r->w, e, name);
-			continue;
-		}
-		memset(&rec, 0, sizeof(rec));
-		rec_from_slim(&rec, e, name);
-		if (e->type == IOTAP_REC_SAMPLE)
-			memcpy(&rec.sample, (const uint8_t *)(e + 1) + align8(e->name_len),
-			       sizeof(rec.sample));
-		wr_append(r->w, &rec, 0);
-	}
-}
-
-void rcd_sample(struct iotap_trace_recorder *r)
-{
-	struct iotap_trace_rec rec;
-
-	if (!r->w)
-		return;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.type = IOTAP_REC_SAMPLE;
-	smp_read(&r->smp, &rec.sample);
-	rec.time_ns = iotap_trace_now_ns();
-	rec.pid = (uint32_t)getpid();
-	rcd_append_own(r, &rec);
-}
-
-/* Encode the full buffers queued so far, in queue order. */
-static void rcd_drain(struct iotap_trace_recorder *r)
-{
-	struct cds_wfcq_node *node;
-
-	/* The writer thread is the only dequeuer: no lock needed. */
-	while ((node = __cds_wfcq_dequeue_blocking(&r->qhead, &r->qtail))) {
-		struct rcd_buf *b = caa_container_of(node, struct rcd_buf, node);
-
-		rcd_encode_buf(r, b);
-		pool_put(r, b);
-	}
-	rcd_publish(r);
-}
-
-static int buf_cmp(const void *a, const void *b)
-{
-	const struct rcd_buf *x = *(struct rcd_buf *const *)a;
-	const struct rcd_buf *y = *(struct rcd_buf *const *)b;
-
-	if (x->slot_id != y->slot_id)
-		return x->slot_id < y->slot_id ? -1 : 1;
-	if (x->gen != y->gen)
-		return x->gen < y->gen ? -1 : 1;
-	return 0;
-}
-
-/*
- * Collect every buffer, encode it, write LOST records, and promise the
- * watermark; with @write_chunk, write the open chunk too.
- */
-void rcd_batch(struct iotap_trace_recorder *r, int write_chunk)
-{
-	struct rcd_slot *s, **pp;
-	struct cds_wfcq_node *node;
-	struct iotap_trace_rec lost;
-	unsigned int n = 0, nlost = 0, i;
-	uint64_t lw, v, lost_other = 0;
-
-	lw = iotap_trace_now_ns();
-	/* (B), pairs with (A) in iotap_trace_op_begin(). */
-	cmm_smp_mb();
-	pthread_mutex_lock(&r->slots_lock);
-	for (s = r->slots; s; s = s->next) {
-		v = CMM_LOAD_SHARED(s->inflight);
-		if (v && v < lw)
-			lw = v;
-	}
-	/*
-	 * (F), pairs with (E) in iotap_trace_op_hold(): an op whose thread's
-	 * in-flight state was gone above is held here.
-	 */
-	cmm_smp_rmb();
-	for (i = 0; i < RCD_HOLDS; i++) {
-		v = CMM_LOAD_SHARED(r->holds[i]);
-		if (v && v < lw)
-			lw = v;
-	}
-	/*
-	 * (D), pairs with (C) in iotap_trace_record(): the in-flight reads
-	 * come before the collection, so a record whose op was no longer in
-	 * flight above is in a buffer collected below.
-	 */
-	cmm_smp_mb();
-	for (pp = &r->slots; (s = *pp);) {
-		struct rcd_buf *b;
-		int dead;
-
-		/* (a full barrier) pairs with the owner's exchange in iotap_trace_record() */
-		b = uatomic_xchg(&s->cur, NULL);
-		if (b == RCD_BUSY) {
-			/*
-			 * The owner is appending and stores its buffer back over
-			 * our NULL: nothing it holds starts before cur_min, nor
-			 * the record in hand before its in-flight start (read
-			 * above). A buffer it queued before moving cur_min on is
-			 * in the queue for the drain below.
-			 */
-			v = CMM_LOAD_SHARED(s->cur_min);
-			if (v < lw)
-				lw = v;
-			v = CMM_LOAD_SHARED(s->inflight);
-			if (v && v < lw)
-				lw = v;
-		} else if (b && b->nrec) {
-			r->batch[n++] = b;
-		} else if (b) {
-			pool_put(r, b);
-		}
-		v = CMM_LOAD_SHARED(s->lost);
-		if (v != s->lost_reported) {
-			uint64_t nl = v;
-
-			v = nl - s->lost_reported;
-			s->lost_reported = nl;
-			if (nlost < RCD_LOST_SLOTS) {
-				r->lostv[nlost].tid = s->tid;
-				r->lostv[nlost++].n = v;
-			} else {
-				lost_other += v;
-			}
-		}
-		dead = CMM_LOAD_SHARED(s->dead);
-		if (dead) {
-			/* Its last buffer was queued before dead was set. */
-			*pp = s->next;
-			r->dead_recorded += s->recorded;
-			slot_free(s);
-		} else {
-			pp = &s->next;
-		}
-	}
-	pthread_mutex_unlock(&r->slots_lock);
-	/* dead and cur_min before the drain: pairs with the owners' wmb */
-	cmm_smp_rmb();
-
-	v = uatomic_read(&r->lost_noslot);
-	lost_other += v - r->noslot_reported;
-	r->noslot_reported = v;
-
-	/* No lock held: writing LOST records may write a chunk. */
-	memset(&lost, 0, sizeof(lost));
-	lost.type = IOTAP_REC_LOST;
-	for (i = 0; i <= nlost; i++) {
-		lost.tid = i < nlost ? r->lostv[i].tid : 0;
-		lost.length = i < nlost ? r->lostv[i].n : lost_other;
-		if (!lost.length)
-			continue;
-		lost.time_ns = iotap_trace_now_ns();
-		rcd_append_own(r, &lost);
-	}
-
-	/*
-	 * Drain after the swaps: whatever a thread queued before its buffer
-	 * was swapped is in the queue now. Buffers are then encoded per slot
-	 * in the order the slot filled them.
-	 */
-	while ((node = __cds_wfcq_dequeue_blocking(&r->qhead, &r->qtail))) {
-		struct rcd_buf *b = caa_container_of(node, struct rcd_buf, node);
-
-		if (n < r->nbufs_max) {
-			r->batch[n++] = b;
-		} else {
-			/* Cannot happen (nbufs_max buffers exist); stay safe. */
-			rcd_encode_buf(r, b);
-			pool_put(r, b);
-		}
-	}
-	qsort(r->batch, n, sizeof(r->batch[0]), buf_cmp);
-	for (i = 0; i < n; i++) {
-		rcd_encode_buf(r, r->batch[i]);
-		pool_put(r, r->batch[i]);
-	}
-
-	/*
-	 * Every record not collected above starts at or after lw: chunks
-	 * written from now on carry it. Chunks that closed while encoding
-	 * this batch kept the previous promise.
-	 */
-	r->last_lw = lw;
-	if (r->w) {
-		wr_promise(r->w, lw);
-		if (write_chunk)
-			iotap_trace_writer_flush(r->w, 0);
-	}
-	rcd_publish(r);
-}
-
-static void *rcd_writer_main(void *arg)
-{
-	struct iotap_trace_recorder *r = arg;
-	uint64_t now, next_flush, next_chunk, next_sample;
-	unsigned int tick = r->flush_ms < RCD_TICK_MS ? r->flush_ms : RCD_TICK_MS;
-	struct sched_param sp = { 0 };
-
-	/*
-	 * SCHED_BATCH: a wake-up of this thread never preempts a recording
-	 * thread (or the application) on its CPU; it still gets its fair
-	 * share. Best effort: the pool absorbs the delay.
-	 */
-	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-	rcd_file_start(r);
-	now = iotap_trace_now_ns();
-	next_flush = now + r->flush_ms * 1000000ull;
-	next_chunk = now + r->chunk_ms * 1000000ull;
-	next_sample = now + r->sample_ms * 1000000ull;
-
-	pthread_mutex_lock(&r->wake_lock);
-	while (!r->stop) {
-		struct rcd_switch *sw;
-
-		if (!r->sw)
-			iotap_cond_wait_ns(&r->wake, &r->wake_lock, tick * 1000000ull);
-		if (r->stop)
-			break;
-		sw = r->sw;
-		if (sw) {
-			pthread_mutex_unlock(&r->wake_lock);
-			if (sw->save)
-				rcd_do_save(r, sw);
-			else
-				rcd_do_switch(r, sw);
-			pthread_mutex_lock(&r->wake_lock);
-			sw->done = 1;
-			r->sw = NULL;
-			pthread_cond_broadcast(&r->sw_done);
-			next_sample = iotap_trace_now_ns() + r->sample_ms * 1000000ull;
-			continue;
-		}
-		if (CMM_LOAD_SHARED(r->hold))
-			continue;
-		pthread_mutex_unlock(&r->wake_lock);
-
-		now = iotap_trace_now_ns();
-		if (r->sampling && now >= next_sample) {
-			rcd_sample(r);
-			next_sample = now + r->sample_ms * 1000000ull;
-		}
-		if (now >= next_flush) {
-			int chunk = now >= next_chunk;
-
-			rcd_batch(r, chunk);
-			next_flush = now + r->flush_ms * 1000000ull;
-			if (chunk)
-				next_chunk = now + r->chunk_ms * 1000000ull;
-		} else {
-			rcd_drain(r);
-		}
-		pthread_mutex_lock(&r->wake_lock);
-	}
-	pthread_mutex_unlock(&r->wake_lock);
-
-	if (r->sampling)
-		rcd_sample(r);
-	rcd_batch(r, 1);
-	return NULL;
 }
 
 /* --- open / close ------------------------------------------------------- */
@@ -774,7 +457,7 @@ int iotap_trace_recorder_open(struct iotap_trace_recorder **out, const char *pat
 		r->buf_bytes = RCD_BUF_MIN;
 	if (r->buf_bytes > RCD_BUF_MAX)
 		r->buf_bytes = RCD_BUF_MAX;
-	r->buf_bytes = align8(r->buf_bytes);
+	r->buf_bytes = rcd_align8(r->buf_bytes);
 	max_bytes = opts->max_bytes ? opts->max_bytes : 64u << 20;
 	r->nbufs_max = max_bytes / r->buf_bytes > 1 << 20 ? 1 << 20 :
 		       (unsigned int)(max_bytes / r->buf_bytes);
@@ -960,9 +643,9 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 		/* no thread records any more (the contract): cur is not RCD_BUSY */
 		b = uatomic_xchg(&s->cur, NULL);
 		if (b && b != RCD_BUSY)
-			pool_put(r, b);
+			rcd_pool_put(r, b);
 		if (s->dead) {
-			slot_free(s);
+			rcd_slot_free(s);
 		} else {
 			s->detached = 1;
 			s->r = NULL;
@@ -975,7 +658,7 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 		s = *pp;
 		if (s->detached) {
 			*pp = s->tl_next;
-			slot_free(s);
+			rcd_slot_free(s);
 		} else {
 			pp = &s->tl_next;
 		}
@@ -985,7 +668,7 @@ int iotap_trace_recorder_close(struct iotap_trace_recorder *r)
 
 	/* Buffers queued after the final batch (a thread exiting late) are lost. */
 	while ((node = __cds_wfcq_dequeue_blocking(&r->qhead, &r->qtail)))
-		pool_put(r, caa_container_of(node, struct rcd_buf, node));
+		rcd_pool_put(r, caa_container_of(node, struct rcd_buf, node));
 	while ((b = r->free)) {
 		r->free = b->next;
 		free(b);

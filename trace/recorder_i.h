@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_i.h - what recorder.c (recording, the writer thread) and
- * recorder_switch.c (closing one file and opening the next) share
+ * recorder_i.h - what recorder.c (recording, open and close),
+ * recorder_writer.c (the writer thread) and recorder_switch.c (closing
+ * one file and opening the next) share
  */
 #ifndef IOTAP_RECORDER_I_H
 #define IOTAP_RECORDER_I_H
@@ -140,7 +141,17 @@ struct rcd_switch {
 	int done;
 };
 
-/* recorder.c: the writer thread's own steps (writer thread only) */
+static inline size_t rcd_align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* recorder.c: the buffer pool (any thread) and a slot's end */
+void rcd_pool_put(struct iotap_trace_recorder *r, struct rcd_buf *b);
+void rcd_slot_free(struct rcd_slot *s);
+
+/* recorder_writer.c: the writer thread and its steps (writer thread only) */
+void *rcd_writer_main(void *arg);
 void rcd_publish(struct iotap_trace_recorder *r);
 void rcd_append_own(struct iotap_trace_recorder *r, const struct iotap_trace_rec *rec);
 void rcd_sample(struct iotap_trace_recorder *r);

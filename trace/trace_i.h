@@ -4,9 +4,10 @@
  *
  * The byte layouts behind these constants are specified in FORMAT.md; the
  * numbers here must match it. Module prefixes: fhdr_ (file header, chunk.c),
- * chunk_ (chunk framing, chunk.c), rec_ (record codec, record.c), wr_
- * (writer internals the recorder uses, writer.c), smp_ (resource sampling,
- * sample.c), rcd_ (recorder test hooks, recorder.c).
+ * chunk_ (chunk framing, chunk.c), rec_ (record codec, record.c and
+ * record_decode.c), wr_ (writer internals the recorder uses, writer.c),
+ * smp_ (resource sampling, sample.c), rcd_ (recorder test hooks,
+ * recorder.c).
  *
  * Nothing here is thread-safe on its own: a struct rec_state, a struct
  * chunk_enc and a struct chunk_dec each belong to one thread at a time.

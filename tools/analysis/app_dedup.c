@@ -156,10 +156,11 @@ static int on_op(struct app_dedup *d, const struct iotap_trace_rec *r)
 
 static int on_app(struct app_dedup *d, const struct iotap_trace_rec *r)
 {
+	struct iotap_trace_app_backup b;
 	struct app_gen *g;
 	int i;
 
-	if (r->op != IOTAP_APP_BACKUP || !r->name || strncmp(r->name, "backup ", 7))
+	if (!iotap_trace_app_is(r, IOTAP_APP_BACKUP) || !r->name || strncmp(r->name, "backup ", 7))
 		return 0;
 	i = gen_at(d, r->name + 7);
 	if (i < 0)
@@ -167,14 +168,15 @@ static int on_app(struct app_dedup *d, const struct iotap_trace_rec *r)
 	g = &d->gen[i];
 	g->have_backup = 1;
 	g->partial = !!(r->flags & IOTAP_APPF_PARTIAL);
-	g->dur_ns = r->dur_ns;
-	g->logical = r->length;
-	g->lookups = r->offset;
-	g->hits = r->aux;
-	g->segments = r->file;
-	g->fresh = r->file2;
-	g->stored = r->fh;
-	g->cpu_ns = r->result > 0 ? (uint64_t)r->result : 0;
+	g->dur_ns = iotap_trace_app_dur_ns(r);
+	iotap_trace_app_backup_get(r, &b);
+	g->logical = b.logical;
+	g->lookups = b.lookups;
+	g->hits = b.hits;
+	g->segments = b.segments;
+	g->fresh = b.fresh;
+	g->stored = b.stored;
+	g->cpu_ns = b.cpu_ns;
 	return 0;
 }
 

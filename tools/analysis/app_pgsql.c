@@ -177,22 +177,24 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 {
 	struct app_span *s = NULL;
 
-	if (r->op == IOTAP_APP_TXN) {
+	if (iotap_trace_app_kind(r) == IOTAP_APP_TXN) {
+		uint64_t lat = iotap_trace_app_dur_ns(r), lag = iotap_trace_app_txn_lag_ns(r);
+
 		p->txns++;
 		if (!(r->flags & IOTAP_APPF_STEADY))
 			return;
 		p->txns_steady++;
-		iotap_hist_add(&p->lat, r->dur_ns);
-		p->lat_sumsq += (double)r->dur_ns * (double)r->dur_ns;
-		if (r->aux) {
-			p->lag_sum += r->aux;
-			if (r->aux > p->lag_max)
-				p->lag_max = r->aux;
+		iotap_hist_add(&p->lat, lat);
+		p->lat_sumsq += (double)lat * (double)lat;
+		if (lag) {
+			p->lag_sum += lag;
+			if (lag > p->lag_max)
+				p->lag_max = lag;
 		}
 		p->lag_n++;
 		return;
 	}
-	if (r->op != IOTAP_APP_SPAN || !r->name)
+	if (iotap_trace_app_kind(r) != IOTAP_APP_SPAN || !r->name)
 		return;
 	if (!strncmp(r->name, "checkpoint ", 11)) {
 		/* a part's time as the run printed it (later writers) */
@@ -205,9 +207,9 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 			if (p->ck[i].seq != seq)
 				continue;
 			if (!strcmp(part, "write"))
-				p->ck[i].run_write_ns = r->dur_ns;
+				p->ck[i].run_write_ns = iotap_trace_app_dur_ns(r);
 			else if (!strcmp(part, "sync"))
-				p->ck[i].run_sync_ns = r->dur_ns;
+				p->ck[i].run_sync_ns = iotap_trace_app_dur_ns(r);
 			break;
 		}
 		return;
@@ -215,7 +217,7 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 	if (!strcmp(r->name, "commit")) {
 		/* the run's own sync window, both ends written under WALWriteLock */
 		p->commit_on = !!(r->flags & IOTAP_APPF_BEGIN);
-		p->commit_from = r->offset;
+		p->commit_from = iotap_trace_app_span_start_ns(r);
 		return;
 	}
 	if (!strcmp(r->name, "init"))
@@ -228,10 +230,10 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 		return;
 	s->seen = 1;
 	s->partial = !!(r->flags & IOTAP_APPF_PARTIAL);
-	s->start_ns = r->offset;
-	s->dur_ns = r->dur_ns;
-	s->cpu_user_ns = r->length;
-	s->cpu_sys_ns = r->aux;
+	s->start_ns = iotap_trace_app_span_start_ns(r);
+	s->dur_ns = iotap_trace_app_dur_ns(r);
+	s->cpu_user_ns = iotap_trace_app_span_cpu_user_ns(r);
+	s->cpu_sys_ns = iotap_trace_app_span_cpu_sys_ns(r);
 }
 
 int app_pgsql_feed(struct app_pgsql *p, const struct iotap_trace_rec *r)

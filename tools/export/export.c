@@ -174,10 +174,11 @@ static int g_kind(const struct xrow *r, struct xval *v)
 
 	if (x->type == IOTAP_REC_PHASE)
 		v->s = x->flags == IOTAP_PHASE_END ? "end" : "begin";
-	else if (x->type == IOTAP_REC_APP && x->op < 4 && app[x->op])
-		v->s = app[x->op];
+	else if (x->type == IOTAP_REC_APP && iotap_trace_app_kind(x) < 4 &&
+		 app[iotap_trace_app_kind(x)])
+		v->s = app[iotap_trace_app_kind(x)];
 	else if (x->type == IOTAP_REC_NAME)
-		v->s = x->flags & 1 ? "link" : "bind";
+		v->s = iotap_trace_name_is_link(x) ? "link" : "bind";
 	else
 		return 0;
 	v->len = (uint32_t)strlen(v->s);

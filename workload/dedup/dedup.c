@@ -508,16 +508,16 @@ static void take_backup(struct dd_run *run)
 	{
 		/* the trace's copy of what only the model knows (report, compare) */
 		char name[32];
-		struct iotap_trace_rec ar = {
-			.op = IOTAP_APP_BACKUP, .name = name,
-			.dur_ns = (uint64_t)llround(g->backup.elapsed_s * 1e9),
-			.length = g->logical_bytes, .offset = g->lookups, .aux = g->cache_hits,
-			.file = g->segments, .file2 = g->new_segments, .fh = g->stored_bytes,
-			.result = (int64_t)llround((g->gen_cpu_s + g->hash_cpu_s) * 1e9),
-			.flags = g->backup.partial ? IOTAP_APPF_PARTIAL : 0,
+		struct iotap_trace_rec ar;
+		struct iotap_trace_app_backup b = {
+			.logical = g->logical_bytes, .lookups = g->lookups, .hits = g->cache_hits,
+			.segments = g->segments, .fresh = g->new_segments, .stored = g->stored_bytes,
+			.cpu_ns = (uint64_t)llround((g->gen_cpu_s + g->hash_cpu_s) * 1e9),
 		};
 
 		snprintf(name, sizeof(name), "backup gen=%u", run->gen);
+		iotap_trace_app_backup_init(&ar, name, (uint64_t)llround(g->backup.elapsed_s * 1e9),
+					    g->backup.partial ? IOTAP_APPF_PARTIAL : 0, &b);
 		wl_app(run->c, &ar);
 	}
 }

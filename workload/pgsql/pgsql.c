@@ -472,12 +472,11 @@ static int client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu)
 			}
 			{
 				/* the trace's own copy: report and compare derive tps from it */
-				struct iotap_trace_rec ar = {
-					.op = IOTAP_APP_TXN, .dur_ns = lat,
-					.flags = t1 >= pg->steady_t0 ? IOTAP_APPF_STEADY : 0,
-					.aux = o->rate > 0 && t0 > sched ? t0 - sched : 0,
-				};
+				struct iotap_trace_rec ar;
 
+				iotap_trace_app_txn_init(&ar, lat,
+							 t1 >= pg->steady_t0 ? IOTAP_APPF_STEADY : 0,
+							 o->rate > 0 && t0 > sched ? t0 - sched : 0);
 				wl_app(pg->c, &ar);
 			}
 			if (t1 >= pg->steady_t0) {
@@ -578,20 +577,17 @@ static void span_app(struct pg *pg, const char *name, uint64_t t0, uint64_t t1, 
 {
 	if (strcmp(name, "commit"))
 		wl_span_log(pg->c, name, t0, t1);
-	struct iotap_trace_rec ar = {
-		.op = IOTAP_APP_SPAN, .name = name, .offset = t0, .dur_ns = t1 - t0,
-		.flags = partial ? IOTAP_APPF_PARTIAL : 0,
-	};
+	struct iotap_trace_rec ar;
 
+	iotap_trace_app_span_init(&ar, name, t0, t1 - t0, partial ? IOTAP_APPF_PARTIAL : 0);
 	wl_app(pg->c, &ar);
 }
 
 static void span_app_begin(struct pg *pg, const char *name, uint64_t t0)
 {
-	struct iotap_trace_rec ar = {
-		.op = IOTAP_APP_SPAN, .name = name, .offset = t0, .flags = IOTAP_APPF_BEGIN,
-	};
+	struct iotap_trace_rec ar;
 
+	iotap_trace_app_span_init(&ar, name, t0, 0, IOTAP_APPF_BEGIN);
 	wl_app(pg->c, &ar);
 }
 
@@ -725,12 +721,11 @@ static void drive(struct wl_threads *t)
 		wl_span_log(pg->c, "steady", s2.t, s3.t);
 		{
 			/* with the model's own CPU over it: report prints CPU per transaction */
-			struct iotap_trace_rec ar = {
-				.op = IOTAP_APP_SPAN, .name = "steady", .offset = s2.t,
-				.dur_ns = s3.t - s2.t, .flags = stopped ? IOTAP_APPF_PARTIAL : 0,
-				.length = s3.u - s2.u, .aux = s3.s - s2.s,
-			};
+			struct iotap_trace_rec ar;
 
+			iotap_trace_app_span_init(&ar, "steady", s2.t, s3.t - s2.t,
+						  stopped ? IOTAP_APPF_PARTIAL : 0);
+			iotap_trace_app_span_set_cpu(&ar, s3.u - s2.u, s3.s - s2.s);
 			wl_app(pg->c, &ar);
 		}
 		/* the steady CPU in us; results() divides by the steady transactions */

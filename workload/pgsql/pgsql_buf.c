@@ -669,12 +669,10 @@ static void ckpt_span(struct pg *pg, unsigned int seq, const char *part, uint64_
 		      uint64_t t1, int partial)
 {
 	char name[48];
-	struct iotap_trace_rec ar = {
-		.op = IOTAP_APP_SPAN, .name = name, .offset = t0, .dur_ns = t1 - t0,
-		.flags = partial ? IOTAP_APPF_PARTIAL : 0,
-	};
+	struct iotap_trace_rec ar;
 
 	snprintf(name, sizeof(name), "checkpoint %u %s", seq, part);
+	iotap_trace_app_span_init(&ar, name, t0, t1 - t0, partial ? IOTAP_APPF_PARTIAL : 0);
 	wl_app(pg->c, &ar);
 }
 

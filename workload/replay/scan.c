@@ -716,7 +716,7 @@ int rp_scan(struct iotap_replay *r)
 				r->t0 = rec.time_ns;
 			break;
 		case IOTAP_REC_LOST:
-			r->plan.damage.lost_records += rec.length;
+			r->plan.damage.lost_records += iotap_trace_lost_count(&rec);
 			break;
 		}
 		if (s.err) {
