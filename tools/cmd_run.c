@@ -292,7 +292,8 @@ static void run_one(struct run *r, struct run_target *t)
 		.workload = r->workload,
 		.flags = (run_opts.force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
 			 (run_opts.drop_caches ? IOTAP_WORKLOAD_DROP_CACHES : 0),
-		.progress = run_opts.quiet ? NULL : run_progress,
+		.progress = run_opts.quiet ? NULL : r->model->progress ? r->model->progress :
+			    run_progress,
 		.progress_arg = &t->prog,
 		.lockstep = r->lockstep,
 	};
@@ -425,17 +426,21 @@ static int finish_all(struct run *r)
 		}
 		if (ctx && paths) {
 			/* after the tables (stdout), before the contexts close */
-			for (i = 0; i < r->nt; i++)
+			for (i = 0; i < r->nt && !r->model->overlap_first; i++)
 				if (!r->t[i].open_ret)
 					print_target(r, &r->t[i]);
 			run_print_overlap(stdout, ctx, paths, r->nt, !run_opts.no_lockstep);
 			fflush(stdout);
-			r->printed = 1;
+			r->printed = !r->model->overlap_first;
 		}
+		if (r->model->overlap_first)
+			printf("\n");
 		free(ctx);
 		free(paths);
 	}
 	for (i = 0; i < r->nt; i++) {
+		if (r->model->overlap_first)
+			run_label(r, &r->t[i], stdout);
 		if (!r->t[i].open_ret && !r->printed)
 			print_target(r, &r->t[i]);
 		trc = finish_target(r, &r->t[i]);

@@ -114,9 +114,7 @@ struct run {
  * gives each a zeroed @res_size result, calls @check (defaults, values,
  * targets: run_check_targets()), runs @run on every target (all at once,
  * one thread each, when @concurrent), @print for each, and closes the
- * traces. A model with its own driver gives @main instead (pgsql: its
- * tps progress lines, the overlap note before the reports, a label for
- * a target that did not start).
+ * traces. A model with its own driver gives @main instead.
  */
 struct run_model {
 	const char *name;		/* `iotap run NAME` */
@@ -125,6 +123,12 @@ struct run_model {
 	const struct opt_cmd *cmd;	/* usage, summary, options */
 	size_t res_size;		/* its results, per target */
 	int concurrent;
+	/*
+	 * Several targets at once: the overlap of their phases heads the
+	 * output, and the driver labels every target's report, one that did
+	 * not start too (pgsql); else the overlap follows the reports.
+	 */
+	int overlap_first;
 	/* before the options are parsed (defaults that depend on one): 0 or the exit status */
 	int (*setup)(struct run *r, int argc, char **argv);
 	/* after: 0, or the exit status after saying why */
@@ -132,6 +136,8 @@ struct run_model {
 	/* one target (its own thread when @concurrent): 0 or -errno */
 	int (*run)(struct run *r, struct run_target *t);
 	void (*print)(struct run *r, struct run_target *t);
+	/* its own progress lines instead of run_progress() (@arg: the target's run_progress) */
+	void (*progress)(void *arg, const struct iotap_workload_progress *p);
 	void (*release)(struct run_target *t);
 	/* or the whole command: argv[0] is NAME; the exit status */
 	int (*main)(int argc, char **argv);
