@@ -534,8 +534,6 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "); see 'iotap run --help'\n");
 		return 2;
 	}
-	if (r.model->main)
-		return r.model->main(argc - 1, argv + 1);
 	r.cmd = r.model->cmd;
 	r.cmdline = iotap_argv_join("iotap run", argc - 1, argv + 1);
 	r.workload = iotap_argv_join(NULL, argc - 1, argv + 1);

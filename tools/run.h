@@ -108,13 +108,13 @@ struct run {
 
 /*
  * One workload model, a row of the models table. Its options are bound to
- * its own struct (cmd->opts), the shared ones to run_opts. A model that
- * cmd_run.c drives gives @check, @run and @print: cmd_run.c parses,
+ * its own struct (cmd->opts), the shared ones to run_opts. A model gives
+ * @check, @run and @print: cmd_run.c parses,
  * collects the targets (a model's option may add one: run_add_target()),
  * gives each a zeroed @res_size result, calls @check (defaults, values,
  * targets: run_check_targets()), runs @run on every target (all at once,
  * one thread each, when @concurrent), @print for each, and closes the
- * traces. A model with its own driver gives @main instead.
+ * traces.
  */
 struct run_model {
 	const char *name;		/* `iotap run NAME` */
@@ -139,8 +139,6 @@ struct run_model {
 	/* its own progress lines instead of run_progress() (@arg: the target's run_progress) */
 	void (*progress)(void *arg, const struct iotap_workload_progress *p);
 	void (*release)(struct run_target *t);
-	/* or the whole command: argv[0] is NAME; the exit status */
-	int (*main)(int argc, char **argv);
 };
 
 /* The models table (models.c, from iotap_models.h), in `iotap run --help`'s order. */
