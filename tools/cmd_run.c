@@ -353,6 +353,7 @@ static void run_all(struct run *r, int concurrent)
 /* Print one target's failure or trace problems; return its exit status share. */
 static int finish_target(struct run *r, struct run_target *t)
 {
+	char *kept;
 	int rc = 0;
 
 	if (t->open_ret) {
@@ -386,15 +387,20 @@ static int finish_target(struct run *r, struct run_target *t)
 			warn_msg("trace '%s': %" PRIu64 " records dropped (the trace writer fell "
 				 "behind; LOST records say where)", t->trace, lost);
 	}
-	t->close_ret = iotap_workload_ctx_close(t->ctx);
+	t->close_ret = iotap_workload_ctx_close_kept(t->ctx, &kept);
 	t->ctx = NULL;
-	if (t->close_ret) {
+	if (kept)	/* not renamed over T: never deleted, said where */
+		die_msg("cannot replace trace '%s': %s; this run's trace is kept as '%s'",
+			t->trace, t->close_ret == -ETXTBSY ? "another mount or run is writing it" :
+			strerror(-t->close_ret), kept);
+	else if (t->close_ret)
 		die_msg("cannot write trace '%s': %s", t->trace, strerror(-t->close_ret));
-		if (!rc)
-			rc = 1;
-	}
+	free(kept);
+	if (t->close_ret && !rc)
+		rc = 1;
 	/* the trace this run created, complete: shared as asked */
-	if (t->trace && run_opts.perm_set && trace_perm_set(t->trace, &run_opts.perm) && !rc)
+	if (!t->close_ret && t->trace && run_opts.perm_set &&
+	    trace_perm_set(t->trace, &run_opts.perm) && !rc)
 		rc = 1;
 	return rc;
 }
