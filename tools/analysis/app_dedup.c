@@ -243,33 +243,74 @@ static double miss_ms(const struct iotap_hist *h, double q)
 	return (double)iotap_hist_quantile(h, q) / 1e9 * 1e3;
 }
 
+/*
+ * The backup table's columns, text and HTML alike: the text's two header
+ * lines (@top, @unit) and width, the HTML's heading, the decimals; a
+ * generation's values in this order come from backup_row().
+ */
+static const struct backup_col {
+	const char *top, *unit, *th;
+	int w, dec;
+} backup_cols[] = {
+	{ "time s", "", "time s", 7, 2 },
+	{ "logical", "MB/s", "logical MB/s", 9, 1 },
+	{ "physical", "MB/s", "physical MB/s", 9, 1 },
+	{ "dedup", "ratio", "dedup ratio", 6, 2 },
+	{ "cum", "ratio", "cum ratio", 6, 2 },
+	{ "lookups", "/s", "lookups/s", 9, 0 },
+	{ "hit", "%", "hit %", 6, 1 },
+	{ "index", "reads", "index reads", 7, 0 },
+	{ "miss p50", "ms", "miss p50 ms", 8, 3 },
+	{ "miss p99", "ms", "miss p99 ms", 8, 3 },
+};
+#define BACKUP_COLS (sizeof(backup_cols) / sizeof(backup_cols[0]))
+
+/* Generation @g's backup row; @logical and @stored: the sums up to it, @g's included. */
+static void backup_row(const struct app_gen *g, uint64_t logical, uint64_t stored,
+		       double v[BACKUP_COLS])
+{
+	double t = secs(g->dur_ns);
+
+	v[0] = t;
+	v[1] = rate(g->logical, t);
+	v[2] = rate(g->written, t);
+	v[3] = ratio(g->logical, g->stored);
+	v[4] = ratio(logical, stored);
+	v[5] = t > 0 ? (double)g->lookups / t : 0;
+	v[6] = g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0;
+	v[7] = (double)g->index_reads;
+	v[8] = miss_ms(&g->miss, 0.5);
+	v[9] = miss_ms(&g->miss, 0.99);
+}
+
 void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 {
 	uint64_t logical = 0, stored = 0, cpu, fresh;
-	unsigned int i, nr = 0;
+	double v[BACKUP_COLS];
+	unsigned int i, k, nr = 0;
 
 	fprintf(f, "\napplication: backup media server model (dedup); logical bytes and look-ups "
 		   "from the run's APP records, the rest from the trace's ops\n");
-	fprintf(f, "  %-13s %7s %9s %9s %6s %6s %9s %6s %7s %8s %8s\n", "backup", "time s",
-		"logical", "physical", "dedup", "cum", "lookups", "hit", "index", "miss p50",
-		"miss p99");
-	fprintf(f, "  %-13s %7s %9s %9s %6s %6s %9s %6s %7s %8s %8s\n", "", "", "MB/s", "MB/s",
-		"ratio", "ratio", "/s", "%", "reads", "ms", "ms");
+	fprintf(f, "  %-13s", "backup");
+	for (k = 0; k < BACKUP_COLS; k++)
+		fprintf(f, " %*s", backup_cols[k].w, backup_cols[k].top);
+	fprintf(f, "\n  %-13s", "");
+	for (k = 0; k < BACKUP_COLS; k++)
+		fprintf(f, " %*s", backup_cols[k].w, backup_cols[k].unit);
+	fputc('\n', f);
 	for (i = 0; i < d->ngen; i++) {
 		const struct app_gen *g = &d->gen[i];
-		double t = secs(g->dur_ns);
 
 		nr += g->have_restore;
 		if (!g->have_backup)
 			continue;
 		logical += g->logical;
 		stored += g->stored;
-		fprintf(f, "  %-13s %7.2f %9.1f %9.1f %6.2f %6.2f %9.0f %6.1f %7" PRIu64
-			   " %8.3f %8.3f\n", g->name, t, rate(g->logical, t), rate(g->written, t),
-			ratio(g->logical, g->stored), ratio(logical, stored),
-			t > 0 ? (double)g->lookups / t : 0,
-			g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0,
-			g->index_reads, miss_ms(&g->miss, 0.5), miss_ms(&g->miss, 0.99));
+		backup_row(g, logical, stored, v);
+		fprintf(f, "  %-13s", g->name);
+		for (k = 0; k < BACKUP_COLS; k++)
+			fprintf(f, " %*.*f", backup_cols[k].w, backup_cols[k].dec, v[k]);
+		fputc('\n', f);
 	}
 	if (nr) {
 		fprintf(f, "  %-13s %7s %9s %9s %8s %10s\n", "restore", "time s", "MB", "MB/s",
@@ -304,32 +345,30 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 void app_dedup_print_html(const struct app_dedup *d, FILE *f)
 {
 	uint64_t logical = 0, stored = 0;
-	unsigned int i, nr = 0;
+	double v[BACKUP_COLS];
+	unsigned int i, k, nr = 0;
 
 	fprintf(f, "<p class=\"note\">Backup media server model (dedup): logical bytes and "
 		   "look-ups from the run's APP records, the rest from the trace's ops.</p>\n"
-		   "<table><tr><th class=\"l\">backup</th><th>time s</th><th>logical MB/s</th>"
-		   "<th>physical MB/s</th><th>dedup ratio</th><th>cum ratio</th><th>lookups/s</th>"
-		   "<th>hit %%</th><th>index reads</th><th>miss p50 ms</th><th>miss p99 ms</th>"
-		   "</tr>\n");
+		   "<table><tr><th class=\"l\">backup</th>");
+	for (k = 0; k < BACKUP_COLS; k++)
+		fprintf(f, "<th>%s</th>", backup_cols[k].th);
+	fprintf(f, "</tr>\n");
 	for (i = 0; i < d->ngen; i++) {
 		const struct app_gen *g = &d->gen[i];
-		double t = secs(g->dur_ns);
 
 		nr += g->have_restore;
 		if (!g->have_backup)
 			continue;
 		logical += g->logical;
 		stored += g->stored;
+		backup_row(g, logical, stored, v);
 		fprintf(f, "<tr><td class=\"l\">");
 		html_esc(f, g->name);
-		fprintf(f, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td>"
-			   "<td>%.0f</td><td>%.1f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td>"
-			   "</tr>\n", t, rate(g->logical, t), rate(g->written, t),
-			ratio(g->logical, g->stored), ratio(logical, stored),
-			t > 0 ? (double)g->lookups / t : 0,
-			g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0,
-			g->index_reads, miss_ms(&g->miss, 0.5), miss_ms(&g->miss, 0.99));
+		fprintf(f, "</td>");
+		for (k = 0; k < BACKUP_COLS; k++)
+			fprintf(f, "<td>%.*f</td>", backup_cols[k].dec, v[k]);
+		fprintf(f, "</tr>\n");
 	}
 	fprintf(f, "</table>\n");
 	if (nr) {
