@@ -12,8 +12,9 @@
  * marker, what each unit does and how the file is opened and closed; the
  * engine (engine.c) runs the data steps, and the two kinds bonnie++ alone
  * has are in files of their own: the competing seekers (bonnie_seek.c) and
- * the create/stat/delete file tests (bonnie_files.c). Timing follows bonnie++: each file is opened before its timer
- * starts and closed (2.x: fsync + close) before it stops.
+ * the create/stat/delete file tests (bonnie_files.c). Timing follows
+ * bonnie++: each file is opened before its timer starts and closed (2.x:
+ * fsync + close) before it stops.
  *
  * Differences that are deliberate, each for a reason:
  *   - seekers are threads, as in bonnie++ 1.9x+, for 1.03 too (it forked

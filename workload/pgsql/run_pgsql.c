@@ -10,16 +10,19 @@
  *                   [--*-flush-after SIZE] [--cpu-per-txn DURATION] [--no-lockstep]
  *                   [-q] [--trace FILE] [--force] [--trace-mode MODE] [--trace-group GROUP]
  *
- * Parses PostgreSQL's and pgbench's option names, bound to values in one
- * table with PostgreSQL's ranges (defaults of the --era chosen), checks every data and WAL directory before anything is written
- * (exists, writable, not already a data directory, room for the database
- * and for max_wal_size of WAL, summed per filesystem: exit 2), runs one
- * model per DIR at once (their loads and clients started together unless
- * --no-lockstep, then the overlap of their phases), and prints, per DIR,
- * what a DBA reads: pgbench
- * -i's "done in" line, pgbench's summary (tps with and without warm-up,
- * latency average, stddev and percentiles, -R's schedule lag, -P's
- * per-interval lines), the WAL sync latency, the I/O per transaction, one
+ * A model of the models table (struct run_model), run by the shared
+ * driver (cmd_run.c). It parses PostgreSQL's and pgbench's option names,
+ * bound to values in one table with PostgreSQL's ranges (the defaults of
+ * the --era chosen: .setup), checks every data and WAL directory before
+ * anything is written (exists, writable, not already a data directory,
+ * room for the database and for max_wal_size of WAL, summed per
+ * filesystem: exit 2), runs one model per DIR at once (their loads and
+ * clients started together unless --no-lockstep; the overlap of their
+ * phases heads the reports: .overlap_first), with tps progress lines
+ * (.progress), and prints, per DIR, what a DBA reads: pgbench -i's "done
+ * in" line, pgbench's summary (tps with and without warm-up, latency
+ * average, stddev and percentiles, -R's schedule lag, -P's per-interval
+ * lines), the WAL sync latency, the I/O per transaction, one
  * log_checkpoints line per checkpoint, and the model's own CPU per
  * transaction. Ctrl-C stops every model, removes the files, prints what
  * was measured (marked partial) and exits 130.
