@@ -383,25 +383,33 @@ static int any_restore(const struct app_dedup *d)
 	return 0;
 }
 
-void app_dedup_print_text(const struct app_dedup *d, FILE *f)
+/* The application's part of the report, as text or (@html) the report page's. */
+static void print_app(const struct app_dedup *d, FILE *f, int html)
 {
+	const char *pre = html ? "<p>" : "  ", *post = html ? "</p>" : "";
 	struct dd_sums sums = { 0 };
 	uint64_t cpu, fresh;
 	unsigned int i;
 
-	fprintf(f, "\napplication: backup media server model (dedup); logical bytes and look-ups "
-		   "from the run's APP records, the rest from the trace's ops\n");
-	print_table(f, 0, &backup_table, d, &sums);
+	if (html)
+		fprintf(f, "<p class=\"note\">Backup media server model (dedup): logical bytes and "
+			   "look-ups from the run's APP records, the rest from the trace's ops.</p>\n");
+	else
+		fprintf(f, "\napplication: backup media server model (dedup); logical bytes and "
+			   "look-ups from the run's APP records, the rest from the trace's ops\n");
+	print_table(f, html, &backup_table, d, &sums);
 	if (any_restore(d))
-		print_table(f, 0, &restore_table, d, &sums);
+		print_table(f, html, &restore_table, d, &sums);
 	if (d->compact_seen)
-		fprintf(f, "  compact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
-			   "unlinked\n", d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
-			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks);
+		fprintf(f, "%scompact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
+			   "unlinked%s\n", pre, d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
+			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks, post);
 	if (sums.logical)
-		fprintf(f, "  stored %.1f MB of %.1f MB logical: dedup ratio %.2f:1\n",
+		fprintf(f, "%sstored %.1f MB of %.1f MB logical: dedup ratio %.2f:1%s\n", pre,
 			(double)sums.stored / 1e6, (double)sums.logical / 1e6,
-			ratio(sums.logical, sums.stored));
+			ratio(sums.logical, sums.stored), post);
+	if (html)
+		return;
 	for (i = 0, cpu = 0, fresh = 0; i < d->ngen; i++) {
 		cpu += d->gen[i].cpu_ns;
 		fresh += d->gen[i].fresh;
@@ -411,24 +419,15 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 			(double)cpu / 1e3 / (double)fresh);
 }
 
+void app_dedup_print_text(const struct app_dedup *d, FILE *f)
+{
+	print_app(d, f, 0);
+}
+
 /* The report page's part: the backups and restores, as the text has them. */
 void app_dedup_print_html(const struct app_dedup *d, FILE *f)
 {
-	struct dd_sums sums = { 0 };
-
-	fprintf(f, "<p class=\"note\">Backup media server model (dedup): logical bytes and "
-		   "look-ups from the run's APP records, the rest from the trace's ops.</p>\n");
-	print_table(f, 1, &backup_table, d, &sums);
-	if (any_restore(d))
-		print_table(f, 1, &restore_table, d, &sums);
-	if (d->compact_seen)
-		fprintf(f, "<p>compact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
-			   "unlinked</p>\n", d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
-			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks);
-	if (sums.logical)
-		fprintf(f, "<p>stored %.1f MB of %.1f MB logical: dedup ratio %.2f:1</p>\n",
-			(double)sums.stored / 1e6, (double)sums.logical / 1e6,
-			ratio(sums.logical, sums.stored));
+	print_app(d, f, 1);
 }
 
 struct json_object *app_dedup_json(const struct app_dedup *d)
