@@ -90,7 +90,7 @@ expect_eq "writes in T" "$n" 80
 mkdir $T/pg
 "$IOTAP" run pgsql $T/pg -s 1 -c 1 -T 60 -q --trace $TR --force > $T/pg.out 2> $T/pg.err &
 RUN_PID=$!
-at_exit "kill $RUN_PID 2> /dev/null"
+at_exit '[ -z "$RUN_PID" ] || kill $RUN_PID 2> /dev/null'
 for i in $(seq 300); do
 	RUN_TMP=$(ls -d $T/.live.iotap.* 2> /dev/null) && break
 	sleep 0.1
@@ -101,6 +101,7 @@ PID1=$MOUNT_PID
 kill -TERM $RUN_PID
 wait $RUN_PID
 rc=$?
+RUN_PID=
 [ $rc -ne 0 ] && [ $rc -lt 131 ] || { cat $T/pg.err; fail "the refused run exited $rc"; }
 grep -q "cannot replace trace '$TR': another mount or run is writing it; this run's trace is kept as '$RUN_TMP'" \
 	$T/pg.err || { cat $T/pg.err; fail "the run does not say where its trace is"; }
