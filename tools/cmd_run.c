@@ -293,7 +293,8 @@ static void run_one(struct run *r, struct run_target *t)
 		.workload = r->workload,
 		.flags = (run_opts.force ? IOTAP_WORKLOAD_TRACE_FORCE : 0) |
 			 (run_opts.drop_caches ? IOTAP_WORKLOAD_DROP_CACHES : 0),
-		.progress = run_opts.quiet ? NULL : run_progress,
+		.progress = run_opts.quiet ? NULL : r->model->progress ? r->model->progress :
+			    run_progress,
 		.progress_arg = &t->prog,
 		.lockstep = r->lockstep,
 	};
@@ -360,6 +361,7 @@ static void run_all(struct run *r, int concurrent)
 /* Print one target's failure or trace problems; return its exit status share. */
 static int finish_target(struct run *r, struct run_target *t)
 {
+	char *kept;
 	int rc = 0;
 
 	if (t->open_ret) {
@@ -393,15 +395,20 @@ static int finish_target(struct run *r, struct run_target *t)
 			warn_msg("trace '%s': %" PRIu64 " records dropped (the trace writer fell "
 				 "behind; LOST records say where)", t->trace, lost);
 	}
-	t->close_ret = iotap_workload_ctx_close(t->ctx);
+	t->close_ret = iotap_workload_ctx_close_kept(t->ctx, &kept);
 	t->ctx = NULL;
-	if (t->close_ret) {
+	if (kept)	/* not renamed over T: never deleted, said where */
+		error_msg("cannot replace trace '%s': %s; this run's trace is kept as '%s'",
+			t->trace, t->close_ret == -ETXTBSY ? "another mount or run is writing it" :
+			strerror(-t->close_ret), kept);
+	else if (t->close_ret)
 		error_msg("cannot write trace '%s': %s", t->trace, strerror(-t->close_ret));
-		if (!rc)
-			rc = 1;
-	}
+	free(kept);
+	if (t->close_ret && !rc)
+		rc = 1;
 	/* the trace this run created, complete: shared as asked */
-	if (t->trace && run_opts.perm_set && trace_perm_set(t->trace, &run_opts.perm) && !rc)
+	if (!t->close_ret && t->trace && run_opts.perm_set &&
+	    trace_perm_set(t->trace, &run_opts.perm) && !rc)
 		rc = 1;
 	return rc;
 }
@@ -433,17 +440,21 @@ static int finish_all(struct run *r)
 		}
 		if (ctx && paths) {
 			/* after the tables (stdout), before the contexts close */
-			for (i = 0; i < r->nt; i++)
+			for (i = 0; i < r->nt && !r->model->overlap_first; i++)
 				if (!r->t[i].open_ret)
 					print_target(r, &r->t[i]);
 			run_print_overlap(stdout, ctx, paths, r->nt, !run_opts.no_lockstep);
 			fflush(stdout);
-			r->printed = 1;
+			r->printed = !r->model->overlap_first;
 		}
+		if (r->model->overlap_first)
+			printf("\n");
 		free(ctx);
 		free(paths);
 	}
 	for (i = 0; i < r->nt; i++) {
+		if (r->model->overlap_first)
+			run_label(r, &r->t[i], stdout);
 		if (!r->t[i].open_ret && !r->printed)
 			print_target(r, &r->t[i]);
 		trc = finish_target(r, &r->t[i]);
@@ -537,8 +548,6 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "); see 'iotap run --help'\n");
 		return 2;
 	}
-	if (r.model->main)
-		return r.model->main(argc - 1, argv + 1);
 	r.cmd = r.model->cmd;
 	r.cmdline = iotap_argv_join("iotap run", argc - 1, argv + 1);
 	r.workload = iotap_argv_join(NULL, argc - 1, argv + 1);

@@ -108,15 +108,13 @@ struct run {
 
 /*
  * One workload model, a row of the models table. Its options are bound to
- * its own struct (cmd->opts), the shared ones to run_opts. A model that
- * cmd_run.c drives gives @check, @run and @print: cmd_run.c parses,
+ * its own struct (cmd->opts), the shared ones to run_opts. A model gives
+ * @check, @run and @print: cmd_run.c parses,
  * collects the targets (a model's option may add one: run_add_target()),
  * gives each a zeroed @res_size result, calls @check (defaults, values,
  * targets: run_check_targets()), runs @run on every target (all at once,
  * one thread each, when @concurrent), @print for each, and closes the
- * traces. A model with its own driver gives @main instead (pgsql: its
- * tps progress lines, the overlap note before the reports, a label for
- * a target that did not start).
+ * traces.
  */
 struct run_model {
 	const char *name;		/* `iotap run NAME` */
@@ -125,6 +123,12 @@ struct run_model {
 	const struct opt_cmd *cmd;	/* usage, summary, options */
 	size_t res_size;		/* its results, per target */
 	int concurrent;
+	/*
+	 * Several targets at once: the overlap of their phases heads the
+	 * output, and the driver labels every target's report, one that did
+	 * not start too (pgsql); else the overlap follows the reports.
+	 */
+	int overlap_first;
 	/* before the options are parsed (defaults that depend on one): 0 or the exit status */
 	int (*setup)(struct run *r, int argc, char **argv);
 	/* after: 0, or the exit status after saying why */
@@ -132,9 +136,9 @@ struct run_model {
 	/* one target (its own thread when @concurrent): 0 or -errno */
 	int (*run)(struct run *r, struct run_target *t);
 	void (*print)(struct run *r, struct run_target *t);
+	/* its own progress lines instead of run_progress() (@arg: the target's run_progress) */
+	void (*progress)(void *arg, const struct iotap_workload_progress *p);
 	void (*release)(struct run_target *t);
-	/* or the whole command: argv[0] is NAME; the exit status */
-	int (*main)(int argc, char **argv);
 };
 
 /* The models table (models.c, from iotap_models.h), in `iotap run --help`'s order. */

@@ -247,10 +247,12 @@ err_free_ctx:
 	return ret;
 }
 
-int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
+int iotap_workload_ctx_close_kept(struct iotap_workload_ctx *c, char **kept)
 {
 	int ret = 0;
 
+	if (kept)
+		*kept = NULL;
 	if (!c)
 		return 0;
 	iotap_workload_ctx_leave(c);
@@ -262,8 +264,15 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 
 		if (err && !ret)
 			ret = err;
-		if (err)
-			unlink(c->trace_tmp);
+		/*
+		 * Not renamed (@trace_path became another writer's live file,
+		 * or rename(2) failed): the run's trace stays under its
+		 * temporary name, which the caller is told.
+		 */
+		if (err && kept) {
+			*kept = c->trace_tmp;
+			c->trace_tmp = NULL;
+		}
 		free(c->trace_tmp);
 		free(c->trace_path);
 	}
@@ -275,6 +284,11 @@ int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
 	free(c->dir);
 	free(c);
 	return ret;
+}
+
+int iotap_workload_ctx_close(struct iotap_workload_ctx *c)
+{
+	return iotap_workload_ctx_close_kept(c, NULL);
 }
 
 uint64_t iotap_workload_ctx_lost(struct iotap_workload_ctx *c)

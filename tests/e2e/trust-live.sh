@@ -13,6 +13,9 @@
 # Rotating onto the live file: `iotap trace MNT rotate T --force` where T
 # is MNT's current trace is refused, CLI and daemon alike, and T ends up
 # holding every write once, with one END record.
+# A run with --trace T --force whose T becomes a mount's live trace while
+# it runs keeps its own trace under the temporary name, says where, and
+# exits non-zero; T stays the mount's.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 
@@ -79,5 +82,36 @@ check "info --strict after refused rotations" "$IOTAP" info --strict $TR > $T/in
 grep -q "end 1," $T/info || { cat $T/info; fail "T has more than one END record"; }
 n=$("$IOTAP" dump $TR | awk '$4 == "write" { n++ } END { print n + 0 }')
 expect_eq "writes in T" "$n" 80
+
+# --- a run's --force trace onto T, T made live meanwhile ----------------------
+# The run writes under a temporary name and renames it over T at the end;
+# T is by then a mount's live trace, so the rename is refused: the run's
+# trace is kept under its temporary name, said, and the run fails.
+mkdir $T/pg
+"$IOTAP" run pgsql $T/pg -s 1 -c 1 -T 60 -q --trace $TR --force > $T/pg.out 2> $T/pg.err &
+RUN_PID=$!
+at_exit '[ -z "$RUN_PID" ] || kill $RUN_PID 2> /dev/null'
+for i in $(seq 300); do
+	RUN_TMP=$(ls -d $T/.live.iotap.* 2> /dev/null) && break
+	sleep 0.1
+done
+[ -n "$RUN_TMP" ] || { cat $T/pg.err; fail "the run's trace under a temporary name did not appear"; }
+iotap_mount $B1 $M1 --trace $TR --force
+PID1=$MOUNT_PID
+kill -TERM $RUN_PID
+wait $RUN_PID
+rc=$?
+RUN_PID=
+[ $rc -ne 0 ] && [ $rc -lt 131 ] || { cat $T/pg.err; fail "the refused run exited $rc"; }
+grep -q "cannot replace trace '$TR': another mount or run is writing it; this run's trace is kept as '$RUN_TMP'" \
+	$T/pg.err || { cat $T/pg.err; fail "the run does not say where its trace is"; }
+[ -f "$RUN_TMP" ] || fail "the run's trace '$RUN_TMP' was deleted"
+check "info --strict on the kept trace" "$IOTAP" info --strict "$RUN_TMP" > $T/info
+grep -q "^source *workload" $T/info || { cat $T/info; fail "the kept trace is not the run's"; }
+check "dd into M1" dd if=/dev/zero of=$M1/second bs=64k count=3 status=none
+MOUNT_PID=$PID1
+iotap_umount $M1
+check "info T" "$IOTAP" info --strict $TR > $T/info
+grep -q "^mountpoint *$M1\$" $T/info || { cat $T/info; fail "T is not M1's capture"; }
 
 echo "trust-live: ok"

@@ -245,54 +245,173 @@ static double miss_ms(const struct iotap_hist *h, double q)
 	return (double)iotap_hist_quantile(h, q) / 1e9 * 1e3;
 }
 
-void app_dedup_print_text(const struct app_dedup *d, FILE *f)
-{
-	uint64_t logical = 0, stored = 0, cpu, fresh;
-	unsigned int i, nr = 0;
+/* A column of the backup or restore table: text and HTML alike. */
+struct dd_col {
+	const char *top, *unit;		/* the text's header lines (no @unit: one line) */
+	const char *th;			/* the HTML heading */
+	int w, dec;			/* the text's width; the decimals */
+};
 
-	fprintf(f, "\napplication: backup media server model (dedup); logical bytes and look-ups "
-		   "from the run's APP records, the rest from the trace's ops\n");
-	fprintf(f, "  %-13s %7s %9s %9s %6s %6s %9s %6s %7s %8s %8s\n", "backup", "time s",
-		"logical", "physical", "dedup", "cum", "lookups", "hit", "index", "miss p50",
-		"miss p99");
-	fprintf(f, "  %-13s %7s %9s %9s %6s %6s %9s %6s %7s %8s %8s\n", "", "", "MB/s", "MB/s",
-		"ratio", "ratio", "/s", "%", "reads", "ms", "ms");
+/* The sums over the backups so far (the cumulative ratio, the summary line). */
+struct dd_sums {
+	uint64_t logical, stored;
+};
+
+/*
+ * A table of generations: its label, its columns, and @row, which gives a
+ * generation's values in the columns' order (0: it has no such row).
+ */
+struct dd_table {
+	const char *label;
+	const struct dd_col *cols;
+	unsigned int ncols;
+	int (*row)(const struct app_gen *g, struct dd_sums *sums, double *v);
+};
+
+static const struct dd_col backup_cols[] = {
+	{ "time s", "", "time s", 7, 2 },
+	{ "logical", "MB/s", "logical MB/s", 9, 1 },
+	{ "physical", "MB/s", "physical MB/s", 9, 1 },
+	{ "dedup", "ratio", "dedup ratio", 6, 2 },
+	{ "cum", "ratio", "cum ratio", 6, 2 },
+	{ "lookups", "/s", "lookups/s", 9, 0 },
+	{ "hit", "%", "hit %", 6, 1 },
+	{ "index", "reads", "index reads", 7, 0 },
+	{ "miss p50", "ms", "miss p50 ms", 8, 3 },
+	{ "miss p99", "ms", "miss p99 ms", 8, 3 },
+};
+
+static int backup_row(const struct app_gen *g, struct dd_sums *sums, double *v)
+{
+	double t = secs(g->dur_ns);
+
+	if (!g->have_backup)
+		return 0;
+	sums->logical += g->logical;
+	sums->stored += g->stored;
+	v[0] = t;
+	v[1] = rate(g->logical, t);
+	v[2] = rate(g->written, t);
+	v[3] = ratio(g->logical, g->stored);
+	v[4] = ratio(sums->logical, sums->stored);
+	v[5] = t > 0 ? (double)g->lookups / t : 0;
+	v[6] = g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0;
+	v[7] = (double)g->index_reads;
+	v[8] = miss_ms(&g->miss, 0.5);
+	v[9] = miss_ms(&g->miss, 0.99);
+	return 1;
+}
+
+static const struct dd_col restore_cols[] = {
+	{ "time s", NULL, "time s", 7, 2 },
+	{ "MB", NULL, "MB", 9, 1 },
+	{ "MB/s", NULL, "MB/s", 9, 1 },
+	{ "reads", NULL, "reads", 8, 0 },
+	{ "files", NULL, "files", 10, 0 },
+};
+
+static int restore_row(const struct app_gen *g, struct dd_sums *sums, double *v)
+{
+	(void)sums;
+	if (!g->have_restore)
+		return 0;
+	v[0] = restore_s(g);
+	v[1] = (double)g->r_bytes / 1e6;
+	v[2] = rate(g->r_bytes, restore_s(g));
+	v[3] = (double)g->r_reads;
+	v[4] = (double)g->r_files;
+	return 1;
+}
+
+#define DD_TABLE(name) { #name, name##_cols, sizeof(name##_cols) / sizeof(name##_cols[0]), \
+			 name##_row }
+static const struct dd_table backup_table = DD_TABLE(backup);
+static const struct dd_table restore_table = DD_TABLE(restore);
+#define DD_COLS_MAX 10
+
+/* Table @t over @d's generations, as text or (@html) an HTML table; *@sums: its rows' sums. */
+static void print_table(FILE *f, int html, const struct dd_table *t, const struct app_dedup *d,
+			struct dd_sums *sums)
+{
+	double v[DD_COLS_MAX];
+	unsigned int i, k;
+
+	if (html)
+		fprintf(f, "<table><tr><th class=\"l\">%s</th>", t->label);
+	else
+		fprintf(f, "  %-13s", t->label);
+	for (k = 0; k < t->ncols; k++)
+		if (html)
+			fprintf(f, "<th>%s</th>", t->cols[k].th);
+		else
+			fprintf(f, " %*s", t->cols[k].w, t->cols[k].top);
+	fprintf(f, html ? "</tr>\n" : "\n");
+	if (!html && t->cols[0].unit) {
+		fprintf(f, "  %-13s", "");
+		for (k = 0; k < t->ncols; k++)
+			fprintf(f, " %*s", t->cols[k].w, t->cols[k].unit);
+		fputc('\n', f);
+	}
 	for (i = 0; i < d->ngen; i++) {
 		const struct app_gen *g = &d->gen[i];
-		double t = secs(g->dur_ns);
 
-		nr += g->have_restore;
-		if (!g->have_backup)
+		if (!t->row(g, sums, v))
 			continue;
-		logical += g->logical;
-		stored += g->stored;
-		fprintf(f, "  %-13s %7.2f %9.1f %9.1f %6.2f %6.2f %9.0f %6.1f %7" PRIu64
-			   " %8.3f %8.3f\n", g->name, t, rate(g->logical, t), rate(g->written, t),
-			ratio(g->logical, g->stored), ratio(logical, stored),
-			t > 0 ? (double)g->lookups / t : 0,
-			g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0,
-			g->index_reads, miss_ms(&g->miss, 0.5), miss_ms(&g->miss, 0.99));
-	}
-	if (nr) {
-		fprintf(f, "  %-13s %7s %9s %9s %8s %10s\n", "restore", "time s", "MB", "MB/s",
-			"reads", "files");
-		for (i = 0; i < d->ngen; i++) {
-			const struct app_gen *g = &d->gen[i];
-
-			if (!g->have_restore)
-				continue;
-			fprintf(f, "  %-13s %7.2f %9.1f %9.1f %8" PRIu64 " %10" PRIu64 "\n", g->name,
-				restore_s(g), (double)g->r_bytes / 1e6,
-				rate(g->r_bytes, restore_s(g)), g->r_reads, g->r_files);
+		if (html) {
+			fprintf(f, "<tr><td class=\"l\">");
+			html_esc(f, g->name);
+			fprintf(f, "</td>");
+		} else {
+			fprintf(f, "  %-13s", g->name);
 		}
+		for (k = 0; k < t->ncols; k++)
+			if (html)
+				fprintf(f, "<td>%.*f</td>", t->cols[k].dec, v[k]);
+			else
+				fprintf(f, " %*.*f", t->cols[k].w, t->cols[k].dec, v[k]);
+		fprintf(f, html ? "</tr>\n" : "\n");
 	}
+	if (html)
+		fprintf(f, "</table>\n");
+}
+
+static int any_restore(const struct app_dedup *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ngen; i++)
+		if (d->gen[i].have_restore)
+			return 1;
+	return 0;
+}
+
+/* The application's part of the report, as text or (@html) the report page's. */
+static void print_app(const struct app_dedup *d, FILE *f, int html)
+{
+	const char *pre = html ? "<p>" : "  ", *post = html ? "</p>" : "";
+	struct dd_sums sums = { 0 };
+	uint64_t cpu, fresh;
+	unsigned int i;
+
+	if (html)
+		fprintf(f, "<p class=\"note\">Backup media server model (dedup): logical bytes and "
+			   "look-ups from the run's APP records, the rest from the trace's ops.</p>\n");
+	else
+		fprintf(f, "\napplication: backup media server model (dedup); logical bytes and "
+			   "look-ups from the run's APP records, the rest from the trace's ops\n");
+	print_table(f, html, &backup_table, d, &sums);
+	if (any_restore(d))
+		print_table(f, html, &restore_table, d, &sums);
 	if (d->compact_seen)
-		fprintf(f, "  compact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
-			   "unlinked\n", d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
-			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks);
-	if (logical)
-		fprintf(f, "  stored %.1f MB of %.1f MB logical: dedup ratio %.2f:1\n",
-			(double)stored / 1e6, (double)logical / 1e6, ratio(logical, stored));
+		fprintf(f, "%scompact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
+			   "unlinked%s\n", pre, d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
+			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks, post);
+	if (sums.logical)
+		fprintf(f, "%sstored %.1f MB of %.1f MB logical: dedup ratio %.2f:1%s\n", pre,
+			(double)sums.stored / 1e6, (double)sums.logical / 1e6,
+			ratio(sums.logical, sums.stored), post);
+	if (html)
+		return;
 	for (i = 0, cpu = 0, fresh = 0; i < d->ngen; i++) {
 		cpu += d->gen[i].cpu_ns;
 		fresh += d->gen[i].fresh;
@@ -302,62 +421,15 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f)
 			(double)cpu / 1e3 / (double)fresh);
 }
 
+void app_dedup_print_text(const struct app_dedup *d, FILE *f)
+{
+	print_app(d, f, 0);
+}
+
 /* The report page's part: the backups and restores, as the text has them. */
 void app_dedup_print_html(const struct app_dedup *d, FILE *f)
 {
-	uint64_t logical = 0, stored = 0;
-	unsigned int i, nr = 0;
-
-	fprintf(f, "<p class=\"note\">Backup media server model (dedup): logical bytes and "
-		   "look-ups from the run's APP records, the rest from the trace's ops.</p>\n"
-		   "<table><tr><th class=\"l\">backup</th><th>time s</th><th>logical MB/s</th>"
-		   "<th>physical MB/s</th><th>dedup ratio</th><th>cum ratio</th><th>lookups/s</th>"
-		   "<th>hit %%</th><th>index reads</th><th>miss p50 ms</th><th>miss p99 ms</th>"
-		   "</tr>\n");
-	for (i = 0; i < d->ngen; i++) {
-		const struct app_gen *g = &d->gen[i];
-		double t = secs(g->dur_ns);
-
-		nr += g->have_restore;
-		if (!g->have_backup)
-			continue;
-		logical += g->logical;
-		stored += g->stored;
-		fprintf(f, "<tr><td class=\"l\">");
-		html_esc(f, g->name);
-		fprintf(f, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td>"
-			   "<td>%.0f</td><td>%.1f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td>"
-			   "</tr>\n", t, rate(g->logical, t), rate(g->written, t),
-			ratio(g->logical, g->stored), ratio(logical, stored),
-			t > 0 ? (double)g->lookups / t : 0,
-			g->lookups ? 100.0 * (double)g->hits / (double)g->lookups : 0,
-			g->index_reads, miss_ms(&g->miss, 0.5), miss_ms(&g->miss, 0.99));
-	}
-	fprintf(f, "</table>\n");
-	if (nr) {
-		fprintf(f, "<table><tr><th class=\"l\">restore</th><th>time s</th><th>MB</th>"
-			   "<th>MB/s</th><th>reads</th><th>files</th></tr>\n");
-		for (i = 0; i < d->ngen; i++) {
-			const struct app_gen *g = &d->gen[i];
-
-			if (!g->have_restore)
-				continue;
-			fprintf(f, "<tr><td class=\"l\">");
-			html_esc(f, g->name);
-			fprintf(f, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%" PRIu64
-				   "</td><td>%" PRIu64 "</td></tr>\n", restore_s(g),
-				(double)g->r_bytes / 1e6, rate(g->r_bytes, restore_s(g)), g->r_reads,
-				g->r_files);
-		}
-		fprintf(f, "</table>\n");
-	}
-	if (d->compact_seen)
-		fprintf(f, "<p>compact: %.2f s; read %.1f MB, wrote %.1f MB, %" PRIu64 " files "
-			   "unlinked</p>\n", d->c_t1 > d->c_t0 ? secs(d->c_t1 - d->c_t0) : 0,
-			(double)d->c_read / 1e6, (double)d->c_written / 1e6, d->c_unlinks);
-	if (logical)
-		fprintf(f, "<p>stored %.1f MB of %.1f MB logical: dedup ratio %.2f:1</p>\n",
-			(double)stored / 1e6, (double)logical / 1e6, ratio(logical, stored));
+	print_app(d, f, 1);
 }
 
 struct json_object *app_dedup_json(const struct app_dedup *d)

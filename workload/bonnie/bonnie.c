@@ -12,8 +12,9 @@
  * marker, what each unit does and how the file is opened and closed; the
  * engine (engine.c) runs the data steps, and the two kinds bonnie++ alone
  * has are in files of their own: the competing seekers (bonnie_seek.c) and
- * the create/stat/delete file tests (bonnie_files.c). Timing follows bonnie++: each file is opened before its timer
- * starts and closed (2.x: fsync + close) before it stops.
+ * the create/stat/delete file tests (bonnie_files.c). Timing follows
+ * bonnie++: each file is opened before its timer starts and closed (2.x:
+ * fsync + close) before it stops.
  *
  * Differences that are deliberate, each for a reason:
  *   - seekers are threads, as in bonnie++ 1.9x+, for 1.03 too (it forked
@@ -45,6 +46,15 @@
 
 #include "bonnie_i.h"
 
+/* The file tests, the same in both versions: the rows after the data tests. */
+#define BON_FILE_STEPS \
+	{ IOTAP_BONNIE_SEQ_CREATE, "seq_create", BON_CREATE, 0, 0, BON_OPEN_NONE, 0 }, \
+	{ IOTAP_BONNIE_SEQ_STAT, "seq_stat", BON_STAT, 0, 0, BON_OPEN_NONE, 0 }, \
+	{ IOTAP_BONNIE_SEQ_DELETE, "seq_delete", BON_DELETE, 0, 0, BON_OPEN_NONE, 0 }, \
+	{ IOTAP_BONNIE_RAND_CREATE, "rand_create", BON_CREATE, 0, 0, BON_OPEN_NONE, BON_RANDOM }, \
+	{ IOTAP_BONNIE_RAND_STAT, "rand_stat", BON_STAT, 0, 0, BON_OPEN_NONE, BON_RANDOM }, \
+	{ IOTAP_BONNIE_RAND_DELETE, "rand_delete", BON_DELETE, 0, 0, BON_OPEN_NONE, BON_RANDOM }
+
 /*
  * bonnie++ 2.00a: per-char I/O is one write(2)/read(2) of one byte each,
  * over 3 MiB (DefaultByteIO); every close is fsync + close; 5 seekers do
@@ -61,12 +71,7 @@ static const struct bon_step steps_2x[] = {
 	  BON_CHAR | BON_FSYNC },
 	{ IOTAP_BONNIE_READ, "read", BON_DATA, WL_SEQ_READ, WL_IO_BLOCK, BON_OPEN_RW, BON_FSYNC },
 	{ IOTAP_BONNIE_SEEKS, "seeks", BON_SEEKS, 0, WL_IO_BLOCK, BON_OPEN_RW, BON_FSYNC },
-	{ IOTAP_BONNIE_SEQ_CREATE, "seq_create", BON_CREATE, 0, 0, BON_OPEN_NONE, 0 },
-	{ IOTAP_BONNIE_SEQ_STAT, "seq_stat", BON_STAT, 0, 0, BON_OPEN_NONE, 0 },
-	{ IOTAP_BONNIE_SEQ_DELETE, "seq_delete", BON_DELETE, 0, 0, BON_OPEN_NONE, 0 },
-	{ IOTAP_BONNIE_RAND_CREATE, "rand_create", BON_CREATE, 0, 0, BON_OPEN_NONE, BON_RANDOM },
-	{ IOTAP_BONNIE_RAND_STAT, "rand_stat", BON_STAT, 0, 0, BON_OPEN_NONE, BON_RANDOM },
-	{ IOTAP_BONNIE_RAND_DELETE, "rand_delete", BON_DELETE, 0, 0, BON_OPEN_NONE, BON_RANDOM },
+	BON_FILE_STEPS,
 };
 
 /*
@@ -86,12 +91,7 @@ static const struct bon_step steps_103[] = {
 	  BON_CHAR | BON_FSYNC_B },
 	{ IOTAP_BONNIE_READ, "read", BON_DATA, WL_SEQ_READ, WL_IO_BLOCK, BON_OPEN_RW, BON_FSYNC_B },
 	{ IOTAP_BONNIE_SEEKS, "seeks", BON_SEEKS, 0, WL_IO_BLOCK, BON_OPEN_RW, BON_FSYNC_B },
-	{ IOTAP_BONNIE_SEQ_CREATE, "seq_create", BON_CREATE, 0, 0, BON_OPEN_NONE, 0 },
-	{ IOTAP_BONNIE_SEQ_STAT, "seq_stat", BON_STAT, 0, 0, BON_OPEN_NONE, 0 },
-	{ IOTAP_BONNIE_SEQ_DELETE, "seq_delete", BON_DELETE, 0, 0, BON_OPEN_NONE, 0 },
-	{ IOTAP_BONNIE_RAND_CREATE, "rand_create", BON_CREATE, 0, 0, BON_OPEN_NONE, BON_RANDOM },
-	{ IOTAP_BONNIE_RAND_STAT, "rand_stat", BON_STAT, 0, 0, BON_OPEN_NONE, BON_RANDOM },
-	{ IOTAP_BONNIE_RAND_DELETE, "rand_delete", BON_DELETE, 0, 0, BON_OPEN_NONE, BON_RANDOM },
+	BON_FILE_STEPS,
 };
 
 static const struct bon_version bonnie_2x = {

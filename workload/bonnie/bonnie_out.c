@@ -225,17 +225,14 @@ static void files_desc(char *buf, size_t len, const struct iotap_workload_bonnie
 		snprintf(buf + l, len - l, "/%u", o->num_dirs);
 }
 
-static void text_files_2x(FILE *f, const struct iotap_workload_bonnie_opts *o,
-			  const struct iotap_workload_bonnie_result *r)
+/* The file tests' last header line and their figures, as both versions print them. */
+static void files_stats(FILE *f, const struct iotap_workload_bonnie_opts *o,
+			const struct iotap_workload_bonnie_result *r)
 {
 	char buf[128];
 	unsigned int t;
 
 	files_desc(buf, sizeof(buf), o);
-	fprintf(f, "Version %5s       ------Sequential Create------ --------Random Create--------\n",
-		version(o));
-	fprintf(f, "%-19.19s -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n",
-		machine(o));
 	if (o->min_size)
 		fputs("files:max:min       ", f);
 	else if (o->max_size)
@@ -246,6 +243,18 @@ static void text_files_2x(FILE *f, const struct iotap_workload_bonnie_opts *o,
 	fprintf(f, "%19s", buf);
 	for (t = IOTAP_BONNIE_SEQ_CREATE; t < IOTAP_BONNIE_TESTS; t++)
 		print_stat(f, 0, o, r, t);
+}
+
+static void text_files_2x(FILE *f, const struct iotap_workload_bonnie_opts *o,
+			  const struct iotap_workload_bonnie_result *r)
+{
+	unsigned int t;
+
+	fprintf(f, "Version %5s       ------Sequential Create------ --------Random Create--------\n",
+		version(o));
+	fprintf(f, "%-19.19s -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n",
+		machine(o));
+	files_stats(f, o, r);
 	fputs("\nLatency          ", f);
 	for (t = IOTAP_BONNIE_SEQ_CREATE; t < IOTAP_BONNIE_TESTS; t++)
 		latency(f, 0, r, t);
@@ -329,7 +338,6 @@ static void text_103(FILE *f, const struct iotap_workload_bonnie_opts *o,
 	}
 	if (!o->num_files)
 		return;
-	files_desc(buf, sizeof(buf), o);
 	if (o->file_mib)
 		fputs("                    ", f);
 	else
@@ -340,16 +348,7 @@ static void text_103(FILE *f, const struct iotap_workload_bonnie_opts *o,
 	else
 		fprintf(f, "%-19.19s ", machine(o));
 	fputs("-Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n", f);
-	if (o->min_size)
-		fputs("files:max:min       ", f);
-	else if (o->max_size)
-		fputs("files:max           ", f);
-	else
-		fputs("              files ", f);
-	fputs(" /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n", f);
-	fprintf(f, "%19s", buf);
-	for (t = IOTAP_BONNIE_SEQ_CREATE; t < IOTAP_BONNIE_TESTS; t++)
-		print_stat(f, 0, o, r, t);
+	files_stats(f, o, r);
 	fputc('\n', f);
 }
 

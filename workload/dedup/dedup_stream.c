@@ -89,30 +89,48 @@ static int map_flush(struct dd_stream *s, struct wl_file *f)
 }
 
 
-static void backup_ready(struct wl_threads *t)
+/* A generation's backup or restore begins: "@what gen=N", every stream's segments. */
+static void gen_phase_begin(struct dd_run *run, const char *what)
 {
-	struct dd_run *run = t->arg;
-
-	snprintf(run->phname, sizeof(run->phname), "backup gen=%u", run->gen);
+	snprintf(run->phname, sizeof(run->phname), "%s gen=%u", what, run->gen);
 	dd_phase_begin(run, &run->span, run->phname,
 		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
+}
+
+/* Did a stream of the phase fail (it is then partial)? */
+static int streams_failed(const struct dd_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->o->streams; i++)
+		if (run->st[i].ret)
+			return 1;
+	return 0;
+}
+
+/* ... and ends: its result, and the user CPU it took (the model's own work). */
+static void gen_phase_end(struct dd_run *run, struct iotap_workload_phase_result *ph,
+			  double *user_s, int partial)
+{
+	wl_phase_end(run->c, &run->span, ph, partial);
+	*user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
+}
+
+static void backup_ready(struct wl_threads *t)
+{
+	gen_phase_begin(t->arg, "backup");
 }
 
 static void backup_done(struct wl_threads *t)
 {
 	struct dd_run *run = t->arg;
 	struct iotap_workload_dedup_gen *g = &run->r->gen[run->gen];
-	int partial = 0;
-	unsigned int i;
+	int partial = streams_failed(run);
 
-	for (i = 0; i < run->o->streams; i++)
-		if (run->st[i].ret)
-			partial = 1;
 	/* the batch still in memory is part of the backup */
 	if (!partial && run->index_open)
 		run->ret = dd_index_flush(&run->ix);
-	wl_phase_end(run->c, &run->span, &g->backup, partial || run->ret);
-	g->backup_user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
+	gen_phase_end(run, &g->backup, &g->backup_user_s, partial || run->ret);
 }
 
 int dd_cdc_backup(struct dd_stream *s)
@@ -381,25 +399,15 @@ static int restore_stream(struct wl_threads *t, unsigned int i)
 
 static void restore_ready(struct wl_threads *t)
 {
-	struct dd_run *run = t->arg;
-
-	snprintf(run->phname, sizeof(run->phname), "restore gen=%u", run->gen);
-	dd_phase_begin(run, &run->span, run->phname,
-		       run->cfg.positions * run->o->streams, run->o->segment_bytes);
+	gen_phase_begin(t->arg, "restore");
 }
 
 static void restore_done(struct wl_threads *t)
 {
 	struct dd_run *run = t->arg;
 	struct iotap_workload_dedup_gen *g = &run->r->gen[run->gen];
-	int partial = 0;
-	unsigned int i;
 
-	for (i = 0; i < run->o->streams; i++)
-		if (run->st[i].ret)
-			partial = 1;
-	wl_phase_end(run->c, &run->span, &g->restore, partial);
-	g->restore_user_s = (double)(run->span.u1 - run->span.u0) / 1e9;
+	gen_phase_end(run, &g->restore, &g->restore_user_s, streams_failed(run));
 }
 
 static int first_error(struct dd_run *run, int ret)

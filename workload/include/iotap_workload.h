@@ -124,7 +124,15 @@ struct iotap_workload_ctx;
  */
 int iotap_workload_ctx_open(struct iotap_workload_ctx **out, const struct iotap_workload_env *env);
 
-/* Close the trace (END record) and free @c. Return: 0 or the trace's first write error. */
+/*
+ * Close the trace (END record) and free @c. Return: 0 or the trace's first
+ * write error. A --force run writes its trace under a temporary name and
+ * renames it over the old one here; should that be refused (-ETXTBSY: the
+ * old trace became another mount's or run's live file) or fail, the run's
+ * trace is kept under the temporary name, never deleted: *@kept (when not
+ * NULL) is then that name, malloc'ed, else NULL.
+ */
+int iotap_workload_ctx_close_kept(struct iotap_workload_ctx *c, char **kept);
 int iotap_workload_ctx_close(struct iotap_workload_ctx *c);
 
 /* The run on @c is over: leave its lockstep (the others stop waiting for it). */

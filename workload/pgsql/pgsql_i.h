@@ -232,6 +232,8 @@ struct pg_cpu {
 	uint64_t u, s;
 };
 
+/* A role's thread starts counting its CPU; pg_cpu_tick() publishes what it took since. */
+void pg_cpu_start(struct pg_cpu *t);
 void pg_cpu_tick(struct pg *pg, struct pg_cpu *t);
 /* Record a role's failure (the first one stops the run). */
 void pg_set_error(struct pg *pg, int err);
@@ -306,7 +308,16 @@ int pg_resident(struct pg *pg, enum pg_relid id, uint32_t blk);
 void pg_set_lsn(struct pg *pg, enum pg_relid id, uint32_t blk, uint64_t lsn);
 int pg_write_page(struct pg *pg, enum pg_role role, enum pg_relid id, uint32_t blk,
 		  struct pg_wb *wb);
+/* Writeback hints: one every @flush_after bytes written (0: none). 0 or -ENOMEM. */
+int pg_wb_init(struct pg_wb *wb, uint64_t flush_after);
 int pg_wb_add(struct pg *pg, struct pg_wb *wb, uint64_t tag);
+/*
+ * Write buffer @i if it is still dirty (and, with @need_ckpt, still flagged
+ * for the checkpoint; with @only_unused, not recently used). Return: 1
+ * written, 0 skipped, -errno.
+ */
+int pg_sync_buf(struct pg *pg, enum pg_role role, uint32_t i, int need_ckpt, int only_unused,
+		struct pg_wb *wb);
 int pg_wb_issue(struct pg *pg, struct pg_wb *wb);
 int pg_bgwriter(struct pg *pg, struct pg_cpu *t);
 int pg_checkpointer(struct pg *pg, struct pg_cpu *t);
@@ -327,5 +338,30 @@ int pg_wal_recycle(struct pg *pg, uint64_t redo, uint32_t *added, uint32_t *remo
 		   uint32_t *recycled);
 /* fsync_fname() of @name in @dirfd (open, fsync, close), as fd.c does. */
 int pg_fsync_fname(struct pg *pg, int dirfd, uint64_t parent, const char *name, int isdir);
+
+/* --- the run: its clients (pgsql_client.c) and the owner (pgsql.c) ------------ */
+
+struct pg_client {
+	uint64_t rnd;
+	struct iotap_hist lat;		/* steady */
+	uint64_t n_all, n_steady;
+	double lag_sum;
+	uint64_t lag_max, lag_n, late;
+	double lat_sq_steady;		/* sum of squares, ns^2 (stddev) */
+	uint64_t own_cpu_ns;		/* --cpu-per-txn: the model's CPU in the last transaction */
+};
+
+struct pg_run {
+	struct pg pg;
+	struct pg_client *cl;
+	pthread_mutex_t sched_lock;
+	double next_ns;			/* the Poisson schedule (-R) */
+	uint64_t sched_rnd;
+	uint64_t end_ns;
+	int ret;			/* the owner's */
+};
+
+/* Client @i of @run: wait for the benchmark, then transactions until the run stops. */
+int pg_client_main(struct pg_run *run, unsigned int i, struct pg_cpu *cpu);
 
 #endif /* IOTAP_PGSQL_I_H */

@@ -10,16 +10,19 @@
  *                   [--*-flush-after SIZE] [--cpu-per-txn DURATION] [--no-lockstep]
  *                   [-q] [--trace FILE] [--force] [--trace-mode MODE] [--trace-group GROUP]
  *
- * Parses PostgreSQL's and pgbench's option names, bound to values in one
- * table with PostgreSQL's ranges (defaults of the --era chosen), checks every data and WAL directory before anything is written
- * (exists, writable, not already a data directory, room for the database
- * and for max_wal_size of WAL, summed per filesystem: exit 2), runs one
- * model per DIR at once (their loads and clients started together unless
- * --no-lockstep, then the overlap of their phases), and prints, per DIR,
- * what a DBA reads: pgbench
- * -i's "done in" line, pgbench's summary (tps with and without warm-up,
- * latency average, stddev and percentiles, -R's schedule lag, -P's
- * per-interval lines), the WAL sync latency, the I/O per transaction, one
+ * A model of the models table (struct run_model), run by the shared
+ * driver (cmd_run.c). It parses PostgreSQL's and pgbench's option names,
+ * bound to values in one table with PostgreSQL's ranges (the defaults of
+ * the --era chosen: .setup), checks every data and WAL directory before
+ * anything is written (exists, writable, not already a data directory,
+ * room for the database and for max_wal_size of WAL, summed per
+ * filesystem: exit 2), runs one model per DIR at once (their loads and
+ * clients started together unless --no-lockstep; the overlap of their
+ * phases heads the reports: .overlap_first), with tps progress lines
+ * (.progress), and prints, per DIR, what a DBA reads: pgbench -i's "done
+ * in" line, pgbench's summary (tps with and without warm-up, latency
+ * average, stddev and percentiles, -R's schedule lag, -P's per-interval
+ * lines), the WAL sync latency, the I/O per transaction, one
  * log_checkpoints line per checkpoint, and the model's own CPU per
  * transaction. Ctrl-C stops every model, removes the files, prints what
  * was measured (marked partial) and exits 130.
@@ -258,25 +261,12 @@ static const struct opt_cmd pgsql_cmd = {
 		"exit status: 0 ok, 1 a run failed, 2 usage, 130 interrupted (partial results)",
 };
 
-struct pg_target {
-	const char *path, *wal_dir;
-	char *trace;
-	struct iotap_workload_target info, wal_info;
-	struct iotap_workload_pgsql_opts o;
-	struct iotap_workload_ctx *ctx;
+/* A target's own part of the run: its WAL directory, options and results. */
+struct pg_res {
+	const char *wal_dir;			/* --wal-dir, or NULL: DIR/pg_wal */
+	struct iotap_workload_target wal_info;
+	struct iotap_workload_pgsql_opts o;	/* the run's, with its wal_dir */
 	struct iotap_workload_pgsql_result res;
-	int ret, open_ret, ran;
-	double last_report_s;
-	pthread_t thread;
-};
-
-struct pg_cli {
-	struct pg_target *t;
-	unsigned int nt;
-	const char **wal;
-	unsigned int nwal;
-	struct iotap_workload_lockstep *lockstep;	/* several DIRs: started together */
-	char *cmdline, *workload;
 };
 
 static pthread_mutex_t pg_out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -300,11 +290,12 @@ static int find_era(int argc, char **argv, enum iotap_pgsql_era *era)
 	return 0;
 }
 
-static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int argc, char **argv)
+/* Before the options: the defaults of the --era given. */
+static int pg_setup(struct run *r, int argc, char **argv)
 {
 	enum iotap_pgsql_era era;
-	int rc, i;
 
+	(void)r;
 	if (find_era(argc, argv, &era))
 		return 2;
 	iotap_workload_pgsql_opts_init(&a.o, era);
@@ -312,28 +303,20 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 	a.o.warmup_ns = UINT64_MAX;	/* not given: a tenth of -T, below */
 	a.progress_s = (unsigned int)(a.o.progress_ns / PG_SEC);
 	a.combine = a.o.io_combine_limit * PG_PAGE;
-	rc = opt_parse(&pgsql_cmd, argc, argv);
-	cli->wal = a.wal;
-	cli->nwal = a.nwal;
-	if (rc >= 0)
-		return rc;
+	return 0;
+}
+
+/* After them: the values that depend on one another; 0 or the exit status (said). */
+static int check_values(struct run *r, struct iotap_workload_pgsql_opts *o)
+{
 	*o = a.o;
 	o->progress_ns = a.progress_s * PG_SEC;
 	o->io_combine_limit = (uint32_t)(a.combine / PG_PAGE);
-	for (i = optind; i < argc; i++) {
-		struct pg_target *n = realloc(cli->t, (cli->nt + 1) * sizeof(*n));
-
-		if (!n)
-			return 1;
-		cli->t = n;
-		memset(&n[cli->nt], 0, sizeof(*n));
-		n[cli->nt++].path = argv[i];
-	}
-	if (!cli->nt)
+	if (!r->nt)
 		return opt_error(&pgsql_cmd, "DIR is required");
-	if (cli->nwal && cli->nwal != cli->nt)
+	if (a.nwal && a.nwal != r->nt)
 		return opt_error(&pgsql_cmd, "%u data directories and %u --wal-dir: give one "
-				 "--wal-dir per DIR, in order", cli->nt, cli->nwal);
+				 "--wal-dir per DIR, in order", r->nt, a.nwal);
 	if (o->warmup_ns == UINT64_MAX)
 		o->warmup_ns = o->duration_ns / 10;
 	if (o->warmup_ns >= o->duration_ns)
@@ -346,7 +329,7 @@ static int parse(struct pg_cli *cli, struct iotap_workload_pgsql_opts *o, int ar
 			 iotap_workload_pgsql_era_name(o->era));
 	if (o->era != IOTAP_PGSQL_84)
 		o->checkpoint_segments = 0;
-	return -1;
+	return 0;
 }
 
 /* Is @path a directory a model may write in (and not already PostgreSQL's)? */
@@ -373,7 +356,8 @@ static int check_dir(const char *path, struct iotap_workload_target *info, const
 	return 0;
 }
 
-static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
+/* Every data and WAL directory, and the room on each filesystem; 0 or the exit status. */
+static int check_dirs(struct run *r, const struct iotap_workload_pgsql_opts *o)
 {
 	static const char *const data_bad[] = { "base", "global", "PG_VERSION", "pg_wal",
 						"pg_xlog", NULL };
@@ -381,43 +365,46 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 	uint64_t data_need, wal_need;
 	unsigned int i, j;
 
-	if (run_opts.perm_set && !run_opts.trace)
-		return opt_error(&pgsql_cmd, "--trace-mode and --trace-group need --trace FILE");
 	iotap_workload_pgsql_need(o, &data_need, &wal_need);
-	for (i = 0; i < cli->nt; i++) {
-		struct pg_target *t = &cli->t[i];
+	for (i = 0; i < r->nt; i++) {
+		struct run_target *t = &r->t[i];
+		struct pg_res *p = t->res;
 
-		t->o = *o;
-		t->wal_dir = cli->nwal ? cli->wal[i] : NULL;
-		t->o.wal_dir = t->wal_dir;
+		p->o = *o;
+		p->wal_dir = a.nwal ? a.wal[i] : NULL;
+		p->o.wal_dir = p->wal_dir;
 		if (check_dir(t->path, &t->info, data_bad))
 			return 2;
-		if (t->wal_dir && check_dir(t->wal_dir, &t->wal_info, wal_bad))
+		if (p->wal_dir && check_dir(p->wal_dir, &p->wal_info, wal_bad))
 			return 2;
-		if (!t->wal_dir)
-			t->wal_info = t->info;
+		if (!p->wal_dir)
+			p->wal_info = t->info;
 		for (j = 0; j < i; j++) {
-			if (!strcmp(cli->t[j].path, t->path))
+			const struct pg_res *q = r->t[j].res;
+
+			if (!strcmp(r->t[j].path, t->path))
 				return opt_error(&pgsql_cmd, "'%s' is given twice", t->path);
-			if (t->wal_dir && cli->t[j].wal_dir && !strcmp(cli->t[j].wal_dir, t->wal_dir))
+			if (p->wal_dir && q->wal_dir && !strcmp(q->wal_dir, p->wal_dir))
 				return opt_error(&pgsql_cmd, "--wal-dir '%s' is given twice",
-						 t->wal_dir);
+						 p->wal_dir);
 		}
 	}
 	/* what each filesystem must hold: data and WAL of every target on it */
-	for (i = 0; i < cli->nt; i++) {
-		const struct iotap_workload_target *fs[2] = { &cli->t[i].info, &cli->t[i].wal_info };
-		const char *where[2] = { cli->t[i].path, cli->t[i].wal_dir ? cli->t[i].wal_dir :
-					 cli->t[i].path };
+	for (i = 0; i < r->nt; i++) {
+		const struct pg_res *p = r->t[i].res;
+		const struct iotap_workload_target *fs[2] = { &r->t[i].info, &p->wal_info };
+		const char *where[2] = { r->t[i].path, p->wal_dir ? p->wal_dir : r->t[i].path };
 		unsigned int k;
 
 		for (k = 0; k < 2; k++) {
 			uint64_t sum = 0;
 
-			for (j = 0; j < cli->nt; j++) {
-				if (cli->t[j].info.fsid == fs[k]->fsid)
+			for (j = 0; j < r->nt; j++) {
+				const struct pg_res *q = r->t[j].res;
+
+				if (r->t[j].info.fsid == fs[k]->fsid)
 					sum += data_need;
-				if (cli->t[j].wal_info.fsid == fs[k]->fsid)
+				if (q->wal_info.fsid == fs[k]->fsid)
 					sum += wal_need;
 			}
 			if (sum > fs[k]->avail_bytes) {
@@ -429,26 +416,29 @@ static int check(struct pg_cli *cli, const struct iotap_workload_pgsql_opts *o)
 			}
 		}
 	}
-	for (i = 0; run_opts.trace && i < cli->nt; i++) {
-		struct out_rules rules = { .force = run_opts.force, .trace = 1 };
-
-		cli->t[i].trace = run_trace_name(run_opts.trace, i, cli->nt);
-		if (!cli->t[i].trace) {
-			error_msg("out of memory");
-			return 1;
-		}
-		/* the one output rule of every command (opt.h): it says why not */
-		if (out_check(cli->t[i].trace, &rules) < 0)
-			return 1;
-	}
 	return 0;
+}
+
+static int pg_check(struct run *r)
+{
+	struct iotap_workload_pgsql_opts o;
+	int rc = check_values(r, &o);
+
+	if (!rc)
+		rc = check_dirs(r, &o);
+	free(a.wal);		/* each target's res holds its own */
+	a.wal = NULL;
+	a.nwal = 0;
+	/* the shared checks again (they pass), then --trace-* and the traces */
+	return rc ? rc : run_check_targets(r, 1, NULL);
 }
 
 /* --- running ------------------------------------------------------------------ */
 
+/* pgsql's progress lines: tps, as pgbench -P; no line at a phase's end */
 static void pg_progress(void *arg, const struct iotap_workload_progress *p)
 {
-	struct pg_target *t = arg;
+	struct run_progress *t = arg;
 
 	pthread_mutex_lock(&pg_out_lock);
 	if (isatty(STDERR_FILENO)) {
@@ -457,41 +447,23 @@ static void pg_progress(void *arg, const struct iotap_workload_progress *p)
 		else
 			fprintf(stderr, "\r%-36.36s %-8s %5.1f%% %8.1f tps ", t->path, p->phase,
 				p->fraction * 100, p->units_per_s);
-	} else if (!p->done && p->elapsed_s - t->last_report_s >= 10) {
-		t->last_report_s = p->elapsed_s;
+	} else if (!p->done && p->elapsed_s - t->last_report_ns / 1e9 >= 10) {
+		t->last_report_ns = (uint64_t)(p->elapsed_s * 1e9);
 		fprintf(stderr, "iotap run: '%s' %s: %.0f%% %.1f tps, %.0f s\n", t->path, p->phase,
 			p->fraction * 100, p->units_per_s, p->elapsed_s);
 	} else if (p->done) {
-		t->last_report_s = 0;
+		t->last_report_ns = 0;
 	}
 	fflush(stderr);
 	pthread_mutex_unlock(&pg_out_lock);
 }
 
-static void *run_target(void *arg)
+static int pg_run(struct run *r, struct run_target *t)
 {
-	struct pg_cli *cli = ((void **)arg)[0];
-	struct pg_target *t = ((void **)arg)[1];
-	struct iotap_workload_env env = {
-		.target = t->path,
-		.trace_path = t->trace,
-		.cmdline = cli->cmdline,
-		.workload = cli->workload,
-		.flags = run_opts.force ? IOTAP_WORKLOAD_TRACE_FORCE : 0,
-		.progress = run_opts.quiet ? NULL : pg_progress,
-		.progress_arg = t,
-		.lockstep = cli->lockstep,
-	};
+	struct pg_res *p = t->res;
 
-	t->open_ret = iotap_workload_ctx_open(&t->ctx, &env);
-	if (t->open_ret) {
-		iotap_workload_lockstep_leave(cli->lockstep);
-		return NULL;
-	}
-	t->ret = iotap_workload_pgsql_run(t->ctx, &t->o, &t->res);
-	iotap_workload_ctx_leave(t->ctx);
-	t->ran = 1;
-	return NULL;
+	(void)r;
+	return iotap_workload_pgsql_run(t->ctx, &p->o, &p->res);
 }
 
 /* --- printing ------------------------------------------------------------------- */
@@ -520,10 +492,10 @@ static void print_ckpt(FILE *f, const struct iotap_workload_pgsql_opts *o,
 		k->distance_kb, k->estimate_kb);
 }
 
-static void print_result(FILE *f, const struct pg_target *t)
+static void print_result(FILE *f, const char *path, const struct pg_res *p)
 {
-	const struct iotap_workload_pgsql_opts *o = &t->o;
-	const struct iotap_workload_pgsql_result *r = &t->res;
+	const struct iotap_workload_pgsql_opts *o = &p->o;
+	const struct iotap_workload_pgsql_result *r = &p->res;
 	const struct iotap_workload_pgsql_io *io = &r->io_steady;
 	static const char *const pct[IOTAP_PGSQL_PCT] = { "50", "90", "95", "99", "99.9", "max" };
 	double span_s = r->warmup.elapsed_s + r->steady.elapsed_s;
@@ -536,8 +508,8 @@ static void print_result(FILE *f, const struct pg_target *t)
 			r->steady.ran ? "steady" : r->warmup.ran ? "warmup" : "init", span_s,
 			(double)o->duration_ns / 1e9);
 	fprintf(f, "iotap run pgsql: PostgreSQL %s model, data directory '%s', WAL in '%s%s'\n",
-		iotap_workload_pgsql_era_name(o->era), t->path, t->wal_dir ? t->wal_dir : t->path,
-		t->wal_dir ? "" : o->era >= IOTAP_PGSQL_15 ? "/pg_wal" : "/pg_xlog");
+		iotap_workload_pgsql_era_name(o->era), path, p->wal_dir ? p->wal_dir : path,
+		p->wal_dir ? "" : o->era >= IOTAP_PGSQL_15 ? "/pg_wal" : "/pg_xlog");
 	if (o->checkpoint_segments)
 		snprintf(sb, sizeof(sb), "checkpoint_segments = %u", o->checkpoint_segments);
 	else
@@ -601,136 +573,34 @@ static void print_result(FILE *f, const struct pg_target *t)
 		r->cpu_user_us_per_txn, r->cpu_sys_us_per_txn);
 }
 
-static int finish(struct pg_cli *cli)
+/* Labelled by the driver (.overlap_first); a target's report once its load began. */
+static void pg_print(struct run *r, struct run_target *t)
 {
-	unsigned int i;
-	int rc = 0;
+	const struct pg_res *p = t->res;
 
-	if (cli->nt > 1) {
-		struct iotap_workload_ctx **ctx = calloc(cli->nt, sizeof(*ctx));
-		const char **paths = calloc(cli->nt, sizeof(*paths));
-
-		for (i = 0; ctx && paths && i < cli->nt; i++) {
-			ctx[i] = cli->t[i].open_ret ? NULL : cli->t[i].ctx;
-			paths[i] = cli->t[i].path;
-		}
-		/* the phases' overlap first: the contexts close below, one by one */
-		if (ctx && paths)
-			run_print_overlap(stdout, ctx, paths, cli->nt, !run_opts.no_lockstep);
-		printf("\n");
-		free(ctx);
-		free(paths);
-	}
-
-	for (i = 0; i < cli->nt; i++) {
-		struct pg_target *t = &cli->t[i];
-		int trc = 0, cret;
-
-		if (cli->nt > 1)
-			printf("%s==> %s <==\n", i ? "\n" : "", t->path);
-		if (t->open_ret) {
-			if (t->trace)
-				error_msg("cannot start 'run pgsql' on '%s' (trace '%s'): %s", t->path,
-					t->trace, strerror(-t->open_ret));
-			else
-				error_msg("cannot start 'run pgsql' on '%s': %s", t->path,
-					strerror(-t->open_ret));
-			rc = rc ? rc : 1;
-			continue;
-		}
-		if (t->ran && (t->res.init.ran || t->res.partial))
-			print_result(stdout, t);
-		fflush(stdout);
-		if (t->ret == -EINTR) {
-			trc = 130;
-		} else if (t->ret) {
-			const char *what = iotap_workload_ctx_error(t->ctx);
-
-			error_msg("run pgsql on '%s': %s%s%s", t->path, what, *what ? ": " : "",
-				strerror(-t->ret));
-			trc = 1;
-		}
-		if (t->trace && iotap_workload_ctx_lost(t->ctx))
-			warn_msg("trace '%s': %" PRIu64 " records dropped", t->trace,
-				 iotap_workload_ctx_lost(t->ctx));
-		cret = iotap_workload_ctx_close(t->ctx);
-		t->ctx = NULL;
-		if (cret) {
-			error_msg("cannot write trace '%s': %s", t->trace, strerror(-cret));
-			trc = trc ? trc : 1;
-		}
-		/* the trace this run created, complete: shared as asked */
-		if (!cret && t->trace && run_opts.perm_set && trace_perm_set(t->trace, &run_opts.perm))
-			trc = trc ? trc : 1;
-		iotap_workload_pgsql_result_release(&t->res);
-		if (trc && (!rc || trc == 130))
-			rc = trc;
-	}
-	if (rc == 130)
-		fprintf(stderr, "iotap run: interrupted: results above are partial; files "
-				"removed%s\n", run_opts.trace ? ", traces closed" : "");
-	return rc;
+	(void)r;
+	if (p->res.init.ran || p->res.partial)
+		print_result(stdout, t->path, p);
 }
 
-static int cmd_run_pgsql(int argc, char **argv)
+static void pg_release(struct run_target *t)
 {
-	struct iotap_workload_pgsql_opts o;
-	struct pg_cli cli;
-	void *(*args)[2] = NULL;
-	unsigned int i, started = 0;
-	int rc;
+	struct pg_res *p = t->res;
 
-	memset(&cli, 0, sizeof(cli));
-	/* parse: -1 to go on, else the exit status (0 after --help) */
-	rc = parse(&cli, &o, argc, argv);
-	if (rc >= 0)
-		goto out;
-	rc = check(&cli, &o);
-	if (rc)
-		goto out;
-	cli.cmdline = iotap_argv_join("iotap run", argc, argv);
-	cli.workload = iotap_argv_join(NULL, argc, argv);
-	args = calloc(cli.nt, sizeof(*args));
-	if (!cli.cmdline || !cli.workload || !args) {
-		rc = 1;
-		goto out;
-	}
-	/* however many interrupts: files removed, partial results, traces closed */
-	run_install_signals();
-	if (cli.nt > 1 && !run_opts.no_lockstep && iotap_workload_lockstep_new(&cli.lockstep, cli.nt))
-		cli.lockstep = NULL;
-	for (i = 0; i < cli.nt; i++) {
-		args[i][0] = &cli;
-		args[i][1] = &cli.t[i];
-		if (pthread_create(&cli.t[i].thread, NULL, run_target, args[i])) {
-			cli.t[i].open_ret = -EAGAIN;
-			break;
-		}
-		started++;
-	}
-	for (i = started; i < cli.nt; i++)
-		iotap_workload_lockstep_leave(cli.lockstep);
-	for (i = 0; i < started; i++)
-		pthread_join(cli.t[i].thread, NULL);
-	iotap_workload_lockstep_free(cli.lockstep);
-	cli.lockstep = NULL;
-	for (; started < cli.nt; started++)
-		cli.t[started].open_ret = cli.t[started].open_ret ? cli.t[started].open_ret : -EAGAIN;
-	rc = finish(&cli);
-out:
-	for (i = 0; i < cli.nt; i++)
-		free(cli.t[i].trace);
-	free(cli.t);
-	free(cli.wal);
-	free(cli.cmdline);
-	free(cli.workload);
-	free(args);
-	return rc;
+	iotap_workload_pgsql_result_release(&p->res);
 }
 
 const struct run_model pgsql_model = {
 	.name = "pgsql",
 	.line = "PostgreSQL running pgbench: pgbench's summary, checkpoints",
 	.cmd = &pgsql_cmd,
-	.main = cmd_run_pgsql,
+	.res_size = sizeof(struct pg_res),
+	.concurrent = 1,
+	.overlap_first = 1,
+	.setup = pg_setup,
+	.check = pg_check,
+	.run = pg_run,
+	.progress = pg_progress,
+	.print = pg_print,
+	.release = pg_release,
 };

@@ -471,6 +471,12 @@ struct iotap_replay {
 
 /* scan.c */
 int rp_scan(struct iotap_replay *r);
+/*
+ * lanes.c: give each recorded thread with ops its lane (rp_thread.lane),
+ * set nlanes, lane_pid, lane_ops (+ @per_lane_extra each) and nprocs.
+ * 0 or -ENOMEM.
+ */
+int rp_plan_lanes(struct iotap_replay *r, uint64_t per_lane_extra);
 /* Set r->what and return @err. */
 int rp_what(struct iotap_replay *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
