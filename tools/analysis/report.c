@@ -29,6 +29,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -720,18 +721,30 @@ static void eng_rec(struct engine *e, const struct iotap_trace_rec *rec)
  * owns its state (pre_rec's comment), nothing is merged, so every output
  * is the one-thread report's byte for byte.
  */
-#define PIPE_BATCH	1024		/* the ring (64 KiB a batch) stays in the caches */
+#define PIPE_BATCH	1024		/* 56 KiB of ops a batch */
 #define PIPE_RING	16		/* a side that waits is woken at half a ring: few wake-ups */
 #define PIPE_OTHERS	64		/* SAMPLE, PHASE, LOST records a batch holds */
 
-/* An OP record as the engine reads it (pre_op, on_op, pstats_add_op, series_add_op, points). */
+/*
+ * An OP record as the engine reads it (pre_op, on_op, pstats_add_op,
+ * series_add_op, points_add): 56 bytes, not the record's 104, as the
+ * records cross between CPUs. Of pid, mode and aux the engine asks one
+ * thing each, kept as a bit: an engine that reads more of them must
+ * carry more here.
+ */
+#define PIPE_PID0	1u		/* pid 0 (a writeback, pstats_add_op) */
+#define PIPE_REG	2u		/* S_ISREG(mode) (a GETATTR of a file, pstats_add_op) */
+#define PIPE_AUX1	4u		/* aux 1 (a failed writeback, pre_op) */
 struct pipe_op {
-	uint64_t t, dur, len, file, off, aux;
+	uint64_t t, dur, len;
+	uint64_t file;			/* not an OP: its index in .other */
+	uint64_t off;
 	int64_t res;
-	uint32_t tid, pid, mode;
-	uint16_t type, op;
-	uint32_t other;			/* not an OP: its index in .other */
+	uint32_t tid;
+	uint16_t type;
+	uint8_t op, bits;
 };
+_Static_assert(IOTAP_OP_MAX <= 256, "struct pipe_op keeps the op in a byte");
 
 struct pipe_batch {
 	unsigned int n, nother;
@@ -800,18 +813,17 @@ static void pipe_put(struct engine *e, struct pipe_batch *b, const struct iotap_
 		d->res = rec->result;
 		d->file = rec->file;
 		d->off = rec->offset;
-		d->aux = rec->aux;
 		d->tid = rec->tid;
-		d->pid = rec->pid;
-		d->mode = rec->mode;
-		d->op = rec->op;
+		d->op = (uint8_t)(rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN);
+		d->bits = (uint8_t)((!rec->pid ? PIPE_PID0 : 0) | (S_ISREG(rec->mode) ? PIPE_REG : 0) |
+				    (rec->aux == 1 ? PIPE_AUX1 : 0));
 		return;
 	}
-	d->other = b->nother++;
+	d->file = b->nother++;
 	/* reader_next_ref's rule: only a SAMPLE carries its sample */
-	memcpy(&b->other[d->other], rec, rec->type == IOTAP_REC_SAMPLE ? sizeof(*rec)
+	memcpy(&b->other[d->file], rec, rec->type == IOTAP_REC_SAMPLE ? sizeof(*rec)
 	       : offsetof(struct iotap_trace_rec, sample));
-	if (rec->type == IOTAP_REC_PHASE && pipe_name(b, d->other, rec->name))
+	if (rec->type == IOTAP_REC_PHASE && pipe_name(b, (unsigned int)d->file, rec->name))
 		e->perr = -ENOMEM;
 }
 
@@ -834,18 +846,18 @@ static void pipe_eng(struct engine *e, struct pipe_batch *b)
 			r.result = d->res;
 			r.file = d->file;
 			r.offset = d->off;
-			r.aux = d->aux;
 			r.tid = d->tid;
-			r.pid = d->pid;
-			r.mode = d->mode;
 			r.op = d->op;
+			r.pid = d->bits & PIPE_PID0 ? 0 : 1;
+			r.mode = d->bits & PIPE_REG ? S_IFREG : 0;
+			r.aux = d->bits & PIPE_AUX1 ? 1 : 0;
 			eng_rec(e, &r);
 			continue;
 		}
-		o = &b->other[d->other];
+		o = &b->other[d->file];
 		if (o->type == IOTAP_REC_PHASE)
-			o->name = b->name_off[d->other] == UINT32_MAX ? NULL
-				  : b->names + b->name_off[d->other];
+			o->name = b->name_off[d->file] == UINT32_MAX ? NULL
+				  : b->names + b->name_off[d->file];
 		eng_rec(e, o);
 	}
 }
