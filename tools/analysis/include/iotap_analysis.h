@@ -110,8 +110,8 @@ struct report_opts {
 	/*
 	 * CPUs to use (report --threads): 0 the reader as analysis_trace_open()
 	 * sets it and one analysing thread; 1 one thread for everything; N >= 2
-	 * the reading side and the analysis on two threads, and N - 1 decoder
-	 * threads (for N > 2; IOTAP_READ_THREADS overrides). Any N gives the
+	 * the reading side and the analysis on two threads, and N - 1 threads
+	 * that decompress for the reader (IOTAP_READ_THREADS overrides). Any N gives the
 	 * same report byte for byte.
 	 */
 	unsigned int threads;
