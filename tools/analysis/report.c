@@ -875,7 +875,7 @@ static void pipe_read(void *arg)
 	struct engine *e = pp->e;
 	const struct iotap_trace_rec *rec;
 	struct pipe_batch *b = NULL;
-	int ret = 1, stop = 0;
+	int ret = 1, stop = 0, app = !!e->rep->app.kind;
 
 	while (!stop) {
 		pthread_mutex_lock(&pp->lock);
@@ -894,7 +894,8 @@ static void pipe_read(void *arg)
 		b->nlen = 0;
 		while (b->n < PIPE_BATCH && b->nother < PIPE_OTHERS && !e->perr &&
 		       (ret = iotap_trace_join_next_ref(pp->jn, &rec)) > 0) {
-			if (pre_rec(e, rec))
+			/* an OP of a trace of no application: nothing for pre_rec to do */
+			if ((rec->type == IOTAP_REC_OP && !app) || pre_rec(e, rec))
 				pipe_put(e, b, rec);
 		}
 		if (ret <= 0 || e->perr)
