@@ -40,7 +40,12 @@ enum {
 };
 
 #define THREADS_MAX	64	/* --threads; the default: the CPUs, at most THREADS_AUTO */
-#define THREADS_AUTO	8
+/*
+ * The analysis is one thread's and the reading another's: past a third
+ * (decompressing) thread more add memory (6 MiB each), no speed
+ * (BENCHMARKS.md, "Session 12: parallel report").
+ */
+#define THREADS_AUTO	4
 static unsigned int opt_threads;
 
 static const struct opt_desc report_opts[] = {
@@ -77,7 +82,7 @@ static const struct opt_desc report_opts[] = {
 		       "the phase table and the flags" },
 	[O_THREADS] = OPT_UINT(0, "threads", &opt_threads, "N",
 			       "use N CPUs (default: those the process may run on,\n"
-			       "at most 8; 1: one thread); the report is the same", 1,
+			       "at most 4; 1: one thread); the report is the same", 1,
 			       THREADS_MAX, "bad --threads '%s' (1 to 64)"),
 	[O_PROGRESS] = OPT_PROGRESS,
 	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
@@ -89,8 +94,9 @@ static const struct opt_cmd report_cmd = {
 	.usage =
 		"TRACE [--json | --csv | --bonnie-csv] [-v] [--html FILE] [--interval DUR]\n"
 		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
-		"                    [-o FILE [--force]] [--progress | --no-progress]\n"
-		"       iotap report TRACE TRACE... [--json | --csv] [--html FILE] [-o FILE [--force]]",
+		"                    [--threads N] [-o FILE [--force]] [--progress | --no-progress]\n"
+		"       iotap report TRACE TRACE... [--json | --csv] [--html FILE] [--threads N]\n"
+		"                    [-o FILE [--force]]",
 	.summary =
 		"Summarise a trace per phase and in total: ops/s, MB/s and IOPS for reads and\n"
 		"writes with request-size histograms, seeks/s (a data op that does not start\n"

@@ -24,6 +24,13 @@
  * Ops in flight: a min-heap of the end times of ops started so far gives,
  * at each op's start, how many are still running (max_inflight); the
  * time-weighted mean comes from busy_ns.
+
+ *
+ * Threads (report_opts.threads >= 2, report --threads): the reading side
+ * (pre_rec: decoding, the join, application figures, names) runs on a
+ * pool thread and hands the records to the engine (eng_rec) in batches
+ * (report_pipe); one thread does both otherwise. The engine's state is
+ * one thread's either way, so the report is the same to the byte.
  */
 #include <errno.h>
 #include <inttypes.h>
