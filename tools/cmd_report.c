@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,17 @@
 
 enum {
 	O_JSON, O_CSV, O_BONNIE_CSV, O_BONNIE, O_HTML, O_INTERVAL, O_PHASE, O_BY, O_PHASES_FROM,
-	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE, O_DETAIL, O_PROGRESS, O_NO_PROGRESS,
+	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE, O_DETAIL, O_THREADS, O_PROGRESS, O_NO_PROGRESS,
 };
+
+#define THREADS_MAX	64	/* --threads; the default: the CPUs, at most THREADS_AUTO */
+/*
+ * The analysis is one thread's and the reading another's: past a third
+ * (decompressing) thread more add memory (6 MiB each), no speed
+ * (BENCHMARKS.md, "Session 12: parallel report").
+ */
+#define THREADS_AUTO	4
+static unsigned int opt_threads;
 
 static const struct opt_desc report_opts[] = {
 	[O_JSON] = { "json", 0, NULL, "JSON: trace, phases, total (keys are stable)" },
@@ -70,6 +80,10 @@ static const struct opt_desc report_opts[] = {
 	[O_DETAIL] = { "detail", 'v', NULL, "text: every phase's detail (request sizes, seeks,\n"
 		       "metadata, concurrency, device, latency), not only\n"
 		       "the phase table and the flags" },
+	[O_THREADS] = OPT_UINT(0, "threads", &opt_threads, "N",
+			       "use N CPUs (default: those the process may run on,\n"
+			       "at most 4; 1: one thread); the report is the same", 1,
+			       THREADS_MAX, "bad --threads '%s' (1 to 64)"),
 	[O_PROGRESS] = OPT_PROGRESS,
 	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
 	{ NULL },
@@ -80,8 +94,9 @@ static const struct opt_cmd report_cmd = {
 	.usage =
 		"TRACE [--json | --csv | --bonnie-csv] [-v] [--html FILE] [--interval DUR]\n"
 		"                    [--phase NAME [--by op|file|tid]] [--phases-from OTHER]\n"
-		"                    [-o FILE [--force]] [--progress | --no-progress]\n"
-		"       iotap report TRACE TRACE... [--json | --csv] [--html FILE] [-o FILE [--force]]",
+		"                    [--threads N] [-o FILE [--force]] [--progress | --no-progress]\n"
+		"       iotap report TRACE TRACE... [--json | --csv] [--html FILE] [--threads N]\n"
+		"                    [-o FILE [--force]]",
 	.summary =
 		"Summarise a trace per phase and in total: ops/s, MB/s and IOPS for reads and\n"
 		"writes with request-size histograms, seeks/s (a data op that does not start\n"
@@ -201,6 +216,18 @@ out:
 	return ret;
 }
 
+/* --threads' default: the CPUs the process may run on, at most THREADS_AUTO. */
+static unsigned int threads_default(void)
+{
+	cpu_set_t cpus;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		return 1;
+	n = CPU_COUNT(&cpus);
+	return n < 1 ? 1 : n > THREADS_AUTO ? THREADS_AUTO : (unsigned int)n;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts ro;
@@ -217,6 +244,7 @@ int cmd_report(int argc, char **argv)
 	FILE *f = stdout;
 
 	report_opts_init(&ro);
+	opt_threads = 0;
 	while ((rc = opt_next(&report_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case O_JSON: json = 1; break;
@@ -263,6 +291,7 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	if (rc < 0)
 		return 2;
+	ro.threads = opt_threads ? opt_threads : threads_default();
 	if (json + csv + bcsv > 1)
 		return opt_error(&report_cmd, "--json, --csv and --bonnie-csv exclude each other");
 	if (interval && (json || bcsv || by))

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1121,7 +1122,102 @@ static void test_seek_cache(void)
 	seek_map_release(&m);
 }
 
-int main(void)
+/*
+ * report --threads: the engine sees the same records in the same order
+ * whatever the thread count, so the report's state is the same to the
+ * byte: every phase's additive counters (stat_files and the writeback
+ * count included, which no text output shows for these traces), its
+ * latency histograms, the bins, the seek-map sample and the per-file map.
+ */
+static int pstats_same(const struct pstats *a, const struct pstats *b)
+{
+	size_t from = offsetof(struct pstats, ops), to = offsetof(struct pstats, lat);
+	unsigned int op;
+
+	if (strcmp(a->name, b->name) || a->t_begin != b->t_begin || a->t_end != b->t_end ||
+	    a->first_op != b->first_op || a->last_end != b->last_end ||
+	    a->ord_first != b->ord_first || a->blocks != b->blocks ||
+	    a->ends_sync != b->ends_sync || a->gap_before != b->gap_before ||
+	    memcmp((const char *)a + from, (const char *)b + from, to - from))
+		return 0;
+	for (op = 0; op < IOTAP_OP_MAX; op++) {
+		const struct iotap_hist *x = a->lat[op], *y = b->lat[op];
+		uint64_t nx = x ? x->n : 0, ny = y ? y->n : 0;
+
+		if (nx != ny)
+			return 0;
+		if (nx && (x->sum != y->sum || x->min != y->min || x->max != y->max ||
+			   iotap_hist_quantile(x, 0.5) != iotap_hist_quantile(y, 0.5) ||
+			   iotap_hist_quantile(x, 0.99) != iotap_hist_quantile(y, 0.99) ||
+			   iotap_hist_quantile(x, 0.999) != iotap_hist_quantile(y, 0.999)))
+			return 0;
+	}
+	return 1;
+}
+
+static int report_same(const struct report *a, const struct report *b)
+{
+	uint64_t fa[16], fb[16], ca[16], cb[16];
+	unsigned int i, na, nb;
+
+	if (a->nphases != b->nphases || a->ops_ord != b->ops_ord || a->markers != b->markers ||
+	    a->nwbfail != b->nwbfail || !pstats_same(&a->total, &b->total) ||
+	    a->series.n != b->series.n || a->series.width != b->series.width ||
+	    memcmp(a->series.bins, b->series.bins, a->series.n * sizeof(*a->series.bins)) ||
+	    a->points.n != b->points.n ||
+	    (a->points.n && memcmp(a->points.p, b->points.p, a->points.n * sizeof(*a->points.p))) ||
+	    iotap_map_count(&a->files.map) != iotap_map_count(&b->files.map) ||
+	    iotap_map_count(&a->names) != iotap_map_count(&b->names))
+		return 0;
+	for (i = 0; i < a->nphases; i++)
+		if (!pstats_same(&a->phases[i], &b->phases[i]))
+			return 0;
+	na = seek_map_busiest(&a->files, 16, fa, ca);
+	nb = seek_map_busiest(&b->files, 16, fb, cb);
+	return na == nb && !memcmp(fa, fb, na * sizeof(*fa)) && !memcmp(ca, cb, na * sizeof(*ca));
+}
+
+/* @capture: a real capture (tests/data/report/capture.iotap: GETATTRs of files, names) */
+static void test_threads_same(const char *capture)
+{
+	const char *traces[] = { tpath(2, "bonnie.iotap"), tpath(3, "bonnie-m.iotap"), capture };
+	static const unsigned int nthreads[] = { 2, 3, 7 };
+	unsigned int i, j, k;
+
+	for (i = 0; i < 3; i++) {
+		if (!traces[i])
+			continue;
+		for (k = 0; k < 2; k++) {
+			struct report_opts o;
+			struct report one, many;
+
+			report_opts_init(&o);
+			o.threads = 1;
+			o.auto_phases = (int)k;
+			o.points = 4096;	/* decimated several times over */
+			o.keep_names = 1;
+			if (report_build(&one, traces[i], &o)) {
+				ok(0, "report of %s, one thread", traces[i]);
+				continue;
+			}
+			for (j = 0; j < 3; j++) {
+				o.threads = nthreads[j];
+				if (report_build(&many, traces[i], &o)) {
+					ok(0, "report of %s, %u threads", traces[i], nthreads[j]);
+					continue;
+				}
+				ok(report_same(&one, &many),
+				   "%s%s: %u phases, %" PRIu64 " ops, the same state with %u threads",
+				   strrchr(traces[i], '/') + 1, k ? " --auto-phases" : "", one.nphases,
+				   one.ops_ord, nthreads[j]);
+				report_release(&many);
+			}
+			report_release(&one);
+		}
+	}
+}
+
+int main(int argc, char **argv)
 {
 	char cmd[512];
 
@@ -1150,6 +1246,7 @@ int main(void)
 	test_fleet();
 	test_app_pgsql();
 	test_threads_auto();
+	test_threads_same(argc > 1 ? argv[1] : NULL);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		diag("could not remove %s", dir);

@@ -24,9 +24,19 @@
  * Ops in flight: a min-heap of the end times of ops started so far gives,
  * at each op's start, how many are still running (max_inflight); the
  * time-weighted mean comes from busy_ns.
+
+ *
+ * Threads (report_opts.threads >= 2, report --threads): the reading side
+ * (pre_rec: decoding, the join, application figures, names) runs on a
+ * pool thread and hands the records to the engine (eng_rec) in batches
+ * (report_pipe); one thread does both otherwise. The engine's state is
+ * one thread's either way, so the report is the same to the byte.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +47,13 @@
 #define DEFAULT_GAP_NS	1000000000ull
 
 enum { M_AUTO, M_MARKS, M_PLAN };
+
+/* What pre_op() found for an OP record, for on_op(). */
+struct pre {
+	int64_t dist;			/* OP: seek_map_update()'s distance (data ops), else 0 */
+	unsigned int inf;		/* OP: ops in flight at its start */
+};
+
 
 struct engine {
 	struct report *rep;
@@ -57,7 +74,8 @@ struct engine {
 	uint64_t run_ord;		/* ... and the ord of the first of that run */
 	uint64_t *heap;			/* end times of ops maybe in flight */
 	unsigned int nheap;
-	int err;
+	int err;			/* the engine's (the analysing thread's) */
+	int perr;			/* the reading side's */
 };
 
 void report_opts_init(struct report_opts *o)
@@ -344,14 +362,38 @@ static int wbfail_names(struct report *rep)
 	return ret == -ENOMEM ? ret : 0;
 }
 
-static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
+/*
+ * What of an OP record depends only on the records before it, not on
+ * blocks or phases: the seek distance from the file's previous data op,
+ * the seek-map sample, the ops in flight, failed writebacks.
+ */
+static void pre_op(struct engine *e, const struct iotap_trace_rec *rec, struct pre *p)
+{
+	struct report *rep = e->rep;
+	unsigned int op = rec->op;
+	int64_t res = rec->result;
+
+	p->dist = 0;
+	if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
+		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
+
+		p->dist = seek_map_update(&rep->files, rec->file, off, off + len,
+					  op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
+		if (rep->points.cap)
+			points_add(&rep->points, rec);
+	}
+	p->inf = inflight_at(e, rec->time_ns, rec->time_ns + rec->dur_ns);
+	if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1)
+		wbfail_note(rep, rec);
+}
+
+static void on_op(struct engine *e, const struct iotap_trace_rec *rec, const struct pre *p)
 {
 	struct report *rep = e->rep;
 	uint64_t t = rec->time_ns, end = t + rec->dur_ns;
 	unsigned int op = rec->op;
-	int64_t res = rec->result, dist = 0;
-	int is_seek = 0, data;
-	unsigned int inf;
+	int64_t res = rec->result;
+	int data;
 
 	if (__builtin_expect(e->mode == M_PLAN, 0)) {
 		const struct phase_plan *pl = e->o->plan;
@@ -402,24 +444,12 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec)
 		e->blk.ord_first = e->ord;
 		e->blk_gap = e->max_end && t > e->max_end ? t - e->max_end : 0;
 	}
-	if (data) {
-		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
-
-		dist = seek_map_update(&rep->files, rec->file, off, off + len,
-				       op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
-		is_seek = dist != 0;
-		if (rep->points.cap)
-			points_add(&rep->points, rec);
-	}
-	inf = inflight_at(e, t, end);
-	if (inf > e->blk.max_inflight)
-		e->blk.max_inflight = inf;
+	if (p->inf > e->blk.max_inflight)
+		e->blk.max_inflight = p->inf;
 	series_add_op(&rep->series, rec);	/* first: it may fold the block's ops so far */
-	pstats_add_op(&e->blk, rec, is_seek, dist);
+	pstats_add_op(&e->blk, rec, data && p->dist != 0, p->dist);
 	if (end > e->max_end)
 		e->max_end = end;
-	if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1)
-		wbfail_note(rep, rec);
 	if (op != IOTAP_OP_FORGET)
 		e->ord++;
 }
@@ -635,6 +665,326 @@ static int finish(struct engine *e)
 	return ret;
 }
 
+/* --- one record: the reading side, then the engine ------------------------ */
+
+/*
+ * The reading side of any record (application figures, file names): 1
+ * when the engine (eng_rec) takes it too. Its state is its own (rep->app,
+ * rep->names), so with threads it runs on the reading thread while the
+ * engine runs on another.
+ */
+static int pre_rec(struct engine *e, const struct iotap_trace_rec *rec)
+{
+	struct report *rep = e->rep;
+
+	if (rep->app.kind)
+		app_feed(&rep->app, rec);
+	switch (rec->type) {
+	case IOTAP_REC_OP:
+	case IOTAP_REC_SAMPLE:
+	case IOTAP_REC_PHASE:
+	case IOTAP_REC_LOST:
+		return 1;
+	case IOTAP_REC_NAME:
+		if (e->o->keep_names &&
+		    nm_set(&rep->names, rec->file, iotap_trace_name_parent(rec), rec->name))
+			e->perr = -ENOMEM;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void eng_rec(struct engine *e, const struct iotap_trace_rec *rec)
+{
+	struct pre p;
+
+	switch (rec->type) {
+	case IOTAP_REC_OP:
+		pre_op(e, rec, &p);
+		on_op(e, rec, &p);
+		break;
+	case IOTAP_REC_SAMPLE:
+		on_sample(e, rec);
+		break;
+	case IOTAP_REC_PHASE:
+		on_phase(e, rec);
+		break;
+	case IOTAP_REC_LOST:
+		e->blk.lost += iotap_trace_lost_count(rec);
+		break;
+	}
+}
+
+/* --- threads: the reading side and the engine on two CPUs ------------------ */
+
+/*
+ * report_pipe - with --threads N >= 2, a thread of the tree's pool
+ * (iotap_pool) reads: it decodes (with pipe_read_threads() decoder
+ * threads of the reader's own), joins cut calls and runs pre_rec; the
+ * calling thread runs the engine (eng_rec) over the same records in the
+ * same order. Records cross in batches of PIPE_BATCH through a ring of
+ * PIPE_RING: memory is bounded by the ring, not by the trace. Each side
+ * owns its state (pre_rec's comment), nothing is merged, so every output
+ * is the one-thread report's byte for byte.
+ */
+#define PIPE_BATCH	1024		/* 56 KiB of ops a batch */
+#define PIPE_RING	16		/* a side that waits is woken at half a ring: few wake-ups */
+#define PIPE_OTHERS	64		/* SAMPLE, PHASE, LOST records a batch holds */
+
+/*
+ * An OP record as the engine reads it (pre_op, on_op, pstats_add_op,
+ * series_add_op, points_add): 56 bytes, not the record's 104, as the
+ * records cross between CPUs. Of pid, mode and aux the engine asks one
+ * thing each, kept as a bit: an engine that reads more of them must
+ * carry more here.
+ */
+#define PIPE_PID0	1u		/* pid 0 (a writeback, pstats_add_op) */
+#define PIPE_REG	2u		/* S_ISREG(mode) (a GETATTR of a file, pstats_add_op) */
+#define PIPE_AUX1	4u		/* aux 1 (a failed writeback, pre_op) */
+struct pipe_op {
+	uint64_t t, dur, len;
+	uint64_t file;			/* not an OP: its index in .other */
+	uint64_t off;
+	int64_t res;
+	uint32_t tid;
+	uint16_t type;
+	uint8_t op, bits;
+};
+_Static_assert(IOTAP_OP_MAX <= 256, "struct pipe_op keeps the op in a byte");
+
+struct pipe_batch {
+	unsigned int n, nother;
+	struct pipe_op op[PIPE_BATCH];
+	struct iotap_trace_rec other[PIPE_OTHERS];	/* SAMPLE: whole; others: up to .sample */
+	char *names;			/* PHASE names (pre.name_off) */
+	unsigned int name_off[PIPE_OTHERS];
+	size_t nlen, ncap;
+};
+
+struct pipe {
+	struct engine *e;
+	struct iotap_trace_join *jn;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct pipe_batch *b[PIPE_RING];
+	uint64_t head, tail;		/* batches filled, batches the engine is done with */
+	int done;			/* the reading side ended ... */
+	int ret;			/* ... with this (0: end of trace, -errno) */
+	int stop;			/* the engine failed: stop reading */
+	int r_wait, e_wait;		/* the reading side, the engine sleeps on cv */
+};
+
+/*
+ * Decoder threads for --threads @n >= 2: the reading thread and @n - 1
+ * that decompress (iotap_trace_reader_set_threads). With @n 2 that is
+ * three threads for two CPUs: the decompressing one does a tenth of the
+ * work, and without it the reading side is the longer (callgrind on a
+ * 2 M-record report-synth trace: reading 929 M instructions, engine 749 M;
+ * with it 803 M, 749 M and 156 M; one thread 1,512 M; BENCHMARKS.md).
+ */
+static unsigned int pipe_read_threads(unsigned int n)
+{
+	return n;
+}
+
+static int pipe_name(struct pipe_batch *b, unsigned int i, const char *name)
+{
+	size_t l = name ? strlen(name) + 1 : 0;
+
+	if (!name) {
+		b->name_off[i] = UINT32_MAX;
+		return 0;
+	}
+	if (b->nlen + l > b->ncap) {
+		size_t cap = b->ncap ? b->ncap * 2 : 4096;
+		char *n;
+
+		while (cap < b->nlen + l)
+			cap *= 2;
+		n = realloc(b->names, cap);
+		if (!n)
+			return -ENOMEM;
+		b->names = n;
+		b->ncap = cap;
+	}
+	memcpy(b->names + b->nlen, name, l);
+	b->name_off[i] = (unsigned int)b->nlen;
+	b->nlen += l;
+	return 0;
+}
+
+/* Into batch @b: @rec and what pre_rec found (@p). */
+static void pipe_put(struct engine *e, struct pipe_batch *b, const struct iotap_trace_rec *rec)
+{
+	struct pipe_op *d = &b->op[b->n++];
+
+	d->type = rec->type;
+	if (rec->type == IOTAP_REC_OP) {
+		d->t = rec->time_ns;
+		d->dur = rec->dur_ns;
+		d->len = rec->length;
+		d->res = rec->result;
+		d->file = rec->file;
+		d->off = rec->offset;
+		d->tid = rec->tid;
+		d->op = (uint8_t)(rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN);
+		d->bits = (uint8_t)((!rec->pid ? PIPE_PID0 : 0) | (S_ISREG(rec->mode) ? PIPE_REG : 0) |
+				    (rec->aux == 1 ? PIPE_AUX1 : 0));
+		return;
+	}
+	d->file = b->nother++;
+	/* reader_next_ref's rule: only a SAMPLE carries its sample */
+	memcpy(&b->other[d->file], rec, rec->type == IOTAP_REC_SAMPLE ? sizeof(*rec)
+	       : offsetof(struct iotap_trace_rec, sample));
+	if (rec->type == IOTAP_REC_PHASE && pipe_name(b, (unsigned int)d->file, rec->name))
+		e->perr = -ENOMEM;
+}
+
+/* The engine over batch @b, on the engine's thread. */
+static void pipe_eng(struct engine *e, struct pipe_batch *b)
+{
+	struct iotap_trace_rec r;
+	unsigned int i;
+
+	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
+	r.type = IOTAP_REC_OP;
+	for (i = 0; i < b->n && !e->err; i++) {
+		const struct pipe_op *d = &b->op[i];
+		struct iotap_trace_rec *o;
+
+		if (d->type == IOTAP_REC_OP) {
+			r.time_ns = d->t;
+			r.dur_ns = d->dur;
+			r.length = d->len;
+			r.result = d->res;
+			r.file = d->file;
+			r.offset = d->off;
+			r.tid = d->tid;
+			r.op = d->op;
+			r.pid = d->bits & PIPE_PID0 ? 0 : 1;
+			r.mode = d->bits & PIPE_REG ? S_IFREG : 0;
+			r.aux = d->bits & PIPE_AUX1 ? 1 : 0;
+			eng_rec(e, &r);
+			continue;
+		}
+		o = &b->other[d->file];
+		if (o->type == IOTAP_REC_PHASE)
+			o->name = b->name_off[d->file] == UINT32_MAX ? NULL
+				  : b->names + b->name_off[d->file];
+		eng_rec(e, o);
+	}
+}
+
+static void pipe_read(void *arg)
+{
+	struct pipe *pp = arg;
+	struct engine *e = pp->e;
+	const struct iotap_trace_rec *rec;
+	struct pipe_batch *b = NULL;
+	int ret = 1, stop = 0, app = !!e->rep->app.kind;
+
+	while (!stop) {
+		pthread_mutex_lock(&pp->lock);
+		if (pp->head - pp->tail >= PIPE_RING) {
+			pp->r_wait = 1;
+			while (pp->head - pp->tail > PIPE_RING / 2 && !pp->stop)
+				pthread_cond_wait(&pp->cv, &pp->lock);
+			pp->r_wait = 0;
+		}
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->lock);
+		if (stop)
+			break;
+		b = pp->b[pp->head % PIPE_RING];
+		b->n = b->nother = 0;
+		b->nlen = 0;
+		while (b->n < PIPE_BATCH && b->nother < PIPE_OTHERS && !e->perr &&
+		       (ret = iotap_trace_join_next_ref(pp->jn, &rec)) > 0) {
+			/* an OP of a trace of no application: nothing for pre_rec to do */
+			if ((rec->type == IOTAP_REC_OP && !app) || pre_rec(e, rec))
+				pipe_put(e, b, rec);
+		}
+		if (ret <= 0 || e->perr)
+			stop = 1;
+		pthread_mutex_lock(&pp->lock);
+		pp->head++;
+		if (stop) {
+			pp->done = 1;
+			pp->ret = ret < 0 ? ret : 0;
+		}
+		if (pp->e_wait && (stop || pp->head - pp->tail >= PIPE_RING / 2))
+			pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->lock);
+	}
+	pthread_mutex_lock(&pp->lock);
+	pp->done = 1;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+static int report_pipe(struct engine *e, struct iotap_trace_join *jn, unsigned int threads)
+{
+	struct iotap_pool *pool = NULL;
+	struct pipe pp = { .e = e, .jn = jn };
+	unsigned int i;
+	int ret = 0, done = 0;
+
+	(void)threads;
+	pthread_mutex_init(&pp.lock, NULL);
+	pthread_cond_init(&pp.cv, NULL);
+	for (i = 0; i < PIPE_RING; i++)
+		if (!(pp.b[i] = calloc(1, sizeof(*pp.b[i]))))
+			ret = -ENOMEM;
+	if (!ret)
+		ret = iotap_pool_create(&pool, 1, 1);
+	if (!ret && iotap_pool_threads(pool) != 1)
+		ret = -EAGAIN;
+	if (ret)
+		goto out;
+	iotap_pool_add(pool, pipe_read, &pp);
+	while (!done) {
+		struct pipe_batch *b;
+
+		pthread_mutex_lock(&pp.lock);
+		if (pp.tail == pp.head && !pp.done) {
+			pp.e_wait = 1;
+			while (pp.head - pp.tail < PIPE_RING / 2 && !pp.done)
+				pthread_cond_wait(&pp.cv, &pp.lock);
+			pp.e_wait = 0;
+		}
+		if (pp.tail == pp.head) {
+			pthread_mutex_unlock(&pp.lock);
+			break;
+		}
+		pthread_mutex_unlock(&pp.lock);
+		b = pp.b[pp.tail % PIPE_RING];
+		pipe_eng(e, b);
+		pthread_mutex_lock(&pp.lock);
+		pp.tail++;
+		if (e->err) {
+			pp.stop = 1;
+			done = 1;
+		}
+		if (pp.r_wait && (pp.stop || pp.head - pp.tail <= PIPE_RING / 2))
+			pthread_cond_broadcast(&pp.cv);
+		pthread_mutex_unlock(&pp.lock);
+	}
+	iotap_pool_free(pool);	/* waits for pipe_read */
+	pool = NULL;
+	ret = pp.ret;
+out:
+	iotap_pool_free(pool);
+	for (i = 0; i < PIPE_RING; i++) {
+		if (pp.b[i])
+			free(pp.b[i]->names);
+		free(pp.b[i]);
+	}
+	pthread_cond_destroy(&pp.cv);
+	pthread_mutex_destroy(&pp.lock);
+	return ret;
+}
+
 int report_build(struct report *rep, const char *path, const struct report_opts *o)
 {
 	struct report_opts defaults;
@@ -663,6 +1013,13 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		free(rep->hist_pool);
 		rep->hist_pool = NULL;
 		return ret;
+	}
+	if (o->threads) {
+		const char *env = getenv("IOTAP_READ_THREADS");
+
+		/* decoder threads: IOTAP_READ_THREADS if set, else pipe_read_threads() */
+		if (!env || !*env)
+			iotap_trace_reader_set_threads(r, pipe_read_threads(o->threads));
 	}
 	copy_header(&rep->hdr, iotap_trace_reader_header(r));
 	rep->t0 = rep->hdr.mono_base_ns;
@@ -693,30 +1050,14 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		goto out;
 
 	app_init(&rep->app, rep->hdr.workload);
-	while (!e.err && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0) {
-		if (rep->app.kind)
-			app_feed(&rep->app, rec);
-		switch (rec->type) {
-		case IOTAP_REC_OP:
-			on_op(&e, rec);
-			break;
-		case IOTAP_REC_SAMPLE:
-			on_sample(&e, rec);
-			break;
-		case IOTAP_REC_PHASE:
-			on_phase(&e, rec);
-			break;
-		case IOTAP_REC_LOST:
-			e.blk.lost += iotap_trace_lost_count(rec);
-			break;
-		case IOTAP_REC_NAME:
-			if (o->keep_names && nm_set(&rep->names, rec->file, iotap_trace_name_parent(rec), rec->name))
-				e.err = -ENOMEM;
-			break;
-		default:
-			break;
-		}
-	}
+	if (o->threads >= 2)
+		ret = report_pipe(&e, jn, o->threads);
+	else
+		while (!e.err && !e.perr && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0)
+			if (pre_rec(&e, rec))
+				eng_rec(&e, rec);
+	if (e.perr)
+		ret = e.perr;
 	if (e.err)
 		ret = e.err;
 	if (ret >= 0 && rep->app.err)

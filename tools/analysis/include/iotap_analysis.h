@@ -107,6 +107,14 @@ struct report_opts {
 	double flag_factor;		/* flag throughput changes above this factor (0: 4) */
 	uint64_t points;		/* data ops kept for seek maps (0: none) */
 	int keep_names;			/* remember file names (seek maps, --by file) */
+	/*
+	 * CPUs to use (report --threads): 0 the reader as analysis_trace_open()
+	 * sets it and one analysing thread; 1 one thread for everything; N >= 2
+	 * the reading side and the analysis on two threads, and N - 1 threads
+	 * that decompress for the reader (IOTAP_READ_THREADS overrides). Any N gives the
+	 * same report byte for byte.
+	 */
+	unsigned int threads;
 };
 
 /* A file's name, from NAME records: the values of report.names. */

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# report-threads.sh - `iotap report --threads N` against --threads 1, side by side
+#
+#   tests/bench/report-threads.sh [DIR]          (default $TMPDIR)
+#
+# Writes a synthetic trace of RECORDS records (default 20000000; the issue's
+# figure is RECORDS=100000000, about 120 MB and a minute or two to write)
+# with report-synth (8 threads, 64 files, 10 marked phases, samples; kept
+# in DIR for the next run), then runs `iotap report --threads N` for each N
+# in THREADS (default "1 2") ROUNDS times (default 5), interleaved round by
+# round, output to a file, and prints each run's wall and CPU (user +
+# system) seconds, then per N the median wall and CPU and the wall ratio
+# against the first N. Every output is compared with the first's (cmp):
+# a difference fails the bench. RUN="--auto-phases" (or any report
+# options) times that report instead.
+#
+# On a machine others load, wall times say little: PERF=1 also records
+# each run once with `perf record -e task-clock` and prints every
+# thread's share of the CPU time; the busiest thread's CPU seconds bound
+# the wall time from below whatever the load (the critical path).
+# Needs the build directory: set IOTAP_BUILD, or run from the source tree
+# with build/ in it.
+set -u
+DIR=${1:-${TMPDIR:-/tmp}}
+N=${RECORDS:-20000000}
+BUILD=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+IOTAP=${IOTAP:-$BUILD/tools/iotap}
+SYNTH=$BUILD/tests/unit/report-synth
+TR=$DIR/report-bench-$N.iotap
+ROUNDS=${ROUNDS:-5}
+THREADS=${THREADS:-1 2}
+RUN=${RUN:-}
+
+for x in "$IOTAP" "$SYNTH"; do
+	[ -x "$x" ] || { echo "report-threads: no $x (build first)" >&2; exit 77; }
+done
+command -v /usr/bin/time >/dev/null || { echo "report-threads: needs GNU time" >&2; exit 77; }
+if [ ! -s "$TR" ]; then
+	echo "# writing $TR ($N records)" >&2
+	"$SYNTH" --records "$N" "$TR" > /dev/null || { echo "report-synth failed" >&2; exit 1; }
+fi
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/report-threads.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+
+echo "# trace: $TR, $(stat -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '$1 == "records" { print $2 }') records"
+echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+echo "# command: iotap report --threads N $RUN TRACE > FILE"
+printf "| %5s | %7s | %7s | %7s |\n" "round" "threads" "wall s" "cpu s"
+printf "|%s|%s|%s|%s|\n" "-------" "---------" "---------" "---------"
+for r in $(seq 1 "$ROUNDS"); do
+	for t in $THREADS; do
+		# shellcheck disable=SC2086
+		/usr/bin/time -f "%e %U %S" -o "$OUT/time" "$IOTAP" report --threads "$t" $RUN "$TR" \
+			> "$OUT/out.$t" 2> "$OUT/err" || { cat "$OUT/err" >&2; exit 1; }
+		read -r w u s < "$OUT/time"
+		echo "$t $w $(echo "$u + $s" | bc)" >> "$OUT/runs"
+		printf "| %5s | %7s | %7s | %7s |\n" "$r" "$t" "$w" "$(echo "$u + $s" | bc)"
+	done
+	first=${THREADS%% *}
+	for t in $THREADS; do
+		cmp -s "$OUT/out.$first" "$OUT/out.$t" ||
+			{ echo "report-threads: --threads $t printed another report" >&2; exit 1; }
+	done
+done
+echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; outputs identical"
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+printf "\n| %7s | %13s | %12s | %14s |\n" "threads" "median wall s" "median cpu s" "wall ratio 1:N"
+printf "|%s|%s|%s|%s|\n" "---------" "---------------" "--------------" "----------------"
+base=""
+for t in $THREADS; do
+	w=$(awk -v t="$t" '$1 == t { print $2 }' "$OUT/runs" | median)
+	c=$(awk -v t="$t" '$1 == t { print $3 }' "$OUT/runs" | median)
+	[ -n "$base" ] || base=$w
+	printf "| %7s | %13s | %12s | %14s |\n" "$t" "$w" "$c" "$(echo "scale=2; $base / $w" | bc)"
+done
+if [ "${PERF:-0}" = 1 ] && command -v perf >/dev/null; then
+	echo
+	echo "# CPU seconds per thread (perf record -e task-clock), busiest first"
+	for t in $THREADS; do
+		# shellcheck disable=SC2086
+		perf record -q -e task-clock -o "$OUT/perf.data" "$IOTAP" report --threads "$t" $RUN \
+			"$TR" > /dev/null 2>&1
+		total=$(perf report -i "$OUT/perf.data" --stdio 2>/dev/null |
+			awk '/Event count/ { print $NF / 1e9 }')
+		shares=$(perf report -i "$OUT/perf.data" --sort pid --stdio 2>/dev/null |
+			awk -v tot="$total" '/%/ && !/^#/ { sub("%", "", $1); if ($1 >= 1)
+				printf "%.2f ", $1 * tot / 100 }')
+		echo "threads $t: total $total s; per thread: $shares"
+	done
+fi
