@@ -7,7 +7,8 @@
  *    runs, values that change every time, lengths around the group of 8;
  *  - DELTA_BINARY_PACKED: sorted times, random values, INT64_MIN/MAX
  *    side by side (deltas that wrap), constant columns, lengths around the
- *    block of 128 and the miniblock of 32;
+ *    block of 128 and the miniblock of 32; the min and max it takes on the
+ *    way;
  *  - a whole file: "PAR1" at both ends and a footer length that fits.
  * tests/e2e/export-duckdb.sh has DuckDB read real exports; this runs
  * where DuckDB is not installed.
@@ -167,6 +168,7 @@ static void test_delta(void)
 		for (shape = 0; shape < 5; shape++) {
 			struct bytes b = { 0 };
 			size_t n = lens[li];
+			int64_t mn = 0, mx = 0, wmn = 0, wmx = 0;
 
 			for (i = 0; i < n; i++) {
 				switch (shape) {
@@ -188,9 +190,13 @@ static void test_delta(void)
 					break;
 				}
 			}
+			for (i = 0; i < n; i++) {
+				wmn = !i || v[i] < wmn ? v[i] : wmn;
+				wmx = !i || v[i] > wmx ? v[i] : wmx;
+			}
 			cases++;
-			if (delta_pack(&b, v, n) || delta_decode(b.p, back, &n2) || n2 != n ||
-			    memcmp(v, back, n * sizeof(*v))) {
+			if (delta_pack(&b, v, n, &mn, &mx) || delta_decode(b.p, back, &n2) || n2 != n ||
+			    memcmp(v, back, n * sizeof(*v)) || mn != wmn || mx != wmx) {
 				if (!bad)
 					diag("delta: %zu values, shape %d", n, shape);
 				bad++;

@@ -210,32 +210,38 @@ static void th_end(struct thrift *t)
 
 /* --- RLE / bit-packed hybrid (Encodings.md) ------------------------------ */
 
-/* Bit-pack @n values of @w bits, LSB first; @n a multiple of 8. */
+/*
+ * Bit-pack @n values of @w bits, LSB first; @n a multiple of 8, so the
+ * output is whole bytes. Whole 64-bit words are stored as they fill; the
+ * caller reserves n * w / 8 + 8 bytes.
+ */
 static void bitpack(struct bytes *b, const uint64_t *v, size_t n, unsigned int w)
 {
-	unsigned __int128 acc = 0;
+	uint64_t acc = 0;
 	unsigned int bits = 0;
-	uint64_t lo;
 	size_t i;
 
 	if (!w)
 		return;
-	/* 8 values of w bits are w bytes: emit whole 64-bit words as they fill */
+	if (w == 64) {
+		memcpy(b->p + b->len, v, n * 8);
+		b->len += n * 8;
+		return;
+	}
 	for (i = 0; i < n; i++) {
-		acc |= (unsigned __int128)v[i] << bits;
+		acc |= v[i] << bits;
 		bits += w;
 		if (bits >= 64) {
-			lo = (uint64_t)acc;
-			memcpy(b->p + b->len, &lo, 8);
+			memcpy(b->p + b->len, &acc, 8);
 			b->len += 8;
-			acc >>= 64;
 			bits -= 64;
+			/* the bits of v[i] that did not fit (none when bits is 0) */
+			acc = bits ? v[i] >> (w - bits) : 0;
 		}
 	}
-	for (; bits; bits = bits > 8 ? bits - 8 : 0) {
-		by_u8(b, (uint8_t)acc);
-		acc >>= 8;
-	}
+	/* the last partial word, little-endian: its whole bytes */
+	memcpy(b->p + b->len, &acc, 8);
+	b->len += (bits + 7) / 8;
 }
 
 static unsigned int width_of(uint64_t max)
@@ -290,10 +296,15 @@ static int rle_hybrid(struct bytes *b, const uint32_t *v, size_t n, unsigned int
 #define DBP_MINI	4
 #define DBP_MINI_N	(DBP_BLOCK / DBP_MINI)
 
-static int delta_pack(struct bytes *b, const int64_t *v, size_t n)
+/*
+ * @n values; their smallest and largest into @vmin and @vmax (the chunk's
+ * statistics, taken in the same pass), untouched when @n is 0.
+ */
+static int delta_pack(struct bytes *b, const int64_t *v, size_t n, int64_t *vmin, int64_t *vmax)
 {
 	uint64_t d[DBP_BLOCK];
-	size_t i, k;
+	int64_t mn, mx;
+	size_t i, k, j;
 
 	if (by_reserve(b, 32 + n * 9 + (n / DBP_BLOCK + 1) * (10 + DBP_MINI)))
 		return -ENOMEM;
@@ -301,36 +312,43 @@ static int delta_pack(struct bytes *b, const int64_t *v, size_t n)
 	by_varint(b, DBP_MINI);
 	by_varint(b, n);
 	by_varint(b, zigzag(n ? v[0] : 0));
+	if (!n)
+		return 0;
+	mn = mx = v[0];
 	for (i = 1; i < n; i += DBP_BLOCK) {
 		size_t m = n - i < DBP_BLOCK ? n - i : DBP_BLOCK;
+		unsigned int nmini = (unsigned int)((m + DBP_MINI_N - 1) / DBP_MINI_N);
+		uint8_t widths[DBP_MINI] = { 0 };
 		int64_t mind = INT64_MAX;
-		unsigned int widths[DBP_MINI], nmini = (unsigned int)((m + DBP_MINI_N - 1) / DBP_MINI_N);
 
 		for (k = 0; k < m; k++) {
-			int64_t dk = (int64_t)((uint64_t)v[i + k] - (uint64_t)v[i + k - 1]);
+			int64_t x = v[i + k];
+			int64_t dk = (int64_t)((uint64_t)x - (uint64_t)v[i + k - 1]);
 
-			if (dk < mind)
-				mind = dk;
+			mind = dk < mind ? dk : mind;
+			mn = x < mn ? x : mn;
+			mx = x > mx ? x : mx;
 			d[k] = (uint64_t)dk;
 		}
-		for (k = 0; k < DBP_BLOCK; k++)
-			d[k] = k < m ? d[k] - (uint64_t)mind : 0;
-		by_varint(b, zigzag(mind));
-		for (k = 0; k < DBP_MINI; k++) {
-			uint64_t max = 0;
-			size_t j;
+		for (k = m; k < (size_t)nmini * DBP_MINI_N; k++)
+			d[k] = (uint64_t)mind;		/* the last miniblock's padding: 0 below */
+		for (k = 0; k < nmini; k++) {
+			uint64_t *dm = &d[k * DBP_MINI_N], or = 0;
 
-			widths[k] = 0;
-			if (k < nmini) {
-				for (j = 0; j < DBP_MINI_N; j++)
-					max |= d[k * DBP_MINI_N + j];
-				widths[k] = width_of(max);
+			for (j = 0; j < DBP_MINI_N; j++) {
+				dm[j] -= (uint64_t)mind;
+				or |= dm[j];
 			}
-			by_u8(b, (uint8_t)widths[k]);
+			widths[k] = (uint8_t)width_of(or);
 		}
+		by_varint(b, zigzag(mind));
+		memcpy(b->p + b->len, widths, DBP_MINI);
+		b->len += DBP_MINI;
 		for (k = 0; k < nmini; k++)
 			bitpack(b, &d[k * DBP_MINI_N], DBP_MINI_N, widths[k]);
 	}
+	*vmin = mn;
+	*vmax = mx;
 	return 0;
 }
 
@@ -338,10 +356,12 @@ static int delta_pack(struct bytes *b, const int64_t *v, size_t n)
 
 struct dict {
 	struct iotap_map idx;		/* XXH3 of the string -> uint32_t index (+ equals) */
+	struct iotap_map keys;		/* a caller's key (pq_val.key) -> uint32_t index */
 	struct bytes plain;		/* the PLAIN dictionary page: u32 LE length, bytes */
 	uint32_t *off;			/* each entry's offset in plain */
 	uint32_t n, cap;
 	uint32_t last_len, last_idx;	/* the last string put: its length, index */
+	uint64_t last_key;		/* and its key, 0: none */
 };
 
 struct column {
@@ -433,6 +453,7 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			c->sv = (uint32_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->sv);
 			iotap_map_init(&c->d.idx, sizeof(uint32_t));
+			iotap_map_init(&c->d.keys, sizeof(uint32_t));
 		} else {
 			c->iv = (int64_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->iv);
@@ -455,42 +476,28 @@ err:
 
 /* --- putting values --------------------------------------------------------- */
 
-void pq_put_i64(struct pq_writer *w, unsigned int col, int64_t v)
+static inline void put_i64(struct column *c, int64_t v)
 {
-	struct column *c = &w->c[col];
-
 	c->iv[c->nv++] = v;
 	if (c->def)
 		c->def[c->nrows] = 1;
 	c->nrows++;
 }
 
-/* The page's values into the chunk's min and max (a loop the compiler vectorises). */
-static void int_minmax(struct column *c)
+static inline void put_null(struct column *c)
 {
-	int64_t mn, mx;
-	uint32_t i;
+	c->def[c->nrows++] = 0;
+	c->nulls++;
+}
 
-	if (!c->nv)
-		return;
-	mn = mx = c->iv[0];
-	for (i = 1; i < c->nv; i++) {
-		mn = c->iv[i] < mn ? c->iv[i] : mn;
-		mx = c->iv[i] > mx ? c->iv[i] : mx;
-	}
-	if (!c->has_minmax || mn < c->imin)
-		c->imin = mn;
-	if (!c->has_minmax || mx > c->imax)
-		c->imax = mx;
-	c->has_minmax = true;
+void pq_put_i64(struct pq_writer *w, unsigned int col, int64_t v)
+{
+	put_i64(&w->c[col], v);
 }
 
 void pq_put_null(struct pq_writer *w, unsigned int col)
 {
-	struct column *c = &w->c[col];
-
-	c->def[c->nrows++] = 0;
-	c->nulls++;
+	put_null(&w->c[col]);
 }
 
 static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out)
@@ -531,35 +538,57 @@ static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out
 	return 0;
 }
 
-void pq_put_str(struct pq_writer *w, unsigned int col, const char *s, uint32_t len)
+/* put_str()'s slow path: a key seen before in this row group, else the string's hash. */
+static uint32_t dict_find(struct pq_writer *w, struct dict *d, const char *s, uint32_t len,
+			  uint64_t key)
 {
-	struct column *c = &w->c[col];
+	uint32_t idx, *ip;
+	int ret;
+
+	d->last_len = len;
+	if (key && (ip = iotap_map_get(&d->keys, key)))
+		return *ip;
+	ret = dict_index(d, s, len, &idx);
+	if (!ret && key) {
+		ret = iotap_map_put(&d->keys, key, (void **)&ip);
+		if (!ret)
+			*ip = idx;
+	}
+	if (ret) {
+		if (!w->err)
+			w->err = ret;
+		idx = 0;
+	}
+	return idx;
+}
+
+static inline void put_str(struct pq_writer *w, struct column *c, const char *s, uint32_t len,
+			   uint64_t key)
+{
 	struct dict *d = &c->d;
 	uint32_t idx;
-	int ret;
 
 	/*
 	 * The same string as the last row's (the host, a phase, one file's
-	 * path): no hash. Compared by content: a caller's buffer may hold
-	 * another string at the same address.
+	 * path): no hash. By key, else by content: a caller's buffer may
+	 * hold another string at the same address.
 	 */
-	if (d->n && len == d->last_len &&
-	    !memcmp(s, d->plain.p + d->off[d->last_idx] + 4, len)) {
+	if (key ? key == d->last_key
+		: d->n && len == d->last_len && !memcmp(s, d->plain.p + d->off[d->last_idx] + 4, len))
 		idx = d->last_idx;
-	} else {
-		ret = dict_index(d, s, len, &idx);
-		if (ret) {
-			if (!w->err)
-				w->err = ret;
-			idx = 0;
-		}
-		d->last_len = len;
-		d->last_idx = idx;
-	}
+	else
+		idx = dict_find(w, d, s, len, key);
+	d->last_idx = idx;
+	d->last_key = key;
 	c->sv[c->nv++] = idx;
 	if (c->def)
 		c->def[c->nrows] = 1;
 	c->nrows++;
+}
+
+void pq_put_str(struct pq_writer *w, unsigned int col, const char *s, uint32_t len)
+{
+	put_str(w, &w->c[col], s, len, 0);
 }
 
 /* --- pages ------------------------------------------------------------------ */
@@ -639,8 +668,16 @@ static int flush_page(struct pq_writer *w, struct column *c)
 		ret = rle_hybrid(&w->raw, c->sv, c->nv, bw);
 		enc = 8;				/* RLE_DICTIONARY */
 	} else {
-		int_minmax(c);
-		ret = delta_pack(&w->raw, c->iv, c->nv);
+		int64_t mn = 0, mx = 0;
+
+		ret = delta_pack(&w->raw, c->iv, c->nv, &mn, &mx);
+		if (!ret && c->nv) {
+			if (!c->has_minmax || mn < c->imin)
+				c->imin = mn;
+			if (!c->has_minmax || mx > c->imax)
+				c->imax = mx;
+			c->has_minmax = true;
+		}
 		enc = 5;				/* DELTA_BINARY_PACKED */
 	}
 	if (ret)
@@ -782,8 +819,10 @@ static int flush_group(struct pq_writer *w)
 		c->has_minmax = false;
 		if (c->desc->type == PQ_STRING) {
 			iotap_map_clear(&c->d.idx);
+			iotap_map_clear(&c->d.keys);
 			c->d.plain.len = 0;
 			c->d.n = 0;
+			c->d.last_key = 0;
 		}
 	}
 	w->group_nrows[w->ngroups++] = w->group_rows;
@@ -806,6 +845,21 @@ int pq_row(struct pq_writer *w)
 		for (i = 0; i < w->ncols && !w->err; i++)
 			w->err = flush_page(w, &w->c[i]);
 	return w->err;
+}
+
+int pq_put_row(struct pq_writer *w, const struct pq_val *v)
+{
+	struct column *c = w->c, *end = w->c + w->ncols;
+
+	for (; c < end; c++, v++) {
+		if (v->null)
+			put_null(c);
+		else if (c->sv)
+			put_str(w, c, v->s, v->len, v->key);
+		else
+			put_i64(c, v->i);
+	}
+	return pq_row(w);
 }
 
 uint64_t pq_rows(const struct pq_writer *w)
@@ -984,8 +1038,10 @@ void pq_abort(struct pq_writer *w)
 		struct column *c = &w->c[i];
 
 		by_free(&c->pages);
-		if (c->desc && c->desc->type == PQ_STRING)
+		if (c->desc && c->desc->type == PQ_STRING) {
 			iotap_map_release(&c->d.idx);
+			iotap_map_release(&c->d.keys);
+		}
 		by_free(&c->d.plain);
 		free(c->d.off);
 	}
