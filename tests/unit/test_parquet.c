@@ -227,19 +227,17 @@ static void test_file(void)
 	unlink(path);
 	ok(!pq_open(&w, f, cols, 3, "test"), "open");
 	for (r = 0; r < 20000 && !ret; r++) {
+		struct pq_val v[3] = { { .i = 1700000000000000000ll + r } };
 		char s[16];
 
-		pq_put_i64(w, 0, 1700000000000000000ll + r);
 		snprintf(s, sizeof(s), "f%u", r % 37);
-		if (r % 5)
-			pq_put_str(w, 1, s, (uint32_t)strlen(s));
-		else
-			pq_put_null(w, 1);
-		if (r % 3)
-			pq_put_i64(w, 2, (int64_t)r - 10000);
-		else
-			pq_put_null(w, 2);
-		ret = pq_row(w);
+		v[1].s = s;
+		v[1].len = (uint32_t)strlen(s);
+		v[1].key = r % 2 ? r % 37 + 1 : 0;	/* keyed and not */
+		v[1].null = !(r % 5);
+		v[2].i = (int64_t)r - 10000;
+		v[2].null = !(r % 3);
+		ret = pq_put_row(w, v);
 	}
 	ok(!ret && pq_rows(w) == 20000, "20000 rows");
 	ok(!pq_close(w, NULL, 0), "close");

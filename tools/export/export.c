@@ -424,8 +424,11 @@ int xout_row(struct xout *o, const struct xrow *r)
 
 	o->rows++;
 	if (o->fmt == X_PARQUET) {
-		for (i = 0; i < t->n; i++)
-			value_of(&t->f[i], r, &o->vals[i]);
+		const struct xfield *x = t->f, *end = t->f + t->n;
+		struct pq_val *pv = o->vals;
+
+		for (; x < end; x++, pv++)
+			value_of(x, r, pv);
 		return pq_put_row(o->pq, o->vals);
 	}
 	if (o->len > CSV_BUF) {

@@ -354,9 +354,20 @@ static int delta_pack(struct bytes *b, const int64_t *v, size_t n, int64_t *vmin
 
 /* --- columns ------------------------------------------------------------------ */
 
+/*
+ * Keys are small counters (op codes, trace/paths.c's path keys): their
+ * low bits index a direct-mapped cache of the row group's recent ones.
+ */
+#define KEY_SLOTS	1024u
+
+struct kslot {
+	uint64_t key;			/* 0: empty */
+	uint32_t idx;
+};
+
 struct dict {
 	struct iotap_map idx;		/* XXH3 of the string -> uint32_t index (+ equals) */
-	struct iotap_map keys;		/* a caller's key (pq_val.key) -> uint32_t index */
+	struct kslot *keys;		/* a caller's key (pq_val.key) -> index, direct-mapped */
 	struct bytes plain;		/* the PLAIN dictionary page: u32 LE length, bytes */
 	uint32_t *off;			/* each entry's offset in plain */
 	uint32_t n, cap;
@@ -369,7 +380,7 @@ struct column {
 	int64_t *iv;			/* the page's non-null integer values */
 	uint32_t *sv;			/* the page's non-null dictionary indices */
 	uint32_t *def;			/* the page's definition levels (optional columns) */
-	uint32_t nv, nrows;		/* values, rows in the page */
+	uint32_t nv;			/* values in the page (rows: pq_writer.prow) */
 	struct bytes pages;		/* the chunk's compressed data pages */
 	struct dict d;
 	int64_t imin, imax;		/* the chunk's statistics */
@@ -399,6 +410,7 @@ struct pq_writer {
 	struct bytes raw, zbuf, hdr;	/* scratch: a page's payload, compressed, header */
 	uint64_t off;			/* file offset */
 	uint64_t rows, group_rows;
+	uint32_t prow;			/* rows in the current page (of every column) */
 	struct chunk_meta *meta;	/* [ngroups * ncols] */
 	uint64_t *group_nrows;
 	unsigned int ngroups, meta_cap;
@@ -453,7 +465,9 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			c->sv = (uint32_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->sv);
 			iotap_map_init(&c->d.idx, sizeof(uint32_t));
-			iotap_map_init(&c->d.keys, sizeof(uint32_t));
+			c->d.keys = calloc(KEY_SLOTS, sizeof(*c->d.keys));
+			if (!c->d.keys)
+				goto err;
 		} else {
 			c->iv = (int64_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->iv);
@@ -475,30 +489,6 @@ err:
 }
 
 /* --- putting values --------------------------------------------------------- */
-
-static inline void put_i64(struct column *c, int64_t v)
-{
-	c->iv[c->nv++] = v;
-	if (c->def)
-		c->def[c->nrows] = 1;
-	c->nrows++;
-}
-
-static inline void put_null(struct column *c)
-{
-	c->def[c->nrows++] = 0;
-	c->nulls++;
-}
-
-void pq_put_i64(struct pq_writer *w, unsigned int col, int64_t v)
-{
-	put_i64(&w->c[col], v);
-}
-
-void pq_put_null(struct pq_writer *w, unsigned int col)
-{
-	put_null(&w->c[col]);
-}
 
 static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out)
 {
@@ -538,21 +528,21 @@ static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out
 	return 0;
 }
 
-/* put_str()'s slow path: a key seen before in this row group, else the string's hash. */
+/* put_str()'s slow path: a key met lately in this row group, else the string's hash. */
 static uint32_t dict_find(struct pq_writer *w, struct dict *d, const char *s, uint32_t len,
 			  uint64_t key)
 {
-	uint32_t idx, *ip;
+	struct kslot *ks = &d->keys[key & (KEY_SLOTS - 1)];
+	uint32_t idx;
 	int ret;
 
 	d->last_len = len;
-	if (key && (ip = iotap_map_get(&d->keys, key)))
-		return *ip;
+	if (key && ks->key == key)
+		return ks->idx;
 	ret = dict_index(d, s, len, &idx);
 	if (!ret && key) {
-		ret = iotap_map_put(&d->keys, key, (void **)&ip);
-		if (!ret)
-			*ip = idx;
+		ks->key = key;
+		ks->idx = idx;
 	}
 	if (ret) {
 		if (!w->err)
@@ -581,14 +571,6 @@ static inline void put_str(struct pq_writer *w, struct column *c, const char *s,
 	d->last_idx = idx;
 	d->last_key = key;
 	c->sv[c->nv++] = idx;
-	if (c->def)
-		c->def[c->nrows] = 1;
-	c->nrows++;
-}
-
-void pq_put_str(struct pq_writer *w, unsigned int col, const char *s, uint32_t len)
-{
-	put_str(w, &w->c[col], s, len, 0);
 }
 
 /* --- pages ------------------------------------------------------------------ */
@@ -642,7 +624,7 @@ static int flush_page(struct pq_writer *w, struct column *c)
 {
 	int ret, enc;
 
-	if (!c->nrows)
+	if (!w->prow)
 		return 0;
 	w->raw.len = 0;
 	if (c->def) {
@@ -653,7 +635,7 @@ static int flush_page(struct pq_writer *w, struct column *c)
 			return -ENOMEM;
 		at = w->raw.len;
 		w->raw.len += 4;
-		ret = rle_hybrid(&w->raw, c->def, c->nrows, 1);
+		ret = rle_hybrid(&w->raw, c->def, w->prow, 1);
 		if (ret)
 			return ret;
 		len = (uint32_t)(w->raw.len - at - 4);
@@ -682,12 +664,12 @@ static int flush_page(struct pq_writer *w, struct column *c)
 	}
 	if (ret)
 		return ret;
-	ret = emit_page(w, c, &c->pages, 0, c->nrows, enc);
+	ret = emit_page(w, c, &c->pages, 0, w->prow, enc);
 	if (ret)
 		return ret;
-	c->values += c->nrows;
+	c->values += w->prow;
 	c->npages++;
-	c->nv = c->nrows = 0;
+	c->nv = 0;
 	return 0;
 }
 
@@ -819,47 +801,51 @@ static int flush_group(struct pq_writer *w)
 		c->has_minmax = false;
 		if (c->desc->type == PQ_STRING) {
 			iotap_map_clear(&c->d.idx);
-			iotap_map_clear(&c->d.keys);
+			memset(c->d.keys, 0, KEY_SLOTS * sizeof(*c->d.keys));
 			c->d.plain.len = 0;
 			c->d.n = 0;
 			c->d.last_key = 0;
 		}
 	}
+	w->prow = 0;
 	w->group_nrows[w->ngroups++] = w->group_rows;
 	w->group_rows = 0;
 	return 0;
 }
 
-int pq_row(struct pq_writer *w)
+int pq_put_row(struct pq_writer *w, const struct pq_val *v)
 {
+	struct column *c = w->c, *end = w->c + w->ncols;
+	uint32_t row = w->prow;
 	unsigned int i;
 
 	if (w->err)
 		return w->err;
+	for (; c < end; c++, v++) {
+		if (c->def) {
+			c->def[row] = !v->null;
+			if (v->null) {
+				c->nulls++;
+				continue;
+			}
+		}
+		if (c->sv)
+			put_str(w, c, v->s, v->len, v->key);
+		else
+			c->iv[c->nv++] = v->i;
+	}
 	w->rows++;
+	w->prow++;
 	if (++w->group_rows >= PQ_GROUP_ROWS) {
 		w->err = flush_group(w);
 		return w->err;
 	}
-	if (w->c[0].nrows >= PQ_PAGE_ROWS)
+	if (w->prow >= PQ_PAGE_ROWS) {
 		for (i = 0; i < w->ncols && !w->err; i++)
 			w->err = flush_page(w, &w->c[i]);
-	return w->err;
-}
-
-int pq_put_row(struct pq_writer *w, const struct pq_val *v)
-{
-	struct column *c = w->c, *end = w->c + w->ncols;
-
-	for (; c < end; c++, v++) {
-		if (v->null)
-			put_null(c);
-		else if (c->sv)
-			put_str(w, c, v->s, v->len, v->key);
-		else
-			put_i64(c, v->i);
+		w->prow = 0;
 	}
-	return pq_row(w);
+	return w->err;
 }
 
 uint64_t pq_rows(const struct pq_writer *w)
@@ -1040,7 +1026,7 @@ void pq_abort(struct pq_writer *w)
 		by_free(&c->pages);
 		if (c->desc && c->desc->type == PQ_STRING) {
 			iotap_map_release(&c->d.idx);
-			iotap_map_release(&c->d.keys);
+			free(c->d.keys);
 		}
 		by_free(&c->d.plain);
 		free(c->d.off);
