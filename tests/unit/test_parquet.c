@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_parquet.c - tools/export/parquet.c's encodings, decoded back here
- * from Encodings.md (white box: the file is included)
+ * from Encodings.md (white box: the files are included)
  *
  *  - the RLE / bit-packed hybrid at every bit width 0-32: runs, short
  *    runs, values that change every time, lengths around the group of 8;
@@ -14,6 +14,7 @@
  * where DuckDB is not installed.
  */
 #include "../../tools/export/parquet.c"
+#include "../../tools/export/parquet_meta.c"
 
 #include <stdio.h>
 
