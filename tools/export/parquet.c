@@ -206,19 +206,39 @@ struct dict {
 	uint64_t last_key;		/* and its key, 0: none */
 };
 
+/*
+ * The row group's compressed pages, every column's, go into extents of
+ * huge pages (iotap_buf_alloc) kept from one group to the next: a fault
+ * per 2 MiB where sixteen growing buffers took one per 4 KiB (and copied
+ * as they grew), which costs on these VMs. A column keeps where its pages
+ * lie; the group's flush writes each column's in turn. A page's header
+ * goes right before its payload, which ZSTD compresses in place.
+ */
+#define EXTENT_SIZE	(2u << 20)
+#define HDR_MAX		64u		/* a PageHeader's bytes, at most */
+
+struct extent {
+	uint8_t *p;
+	size_t size, used;
+};
+
+struct page_ref {
+	uint32_t ext, off, len;		/* header and payload at ext[ext].p + off */
+};
+
 struct column {
 	const struct pq_col *desc;
 	int64_t *iv;			/* the page's non-null integer values */
 	uint32_t *sv;			/* the page's non-null dictionary indices */
 	uint32_t *def;			/* the page's definition levels (optional columns) */
 	uint32_t nv;			/* values in the page (rows: pq_writer.prow) */
-	struct bytes pages;		/* the chunk's compressed data pages */
+	struct page_ref *pg;		/* the chunk's data pages */
+	uint32_t npg, pgcap;
 	struct dict d;
 	int64_t imin, imax;		/* the chunk's statistics */
 	bool has_minmax;
 	uint64_t nulls, values;		/* in the chunk */
 	uint64_t uncompressed;		/* pages' uncompressed size with headers */
-	uint32_t npages;
 };
 
 struct pq_writer {
@@ -230,7 +250,9 @@ struct pq_writer {
 	char *arrays;			/* the columns' page arrays (iv, sv, def) */
 	size_t arrays_size;		/* as iotap_buf_alloc() gave it */
 	ZSTD_CCtx *zc;
-	struct bytes raw, zbuf, hdr;	/* scratch: a page's payload, compressed, header */
+	struct bytes raw, hdr;		/* scratch: a page's payload, its header */
+	struct extent *ext;		/* the row group's pages */
+	unsigned int next, cur;		/* extents allocated, the one being filled */
 	uint64_t off;			/* file offset */
 	uint64_t rows, group_rows;
 	uint32_t prow;			/* rows in the current page (of every column) */
@@ -396,32 +418,66 @@ static inline void put_str(struct pq_writer *w, struct column *c, const char *s,
 	c->sv[c->nv++] = idx;
 }
 
+/* Room for @need bytes in the extent being filled, or the next. */
+static int extent_room(struct pq_writer *w, size_t need)
+{
+	struct extent *e;
+
+	while (w->cur < w->next && w->ext[w->cur].used + need > w->ext[w->cur].size)
+		w->cur++;
+	if (w->cur < w->next)
+		return 0;
+	e = realloc(w->ext, (w->next + 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	w->ext = e;
+	e = &w->ext[w->next];
+	e->size = need > EXTENT_SIZE ? need : EXTENT_SIZE;
+	e->used = 0;
+	e->p = iotap_buf_alloc(&e->size);
+	if (!e->p)
+		return -ENOMEM;
+	w->next++;
+	return 0;
+}
+
 /*
- * Compress w->raw, append header + payload to @dst. @dict: a dictionary
- * page of @n entries (else a data page of @n values, @enc).
+ * Compress w->raw into the extents, its header before it; where it lies
+ * into *@out. @dict: a dictionary page of @n entries (else a data page of
+ * @n values, @enc).
  */
-static int emit_page(struct pq_writer *w, struct column *c, struct bytes *dst, bool dict,
-		     uint32_t n, int enc)
+static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t n, int enc,
+		     struct page_ref *out)
 {
 	size_t bound = ZSTD_compressBound(w->raw.len), z;
+	struct extent *e;
 	int ret;
 
-	w->zbuf.len = 0;
-	if (by_reserve(&w->zbuf, bound))
-		return -ENOMEM;
-	z = ZSTD_compress2(w->zc, w->zbuf.p, bound, w->raw.p, w->raw.len);
+	ret = extent_room(w, HDR_MAX + bound);
+	if (ret)
+		return ret;
+	e = &w->ext[w->cur];
+	z = ZSTD_compress2(w->zc, e->p + e->used + HDR_MAX, bound, w->raw.p, w->raw.len);
 	if (ZSTD_isError(z))
 		return -EIO;
 	w->hdr.len = 0;
 	ret = pq_page_header(&w->hdr, dict, n, enc, w->raw.len, z);
 	if (ret)
 		return ret;
-	if (by_reserve(dst, w->hdr.len + z))
-		return -ENOMEM;
-	by_put(dst, w->hdr.p, w->hdr.len);
-	by_put(dst, w->zbuf.p, z);
+	if (w->hdr.len > HDR_MAX)
+		return -EOVERFLOW;
+	out->ext = w->cur;
+	out->off = (uint32_t)(e->used + HDR_MAX - w->hdr.len);
+	out->len = (uint32_t)(w->hdr.len + z);
+	memcpy(e->p + out->off, w->hdr.p, w->hdr.len);
+	e->used += HDR_MAX + z;
 	c->uncompressed += w->hdr.len + w->raw.len;
 	return 0;
+}
+
+static int write_page(struct pq_writer *w, const struct page_ref *pr)
+{
+	return fwrite_all(w, w->ext[pr->ext].p + pr->off, pr->len);
 }
 
 static int flush_page(struct pq_writer *w, struct column *c)
@@ -468,11 +524,20 @@ static int flush_page(struct pq_writer *w, struct column *c)
 	}
 	if (ret)
 		return ret;
-	ret = emit_page(w, c, &c->pages, 0, w->prow, enc);
+	if (c->npg == c->pgcap) {
+		uint32_t nc = c->pgcap ? c->pgcap * 2 : 64;
+		struct page_ref *np = realloc(c->pg, nc * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		c->pg = np;
+		c->pgcap = nc;
+	}
+	ret = emit_page(w, c, false, w->prow, enc, &c->pg[c->npg]);
 	if (ret)
 		return ret;
+	c->npg++;
 	c->values += w->prow;
-	c->npages++;
 	c->nv = 0;
 	return 0;
 }
@@ -542,7 +607,7 @@ static void dict_minmax(const struct dict *d, const uint8_t **mn, uint32_t *mnl,
 
 static int flush_group(struct pq_writer *w)
 {
-	unsigned int i;
+	unsigned int i, k;
 	int ret;
 
 	if (!w->group_rows)
@@ -561,24 +626,25 @@ static int flush_group(struct pq_writer *w)
 		m->has_dict = c->desc->type == PQ_STRING;
 		start = w->off;
 		if (m->has_dict) {
-			struct bytes dp = { 0 };
+			struct page_ref dp;
 
 			w->raw.len = 0;
 			if (by_reserve(&w->raw, c->d.plain.len))
 				return -ENOMEM;
 			by_put(&w->raw, c->d.plain.p, c->d.plain.len);
-			ret = emit_page(w, c, &dp, 1, c->d.n, 0);
+			ret = emit_page(w, c, true, c->d.n, 0, &dp);
 			if (!ret)
-				ret = fwrite_all(w, dp.p, dp.len);
-			by_free(&dp);
+				ret = write_page(w, &dp);
 			if (ret)
 				return ret;
 			m->dict_off = (int64_t)start;
 		}
 		m->data_off = (int64_t)w->off;
-		ret = fwrite_all(w, c->pages.p, c->pages.len);
-		if (ret)
-			return ret;
+		for (k = 0; k < c->npg; k++) {
+			ret = write_page(w, &c->pg[k]);
+			if (ret)
+				return ret;
+		}
 		m->comp = (int64_t)(w->off - start);
 		m->uncomp = (int64_t)c->uncompressed;
 		m->values = c->values;
@@ -598,10 +664,9 @@ static int flush_group(struct pq_writer *w)
 			m->has_minmax = true;
 		}
 		/* the next chunk starts afresh */
-		c->pages.len = 0;
+		c->npg = 0;
 		c->uncompressed = 0;
 		c->values = c->nulls = 0;
-		c->npages = 0;
 		c->has_minmax = false;
 		if (c->desc->type == PQ_STRING) {
 			iotap_map_clear(&c->d.idx);
@@ -611,6 +676,9 @@ static int flush_group(struct pq_writer *w)
 			c->d.last_key = 0;
 		}
 	}
+	for (k = 0; k < w->next; k++)
+		w->ext[k].used = 0;
+	w->cur = 0;
 	w->prow = 0;
 	w->group_nrows[w->ngroups++] = w->group_rows;
 	w->group_rows = 0;
@@ -690,7 +758,7 @@ void pq_abort(struct pq_writer *w)
 	for (i = 0; w->c && i < w->ncols; i++) {
 		struct column *c = &w->c[i];
 
-		by_free(&c->pages);
+		free(c->pg);
 		if (c->desc && c->desc->type == PQ_STRING) {
 			iotap_map_release(&c->d.idx);
 			free(c->d.keys);
@@ -708,7 +776,9 @@ void pq_abort(struct pq_writer *w)
 	free(w->c);
 	ZSTD_freeCCtx(w->zc);
 	by_free(&w->raw);
-	by_free(&w->zbuf);
 	by_free(&w->hdr);
+	for (i = 0; i < w->next; i++)
+		iotap_buf_free(w->ext[i].p, w->ext[i].size);
+	free(w->ext);
 	free(w);
 }
