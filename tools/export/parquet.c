@@ -232,6 +232,7 @@ struct column {
 	uint32_t *sv;			/* the page's non-null dictionary indices */
 	uint32_t *def;			/* the page's definition levels (optional columns) */
 	uint32_t nv;			/* values in the page (rows: pq_writer.prow) */
+	unsigned int idx;		/* its place in the row */
 	struct page_ref *pg;		/* the chunk's data pages */
 	uint32_t npg, pgcap;
 	struct dict d;
@@ -253,6 +254,9 @@ struct pq_writer {
 	struct bytes raw, hdr;		/* scratch: a page's payload, its header */
 	struct extent *ext;		/* the row group's pages */
 	unsigned int next, cur;		/* extents allocated, the one being filled */
+	struct column **req_int;	/* the required integer columns (no levels, a value a row) */
+	struct column **other;		/* the rest */
+	unsigned int nreq_int, nother;
 	uint64_t off;			/* file offset */
 	uint64_t rows, group_rows;
 	uint32_t prow;			/* rows in the current page (of every column) */
@@ -288,8 +292,10 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 	w->ncols = ncols;
 	w->created_by = created_by;
 	w->c = calloc(ncols, sizeof(*w->c));
+	w->req_int = calloc(ncols, sizeof(*w->req_int));
+	w->other = calloc(ncols, sizeof(*w->other));
 	w->zc = ZSTD_createCCtx();
-	if (!w->c || !w->zc)
+	if (!w->c || !w->req_int || !w->other || !w->zc)
 		goto err;
 	/*
 	 * The page arrays of every column in one block: one mapping, not
@@ -306,6 +312,11 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 		struct column *c = &w->c[i];
 
 		c->desc = &cols[i];
+		c->idx = i;
+		if (cols[i].type != PQ_STRING && !cols[i].optional)
+			w->req_int[w->nreq_int++] = c;
+		else
+			w->other[w->nother++] = c;
 		if (cols[i].type == PQ_STRING) {
 			c->sv = (uint32_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->sv);
@@ -486,6 +497,8 @@ static int flush_page(struct pq_writer *w, struct column *c)
 
 	if (!w->prow)
 		return 0;
+	if (!c->def && !c->sv)
+		c->nv = w->prow;		/* pq_put_row counts only the others */
 	w->raw.len = 0;
 	if (c->def) {
 		size_t at;
@@ -687,24 +700,32 @@ static int flush_group(struct pq_writer *w)
 
 int pq_put_row(struct pq_writer *w, const struct pq_val *v)
 {
-	struct column *c = w->c, *end = w->c + w->ncols;
 	uint32_t row = w->prow;
 	unsigned int i;
 
 	if (w->err)
 		return w->err;
-	for (; c < end; c++, v++) {
+	/* most columns: a value a row, nothing to decide */
+	for (i = 0; i < w->nreq_int; i++) {
+		struct column *c = w->req_int[i];
+
+		c->iv[row] = v[c->idx].i;
+	}
+	for (i = 0; i < w->nother; i++) {
+		struct column *c = w->other[i];
+		const struct pq_val *x = &v[c->idx];
+
 		if (c->def) {
-			c->def[row] = !v->null;
-			if (v->null) {
+			c->def[row] = !x->null;
+			if (x->null) {
 				c->nulls++;
 				continue;
 			}
 		}
 		if (c->sv)
-			put_str(w, c, v->s, v->len, v->key);
+			put_str(w, c, x->s, x->len, x->key);
 		else
-			c->iv[c->nv++] = v->i;
+			c->iv[c->nv++] = x->i;
 	}
 	w->rows++;
 	w->prow++;
@@ -774,6 +795,8 @@ void pq_abort(struct pq_writer *w)
 	free(w->group_nrows);
 	iotap_buf_free(w->arrays, w->arrays_size);
 	free(w->c);
+	free(w->req_int);
+	free(w->other);
 	ZSTD_freeCCtx(w->zc);
 	by_free(&w->raw);
 	by_free(&w->hdr);
