@@ -9,7 +9,9 @@
  *    side by side (deltas that wrap), constant columns, lengths around the
  *    block of 128 and the miniblock of 32; the min and max it takes on the
  *    way;
- *  - a whole file: "PAR1" at both ends and a footer length that fits.
+ *  - a whole file: "PAR1" at both ends and a footer length that fits;
+ *  - dictionary keys: more keys than the key cache's slots, each row's
+ *    index naming its own string, each string in the dictionary once.
  * tests/e2e/export-duckdb.sh has DuckDB read real exports; this runs
  * where DuckDB is not installed.
  */
@@ -253,10 +255,56 @@ static void test_file(void)
 	fclose(f);
 }
 
+/*
+ * Keyed strings: keys that share a slot of the key cache (more keys than
+ * KEY_SLOTS), keys met again after others, unkeyed puts of the same
+ * strings between them: every row's index names its own string, and
+ * each string is in the dictionary once.
+ */
+static void test_keys(void)
+{
+	static const struct pq_col cols[] = { { "s", PQ_STRING, 0 } };
+	const unsigned int distinct = 3 * KEY_SLOTS - 72, rows = distinct + 1000;
+	struct pq_writer *w;
+	unsigned int r, bad = 0;
+	FILE *f = tmpfile();
+
+	if (!ok(f && !pq_open(&w, f, cols, 1, "test"), "open (keys)"))
+		return;
+	for (r = 0; r < rows; r++) {
+		unsigned int k = (unsigned int)((r * 7919ull) % distinct);
+		const struct column *c = &w->c[0];
+		struct pq_val v = { 0 };
+		char buf[16];
+		const uint8_t *e;
+		uint32_t len;
+
+		snprintf(buf, sizeof(buf), "p%u", k);
+		v.s = buf;
+		v.len = (uint32_t)strlen(buf);
+		v.key = r % 5 ? k + 1 : 0;
+		if (pq_put_row(w, &v))
+			break;
+		e = c->d.plain.p + c->d.off[c->sv[c->nv - 1]];
+		memcpy(&len, e, 4);
+		if (len != v.len || memcmp(e + 4, buf, len)) {
+			if (!bad)
+				diag("row %u: '%s' put, '%.*s' indexed", r, buf, (int)len, e + 4);
+			bad++;
+		}
+	}
+	ok(r == rows && !bad, "keyed strings: %u rows index their own string (%u wrong)", rows, bad);
+	ok(w->c[0].d.n == distinct, "each string once in the dictionary (%u of %u)", w->c[0].d.n,
+	   distinct);
+	pq_abort(w);
+	fclose(f);
+}
+
 int main(void)
 {
 	test_rle();
 	test_delta();
 	test_file();
+	test_keys();
 	return done_testing();
 }
