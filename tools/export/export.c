@@ -417,17 +417,16 @@ static inline void value_of(const struct xfield *x, const struct xrow *r, struct
 int xout_row(struct xout *o, const struct xrow *r)
 {
 	const struct xtable *t = o->t;
+	const struct xfield *x, *end = t->f + t->n;
 	struct pq_val v;
-	unsigned int i;
 	char *p;
 	int ret;
 
 	o->rows++;
 	if (o->fmt == X_PARQUET) {
-		const struct xfield *x = t->f, *end = t->f + t->n;
 		struct pq_val *pv = o->vals;
 
-		for (; x < end; x++, pv++)
+		for (x = t->f; x < end; x++, pv++)
 			value_of(x, r, pv);
 		return pq_put_row(o->pq, o->vals);
 	}
@@ -437,10 +436,8 @@ int xout_row(struct xout *o, const struct xrow *r)
 			return ret;
 	}
 	p = o->buf + o->len;
-	for (i = 0; i < t->n; i++) {
-		const struct xfield *x = &t->f[i];
-
-		if (i)
+	for (x = t->f; x < end; x++) {
+		if (x > t->f)
 			*p++ = ',';
 		value_of(x, r, &v);
 		if (v.null)
