@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_parquet.c - tools/export/parquet.c's encodings, decoded back here
+ * test_parquet.c - tools/export/parquet*.c's encodings, decoded back here
  * from Encodings.md (white box: the files are included)
  *
  *  - the RLE / bit-packed hybrid at every bit width 0-32: runs, short
@@ -16,6 +16,7 @@
  * where DuckDB is not installed.
  */
 #include "../../tools/export/parquet.c"
+#include "../../tools/export/parquet_enc.c"
 #include "../../tools/export/parquet_meta.c"
 
 #include <stdio.h>
@@ -146,7 +147,7 @@ static void test_rle(void)
 						v[i] = (uint32_t)((i % 16 < 7 ? 1 : 2) & mask);
 				}
 				cases++;
-				if (rle_hybrid(&b, v, n, w) ||
+				if (pq_rle_hybrid(&b, v, n, w) ||
 				    rle_decode(b.p, b.p + b.len, back, n, w) ||
 				    memcmp(v, back, n * sizeof(*v))) {
 					if (!bad)
@@ -198,7 +199,7 @@ static void test_delta(void)
 				wmx = !i || v[i] > wmx ? v[i] : wmx;
 			}
 			cases++;
-			if (delta_pack(&b, v, n, &mn, &mx) || delta_decode(b.p, back, &n2) || n2 != n ||
+			if (pq_delta_pack(&b, v, n, &mn, &mx) || delta_decode(b.p, back, &n2) || n2 != n ||
 			    memcmp(v, back, n * sizeof(*v)) || mn != wmn || mx != wmx) {
 				if (!bad)
 					diag("delta: %zu values, shape %d", n, shape);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * parquet_i.h - what parquet.c (columns, pages, row groups) and
- * parquet_meta.c (the Thrift structures: page headers, the footer) share
+ * parquet_i.h - what parquet.c (columns, pages, row groups), parquet_enc.c
+ * (the value encodings) and parquet_meta.c (the Thrift structures: page
+ * headers, the footer) share
  */
 #ifndef IOTAP_PARQUET_I_H
 #define IOTAP_PARQUET_I_H
@@ -78,6 +79,20 @@ struct chunk_meta {
 	bool has_dict, has_minmax;
 	struct bytes min, max;
 };
+
+/* Bits to hold @max. */
+static inline unsigned int pq_width(uint64_t max)
+{
+	return max ? 64 - (unsigned int)__builtin_clzll(max) : 0;
+}
+
+/* @n values of @w bits (w <= 32) in the RLE / bit-packed hybrid onto @b. 0 or -ENOMEM. */
+int pq_rle_hybrid(struct bytes *b, const uint32_t *v, size_t n, unsigned int w);
+/*
+ * @n values DELTA_BINARY_PACKED onto @b; their smallest and largest into
+ * @vmin and @vmax, untouched when @n is 0. 0 or -ENOMEM.
+ */
+int pq_delta_pack(struct bytes *b, const int64_t *v, size_t n, int64_t *vmin, int64_t *vmax);
 
 /*
  * pq_page_header - append a page's Thrift PageHeader to @b
