@@ -83,6 +83,7 @@ static const struct opt_cmd export_cmd = {
 struct phase_state {
 	char *name;
 	uint32_t len;
+	uint64_t n;			/* phases begun: the name's key */
 };
 
 /* The marker phase a record is in: the last begun, until its end. */
@@ -99,6 +100,7 @@ static int phase_track(struct phase_state *ph, const struct iotap_trace_rec *r)
 		return 0;
 	}
 	free(ph->name);
+	ph->n++;
 	ph->name = strndup(r->name, r->name_len);
 	ph->len = ph->name ? r->name_len : 0;
 	return ph->name ? 0 : -ENOMEM;
@@ -251,11 +253,9 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	memset(&row, 0, sizeof(row));
-	row.host = host;
-	row.host_len = (uint32_t)strlen(host);
+	row.host = (struct xstr){ host, (uint32_t)strlen(host), 1 };
 	row.mono_base = h->mono_base_ns;
 	row.real_base = h->real_base_ns;
-	row.path = &tp;
 	if (outfile_open(&out, opath) || (events && outfile_open(&ev, events))) {
 		status = 1;
 		goto out;
@@ -270,13 +270,14 @@ int cmd_export(int argc, char **argv)
 	}
 	while ((ret = iotap_trace_paths_next_ref(pp, &rec, &tp)) > 0) {
 		row.rec = rec;
+		row.path = (struct xstr){ tp.path, tp.len, tp.key };
+		row.name = (struct xstr){ rec->name, rec->name_len, 0 };
 		if (rec->type == IOTAP_REC_OP) {
 			ret = xout_row(xo, &row);
 		} else {
 			if (rec->type == IOTAP_REC_PHASE && (ret = phase_track(&ph, rec)))
 				break;
-			row.phase = ph.name;
-			row.phase_len = ph.len;
+			row.phase = (struct xstr){ ph.name, ph.len, ph.n };
 			ret = xe ? xout_row(xe, &row) : 0;
 		}
 		if (ret) {

@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_parquet.c - tools/export/parquet.c's encodings, decoded back here
- * from Encodings.md (white box: the file is included)
+ * test_parquet.c - tools/export/parquet*.c's encodings, decoded back here
+ * from Encodings.md (white box: the files are included)
  *
  *  - the RLE / bit-packed hybrid at every bit width 0-32: runs, short
  *    runs, values that change every time, lengths around the group of 8;
  *  - DELTA_BINARY_PACKED: sorted times, random values, INT64_MIN/MAX
  *    side by side (deltas that wrap), constant columns, lengths around the
- *    block of 128 and the miniblock of 32;
- *  - a whole file: "PAR1" at both ends and a footer length that fits.
+ *    block of 128 and the miniblock of 32; the min and max it takes on the
+ *    way;
+ *  - a whole file: "PAR1" at both ends and a footer length that fits;
+ *  - dictionary keys: more keys than the key cache's slots, each row's
+ *    index naming its own string, each string in the dictionary once.
  * tests/e2e/export-duckdb.sh has DuckDB read real exports; this runs
  * where DuckDB is not installed.
  */
 #include "../../tools/export/parquet.c"
+#include "../../tools/export/parquet_enc.c"
+#include "../../tools/export/parquet_meta.c"
 
 #include <stdio.h>
 
@@ -142,7 +147,7 @@ static void test_rle(void)
 						v[i] = (uint32_t)((i % 16 < 7 ? 1 : 2) & mask);
 				}
 				cases++;
-				if (rle_hybrid(&b, v, n, w) ||
+				if (pq_rle_hybrid(&b, v, n, w) ||
 				    rle_decode(b.p, b.p + b.len, back, n, w) ||
 				    memcmp(v, back, n * sizeof(*v))) {
 					if (!bad)
@@ -167,6 +172,7 @@ static void test_delta(void)
 		for (shape = 0; shape < 5; shape++) {
 			struct bytes b = { 0 };
 			size_t n = lens[li];
+			int64_t mn = 0, mx = 0, wmn = 0, wmx = 0;
 
 			for (i = 0; i < n; i++) {
 				switch (shape) {
@@ -188,9 +194,13 @@ static void test_delta(void)
 					break;
 				}
 			}
+			for (i = 0; i < n; i++) {
+				wmn = !i || v[i] < wmn ? v[i] : wmn;
+				wmx = !i || v[i] > wmx ? v[i] : wmx;
+			}
 			cases++;
-			if (delta_pack(&b, v, n) || delta_decode(b.p, back, &n2) || n2 != n ||
-			    memcmp(v, back, n * sizeof(*v))) {
+			if (pq_delta_pack(&b, v, n, &mn, &mx) || delta_decode(b.p, back, &n2) || n2 != n ||
+			    memcmp(v, back, n * sizeof(*v)) || mn != wmn || mx != wmx) {
 				if (!bad)
 					diag("delta: %zu values, shape %d", n, shape);
 				bad++;
@@ -221,19 +231,17 @@ static void test_file(void)
 	unlink(path);
 	ok(!pq_open(&w, f, cols, 3, "test"), "open");
 	for (r = 0; r < 20000 && !ret; r++) {
+		struct pq_val v[3] = { { .i = 1700000000000000000ll + r } };
 		char s[16];
 
-		pq_put_i64(w, 0, 1700000000000000000ll + r);
 		snprintf(s, sizeof(s), "f%u", r % 37);
-		if (r % 5)
-			pq_put_str(w, 1, s, (uint32_t)strlen(s));
-		else
-			pq_put_null(w, 1);
-		if (r % 3)
-			pq_put_i64(w, 2, (int64_t)r - 10000);
-		else
-			pq_put_null(w, 2);
-		ret = pq_row(w);
+		v[1].s = s;
+		v[1].len = (uint32_t)strlen(s);
+		v[1].key = r % 2 ? r % 37 + 1 : 0;	/* keyed and not */
+		v[1].null = !(r % 5);
+		v[2].i = (int64_t)r - 10000;
+		v[2].null = !(r % 3);
+		ret = pq_put_row(w, v);
 	}
 	ok(!ret && pq_rows(w) == 20000, "20000 rows");
 	ok(!pq_close(w, NULL, 0), "close");
@@ -248,10 +256,56 @@ static void test_file(void)
 	fclose(f);
 }
 
+/*
+ * Keyed strings: keys that share a slot of the key cache (more keys than
+ * KEY_SLOTS), keys met again after others, unkeyed puts of the same
+ * strings between them: every row's index names its own string, and
+ * each string is in the dictionary once.
+ */
+static void test_keys(void)
+{
+	static const struct pq_col cols[] = { { "s", PQ_STRING, 0 } };
+	const unsigned int distinct = 3 * KEY_SLOTS - 72, rows = distinct + 1000;
+	struct pq_writer *w;
+	unsigned int r, bad = 0;
+	FILE *f = tmpfile();
+
+	if (!ok(f && !pq_open(&w, f, cols, 1, "test"), "open (keys)"))
+		return;
+	for (r = 0; r < rows; r++) {
+		unsigned int k = (unsigned int)((r * 7919ull) % distinct);
+		const struct column *c = &w->c[0];
+		struct pq_val v = { 0 };
+		char buf[16];
+		const uint8_t *e;
+		uint32_t len;
+
+		snprintf(buf, sizeof(buf), "p%u", k);
+		v.s = buf;
+		v.len = (uint32_t)strlen(buf);
+		v.key = r % 5 ? k + 1 : 0;
+		if (pq_put_row(w, &v))
+			break;
+		e = c->d.plain.p + c->d.off[c->sv[c->nv - 1]];
+		memcpy(&len, e, 4);
+		if (len != v.len || memcmp(e + 4, buf, len)) {
+			if (!bad)
+				diag("row %u: '%s' put, '%.*s' indexed", r, buf, (int)len, e + 4);
+			bad++;
+		}
+	}
+	ok(r == rows && !bad, "keyed strings: %u rows index their own string (%u wrong)", rows, bad);
+	ok(w->c[0].d.n == distinct, "each string once in the dictionary (%u of %u)", w->c[0].d.n,
+	   distinct);
+	pq_abort(w);
+	fclose(f);
+}
+
 int main(void)
 {
 	test_rle();
 	test_delta();
 	test_file();
+	test_keys();
 	return done_testing();
 }

@@ -97,6 +97,12 @@ void html_metric_head(FILE *f, const char *what);
 /* A row of report_metrics[]' MO_HTML figures: @idx, @name, then the figures; @total: bold */
 void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
 		     const char *name, const struct flagset *fl, int total);
+/* The report's phases as chart bands (free() them), and its timeline charts
+ * (@what 0: throughput, 1: ops and seeks, else concurrency, utilisation and CPU),
+ * for html_compare.c */
+struct svg_band *html_phase_bands(const struct report *rep);
+void html_timelines(FILE *f, const struct report *rep, const struct svg_band *bands, int width,
+		    int what);
 /* 1.23k, 45.6M, 0.012: a number in few characters. */
 const char *fmt_si(double v, char *buf, size_t len);
 

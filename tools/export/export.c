@@ -5,8 +5,10 @@
  * Each table is an array of struct xfield: a column is one row here, and
  * the Parquet schema, the CSV header, the values of both formats and the
  * --help list all come from it, so the two formats agree column for
- * column. Getters see one record (struct xrow) and give an integer or a
- * string, or say null.
+ * column. A column's value is a field of the record, a string of the row
+ * (host, path, phase, name) or what a function computes from the record
+ * (op and errno names, ...); one switch (value_of) reads them for both
+ * formats.
  *
  * CSV renders a TIMESTAMP as "YYYY-MM-DD HH:MM:SS.nnnnnnnnn" (UTC; DuckDB
  * and Spark read it as a timestamp), integers in decimal, strings quoted
@@ -14,6 +16,7 @@
  * empty field.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,44 +27,10 @@
 #include "export.h"
 #include "iotap_base.h"
 
-/* --- getters ---------------------------------------------------------------- */
+/* --- values computed from the record ----------------------------------------- */
 
-static int g_time(const struct xrow *r, struct xval *v)
-{
-	v->i = (int64_t)(r->real_base + (r->rec->time_ns - r->mono_base));
-	return 1;
-}
-
-static int g_host(const struct xrow *r, struct xval *v)
-{
-	v->s = r->host;
-	v->len = r->host_len;
-	return 1;
-}
-
-#define INT_GETTER(fn, expr) \
-	static int fn(const struct xrow *r, struct xval *v) \
-	{ \
-		v->i = (int64_t)(expr); \
-		return 1; \
-	}
-
-INT_GETTER(g_tid, r->rec->tid)
-INT_GETTER(g_pid, r->rec->pid)
-INT_GETTER(g_uid, r->rec->uid)
-INT_GETTER(g_gid, r->rec->gid)
-INT_GETTER(g_file, r->rec->file)
-INT_GETTER(g_file2, r->rec->file2)
-INT_GETTER(g_offset, r->rec->offset)
-INT_GETTER(g_length, r->rec->length)
-INT_GETTER(g_result, r->rec->result)
-INT_GETTER(g_dur, r->rec->dur_ns)
-INT_GETTER(g_flags, r->rec->flags)
-INT_GETTER(g_mode, r->rec->mode)
-INT_GETTER(g_aux, r->rec->aux)
-
-/* Op names and their lengths, looked up once: a pointer the dictionary knows again. */
-static struct {
+/* Names and their lengths, looked up once: a pointer the dictionary knows again. */
+static struct xname {
 	const char *s;
 	uint32_t len;
 } op_str[IOTAP_OP_MAX], type_str[IOTAP_REC_TYPE_MAX];
@@ -82,30 +51,26 @@ static void str_tables_init(void)
 	}
 }
 
-static int g_op(const struct xrow *r, struct xval *v)
+/* Entry @i of @names (@n of them), its key i + 1; "?" beyond. */
+static int name_of(const struct xname *names, unsigned int n, unsigned int i, struct pq_val *v)
 {
-	unsigned int op = r->rec->op;
-
-	if (op < IOTAP_OP_MAX) {
-		v->s = op_str[op].s;
-		v->len = op_str[op].len;
-	} else {
-		v->s = "?";
-		v->len = 1;
-	}
+	v->s = i < n ? names[i].s : "?";
+	v->len = i < n ? names[i].len : 1;
+	v->key = i < n ? i + 1 : 0;
 	return 1;
 }
 
-static int g_path(const struct xrow *r, struct xval *v)
+static int g_op(const struct xrow *r, struct pq_val *v)
 {
-	if (!r->path->path)
-		return 0;
-	v->s = r->path->path;
-	v->len = r->path->len;
-	return 1;
+	return name_of(op_str, IOTAP_OP_MAX, r->rec->op, v);
 }
 
-static int g_error(const struct xrow *r, struct xval *v)
+static int g_type(const struct xrow *r, struct pq_val *v)
+{
+	return name_of(type_str, IOTAP_REC_TYPE_MAX, r->rec->type, v);
+}
+
+static int g_error(const struct xrow *r, struct pq_val *v)
 {
 	const char *en;
 
@@ -114,10 +79,11 @@ static int g_error(const struct xrow *r, struct xval *v)
 	en = strerrorname_np((int)-r->rec->result);
 	v->s = en ? en : "?";
 	v->len = (uint32_t)strlen(v->s);
+	v->key = (uint64_t)-r->rec->result;
 	return 1;
 }
 
-static int g_flag_names(const struct xrow *r, struct xval *v)
+static int g_flag_names(const struct xrow *r, struct pq_val *v)
 {
 	static char buf[IOTAP_OPF_NAMES_MAX];
 	static uint32_t last_flags = 0;
@@ -137,37 +103,11 @@ static int g_flag_names(const struct xrow *r, struct xval *v)
 		return 0;
 	v->s = buf;
 	v->len = last_len;
+	v->key = (uint64_t)last_op << 32 | last_flags;
 	return 1;
 }
 
-static int g_phase(const struct xrow *r, struct xval *v)
-{
-	if (!r->phase)
-		return 0;
-	v->s = r->phase;
-	v->len = r->phase_len;
-	return 1;
-}
-
-static int g_type(const struct xrow *r, struct xval *v)
-{
-	unsigned int t = r->rec->type;
-
-	v->s = t < IOTAP_REC_TYPE_MAX ? type_str[t].s : "?";
-	v->len = t < IOTAP_REC_TYPE_MAX ? type_str[t].len : 1;
-	return 1;
-}
-
-static int g_name(const struct xrow *r, struct xval *v)
-{
-	if (!r->rec->name)
-		return 0;
-	v->s = r->rec->name;
-	v->len = r->rec->name_len;
-	return 1;
-}
-
-static int g_kind(const struct xrow *r, struct xval *v)
+static int g_kind(const struct xrow *r, struct pq_val *v)
 {
 	static const char *const app[] = { NULL, "txn", "span", "backup" };
 	const struct iotap_trace_rec *x = r->rec;
@@ -182,34 +122,11 @@ static int g_kind(const struct xrow *r, struct xval *v)
 	else
 		return 0;
 	v->len = (uint32_t)strlen(v->s);
+	v->key = 0;
 	return 1;
 }
 
-#define SAMPLE_GETTER(fn, field) \
-	static int fn(const struct xrow *r, struct xval *v) \
-	{ \
-		if (r->rec->type != IOTAP_REC_SAMPLE) \
-			return 0; \
-		v->i = (int64_t)r->rec->sample.field; \
-		return 1; \
-	}
-
-SAMPLE_GETTER(g_rd_ios, rd_ios)
-SAMPLE_GETTER(g_rd_sectors, rd_sectors)
-SAMPLE_GETTER(g_wr_ios, wr_ios)
-SAMPLE_GETTER(g_wr_sectors, wr_sectors)
-SAMPLE_GETTER(g_io_ticks, io_ticks_ms)
-SAMPLE_GETTER(g_queue, queue_ms)
-SAMPLE_GETTER(g_in_flight, in_flight)
-SAMPLE_GETTER(g_proc_user, proc_user_ns)
-SAMPLE_GETTER(g_proc_sys, proc_sys_ns)
-SAMPLE_GETTER(g_sys_user, sys_user_ns)
-SAMPLE_GETTER(g_sys_sys, sys_sys_ns)
-SAMPLE_GETTER(g_sys_idle, sys_idle_ns)
-SAMPLE_GETTER(g_sys_iowait, sys_iowait_ns)
-SAMPLE_GETTER(g_rss, proc_rss_kb)
-
-static int g_dev(const struct xrow *r, struct xval *v)
+static int g_dev(const struct xrow *r, struct pq_val *v)
 {
 	static char buf[32];
 
@@ -218,68 +135,81 @@ static int g_dev(const struct xrow *r, struct xval *v)
 	v->len = (uint32_t)snprintf(buf, sizeof(buf), "%u:%u", r->rec->sample.dev_major,
 				    r->rec->sample.dev_minor);
 	v->s = buf;
+	v->key = 0;
 	return 1;
 }
 
 /* --- the tables ------------------------------------------------------------- */
 
+/* A field of the record, 32 or 64 bits wide; a SAMPLE's counter; a string of the row. */
+#define REC(f)		sizeof(((struct iotap_trace_rec *)0)->f) == 4 ? XS_U32 : XS_U64, \
+			offsetof(struct iotap_trace_rec, f), NULL
+#define SAMPLE(f)	XS_SAMPLE, offsetof(struct iotap_trace_sample, f), NULL
+#define ROW(f)		XS_STR, offsetof(struct xrow, f), NULL
+#define TIME		XS_TIME, 0, NULL
+#define GET(fn)		XS_GET, 0, fn
+
 static const struct xfield calls_f[] = {
-	{ "time", PQ_TIMESTAMP_NS, 0, g_time, "start of the call, UTC, ns" },
-	{ "host", PQ_STRING, 0, g_host, "the traced host (the trace header's)" },
-	{ "tid", PQ_INT64, 0, g_tid, "caller's thread id" },
-	{ "pid", PQ_INT64, 0, g_pid, "caller's process id" },
-	{ "uid", PQ_INT64, 0, g_uid, "caller's fsuid" },
-	{ "op", PQ_STRING, 0, g_op, "read, write, fsync, lookup, ... (iotap dump's names)" },
-	{ "path", PQ_STRING, 1, g_path, "the file's path when the call ran, relative to the\n"
+	{ "time", PQ_TIMESTAMP_NS, 0, TIME, "start of the call, UTC, ns" },
+	{ "host", PQ_STRING, 0, ROW(host), "the traced host (the trace header's)" },
+	{ "tid", PQ_INT64, 0, REC(tid), "caller's thread id" },
+	{ "pid", PQ_INT64, 0, REC(pid), "caller's process id" },
+	{ "uid", PQ_INT64, 0, REC(uid), "caller's fsuid" },
+	{ "op", PQ_STRING, 0, GET(g_op), "read, write, fsync, lookup, ... (iotap dump's names)" },
+	{ "path", PQ_STRING, 1, ROW(path), "the file's path when the call ran, relative to the\n"
 	  "capture's root (. is the root); null: the call names no file" },
-	{ "file", PQ_INT64, 0, g_file, "file id (the backing inode number in a capture)" },
-	{ "offset", PQ_INT64, 0, g_offset, "bytes (read, write, fallocate, ...)" },
-	{ "length", PQ_INT64, 0, g_length, "bytes requested" },
-	{ "result", PQ_INT64, 0, g_result, "bytes done, 0, or -errno" },
-	{ "error", PQ_STRING, 1, g_error, "the errno's name (ENOENT) when result < 0" },
-	{ "latency_ns", PQ_INT64, 0, g_dur, "time in the backing file system, ns" },
-	{ "flags", PQ_INT64, 0, g_flags, "the record's flags (open(2) flags for open/create)" },
-	{ "flag_names", PQ_STRING, 1, g_flag_names, "direct, sync, datasync, cached, rejected" },
-	{ "phase", PQ_STRING, 1, g_phase, "the marker phase (iotap mark, iotap run) it started in" },
+	{ "file", PQ_INT64, 0, REC(file), "file id (the backing inode number in a capture)" },
+	{ "offset", PQ_INT64, 0, REC(offset), "bytes (read, write, fallocate, ...)" },
+	{ "length", PQ_INT64, 0, REC(length), "bytes requested" },
+	{ "result", PQ_INT64, 0, REC(result), "bytes done, 0, or -errno" },
+	{ "error", PQ_STRING, 1, GET(g_error), "the errno's name (ENOENT) when result < 0" },
+	{ "latency_ns", PQ_INT64, 0, REC(dur_ns), "time in the backing file system, ns" },
+	{ "flags", PQ_INT64, 0, REC(flags), "the record's flags (open(2) flags for open/create)" },
+	{ "flag_names", PQ_STRING, 1, GET(g_flag_names), "direct, sync, datasync, cached, rejected" },
+	{ "phase", PQ_STRING, 1, ROW(phase), "the marker phase (iotap mark, iotap run) it started in" },
 };
 
 static const struct xfield events_f[] = {
-	{ "time", PQ_TIMESTAMP_NS, 0, g_time, "when, UTC, ns" },
-	{ "host", PQ_STRING, 0, g_host, "the traced host" },
-	{ "type", PQ_STRING, 0, g_type, "name, phase, sample, lost, end, note or app" },
-	{ "kind", PQ_STRING, 1, g_kind, "name: bind or link; phase: begin or end;\n"
+	{ "time", PQ_TIMESTAMP_NS, 0, TIME, "when, UTC, ns" },
+	{ "host", PQ_STRING, 0, ROW(host), "the traced host" },
+	{ "type", PQ_STRING, 0, GET(g_type), "name, phase, sample, lost, end, note or app" },
+	{ "kind", PQ_STRING, 1, GET(g_kind), "name: bind or link; phase: begin or end;\n"
 	  "app: txn, span or backup" },
-	{ "name", PQ_STRING, 1, g_name, "the entry name, phase name, note text or app name" },
-	{ "path", PQ_STRING, 1, g_path, "name: the path the binding gives" },
-	{ "tid", PQ_INT64, 0, g_tid, "thread id" },
-	{ "pid", PQ_INT64, 0, g_pid, "process id" },
-	{ "uid", PQ_INT64, 0, g_uid, "name: owner; phase: marker's uid" },
-	{ "gid", PQ_INT64, 0, g_gid, "name: group" },
-	{ "file", PQ_INT64, 0, g_file, "name: the file id bound" },
-	{ "parent", PQ_INT64, 0, g_file2, "name: its parent's id" },
-	{ "mode", PQ_INT64, 0, g_mode, "name: st_mode" },
-	{ "length", PQ_INT64, 0, g_length, "name: size; phase: system CPU ns; lost: records\n"
+	{ "name", PQ_STRING, 1, ROW(name), "the entry name, phase name, note text or app name" },
+	{ "path", PQ_STRING, 1, ROW(path), "name: the path the binding gives" },
+	{ "tid", PQ_INT64, 0, REC(tid), "thread id" },
+	{ "pid", PQ_INT64, 0, REC(pid), "process id" },
+	{ "uid", PQ_INT64, 0, REC(uid), "name: owner; phase: marker's uid" },
+	{ "gid", PQ_INT64, 0, REC(gid), "name: group" },
+	{ "file", PQ_INT64, 0, REC(file), "name: the file id bound" },
+	{ "parent", PQ_INT64, 0, REC(file2), "name: its parent's id" },
+	{ "mode", PQ_INT64, 0, REC(mode), "name: st_mode" },
+	{ "length", PQ_INT64, 0, REC(length), "name: size; phase: system CPU ns; lost: records\n"
 	  "dropped; end: records written; app: per kind (iotap dump)" },
-	{ "offset", PQ_INT64, 0, g_offset, "phase: user CPU ns; app: per kind" },
-	{ "aux", PQ_INT64, 0, g_aux, "end: records lost; app: per kind" },
-	{ "dur_ns", PQ_INT64, 0, g_dur, "app: the unit's duration" },
-	{ "flags", PQ_INT64, 0, g_flags, "the record's flags" },
-	{ "dev", PQ_STRING, 1, g_dev, "sample: the backing device, MAJOR:MINOR" },
-	{ "rd_ios", PQ_INT64, 1, g_rd_ios, "sample: /sys/block stat counters, cumulative" },
-	{ "rd_sectors", PQ_INT64, 1, g_rd_sectors, NULL },
-	{ "wr_ios", PQ_INT64, 1, g_wr_ios, NULL },
-	{ "wr_sectors", PQ_INT64, 1, g_wr_sectors, NULL },
-	{ "io_ticks_ms", PQ_INT64, 1, g_io_ticks, NULL },
-	{ "queue_ms", PQ_INT64, 1, g_queue, NULL },
-	{ "in_flight", PQ_INT64, 1, g_in_flight, NULL },
-	{ "proc_user_ns", PQ_INT64, 1, g_proc_user, "sample: the recorder's CPU, cumulative" },
-	{ "proc_sys_ns", PQ_INT64, 1, g_proc_sys, NULL },
-	{ "sys_user_ns", PQ_INT64, 1, g_sys_user, "sample: all CPUs, cumulative" },
-	{ "sys_sys_ns", PQ_INT64, 1, g_sys_sys, NULL },
-	{ "sys_idle_ns", PQ_INT64, 1, g_sys_idle, NULL },
-	{ "sys_iowait_ns", PQ_INT64, 1, g_sys_iowait, NULL },
-	{ "rss_kb", PQ_INT64, 1, g_rss, "sample: the recorder's resident set, KiB" },
+	{ "offset", PQ_INT64, 0, REC(offset), "phase: user CPU ns; app: per kind" },
+	{ "aux", PQ_INT64, 0, REC(aux), "end: records lost; app: per kind" },
+	{ "dur_ns", PQ_INT64, 0, REC(dur_ns), "app: the unit's duration" },
+	{ "flags", PQ_INT64, 0, REC(flags), "the record's flags" },
+	{ "dev", PQ_STRING, 1, GET(g_dev), "sample: the backing device, MAJOR:MINOR" },
+	{ "rd_ios", PQ_INT64, 1, SAMPLE(rd_ios), "sample: /sys/block stat counters, cumulative" },
+	{ "rd_sectors", PQ_INT64, 1, SAMPLE(rd_sectors), NULL },
+	{ "wr_ios", PQ_INT64, 1, SAMPLE(wr_ios), NULL },
+	{ "wr_sectors", PQ_INT64, 1, SAMPLE(wr_sectors), NULL },
+	{ "io_ticks_ms", PQ_INT64, 1, SAMPLE(io_ticks_ms), NULL },
+	{ "queue_ms", PQ_INT64, 1, SAMPLE(queue_ms), NULL },
+	{ "in_flight", PQ_INT64, 1, SAMPLE(in_flight), NULL },
+	{ "proc_user_ns", PQ_INT64, 1, SAMPLE(proc_user_ns), "sample: the recorder's CPU, cumulative" },
+	{ "proc_sys_ns", PQ_INT64, 1, SAMPLE(proc_sys_ns), NULL },
+	{ "sys_user_ns", PQ_INT64, 1, SAMPLE(sys_user_ns), "sample: all CPUs, cumulative" },
+	{ "sys_sys_ns", PQ_INT64, 1, SAMPLE(sys_sys_ns), NULL },
+	{ "sys_idle_ns", PQ_INT64, 1, SAMPLE(sys_idle_ns), NULL },
+	{ "sys_iowait_ns", PQ_INT64, 1, SAMPLE(sys_iowait_ns), NULL },
+	{ "rss_kb", PQ_INT64, 1, SAMPLE(proc_rss_kb), "sample: the recorder's resident set, KiB" },
 };
+
+_Static_assert(sizeof(((struct iotap_trace_sample *)0)->rd_ios) == 8 &&
+	       sizeof(((struct iotap_trace_sample *)0)->proc_rss_kb) == 8,
+	       "XS_SAMPLE reads 64-bit counters");
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -320,6 +250,7 @@ struct xout {
 	FILE *f;
 	struct pq_writer *pq;
 	struct pq_col *cols;
+	struct pq_val *vals;		/* a row's values */
 	uint64_t rows;
 	/* CSV */
 	char *buf;
@@ -352,7 +283,10 @@ int xout_open(struct xout **out, const struct xtable *t, enum xformat fmt, FILE 
 	o->ts_sec = INT64_MIN;
 	if (fmt == X_PARQUET) {
 		o->cols = calloc(t->n, sizeof(*o->cols));
-		if (!o->cols) {
+		o->vals = calloc(t->n, sizeof(*o->vals));
+		if (!o->cols || !o->vals) {
+			free(o->cols);
+			free(o->vals);
 			free(o);
 			return -ENOMEM;
 		}
@@ -364,6 +298,7 @@ int xout_open(struct xout **out, const struct xtable *t, enum xformat fmt, FILE 
 		ret = pq_open(&o->pq, f, o->cols, t->n, "iotap version " IOTAP_VERSION);
 		if (ret) {
 			free(o->cols);
+			free(o->vals);
 			free(o);
 			return ret;
 		}
@@ -430,40 +365,71 @@ static char *csv_str(char *p, const char *s, uint32_t len)
 	return p;
 }
 
-/* @x's value for @r; 0: null. A required column has none: 0 or "" then. */
-static inline int value_of(const struct xfield *x, const struct xrow *r, struct xval *v)
+/* @x's value for @r into @v; v->null: none in an optional column (else 0 or ""). */
+static inline void value_of(const struct xfield *x, const struct xrow *r, struct pq_val *v)
 {
-	if (x->get(r, v))
-		return 1;
-	if (x->optional)
-		return 0;
+	const char *rec = (const char *)r->rec;
+	const struct xstr *xs;
+	uint64_t u64;
+	uint32_t u32;
+
+	v->null = false;
+	switch (x->src) {
+	case XS_U32:
+		memcpy(&u32, rec + x->off, 4);
+		v->i = u32;
+		return;
+	case XS_U64:
+		memcpy(&u64, rec + x->off, 8);
+		v->i = (int64_t)u64;
+		return;
+	case XS_TIME:
+		v->i = (int64_t)(r->real_base + (r->rec->time_ns - r->mono_base));
+		return;
+	case XS_STR:
+		xs = (const struct xstr *)((const char *)r + x->off);
+		v->s = xs->s;
+		v->len = xs->len;
+		v->key = xs->key;
+		if (xs->s)
+			return;
+		break;
+	case XS_SAMPLE:
+		if (r->rec->type != IOTAP_REC_SAMPLE)
+			break;
+		memcpy(&u64, (const char *)&r->rec->sample + x->off, 8);
+		v->i = (int64_t)u64;
+		return;
+	case XS_GET:
+		if (x->get(r, v))
+			return;
+		break;
+	}
+	if (x->optional) {
+		v->null = true;
+		return;
+	}
 	v->i = 0;
 	v->s = "";
 	v->len = 0;
-	return 1;
+	v->key = 0;
 }
 
 int xout_row(struct xout *o, const struct xrow *r)
 {
 	const struct xtable *t = o->t;
-	struct xval v;
-	unsigned int i;
+	const struct xfield *x, *end = t->f + t->n;
+	struct pq_val v;
 	char *p;
 	int ret;
 
 	o->rows++;
 	if (o->fmt == X_PARQUET) {
-		for (i = 0; i < t->n; i++) {
-			const struct xfield *x = &t->f[i];
+		struct pq_val *pv = o->vals;
 
-			if (!value_of(x, r, &v))
-				pq_put_null(o->pq, i);
-			else if (x->type == PQ_STRING)
-				pq_put_str(o->pq, i, v.s, v.len);
-			else
-				pq_put_i64(o->pq, i, v.i);
-		}
-		return pq_row(o->pq);
+		for (x = t->f; x < end; x++, pv++)
+			value_of(x, r, pv);
+		return pq_put_row(o->pq, o->vals);
 	}
 	if (o->len > CSV_BUF) {
 		ret = csv_flush(o);
@@ -471,12 +437,11 @@ int xout_row(struct xout *o, const struct xrow *r)
 			return ret;
 	}
 	p = o->buf + o->len;
-	for (i = 0; i < t->n; i++) {
-		const struct xfield *x = &t->f[i];
-
-		if (i)
+	for (x = t->f; x < end; x++) {
+		if (x > t->f)
 			*p++ = ',';
-		if (!value_of(x, r, &v))
+		value_of(x, r, &v);
+		if (v.null)
 			continue;
 		if (x->type == PQ_STRING)
 			p = csv_str(p, v.s, v.len < IOTAP_TRACE_NAME_MAX ? v.len
@@ -503,6 +468,7 @@ int xout_close(struct xout *o, const struct pq_kv *kv, unsigned int nkv)
 	if (o->fmt == X_PARQUET) {
 		ret = pq_close(o->pq, kv, nkv);
 		free(o->cols);
+		free(o->vals);
 	} else {
 		ret = csv_flush(o);
 		free(o->buf);

@@ -18,30 +18,41 @@
 #include "iotap_trace.h"
 #include "parquet.h"
 
-/* What a getter sees: the record, its path, and the trace's context. */
-struct xrow {
-	const struct iotap_trace_rec *rec;
-	const struct iotap_trace_path *path;
-	const char *host;
-	uint32_t host_len;
-	uint64_t mono_base, real_base;	/* the header's clock bases, ns */
-	const char *phase;		/* the marker phase the record is in, or NULL */
-	uint32_t phase_len;
+/* A string of a row, with its key (struct pq_val's: 0 or a number naming it). */
+struct xstr {
+	const char *s;			/* NULL: none */
+	uint32_t len;
+	uint64_t key;
 };
 
-/* One value: an integer in @i, or a string in @s/@len. */
-struct xval {
-	int64_t i;
-	const char *s;
-	uint32_t len;
+/* What a column sees: the record, the strings around it, the trace's context. */
+struct xrow {
+	const struct iotap_trace_rec *rec;
+	struct xstr host;		/* the traced host */
+	struct xstr path;		/* the record's path (trace/paths.c) */
+	struct xstr phase;		/* the marker phase the record is in */
+	struct xstr name;		/* the record's name */
+	uint64_t mono_base, real_base;	/* the header's clock bases, ns */
+};
+
+/* Where a column's value comes from. */
+enum xsrc {
+	XS_U32,			/* an unsigned 32-bit field of the record, at @off */
+	XS_U64,			/* a 64-bit field of the record (signed ones: the same bits) */
+	XS_TIME,		/* the record's time on the wall clock */
+	XS_STR,			/* a struct xstr of the row, at @off; none when NULL */
+	XS_SAMPLE,		/* a u64 of a SAMPLE record's sample, at @off; none elsewhere */
+	XS_GET,			/* get() */
 };
 
 struct xfield {
 	const char *name;
 	enum pq_type type;
-	int optional;
-	/* 1: the value is in *v; 0: null (optional columns only) */
-	int (*get)(const struct xrow *r, struct xval *v);
+	int optional;			/* none is null; else 0 or "" */
+	enum xsrc src;
+	size_t off;
+	/* XS_GET: 1: the value is in *v; 0: none */
+	int (*get)(const struct xrow *r, struct pq_val *v);
 	const char *help;
 };
 

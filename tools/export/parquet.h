@@ -14,13 +14,14 @@
  * Memory: one row group's compressed pages and its dictionaries, plus a
  * page of values per column; never the whole table.
  *
- * Use: pq_open(), then for each row one pq_put_*() per column in schema
- * order and pq_row(), then pq_close(). All return 0 or -errno; after an
- * error every call returns it again.
+ * Use: pq_open(), then pq_put_row() with every column's value for each
+ * row, then pq_close(). All return 0 or -errno; after an error every
+ * call returns it again.
  */
 #ifndef IOTAP_PARQUET_H
 #define IOTAP_PARQUET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +41,21 @@ struct pq_col {
 	int optional;		/* may be null */
 };
 
+/*
+ * One value of a row: @i for an integer column; @s/@len for a string,
+ * with @key a nonzero number that names that string in its column (equal
+ * keys, equal strings: an op code, a path's key) so that it finds its
+ * dictionary entry without hashing, or 0; @null for none (optional
+ * columns only).
+ */
+struct pq_val {
+	int64_t i;
+	const char *s;
+	uint32_t len;
+	bool null;
+	uint64_t key;
+};
+
 struct pq_kv {
 	const char *key;
 	const char *value;
@@ -54,12 +70,8 @@ struct pq_writer;
  */
 int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned int ncols,
 	    const char *created_by);
-/* The next value of column @col of the current row. */
-void pq_put_i64(struct pq_writer *w, unsigned int col, int64_t v);
-void pq_put_str(struct pq_writer *w, unsigned int col, const char *s, uint32_t len);
-void pq_put_null(struct pq_writer *w, unsigned int col);
-/* The row is complete (every column put once); may write a row group. */
-int pq_row(struct pq_writer *w);
+/* A row: @v[i] is column i's value. May write a row group. */
+int pq_put_row(struct pq_writer *w, const struct pq_val *v);
 /*
  * pq_close - write the last row group and the footer (with @kv: @nkv
  * key/value pairs of file metadata), free @w. Return: 0 or the first error.
