@@ -430,6 +430,7 @@ static uint64_t synth_real_base_ns = 1700000000ull * 1000000000ull;
  * @max:    entries in @bounds
  * Return: number of phases, or -errno.
  */
+__attribute__((unused))	/* a test may take only synth_rng() */
 static int synth_write(const char *path, const char *script, unsigned int flags,
 		       double *bounds, int max)
 {
