@@ -46,7 +46,7 @@
  *    them with RWF_NOWAIT (fs_uring_nowait(), fs_op_read(),
  *    fs_op_write_buf()); a page-cache miss (or, on XFS, a write that must
  *    read a partial page or is throttled) returns EAGAIN, the handler
- *    drops the request without a reply (fs_op_handoff(): the op's start
+ *    drops the request without a reply (fs_capture_handoff(): the op's start
  *    stays held in the recorder) and ent_serve() queues the entry to a
  *    helper, which serves it again from the start, waits for the disk,
  *    records the op timed from the first attempt and replies like a
@@ -283,7 +283,7 @@ static bool ent_serve(struct fs_uring_ent *e)
 
 /*
  * Serve again a request whose handler handed it over: its op is timed
- * from the start held since the first attempt (fs_op_io_begin()), and
+ * from the start held since the first attempt (fs_capture_io_begin()), and
  * the hold goes once the op is recorded.
  */
 static void ent_serve_handed(struct fs_uring_ent *e)

@@ -6,7 +6,7 @@
  * exists: a run or mount that fails, or is killed, keeps the old file. The
  * new file is written under a free sibling name ".NAME.XXXXXX" in the same
  * directory (so rename(2) is atomic) and renamed over the old one at the
- * end. mount (fs/session.c) and run (workload/ctx.c) share this.
+ * end. mount (fs/session_trace.c) and run (workload/ctx.c) share this.
  */
 #include <errno.h>
 #include <fcntl.h>
