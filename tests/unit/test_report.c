@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "phase.h"
 #include "synth.h"
 #include "tap.h"
