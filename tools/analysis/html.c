@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "config.h"
 #include "phase.h"
 #include "svg.h"
@@ -108,7 +108,7 @@ static void td_num(FILE *f, double v, int dec)
 }
 
 /* in microseconds, as every other latency in the reports */
-void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+void html_metric_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
 		     const char *name, const struct flagset *fl, int total)
 {
 	const struct report_metric *col[METRIC_MAX];
@@ -126,7 +126,7 @@ void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, 
 	fprintf(f, "<td>%s</td></tr>\n", fl && fl->n ? "<span class=\"bad\">&#9873;</span>" : "");
 }
 
-static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
+static void phase_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, int idx,
 		      const struct flagset *fl)
 {
 	char idxs[16] = "";
@@ -147,7 +147,7 @@ void html_metric_head(FILE *f, const char *what)
 	fprintf(f, "<th>flag</th></tr>\n");
 }
 
-static void phase_table(FILE *f, const struct report *rep)
+static void phase_table(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i;
 
@@ -169,7 +169,7 @@ static void phase_table(FILE *f, const struct report *rep)
 					      : "come from another trace, matched by op order");
 }
 
-static void flags_box(FILE *f, const struct report *rep)
+static void flags_box(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i, k, n = rep->tflags.n;
 
@@ -208,7 +208,7 @@ static void flags_box(FILE *f, const struct report *rep)
  * after the workload ended): phases with under a thousandth of the ops at
  * either end do not stretch the time axis.
  */
-static void chart_range(const struct report *rep, uint64_t *lo, uint64_t *hi)
+static void chart_range(const struct iotap_report *rep, uint64_t *lo, uint64_t *hi)
 {
 	const struct series *s = &rep->series;
 	uint64_t a = rep->total.t_begin, z = rep->total.t_end, m, few;
@@ -238,7 +238,7 @@ static void chart_range(const struct report *rep, uint64_t *lo, uint64_t *hi)
 		*lo = 0;
 }
 
-static struct svg_band *phase_bands(const struct report *rep)
+static struct svg_band *phase_bands(const struct iotap_report *rep)
 {
 	struct svg_band *b = calloc(rep->nphases ? rep->nphases : 1, sizeof(*b));
 	unsigned int i;
@@ -253,7 +253,7 @@ static struct svg_band *phase_bands(const struct report *rep)
 	return b;
 }
 
-static void timelines(FILE *f, const struct report *rep, const struct svg_band *bands, int width,
+static void timelines(FILE *f, const struct iotap_report *rep, const struct svg_band *bands, int width,
 		      int what)
 {
 	const struct series *s = &rep->series;
@@ -357,7 +357,7 @@ out:
 		free(y[k]);
 }
 
-static void phase_bars(FILE *f, const struct report *rep)
+static void phase_bars(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int n = rep->nphases, i;
 	const char **cats = calloc(n ? n : 1, sizeof(*cats));
@@ -431,7 +431,7 @@ out:
 	free(v);
 }
 
-static void latency_hists(FILE *f, const struct report *rep)
+static void latency_hists(FILE *f, const struct iotap_report *rep)
 {
 	const struct pstats *p = &rep->total;
 	unsigned int ops[HISTS], nops = 0, op, k, i, g;
@@ -506,7 +506,7 @@ static void latency_hists(FILE *f, const struct report *rep)
 	fprintf(f, "</div></section>\n");
 }
 
-static void seek_maps(FILE *f, const struct report *rep, const struct svg_band *bands)
+static void seek_maps(FILE *f, const struct iotap_report *rep, const struct svg_band *bands)
 {
 	uint64_t files[MAPS], counts[MAPS], i;
 	unsigned int nf, k, n;
@@ -545,7 +545,7 @@ static void seek_maps(FILE *f, const struct report *rep, const struct svg_band *
 			cls[n] = (unsigned char)pt->write;
 			n++;
 		}
-		report_file_name(rep, files[k], name, sizeof(name));
+		iotap_report_file_name(rep, files[k], name, sizeof(name));
 		xmin = INFINITY;
 		xmax = -INFINITY;
 		for (i = 0; i < n; i++) {
@@ -584,7 +584,7 @@ out:
 	free(cls);
 }
 
-static void shape_table(FILE *f, const struct report *rep)
+static void shape_table(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i;
 	char buf[256];
@@ -615,7 +615,7 @@ static void shape_table(FILE *f, const struct report *rep)
 		   "file ended (&lt;64k: under 64 KiB), the three commonest.</p></section>\n");
 }
 
-static void latency_table(FILE *f, const struct report *rep)
+static void latency_table(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i, op;
 
@@ -652,7 +652,7 @@ static void latency_table(FILE *f, const struct report *rep)
 	fprintf(f, "</table></div></section>\n");
 }
 
-static void subtitle(const struct report *rep, char *buf, size_t len)
+static void subtitle(const struct iotap_report *rep, char *buf, size_t len)
 {
 	const struct iotap_trace_header *h = &rep->hdr;
 	time_t t = (time_t)(h->real_base_ns / 1000000000ull);
@@ -669,7 +669,7 @@ static void subtitle(const struct report *rep, char *buf, size_t len)
 		 rep->nphases, h->workload ? " · " : "", h->workload ? h->workload : "");
 }
 
-static void report_body(FILE *f, const struct report *rep, const struct svg_band *bands)
+static void report_body(FILE *f, const struct iotap_report *rep, const struct svg_band *bands)
 {
 	flags_box(f, rep);
 	phase_table(f, rep);
@@ -688,7 +688,7 @@ static void report_body(FILE *f, const struct report *rep, const struct svg_band
 	latency_table(f, rep);
 }
 
-void report_write_html(const struct report *rep, FILE *f)
+void iotap_report_write_html(const struct iotap_report *rep, FILE *f)
 {
 	struct svg_band *bands;
 	char title[512], sub[1024];
@@ -705,7 +705,7 @@ void report_write_html(const struct report *rep, FILE *f)
 
 /* --- compare page -------------------------------------------------------- */
 
-static void compare_bars(FILE *f, const struct compare *c, unsigned int m, const char *title)
+static void compare_bars(FILE *f, const struct iotap_compare *c, unsigned int m, const char *title)
 {
 	unsigned int n = c->nphases, k, g, rows = 0;
 	const char **cats = calloc(n, sizeof(*cats));
@@ -771,7 +771,7 @@ static unsigned int metric_index(const char *key)
  * the figure is better by more than 10% than the baseline's, orange where
  * worse.
  */
-static void compare_app(FILE *f, const struct compare *c)
+static void compare_app(FILE *f, const struct iotap_compare *c)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";
@@ -836,7 +836,7 @@ static void compare_app(FILE *f, const struct compare *c)
 		   "traces.</p></section>\n");
 }
 
-void compare_write_html(const struct compare *c, FILE *f)
+void iotap_compare_write_html(const struct iotap_compare *c, FILE *f)
 {
 	static const char *const charts[][2] = {
 		{ "read_mb_per_s", "Read MB/s per phase" },
@@ -928,7 +928,7 @@ void compare_write_html(const struct compare *c, FILE *f)
 	compare_app(f, c);
 	fprintf(f, "<section><h2>Throughput over time, run by run</h2>");
 	for (g = 0; g < c->ngroups; g++) {
-		const struct report *rep = &c->groups[g].reps[0];
+		const struct iotap_report *rep = &c->groups[g].reps[0];
 		struct svg_band *bands = phase_bands(rep);
 
 		fprintf(f, "<h3>");
