@@ -2,8 +2,8 @@
 /*
  * analysis_i.h - libiotap-analysis's private header: what its files share
  * with each other and not with the CLI (the public API is iotap_analysis.h,
- * which this includes). tests/unit/test_report.c, a white-box test, sees it
- * too.
+ * which this includes, with app.h, phase.h and stat_i.h: the accumulators'
+ * functions). tests/unit/test_report.c, a white-box test, sees it too.
  */
 #ifndef IOTAP_ANALYSIS_I_H
 #define IOTAP_ANALYSIS_I_H
@@ -11,6 +11,7 @@
 #include "app.h"
 #include "iotap_analysis.h"
 #include "phase.h"
+#include "stat_i.h"
 
 /* Set @err (may be NULL) to @code and a message; returns @code. */
 int analysis_err_set(struct iotap_analysis_err *err, int code, const char *fmt, ...)

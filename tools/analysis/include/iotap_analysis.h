@@ -22,7 +22,8 @@
  * names), and with it the types it holds (stat.h: struct pstats, struct
  * series, ...; struct app_stats, struct flagset). What the library's files
  * share with each other only (the figures, the metric table, the pieces of
- * the outputs, phase.h, app.h, svg.h) is in tools/analysis/analysis_i.h.
+ * the outputs, the functions of stat.h's accumulators, phase.h, app.h,
+ * svg.h) is in tools/analysis/analysis_i.h and the headers beside it.
  *
  * Errors. Nothing here prints to stderr: a function that can fail returns
  * 0 or -errno and fills a struct iotap_analysis_err (the report's, the
