@@ -26,10 +26,10 @@
  * time-weighted mean comes from busy_ns.
 
  *
- * Threads (report_opts.threads >= 2, report --threads): the reading side
+ * Threads (iotap_report_opts.threads >= 2, report --threads): the reading side
  * (pre_rec: decoding, the join, application figures, names) runs on a
- * pool thread and hands the records to the engine (eng_rec) in batches
- * (report_pipe); one thread does both otherwise. The engine's state is
+ * pool thread and hands the records to the accumulator (acc_rec) in batches
+ * (report_pipe); one thread does both otherwise. The accumulator's state is
  * one thread's either way, so the report is the same to the byte.
  */
 #include <errno.h>
@@ -55,6 +55,11 @@ struct pre {
 };
 
 
+/*
+ * struct report_acc - what iotap_report_build() accumulates while it reads:
+ * the block being measured, the phases (automatic, marked or planned), the
+ * ops in flight; what it finds goes into @rep.
+ */
 struct report_acc {
 	struct iotap_report *rep;
 	const struct iotap_report_opts *o;
@@ -74,7 +79,7 @@ struct report_acc {
 	uint64_t run_ord;		/* ... and the ord of the first of that run */
 	uint64_t *heap;			/* end times of ops maybe in flight */
 	unsigned int nheap;
-	int err;			/* the engine's (the analysing thread's) */
+	int err;			/* the accumulator's (the analysing thread's) */
 	int perr;			/* the reading side's */
 };
 
@@ -665,11 +670,11 @@ static int finish(struct report_acc *e)
 	return ret;
 }
 
-/* --- one record: the reading side, then the engine ------------------------ */
+/* --- one record: the reading side, then the accumulator ------------------- */
 
 /*
  * The reading side of any record (application figures, file names): 1
- * when the engine (eng_rec) takes it too. Its state is its own (rep->app,
+ * when the accumulator (acc_rec) takes it too. Its state is its own (rep->app,
  * rep->names), so with threads it runs on the reading thread while the
  * engine runs on another.
  */
@@ -695,7 +700,7 @@ static int pre_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 	}
 }
 
-static void eng_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
+static void acc_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	struct pre p;
 
@@ -716,13 +721,13 @@ static void eng_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 	}
 }
 
-/* --- threads: the reading side and the engine on two CPUs ------------------ */
+/* --- threads: the reading side and the accumulator on two CPUs ------------ */
 
 /*
  * report_pipe - with --threads N >= 2, a thread of the tree's pool
  * (iotap_pool) reads: it decodes (with pipe_read_threads() decoder
  * threads of the reader's own), joins cut calls and runs pre_rec; the
- * calling thread runs the engine (eng_rec) over the same records in the
+ * calling thread runs the accumulator (acc_rec) over the same records in the
  * same order. Records cross in batches of PIPE_BATCH through a ring of
  * PIPE_RING: memory is bounded by the ring, not by the trace. Each side
  * owns its state (pre_rec's comment), nothing is merged, so every output
@@ -733,10 +738,10 @@ static void eng_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 #define PIPE_OTHERS	64		/* SAMPLE, PHASE, LOST records a batch holds */
 
 /*
- * An OP record as the engine reads it (pre_op, on_op, pstats_add_op,
+ * An OP record as the accumulator reads it (pre_op, on_op, pstats_add_op,
  * series_add_op, points_add): 56 bytes, not the record's 104, as the
- * records cross between CPUs. Of pid, mode and aux the engine asks one
- * thing each, kept as a bit: an engine that reads more of them must
+ * records cross between CPUs. Of pid, mode and aux the accumulator asks one
+ * thing each, kept as a bit: an accumulator that reads more of them must
  * carry more here.
  */
 #define PIPE_PID0	1u		/* pid 0 (a writeback, pstats_add_op) */
@@ -768,11 +773,11 @@ struct pipe {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	struct pipe_batch *b[PIPE_RING];
-	uint64_t head, tail;		/* batches filled, batches the engine is done with */
+	uint64_t head, tail;		/* batches filled, batches the accumulator is done with */
 	int done;			/* the reading side ended ... */
 	int ret;			/* ... with this (0: end of trace, -errno) */
-	int stop;			/* the engine failed: stop reading */
-	int r_wait, e_wait;		/* the reading side, the engine sleeps on cv */
+	int stop;			/* the accumulator failed: stop reading */
+	int r_wait, e_wait;		/* the reading side, the accumulator sleeps on cv */
 };
 
 /*
@@ -780,7 +785,7 @@ struct pipe {
  * that decompress (iotap_trace_reader_set_threads). With @n 2 that is
  * three threads for two CPUs: the decompressing one does a tenth of the
  * work, and without it the reading side is the longer (callgrind on a
- * 2 M-record report-synth trace: reading 929 M instructions, engine 749 M;
+ * 2 M-record report-synth trace: reading 929 M instructions, accumulator 749 M;
  * with it 803 M, 749 M and 156 M; one thread 1,512 M; BENCHMARKS.md).
  */
 static unsigned int pipe_read_threads(unsigned int n)
@@ -841,8 +846,8 @@ static void pipe_put(struct report_acc *e, struct pipe_batch *b, const struct io
 		e->perr = -ENOMEM;
 }
 
-/* The engine over batch @b, on the engine's thread. */
-static void pipe_eng(struct report_acc *e, struct pipe_batch *b)
+/* The accumulator over batch @b, on the accumulator's thread. */
+static void pipe_acc(struct report_acc *e, struct pipe_batch *b)
 {
 	struct iotap_trace_rec r;
 	unsigned int i;
@@ -865,14 +870,14 @@ static void pipe_eng(struct report_acc *e, struct pipe_batch *b)
 			r.pid = d->bits & PIPE_PID0 ? 0 : 1;
 			r.mode = d->bits & PIPE_REG ? S_IFREG : 0;
 			r.aux = d->bits & PIPE_AUX1 ? 1 : 0;
-			eng_rec(e, &r);
+			acc_rec(e, &r);
 			continue;
 		}
 		o = &b->other[d->file];
 		if (o->type == IOTAP_REC_PHASE)
 			o->name = b->name_off[d->file] == UINT32_MAX ? NULL
 				  : b->names + b->name_off[d->file];
-		eng_rec(e, o);
+		acc_rec(e, o);
 	}
 }
 
@@ -959,7 +964,7 @@ static int report_pipe(struct report_acc *e, struct iotap_trace_join *jn, unsign
 		}
 		pthread_mutex_unlock(&pp.lock);
 		b = pp.b[pp.tail % PIPE_RING];
-		pipe_eng(e, b);
+		pipe_acc(e, b);
 		pthread_mutex_lock(&pp.lock);
 		pp.tail++;
 		if (e->err) {
@@ -1055,7 +1060,7 @@ int iotap_report_build(struct iotap_report *rep, const char *path, const struct 
 	else
 		while (!e.err && !e.perr && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0)
 			if (pre_rec(&e, rec))
-				eng_rec(&e, rec);
+				acc_rec(&e, rec);
 	if (e.perr)
 		ret = e.perr;
 	if (e.err)
