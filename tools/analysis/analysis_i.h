@@ -132,8 +132,8 @@ unsigned int report_bonnie_names(const struct iotap_report *rep, const char **na
  * and one row (@index < 0: none, as the total's).
  */
 void report_text_head_row(FILE *f, const char *what, const struct iotap_out_opts *oo);
-void report_text_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
-		     const char *name, const struct iotap_out_opts *oo);
+void report_text_row(FILE *f, const struct iotap_report *rep, const struct pstats *p,
+		     const char *idx, const char *name, const struct iotap_out_opts *oo);
 void report_csv_head(FILE *f);
 void report_csv_str(FILE *f, const char *s);
 void report_csv_row(FILE *f, const struct iotap_report *rep, const struct pstats *p,
@@ -180,7 +180,8 @@ int compare_metric_used(const struct iotap_compare *c, unsigned int k, unsigned 
  * two groups have it), app_compare_word() its verdict's adjective.
  */
 struct app_fig;
-unsigned int app_compare_figs(const struct iotap_compare *c, struct app_fig *figs, const char **kind);
+unsigned int app_compare_figs(const struct iotap_compare *c, struct app_fig *figs,
+			      const char **kind);
 void app_compare_cell(const struct iotap_compare *c, unsigned int g, const char *key,
 		      struct cmp_cell *out);
 int app_compare_best(const struct iotap_compare *c, const struct app_fig *f, double *best);

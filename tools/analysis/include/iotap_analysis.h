@@ -67,8 +67,8 @@ struct iotap_analysis_err {
  * Return: 0, or -errno with @err saying why in words (a format too new,
  * not a trace, a damaged header, the file system's reason).
  */
-int iotap_analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
-			struct iotap_analysis_err *err);
+int iotap_analysis_trace_open(const char *path, unsigned int flags,
+			      struct iotap_trace_reader **out, struct iotap_analysis_err *err);
 
 /*
  * iotap_analysis_threads_auto - with @on, a trace of IOTAP_ANALYSIS_AUTO_BYTES or more
@@ -87,8 +87,9 @@ void iotap_analysis_threads_auto(int on);
  * compare's included (the CLI's progress lines attach there); NULL: none.
  * Context: set before reading starts; the calls come on the opening thread.
  */
-void iotap_analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
-		      void *arg);
+void iotap_analysis_on_open(void (*fn)(void *arg, const char *path,
+					 struct iotap_trace_reader *r),
+			    void *arg);
 
 #define REPORT_FLAGS_MAX	8
 #define REPORT_FLAG_LEN		240
@@ -176,12 +177,14 @@ struct iotap_report {
 
 void iotap_report_opts_init(struct iotap_report_opts *o);
 /* Return: 0, or -errno with rep->err saying why (bad trace, out of memory). */
-int iotap_report_build(struct iotap_report *rep, const char *path, const struct iotap_report_opts *o);
+int iotap_report_build(struct iotap_report *rep, const char *path,
+		       const struct iotap_report_opts *o);
 void iotap_report_release(struct iotap_report *rep);
 /* Phase by name ("NAME", or "NAME#k" for its k-th occurrence); -1 if none. */
 int iotap_report_find_phase(const struct iotap_report *rep, const char *name);
 /* A file's path as far as NAME records tell, into @buf ("#123" if unknown). */
-const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file, char *buf, size_t len);
+const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file, char *buf,
+				   size_t len);
 
 /* The phase plan of a built report (its phases by op ordinal), for --phases-from. */
 int iotap_report_plan(const struct iotap_report *rep, struct iotap_phase_plan *plan);
@@ -194,7 +197,8 @@ struct iotap_out_opts {
 	int detail;			/* text: every phase's detail, not only the table and flags */
 };
 
-void iotap_report_print_text(const struct iotap_report *rep, const struct iotap_out_opts *oo, FILE *f);
+void iotap_report_print_text(const struct iotap_report *rep, const struct iotap_out_opts *oo,
+			     FILE *f);
 void iotap_report_print_csv(const struct iotap_report *rep, FILE *f);
 /* Return: 0 or -ENOMEM. */
 int iotap_report_print_json(const struct iotap_report *rep, FILE *f);
@@ -202,15 +206,16 @@ int iotap_report_print_json(const struct iotap_report *rep, FILE *f);
  * The time series at @interval_ns steps (0: the report's bins), text or CSV.
  * @warn: set (code 0) when the interval had to be rounded to whole bins.
  */
-void iotap_report_print_series(const struct iotap_report *rep, uint64_t interval_ns, int csv, FILE *f,
-			 struct iotap_analysis_err *warn);
+void iotap_report_print_series(const struct iotap_report *rep, uint64_t interval_ns, int csv,
+			       FILE *f, struct iotap_analysis_err *warn);
 /* bonnie++'s CSV line (Debian 2.00a layout). Return: 0, or -EINVAL if the
  * phases are not bonnie's (@err says why). */
-int iotap_report_print_bonnie_csv(const struct iotap_report *rep, FILE *f, struct iotap_analysis_err *err);
+int iotap_report_print_bonnie_csv(const struct iotap_report *rep, FILE *f,
+				  struct iotap_analysis_err *err);
 /* One phase broken down by op, file or thread: a second pass over the trace.
  * Return: 0 or -errno (@err says why). */
-int iotap_report_print_by(const struct iotap_report *rep, int phase, enum iotap_report_by by, int csv, FILE *f,
-		    struct iotap_analysis_err *err);
+int iotap_report_print_by(const struct iotap_report *rep, int phase, enum iotap_report_by by,
+			  int csv, FILE *f, struct iotap_analysis_err *err);
 
 /* A JSON number printed with @decimals decimals; NULL (JSON null) for NaN or inf. */
 struct json_object *iotap_report_jnum(double v, int decimals);
@@ -247,13 +252,13 @@ struct iotap_fleet {
 	char (*names)[128];
 	int *map;			/* [phase][host]: index into its phases, -1: none */
 	struct pstats *all;		/* [nphases + 1]: all hosts together */
-	struct iotap_report view;		/* t0: the fleet's start; the figures' report argument */
+	struct iotap_report view;	/* t0: the fleet's start; the figures' report argument */
 	struct iotap_analysis_err err;	/* why iotap_fleet_build() failed */
 };
 
 /* Return: 0 or -errno (fl->err says why). */
 int iotap_fleet_build(struct iotap_fleet *fl, const char *const *paths, unsigned int n,
-		const struct iotap_report_opts *o);
+		      const struct iotap_report_opts *o);
 void iotap_fleet_release(struct iotap_fleet *fl);
 void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out_opts *oo, FILE *f);
 void iotap_fleet_print_csv(const struct iotap_fleet *fl, FILE *f);
@@ -301,7 +306,8 @@ struct iotap_compare {
 };
 
 /* Build every report and match phases. Return: 0 or -errno (c->err says why). */
-int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups, unsigned int ngroups);
+int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups,
+			unsigned int ngroups);
 void iotap_compare_release(struct iotap_compare *c);
 void iotap_compare_print_text(const struct iotap_compare *c, FILE *f);
 void iotap_compare_print_csv(const struct iotap_compare *c, FILE *f);
