@@ -115,7 +115,7 @@ static const char *label_at(char **orig, int pos)
 
 /* The runs to compare: the traces, grouped by the --label before them. */
 struct runs {
-	struct cmp_group *groups;
+	struct iotap_cmp_group *groups;
 	unsigned int n;
 	int *labelled;			/* groups[i] is a --label's, not one trace */
 	char (*dup_names)[80];		/* "NAME (3)": two unlabelled files of one name */
@@ -129,7 +129,7 @@ struct runs {
  */
 static int group_runs(struct runs *rs, char **orig, int argc, char **argv)
 {
-	struct cmp_group tmp;
+	struct iotap_cmp_group tmp;
 	unsigned int g;
 	int i;
 
@@ -141,7 +141,7 @@ static int group_runs(struct runs *rs, char **orig, int argc, char **argv)
 	for (i = optind; i < argc; i++) {
 		int pos = find_orig(orig, argc, argv[i]);
 		const char *label = pos > 0 && args.nlabels ? label_at(orig, pos) : NULL;
-		struct cmp_group *grp = NULL;
+		struct iotap_cmp_group *grp = NULL;
 		const char **np;
 
 		for (g = 0; label && g < rs->n; g++)
@@ -232,7 +232,7 @@ int cmd_compare(int argc, char **argv)
 	int rc, json, csv, ret = 0, progress;
 	char **orig;
 	struct out_rules rules = { 0 };
-	struct compare c;
+	struct iotap_compare c;
 	unsigned int t;
 	FILE *f = stdout;
 
@@ -273,8 +273,8 @@ int cmd_compare(int argc, char **argv)
 	if (ret)
 		goto out_groups;
 	read_progress_setup("compare", progress, 0);
-	analysis_threads_auto(1);	/* two decoding threads for a big trace */
-	if (compare_build(&c, rs.groups, rs.n)) {
+	iotap_analysis_threads_auto(1);	/* two decoding threads for a big trace */
+	if (iotap_compare_build(&c, rs.groups, rs.n)) {
 		error_msg("%s", c.err.msg);
 		ret = 1;
 		goto out_groups;
@@ -288,7 +288,7 @@ int cmd_compare(int argc, char **argv)
 			ret = 1;
 			goto out_cmp;
 		}
-		compare_write_html(&c, f);
+		iotap_compare_write_html(&c, f);
 		if (out_close(f, html)) {
 			ret = 1;
 			goto out_cmp;
@@ -305,15 +305,15 @@ int cmd_compare(int argc, char **argv)
 		goto out_cmp;
 	}
 	if (json)
-		ret = compare_print_json(&c, f) ? 1 : 0;
+		ret = iotap_compare_print_json(&c, f) ? 1 : 0;
 	else if (csv)
-		compare_print_csv(&c, f);
+		iotap_compare_print_csv(&c, f);
 	else
-		compare_print_text(&c, f);
+		iotap_compare_print_text(&c, f);
 	if (out_close(f, out))
 		ret = 1;
 out_cmp:
-	compare_release(&c);
+	iotap_compare_release(&c);
 out_groups:
 	runs_release(&rs);
 	free(orig);

@@ -177,7 +177,7 @@ int cmd_dump(int argc, char **argv)
 	path = argv[optind];
 	/* the lines go to stdout as it reads: no line on a terminal that shows them */
 	read_progress_setup("dump", progress, 1);
-	analysis_threads_auto(1);	/* two decoding threads for a big trace */
+	iotap_analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	if (open_trace_reader(path, flags, &r))
 		return 1;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));

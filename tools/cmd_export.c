@@ -239,7 +239,7 @@ int cmd_export(int argc, char **argv)
 	}
 	read_progress_setup("export", xopt.progress, !strcmp(opath, "-") ||
 			    (events && !strcmp(events, "-")));
-	analysis_threads_auto(1);
+	iotap_analysis_threads_auto(1);
 	if (open_trace_reader(path, 0, &r))
 		return 1;
 	h = iotap_trace_reader_header(r);

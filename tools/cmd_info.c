@@ -267,7 +267,7 @@ int cmd_info(int argc, char **argv)
 	if (optind >= argc)
 		return opt_error(&info_cmd, "TRACE is required");
 	read_progress_setup("info", args.progress, 0);
-	analysis_threads_auto(1);	/* two decoding threads for a big trace */
+	iotap_analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	for (i = optind; i < argc; i++) {
 		if (i > optind)
 			printf("\n");

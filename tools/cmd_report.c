@@ -132,49 +132,49 @@ static const struct opt_cmd report_cmd = {
 		  "  iotap report web1.iotap web2.iotap db.iotap --html fleet.html",
 };
 
-static int parse_by(const char *s, enum report_by *by)
+static int parse_by(const char *s, enum iotap_report_by *by)
 {
 	if (!strcmp(s, "op"))
-		*by = BY_OP;
+		*by = IOTAP_BY_OP;
 	else if (!strcmp(s, "file"))
-		*by = BY_FILE;
+		*by = IOTAP_BY_FILE;
 	else if (!strcmp(s, "tid") || !strcmp(s, "thread"))
-		*by = BY_TID;
+		*by = IOTAP_BY_TID;
 	else
 		return -EINVAL;
 	return 0;
 }
 
 /* Build OTHER's report and take its phases as a plan. */
-static int load_plan(const char *other, struct phase_plan *plan)
+static int load_plan(const char *other, struct iotap_phase_plan *plan)
 {
-	struct report orep;
+	struct iotap_report orep;
 	int ret;
 
-	ret = report_build(&orep, other, NULL);
+	ret = iotap_report_build(&orep, other, NULL);
 	if (ret) {
 		error_msg("%s", orep.err.msg);
 		return ret;
 	}
 	warn_damage(other, &orep.rs);
-	ret = report_plan(&orep, plan);
-	report_release(&orep);
+	ret = iotap_report_plan(&orep, plan);
+	iotap_report_release(&orep);
 	if (ret)
 		error_msg("out of memory");
 	return ret;
 }
 
 /* Several traces: one fleet report (text, CSV, JSON, HTML). */
-static int report_fleet(char **paths, unsigned int n, const struct report_opts *ro,
-			const struct out_opts *oo, int json, int csv, const char *out,
+static int report_fleet(char **paths, unsigned int n, const struct iotap_report_opts *ro,
+			const struct iotap_out_opts *oo, int json, int csv, const char *out,
 			const char *html, struct out_rules *rules)
 {
-	struct fleet fl;
+	struct iotap_fleet fl;
 	FILE *f;
 	unsigned int i;
 	int ret = 0;
 
-	if (fleet_build(&fl, (const char *const *)paths, n, ro)) {
+	if (iotap_fleet_build(&fl, (const char *const *)paths, n, ro)) {
 		error_msg("%s", fl.err.msg);
 		return 1;
 	}
@@ -186,7 +186,7 @@ static int report_fleet(char **paths, unsigned int n, const struct report_opts *
 			ret = 1;
 			goto out;
 		}
-		fleet_write_html(&fl, f);
+		iotap_fleet_write_html(&fl, f);
 		if (out_close(f, html)) {
 			ret = 1;
 			goto out;
@@ -202,17 +202,17 @@ static int report_fleet(char **paths, unsigned int n, const struct report_opts *
 		goto out;
 	}
 	if (json)
-		ret = fleet_print_json(&fl, f) ? 1 : 0;
+		ret = iotap_fleet_print_json(&fl, f) ? 1 : 0;
 	else if (csv)
-		fleet_print_csv(&fl, f);
+		iotap_fleet_print_csv(&fl, f);
 	else
-		fleet_print_text(&fl, oo, f);
+		iotap_fleet_print_text(&fl, oo, f);
 	if (out_close(f, out))
 		ret = 1;
 	if (html)
 		fprintf(stderr, "iotap: wrote %s\n", html);
 out:
-	fleet_release(&fl);
+	iotap_fleet_release(&fl);
 	return ret;
 }
 
@@ -230,20 +230,20 @@ static unsigned int threads_default(void)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts ro;
-	struct out_opts oo = { 0 };
-	struct phase_plan plan = { 0 };
-	struct analysis_err err = { 0 };
-	struct report rep;
+	struct iotap_report_opts ro;
+	struct iotap_out_opts oo = { 0 };
+	struct iotap_phase_plan plan = { 0 };
+	struct iotap_analysis_err err = { 0 };
+	struct iotap_report rep;
 	const char *arg, *out = NULL, *html = NULL, *phase = NULL, *from = NULL;
 	int idx, rc, json = 0, csv = 0, bcsv = 0, ret = 0, ph = -1, have_rep = 0, progress = 0;
-	enum report_by by = BY_NONE;
+	enum iotap_report_by by = IOTAP_BY_NONE;
 	const char *inputs[3] = { NULL };
 	struct out_rules rules = { .inputs = inputs };
 	uint64_t interval = 0;
 	FILE *f = stdout;
 
-	report_opts_init(&ro);
+	iotap_report_opts_init(&ro);
 	opt_threads = 0;
 	while ((rc = opt_next(&report_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
@@ -315,7 +315,7 @@ int cmd_report(int argc, char **argv)
 		if ((out && out_check(out, &rules) < 0) || (html && out_check(html, &rules) < 0))
 			return 1;
 		read_progress_setup("report", progress, 0);
-		analysis_threads_auto(1);
+		iotap_analysis_threads_auto(1);
 		return report_fleet(&argv[optind], (unsigned int)(argc - optind), &ro, &oo, json,
 				    csv, out, html, &rules);
 	}
@@ -328,7 +328,7 @@ int cmd_report(int argc, char **argv)
 		ro.points = 65536;
 		ro.keep_names = 1;
 	}
-	if (by == BY_FILE)
+	if (by == IOTAP_BY_FILE)
 		ro.keep_names = 1;
 	if (interval) {
 		/* bins of at most 100 ms that add up to the interval exactly */
@@ -337,13 +337,13 @@ int cmd_report(int argc, char **argv)
 		ro.interval_ns = interval / k;
 	}
 	read_progress_setup("report", progress, 0);
-	analysis_threads_auto(1);	/* two decoding threads for a big trace */
+	iotap_analysis_threads_auto(1);	/* two decoding threads for a big trace */
 	if (from) {
 		if (load_plan(from, &plan))
 			return 1;
 		ro.plan = &plan;
 	}
-	if (report_build(&rep, argv[optind], &ro)) {
+	if (iotap_report_build(&rep, argv[optind], &ro)) {
 		error_msg("%s", rep.err.msg);
 		ret = 1;
 		goto out_plan;
@@ -370,7 +370,7 @@ int cmd_report(int argc, char **argv)
 				 argv[optind], rep.ops_ord, from, plan.total_ops);
 	}
 	if (phase) {
-		ph = report_find_phase(&rep, phase);
+		ph = iotap_report_find_phase(&rep, phase);
 		if (ph < 0) {
 			unsigned int i;
 
@@ -387,7 +387,7 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 			goto out_rep;
 		}
-		report_write_html(&rep, f);
+		iotap_report_write_html(&rep, f);
 		if (out_close(f, html)) {
 			ret = 1;
 			goto out_rep;
@@ -404,36 +404,36 @@ int cmd_report(int argc, char **argv)
 		goto out_rep;
 	}
 	if (by) {
-		ret = report_print_by(&rep, ph, by, csv, f, &err) ? 1 : 0;
+		ret = iotap_report_print_by(&rep, ph, by, csv, f, &err) ? 1 : 0;
 	} else if (interval) {
-		report_print_series(&rep, interval, csv, f, &err);
+		iotap_report_print_series(&rep, interval, csv, f, &err);
 		if (err.msg[0])
 			warn_msg("%s", err.msg);
 	} else if (phase) {
 		/* one phase: a report whose only phase is that one */
-		struct report one = rep;
+		struct iotap_report one = rep;
 
 		one.phases = &rep.phases[ph];
 		one.flags = &rep.flags[ph];
 		one.nphases = 1;
 		if (json)
-			ret = report_print_json(&one, f) ? 1 : 0;
+			ret = iotap_report_print_json(&one, f) ? 1 : 0;
 		else if (csv)
-			report_print_csv(&one, f);
+			iotap_report_print_csv(&one, f);
 		else if (bcsv)
-			ret = report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
+			ret = iotap_report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
 		else {
 			oo.detail = 1;	/* one phase: its detail is what was asked for */
-			report_print_text(&one, &oo, f);
+			iotap_report_print_text(&one, &oo, f);
 		}
 	} else if (json) {
-		ret = report_print_json(&rep, f) ? 1 : 0;
+		ret = iotap_report_print_json(&rep, f) ? 1 : 0;
 	} else if (csv) {
-		report_print_csv(&rep, f);
+		iotap_report_print_csv(&rep, f);
 	} else if (bcsv) {
-		ret = report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
+		ret = iotap_report_print_bonnie_csv(&rep, f, &err) ? 1 : 0;
 	} else {
-		report_print_text(&rep, &oo, f);
+		iotap_report_print_text(&rep, &oo, f);
 	}
 	if (ret && err.msg[0])
 		error_msg("%s", err.msg);
@@ -443,8 +443,8 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 out_rep:
 	if (have_rep)
-		report_release(&rep);
+		iotap_report_release(&rep);
 out_plan:
-	phase_plan_release(&plan);
+	iotap_phase_plan_release(&plan);
 	return ret;
 }

@@ -257,7 +257,7 @@ static int acc_cmp(const void *a, const void *b)
  * The interval's busiest of @m (key -> struct acc) into @v, at most
  * LIVE_MAX_TOP, files named from the trace's NAME records; @m is emptied.
  */
-static unsigned int acc_take(struct iotap_map *m, struct top_ent *v, const struct report *names)
+static unsigned int acc_take(struct iotap_map *m, struct top_ent *v, const struct iotap_report *names)
 {
 	uint64_t pos = 0, key, n = 0;
 	struct acc_ent *all;
@@ -280,7 +280,7 @@ static unsigned int acc_take(struct iotap_map *m, struct top_ent *v, const struc
 		v[i].ops = all[i].ops;
 		v[i].bytes = all[i].bytes;
 		if (names)
-			report_file_name(names, all[i].key, v[i].name, sizeof(v[i].name));
+			iotap_report_file_name(names, all[i].key, v[i].name, sizeof(v[i].name));
 	}
 	free(all);
 	iotap_map_clear(m);
@@ -311,7 +311,7 @@ struct tt {
 	const struct iotap_trace_header *h;
 	struct iotap_trace_reader *r;
 	struct live_stats *c, *p;
-	struct report *names;
+	struct iotap_report *names;
 	struct iotap_map procs, files;
 	uint64_t t0;
 	double speed;
@@ -361,7 +361,7 @@ static void tt_account(struct tt *t, const struct iotap_trace_rec *rec)
 
 	c->records++;
 	if (rec->type == IOTAP_REC_NAME) {
-		struct name_ent *e;
+		struct iotap_name_ent *e;
 		char *nm = strndup(rec->name ? rec->name : "", rec->name_len);
 
 		if (nm && iotap_map_put(&t->names->names, rec->file, (void **)&e) >= 0) {
@@ -408,10 +408,10 @@ static void tt_account(struct tt *t, const struct iotap_trace_rec *rec)
 static int top_trace(const char *path, uint64_t iv_ns, double speed, uint64_t count, int batch)
 {
 	static struct live_stats s[2];
-	static struct report names;	/* only .names: report_file_name() */
+	static struct iotap_report names;	/* only .names: iotap_report_file_name() */
 	struct iotap_trace_rec rec;
 	uint64_t wend, k = 0, pending = 0, t_last = 0, pos = 0;
-	struct name_ent *e;
+	struct iotap_name_ent *e;
 	struct tt t;
 	int ret, rc = 0;
 
@@ -426,7 +426,7 @@ static int top_trace(const char *path, uint64_t iv_ns, double speed, uint64_t co
 	t.names = &names;
 	t.speed = speed;
 	t.batch = batch;
-	iotap_map_init(&names.names, sizeof(struct name_ent));
+	iotap_map_init(&names.names, sizeof(struct iotap_name_ent));
 	iotap_map_init(&t.procs, sizeof(struct acc));
 	iotap_map_init(&t.files, sizeof(struct acc));
 	memset(t.c, 0, sizeof(*t.c));

@@ -544,10 +544,10 @@ void dump_table_json(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 			j = json_object_new_int64(v.i);
 			break;
 		case V_SEC:
-			j = report_jnum(v.i / 1e9, 9);
+			j = iotap_report_jnum(v.i / 1e9, 9);
 			break;
 		case V_US:
-			j = report_jnum((double)v.u / 1e3, 3);
+			j = iotap_report_jnum((double)v.u / 1e3, 3);
 			break;
 		case V_STR:
 			j = json_object_new_string(v.s);

@@ -3,7 +3,7 @@
  * traceio.c - opening traces from the CLI, with git-style error messages
  *
  * Library code returns -errno; the words for the trace reader's codes are
- * libiotap-analysis's (analysis_trace_open()), printed here for the
+ * libiotap-analysis's (iotap_analysis_trace_open()), printed here for the
  * commands that read traces themselves (info, dump, replay). And the
  * progress line of the commands that read whole traces (report, compare,
  * dump, info).
@@ -24,10 +24,10 @@
 
 int open_trace_reader(const char *path, unsigned int flags, struct iotap_trace_reader **out)
 {
-	struct analysis_err err;
+	struct iotap_analysis_err err;
 	int ret;
 
-	ret = analysis_trace_open(path, flags, out, &err);
+	ret = iotap_analysis_trace_open(path, flags, out, &err);
 	if (ret)
 		error_msg("%s", err.msg);
 	return ret;
@@ -191,7 +191,7 @@ void read_progress_setup(const char *cmd, int want, int streams)
 		prog.mode = tty ? PROG_TTY : PROG_LINES;
 	else
 		prog.mode = tty && !(streams && isatty(STDOUT_FILENO)) ? PROG_TTY : PROG_OFF;
-	analysis_on_open(prog.mode != PROG_OFF ? progress_attach : NULL, NULL);
+	iotap_analysis_on_open(prog.mode != PROG_OFF ? progress_attach : NULL, NULL);
 	if (prog.mode == PROG_TTY)
 		atexit(read_progress_clear);	/* a read left before its end (dump --limit) */
 }

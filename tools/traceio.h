@@ -37,7 +37,7 @@ int warn_damage(const char *path, const struct iotap_trace_read_stats *st);
  *        always (--progress: on a file or pipe, a line every 5 s and one
  *        when a file is read)
  *
- * Every trace opened afterwards (open_trace_reader(), report_build(), compare)
+ * Every trace opened afterwards (open_trace_reader(), iotap_report_build(), compare)
  * gets the line: on a terminal it appears after 1 s of reading and is
  * redrawn in place with the share read and the time left, and cleared
  * when the file is read, before any output or message (error_msg()).

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "phase.h"
 #include "synth.h"
 #include "tap.h"
@@ -116,7 +116,7 @@ static void test_golden(void)
 		"w1 seqwrite ops=1000 rate=100 bs=1048576 lat=5000 fsync=100 threads=1\n"
 		"r1 strided ops=500 rate=500 bs=4096 stride=65536 lat=100 spread=200 file=5\n"
 		"c4 seqread ops=1000 rate=1000 bs=8192 lat=2000 threads=4 file=6 devread=20\n";
-	struct report rep;
+	struct iotap_report rep;
 	const struct pstats *w, *r, *c;
 	struct dev_fig dev;
 	double d, cpu;
@@ -124,7 +124,7 @@ static void test_golden(void)
 
 	n = synth_write(tpath(0, "golden.iotap"), script, SYNTH_SAMPLES | SYNTH_LOST, NULL, 0);
 	ok(n == 3, "golden trace written (%d phases)", n);
-	if (report_build(&rep, tpath(0, "golden.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "golden.iotap"), NULL)) {
 		ok(0, "report of the golden trace");
 		return;
 	}
@@ -193,7 +193,7 @@ static void test_golden(void)
 		size_t len = 0;
 		FILE *f = open_memstream(&txt, &len);
 
-		ok(f && !report_print_by(&rep, 1, BY_OP, 1, f, NULL), "--by op of r1");
+		ok(f && !iotap_report_print_by(&rep, 1, IOTAP_BY_OP, 1, f, NULL), "--by op of r1");
 		if (f)
 			fclose(f);
 		row = txt ? strstr(txt, "\n\"read\",") : NULL;
@@ -204,7 +204,7 @@ static void test_golden(void)
 	ok(rep.total.ops == w->ops + r->ops + c->ops, "total ops are the sum of the phases");
 	ok(rep.total.wr.bytes == 1048576000ull && rep.total.seeks == 499, "total bytes and seeks");
 out:
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 /*
@@ -219,12 +219,12 @@ static void test_closing_fsync(void)
 		"pause idle dur=0.15\n"
 		"sync fsync ops=1 rate=2 lat=400000 file=2\n"
 		"getc seqread ops=100000 rate=50000 bs=1 lat=5 file=3\n";
-	struct report rep;
+	struct iotap_report rep;
 	unsigned int i, at = UINT32_MAX;
 
 	ok(synth_write(tpath(3, "sync.iotap"), script, SYNTH_NO_MARKS, NULL, 0) == 5,
 	   "rewrite + fsync trace written");
-	if (report_build(&rep, tpath(3, "sync.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(3, "sync.iotap"), NULL)) {
 		ok(0, "report of the rewrite + fsync trace");
 		return;
 	}
@@ -234,7 +234,7 @@ static void test_closing_fsync(void)
 	ok(at < rep.nphases && !strncmp(rep.phases[at].name, "rewrite", 7),
 	   "the closing fsync is in the rewrite phase (%s)",
 	   at < rep.nphases ? rep.phases[at].name : "none");
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 /* A trace of one phase: the total has the phase's CPU and device figures. */
@@ -243,12 +243,12 @@ static void test_one_phase_total(void)
 	static const char script[] =
 		"w1 seqwrite ops=1000 rate=100 bs=1048576 lat=5000 threads=1\n";
 	struct dev_fig pd, td;
-	struct report rep;
+	struct iotap_report rep;
 	double pc, tc;
 
 	ok(synth_write(tpath(1, "one.iotap"), script, SYNTH_SAMPLES, NULL, 0) == 1,
 	   "one-phase trace written");
-	if (report_build(&rep, tpath(1, "one.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(1, "one.iotap"), NULL)) {
 		ok(0, "report of the one-phase trace");
 		return;
 	}
@@ -258,17 +258,17 @@ static void test_one_phase_total(void)
 	   "the total has the phase's cpu%% too");
 	ok(fig_device(&rep.total, &td) && near(td.wr_mbps, pd.wr_mbps, 0.01),
 	   "the total has the phase's device MB/s too");
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
-/* Threads running while analysis_trace_open() holds @path open. */
+/* Threads running while iotap_analysis_trace_open() holds @path open. */
 static int threads_open(const char *path)
 {
 	struct iotap_trace_reader *r;
-	struct analysis_err err;
+	struct iotap_analysis_err err;
 	int n;
 
-	if (analysis_trace_open(path, 0, &r, &err))
+	if (iotap_analysis_trace_open(path, 0, &r, &err))
 		return -1;
 	n = task_count();
 	iotap_trace_reader_close(r);
@@ -276,7 +276,7 @@ static int threads_open(const char *path)
 }
 
 /*
- * analysis_threads_auto(): two decoding threads for a trace of 8 MiB or
+ * iotap_analysis_threads_auto(): two decoding threads for a trace of 8 MiB or
  * more on two CPUs or more, one below that, with it off, or where
  * IOTAP_READ_THREADS says (the trace here: a small one, then the same with
  * 8 MiB of damage after it, which counts in the file's size).
@@ -294,17 +294,17 @@ static void test_threads_auto(void)
 	unsetenv("IOTAP_READ_THREADS");
 	if (!ok(synth_write(path, script, 0, NULL, 0) == 1, "auto-threads trace written"))
 		return;
-	analysis_threads_auto(1);
+	iotap_analysis_threads_auto(1);
 	small = threads_open(path);
-	if (stat(path, &st) || truncate(path, st.st_size + (off_t)ANALYSIS_AUTO_BYTES)) {
-		ok(0, "the trace grown past %llu bytes", (unsigned long long)ANALYSIS_AUTO_BYTES);
+	if (stat(path, &st) || truncate(path, st.st_size + (off_t)IOTAP_ANALYSIS_AUTO_BYTES)) {
+		ok(0, "the trace grown past %llu bytes", (unsigned long long)IOTAP_ANALYSIS_AUTO_BYTES);
 		return;
 	}
 	big = threads_open(path);
 	setenv("IOTAP_READ_THREADS", "1", 1);
 	env = threads_open(path);
 	unsetenv("IOTAP_READ_THREADS");
-	analysis_threads_auto(0);
+	iotap_analysis_threads_auto(0);
 	off = threads_open(path);
 	ok(small == base && big == base + (cpus >= 2) && env == base && off == base,
 	   "decoding threads started (%d CPUs): small trace %d, 8 MiB %d, IOTAP_READ_THREADS=1 %d, "
@@ -317,13 +317,13 @@ static void test_open_last_phase(void)
 	static const char script[] =
 		"a seqwrite ops=1000 rate=100 bs=65536 lat=500 cpu=20\n"
 		"b seqread ops=1000 rate=100 bs=65536 lat=500 cpu=20 file=2\n";
-	struct report rep;
+	struct iotap_report rep;
 	struct cpu_fig cf;
 	double cpu;
 
 	ok(synth_write(tpath(2, "open.iotap"), script, SYNTH_SAMPLES | SYNTH_NO_END, NULL, 0) == 2,
 	   "trace without an END marker written");
-	if (report_build(&rep, tpath(2, "open.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(2, "open.iotap"), NULL)) {
 		ok(0, "report of the trace without an END marker");
 		return;
 	}
@@ -332,19 +332,19 @@ static void test_open_last_phase(void)
 	fig_cpu(&rep.phases[rep.nphases - 1], &cf);
 	ok(!cf.has_mark && cf.has_sample,
 	   "the last phase has no marker CPU (it was a false 0%%): the samples' figure instead");
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 static void test_percentiles(void)
 {
 	static const char script[] = "p seqread ops=10000 rate=10000 bs=4096 lat=100 spread=200\n";
 	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
-	struct report rep;
+	struct iotap_report rep;
 	const struct iotap_hist *h;
 	unsigned int i;
 
 	synth_write(tpath(0, "pct.iotap"), script, 0, NULL, 0);
-	if (report_build(&rep, tpath(0, "pct.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "pct.iotap"), NULL)) {
 		ok(0, "report of the percentile trace");
 		return;
 	}
@@ -359,7 +359,7 @@ static void test_percentiles(void)
 		   qs[i] * 100, got, want);
 	}
 	ok(near(h->max / 1e3, 299.8, 1e-9), "max 299.8 us exactly");
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 static void test_flags(void)
@@ -369,10 +369,10 @@ static void test_flags(void)
 		"steady seqwrite ops=20000 rate=2000 bs=65536 lat=100 jitter=30 file=2\n"
 		"outl seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=500 file=3\n"
 		"one seqread ops=5000 rate=1000 bs=4096 lat=100 outlier=50000 every=5000 file=4\n";
-	struct report rep;
+	struct iotap_report rep;
 
 	synth_write(tpath(0, "flags.iotap"), script, 0, NULL, 0);
-	if (report_build(&rep, tpath(0, "flags.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "flags.iotap"), NULL)) {
 		ok(0, "report of the flags trace");
 		return;
 	}
@@ -395,7 +395,7 @@ static void test_flags(void)
 	   "one such op, 1%% of the phase, explains nothing: not flagged");
 	ok(!has_flag(&rep.flags[1], "latency-outlier"), "jitter is not an outlier");
 out:
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 /* bonnie++'s phases, with known boundaries and no markers */
@@ -420,14 +420,14 @@ static void test_auto_bonnie(void)
 		"rand-read-8k+10%w", "create", "stat", "unlink", "create#2", "stat#2", "unlink#2",
 	};
 	double bounds[16], worst = 0;
-	struct report rep;
+	struct iotap_report rep;
 	unsigned int i, names_ok = 1;
 	int n;
 
 	n = synth_write(tpath(0, "bonnie.iotap"), bonnie_script, SYNTH_NO_MARKS | SYNTH_SAMPLES,
 			bounds, 16);
 	ok(n == 12, "bonnie-like trace without markers");
-	if (report_build(&rep, tpath(0, "bonnie.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "bonnie.iotap"), NULL)) {
 		ok(0, "report of the bonnie-like trace");
 		return;
 	}
@@ -469,24 +469,24 @@ static void test_auto_bonnie(void)
 		     fig_start_s(&rep, &rep.phases[i]), i < 12 ? bounds[i] : -1.0);
 	{
 		/* the same trace with markers: auto phases hold the same ops */
-		struct report mk, au;
-		struct report_opts o;
+		struct iotap_report mk, au;
+		struct iotap_report_opts o;
 
 		synth_write(tpath(1, "bonnie-m.iotap"), bonnie_script, SYNTH_SAMPLES, NULL, 0);
-		report_opts_init(&o);
+		iotap_report_opts_init(&o);
 		o.auto_phases = 1;
-		if (!report_build(&mk, tpath(1, "bonnie-m.iotap"), NULL)) {
-			if (!report_build(&au, tpath(1, "bonnie-m.iotap"), &o)) {
+		if (!iotap_report_build(&mk, tpath(1, "bonnie-m.iotap"), NULL)) {
+			if (!iotap_report_build(&au, tpath(1, "bonnie-m.iotap"), &o)) {
 				ok(au.nphases == 12 && !strcmp(au.phase_source, "automatic"),
 				   "--auto-phases ignores the markers");
 				ok(mk.nphases == 12 && mk.total.ops == au.total.ops,
 				   "marked and automatic reports count the same ops");
-				report_release(&au);
+				iotap_report_release(&au);
 			}
-			report_release(&mk);
+			iotap_report_release(&mk);
 		}
 	}
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 static void test_gap(void)
@@ -497,10 +497,10 @@ static void test_gap(void)
 		"b seqwrite ops=20000 rate=10000 bs=8192 lat=20\n"
 		"short idle dur=0.3\n"
 		"c seqwrite ops=20000 rate=10000 bs=8192 lat=20\n";
-	struct report rep;
+	struct iotap_report rep;
 
 	synth_write(tpath(0, "gap.iotap"), script, SYNTH_NO_MARKS, NULL, 0);
-	if (report_build(&rep, tpath(0, "gap.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "gap.iotap"), NULL)) {
 		ok(0, "report of the gap trace");
 		return;
 	}
@@ -511,24 +511,24 @@ static void test_gap(void)
 		ok(near(pstats_duration_s(&rep.phases[0]), 2.0, 0.001),
 		   "the first lasts 2 s (%.4f)", pstats_duration_s(&rep.phases[0]));
 	}
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 static void test_plan(void)
 {
-	struct report mk, plain, mapped;
-	struct report_opts o;
-	struct phase_plan plan;
+	struct iotap_report mk, plain, mapped;
+	struct iotap_report_opts o;
+	struct iotap_phase_plan plan;
 	unsigned int i, same = 1;
 
 	synth_write(tpath(1, "plan-m.iotap"), bonnie_script, 0, NULL, 0);
 	synth_write(tpath(2, "plan-n.iotap"), bonnie_script, SYNTH_NO_MARKS, NULL, 0);
-	if (report_build(&mk, tpath(1, "plan-m.iotap"), NULL))
+	if (iotap_report_build(&mk, tpath(1, "plan-m.iotap"), NULL))
 		return;
-	ok(!report_plan(&mk, &plan) && plan.n == 12, "a plan of 12 phases");
-	report_opts_init(&o);
+	ok(!iotap_report_plan(&mk, &plan) && plan.n == 12, "a plan of 12 phases");
+	iotap_report_opts_init(&o);
 	o.plan = &plan;
-	if (!report_build(&mapped, tpath(2, "plan-n.iotap"), &o)) {
+	if (!iotap_report_build(&mapped, tpath(2, "plan-n.iotap"), &o)) {
 		ok(mapped.nphases == 12 && !strcmp(mapped.phase_source, "phases-from"),
 		   "--phases-from gives the other trace's 12 phases");
 		for (i = 0; i < mapped.nphases && i < mk.nphases; i++)
@@ -536,24 +536,24 @@ static void test_plan(void)
 			    mapped.phases[i].ops != mk.phases[i].ops)
 				same = 0;
 		ok(same, "with the same names and op counts");
-		report_release(&mapped);
+		iotap_report_release(&mapped);
 	}
-	if (!report_build(&plain, tpath(2, "plan-n.iotap"), NULL)) {
-		ok(report_find_phase(&plain, "create#2") == 9 &&
-			   report_find_phase(&plain, "nope") < 0,
+	if (!iotap_report_build(&plain, tpath(2, "plan-n.iotap"), NULL)) {
+		ok(iotap_report_find_phase(&plain, "create#2") == 9 &&
+			   iotap_report_find_phase(&plain, "nope") < 0,
 		   "phases found by name");
-		report_release(&plain);
+		iotap_report_release(&plain);
 	}
-	ok(report_find_phase(&mk, "seq_create") == 6, "marker phases found by name");
-	phase_plan_release(&plan);
-	report_release(&mk);
+	ok(iotap_report_find_phase(&mk, "seq_create") == 6, "marker phases found by name");
+	iotap_phase_plan_release(&plan);
+	iotap_report_release(&mk);
 }
 
 static void test_compare_self(void)
 {
-	struct cmp_group g[2];
+	struct iotap_cmp_group g[2];
 	const char *paths[2];
-	struct compare c;
+	struct iotap_compare c;
 	unsigned int k, m, all_one = 1, cells = 0;
 
 	paths[0] = tpath(0, "golden.iotap");
@@ -565,7 +565,7 @@ static void test_compare_self(void)
 	g[1].label = "b";
 	g[1].n = 1;
 	g[1].paths = &paths[1];
-	if (compare_build(&c, g, 2)) {
+	if (iotap_compare_build(&c, g, 2)) {
 		ok(0, "compare of a trace with itself");
 		return;
 	}
@@ -587,17 +587,17 @@ static void test_compare_self(void)
 		}
 	}
 	ok(all_one && cells > 20, "every ratio is 1.000 (%u figures)", cells);
-	compare_release(&c);
+	iotap_compare_release(&c);
 	/* repeats: the same trace twice under one label has sd 0 */
 	{
-		struct cmp_group one = { .label = "x", .n = 2, .paths = paths };
+		struct iotap_cmp_group one = { .label = "x", .n = 2, .paths = paths };
 		struct cmp_cell cell;
 
-		if (!compare_build(&c, &one, 1)) {
+		if (!iotap_compare_build(&c, &one, 1)) {
 			compare_cell(&c, 0, 0, 3, &cell);
 			ok(cell.n == 2 && cell.sd == 0 && near(cell.mean, 104.8576, 1e-9),
 			   "two repeats: mean 104.8576, sd 0");
-			compare_release(&c);
+			iotap_compare_release(&c);
 		}
 	}
 }
@@ -614,17 +614,17 @@ static void test_json(void)
 		"path", "format_version", "source", "capture_mode", "start_realtime", "duration_s",
 		"records", "lost_records",
 	};
-	struct report rep;
+	struct iotap_report rep;
 	json_object *root, *o;
 	FILE *f;
 	unsigned int i, good = 1;
 
-	if (report_build(&rep, tpath(0, "golden.iotap"), NULL))
+	if (iotap_report_build(&rep, tpath(0, "golden.iotap"), NULL))
 		return;
 	f = fopen(tpath(3, "out.json"), "w");
-	report_print_json(&rep, f);
+	iotap_report_print_json(&rep, f);
 	fclose(f);
-	report_release(&rep);
+	iotap_report_release(&rep);
 	root = json_object_from_file(tpath(3, "out.json"));
 	ok(root != NULL, "--json is valid JSON");
 	if (!root)
@@ -655,14 +655,14 @@ static void test_json(void)
 static void test_many_phases(void)
 {
 	char *script = malloc(3000 * 48), *p = script;
-	struct report rep;
+	struct iotap_report rep;
 	int i;
 
 	for (i = 0; i < 3000; i++)
 		p += sprintf(p, "p%d seqwrite ops=10 rate=1000 bs=4096\n", i);
 	synth_write(tpath(0, "many.iotap"), script, 0, NULL, 0);
 	free(script);
-	if (report_build(&rep, tpath(0, "many.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "many.iotap"), NULL)) {
 		ok(0, "report of 3000 marked phases");
 		return;
 	}
@@ -672,7 +672,7 @@ static void test_many_phases(void)
 	   rep.nphases);
 	ok(rep.total.ops == 30000 && has_flag(&rep.tflags, "too-many-phases"),
 	   "every op still counted, and flagged");
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 /*
@@ -683,7 +683,7 @@ static void test_many_phases(void)
 static void test_many_auto_phases(void)
 {
 	char *script = malloc(800 * 64), *p = script;
-	struct report rep;
+	struct iotap_report rep;
 	uint64_t sum = 0, prev = 0;
 	unsigned int i, ordered = 1;
 
@@ -692,7 +692,7 @@ static void test_many_auto_phases(void)
 					"w%u seqwrite ops=1024 rate=100000 bs=4096\n", i);
 	synth_write(tpath(0, "many-auto.iotap"), script, SYNTH_NO_MARKS, NULL, 0);
 	free(script);
-	if (report_build(&rep, tpath(0, "many-auto.iotap"), NULL)) {
+	if (iotap_report_build(&rep, tpath(0, "many-auto.iotap"), NULL)) {
 		ok(0, "report of 800 unmarked phases");
 		return;
 	}
@@ -705,17 +705,17 @@ static void test_many_auto_phases(void)
 	   rep.nphases > 1 && rep.nphases <= AUTO_SEG_MAX,
 	   "800 alternating unmarked phases: %u phases in order, %" PRIu64 " of %u ops counted",
 	   rep.nphases, sum, 800 * 1024);
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 static void test_empty(void)
 {
-	struct report rep;
+	struct iotap_report rep;
 
 	synth_write(tpath(0, "empty.iotap"), "", 0, NULL, 0);
-	ok(!report_build(&rep, tpath(0, "empty.iotap"), NULL) && rep.nphases == 0 && !rep.total.ops,
+	ok(!iotap_report_build(&rep, tpath(0, "empty.iotap"), NULL) && rep.nphases == 0 && !rep.total.ops,
 	   "a trace without ops reports no phases and no ops");
-	report_release(&rep);
+	iotap_report_release(&rep);
 }
 
 /*
@@ -736,8 +736,8 @@ static void test_fleet(void)
 	const uint64_t base = synth_real_base_ns;
 	const struct iotap_hist *h;
 	const struct pstats *w, *t;
-	struct report ra, rb;
-	struct fleet fl;
+	struct iotap_report ra, rb;
+	struct iotap_fleet fl;
 	double span;
 
 	synth_write(paths[0], sa, 0, NULL, 0);
@@ -745,8 +745,8 @@ static void test_fleet(void)
 	synth_write(paths[1], sb, 0, NULL, 0);
 	synth_write(paths[2], "", 0, NULL, 0);
 	synth_real_base_ns = base;
-	if (report_build(&ra, paths[0], NULL) || report_build(&rb, paths[1], NULL) ||
-	    fleet_build(&fl, paths, 3, NULL)) {
+	if (iotap_report_build(&ra, paths[0], NULL) || iotap_report_build(&rb, paths[1], NULL) ||
+	    iotap_fleet_build(&fl, paths, 3, NULL)) {
 		ok(0, "fleet of three synthetic traces built");
 		return;
 	}
@@ -777,9 +777,9 @@ static void test_fleet(void)
 	   near(iotap_hist_quantile(h, 0.9) / 1e3, 1000, IOTAP_HIST_REL_ERROR),
 	   "percentiles of the ops together: p50 %.1f us (100), p90 %.1f us (1000)",
 	   h ? iotap_hist_quantile(h, 0.5) / 1e3 : 0, h ? iotap_hist_quantile(h, 0.9) / 1e3 : 0);
-	fleet_release(&fl);
-	report_release(&ra);
-	report_release(&rb);
+	iotap_fleet_release(&fl);
+	iotap_report_release(&ra);
+	iotap_report_release(&rb);
 }
 
 /* A run of 1 MiB writes with a few short ones is "1m", not its bucket's mean. */
@@ -946,7 +946,7 @@ static int pstats_same(const struct pstats *a, const struct pstats *b)
 	return 1;
 }
 
-static int report_same(const struct report *a, const struct report *b)
+static int report_same(const struct iotap_report *a, const struct iotap_report *b)
 {
 	uint64_t fa[16], fb[16], ca[16], cb[16];
 	unsigned int i, na, nb;
@@ -979,21 +979,21 @@ static void test_threads_same(const char *capture)
 		if (!traces[i])
 			continue;
 		for (k = 0; k < 2; k++) {
-			struct report_opts o;
-			struct report one, many;
+			struct iotap_report_opts o;
+			struct iotap_report one, many;
 
-			report_opts_init(&o);
+			iotap_report_opts_init(&o);
 			o.threads = 1;
 			o.auto_phases = (int)k;
 			o.points = 4096;	/* decimated several times over */
 			o.keep_names = 1;
-			if (report_build(&one, traces[i], &o)) {
+			if (iotap_report_build(&one, traces[i], &o)) {
 				ok(0, "report of %s, one thread", traces[i]);
 				continue;
 			}
 			for (j = 0; j < 3; j++) {
 				o.threads = nthreads[j];
-				if (report_build(&many, traces[i], &o)) {
+				if (iotap_report_build(&many, traces[i], &o)) {
 					ok(0, "report of %s, %u threads", traces[i], nthreads[j]);
 					continue;
 				}
@@ -1001,9 +1001,9 @@ static void test_threads_same(const char *capture)
 				   "%s%s: %u phases, %" PRIu64 " ops, the same state with %u threads",
 				   strrchr(traces[i], '/') + 1, k ? " --auto-phases" : "", one.nphases,
 				   one.ops_ord, nthreads[j]);
-				report_release(&many);
+				iotap_report_release(&many);
 			}
-			report_release(&one);
+			iotap_report_release(&one);
 		}
 	}
 }

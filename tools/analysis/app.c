@@ -16,7 +16,7 @@
 #include <json-c/json.h>
 
 #include "app.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "svg.h"
 
 #define APP_ROW(name) &app_##name##_ops,
@@ -131,7 +131,7 @@ struct json_object *app_json(const struct app_stats *a)
 	n = app_figs(a, figs);
 	fo = json_object_new_object();
 	for (i = 0; i < n; i++)
-		json_object_object_add(fo, figs[i].key, report_jnum(figs[i].value,
+		json_object_object_add(fo, figs[i].key, iotap_report_jnum(figs[i].value,
 								   figs[i].decimals + 3));
 	json_object_object_add(o, "figures", fo);
 	return o;

@@ -17,10 +17,10 @@
 #include <json-c/json.h>
 
 #include "app.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 /* Figure @key of group @g over its traces that have it: n, mean, sample sd. */
-static void cell_raw(const struct compare *c, unsigned int g, const char *key,
+static void cell_raw(const struct iotap_compare *c, unsigned int g, const char *key,
 		     struct cmp_cell *out)
 {
 	double sum = 0, sq = 0;
@@ -45,7 +45,7 @@ static void cell_raw(const struct compare *c, unsigned int g, const char *key,
 	out->sd = out->n > 1 ? sqrt(fmax(0, (sq - sum * sum / out->n) / (out->n - 1))) : 0;
 }
 
-void app_compare_cell(const struct compare *c, unsigned int g, const char *key,
+void app_compare_cell(const struct iotap_compare *c, unsigned int g, const char *key,
 		      struct cmp_cell *out)
 {
 	struct cmp_cell base;
@@ -56,7 +56,7 @@ void app_compare_cell(const struct compare *c, unsigned int g, const char *key,
 		out->ratio = out->mean / base.mean;
 }
 
-unsigned int app_compare_figs(const struct compare *c, struct app_fig *figs, const char **kind)
+unsigned int app_compare_figs(const struct iotap_compare *c, struct app_fig *figs, const char **kind)
 {
 	unsigned int g, t, n;
 
@@ -78,7 +78,7 @@ const char *app_compare_word(const struct app_fig *f)
 	return f->better > 0 ? "more" : strstr(f->key, "_s") ? "shorter" : "lower";
 }
 
-int app_compare_best(const struct compare *c, const struct app_fig *f, double *best)
+int app_compare_best(const struct iotap_compare *c, const struct app_fig *f, double *best)
 {
 	unsigned int g, have = 0;
 	int b = -1;
@@ -98,7 +98,7 @@ int app_compare_best(const struct compare *c, const struct app_fig *f, double *b
 	return have >= 2 ? b : -1;
 }
 
-void app_compare_print_text(const struct compare *c, FILE *f)
+void app_compare_print_text(const struct iotap_compare *c, FILE *f)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";
@@ -143,7 +143,7 @@ void app_compare_print_text(const struct compare *c, FILE *f)
 	}
 }
 
-struct json_object *app_compare_json(const struct compare *c)
+struct json_object *app_compare_json(const struct iotap_compare *c)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";
@@ -167,10 +167,10 @@ struct json_object *app_compare_json(const struct compare *c)
 			app_compare_cell(c, g, figs[i].key, &cl);
 			json_object_object_add(cell, "run", json_object_new_string(c->groups[g].label));
 			json_object_object_add(cell, "n", json_object_new_int((int)cl.n));
-			json_object_object_add(cell, "mean", cl.n ? report_jnum(cl.mean,
+			json_object_object_add(cell, "mean", cl.n ? iotap_report_jnum(cl.mean,
 										 figs[i].decimals + 3)
 							      : NULL);
-			json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
+			json_object_object_add(cell, "ratio", iotap_report_jnum(cl.ratio, 4));
 			json_object_array_add(arr, cell);
 		}
 		json_object_object_add(fo, figs[i].key, arr);
@@ -181,7 +181,7 @@ struct json_object *app_compare_json(const struct compare *c)
 			json_object_object_add(v, "better", json_object_new_string(
 						       figs[i].better > 0 ? "higher" : "lower"));
 			json_object_object_add(v, "best", json_object_new_string(c->groups[b].label));
-			json_object_object_add(v, "value", report_jnum(best, figs[i].decimals + 3));
+			json_object_object_add(v, "value", iotap_report_jnum(best, figs[i].decimals + 3));
 			json_object_array_add(vo, v);
 		}
 	}
@@ -193,7 +193,7 @@ struct json_object *app_compare_json(const struct compare *c)
 
 /* --- CSV: compare's tidy rows, phase "application" ----------------------------------- */
 
-void app_compare_print_csv(const struct compare *c, FILE *f)
+void app_compare_print_csv(const struct iotap_compare *c, FILE *f)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";

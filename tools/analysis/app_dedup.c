@@ -24,7 +24,7 @@
 #include <json-c/json.h>
 
 #include "app.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "svg.h"
 
 void app_dedup_init(struct app_dedup *d)
@@ -449,9 +449,9 @@ struct json_object *app_dedup_json(const struct app_dedup *d)
 			json_object *r = json_object_new_object();
 
 			json_object_object_add(r, "generation", json_object_new_string(g->name));
-			json_object_object_add(r, "time_s", report_jnum(restore_s(g), 6));
+			json_object_object_add(r, "time_s", iotap_report_jnum(restore_s(g), 6));
 			json_object_object_add(r, "bytes", json_object_new_uint64(g->r_bytes));
-			json_object_object_add(r, "mb_per_s", report_jnum(rate(g->r_bytes,
+			json_object_object_add(r, "mb_per_s", iotap_report_jnum(rate(g->r_bytes,
 									       restore_s(g)), 3));
 			json_object_object_add(r, "reads", json_object_new_uint64(g->r_reads));
 			json_object_object_add(r, "files", json_object_new_uint64(g->r_files));
@@ -464,31 +464,31 @@ struct json_object *app_dedup_json(const struct app_dedup *d)
 		b = json_object_new_object();
 		json_object_object_add(b, "generation", json_object_new_string(g->name));
 		json_object_object_add(b, "partial", json_object_new_boolean(g->partial));
-		json_object_object_add(b, "time_s", report_jnum(t, 6));
+		json_object_object_add(b, "time_s", iotap_report_jnum(t, 6));
 		json_object_object_add(b, "logical_bytes", json_object_new_uint64(g->logical));
 		json_object_object_add(b, "stored_bytes", json_object_new_uint64(g->stored));
 		json_object_object_add(b, "written_bytes", json_object_new_uint64(g->written));
-		json_object_object_add(b, "logical_mb_per_s", report_jnum(rate(g->logical, t), 3));
-		json_object_object_add(b, "physical_mb_per_s", report_jnum(rate(g->written, t), 3));
-		json_object_object_add(b, "dedup_ratio", report_jnum(ratio(g->logical, g->stored), 4));
+		json_object_object_add(b, "logical_mb_per_s", iotap_report_jnum(rate(g->logical, t), 3));
+		json_object_object_add(b, "physical_mb_per_s", iotap_report_jnum(rate(g->written, t), 3));
+		json_object_object_add(b, "dedup_ratio", iotap_report_jnum(ratio(g->logical, g->stored), 4));
 		json_object_object_add(b, "cumulative_dedup_ratio",
-				       report_jnum(ratio(logical, stored), 4));
+				       iotap_report_jnum(ratio(logical, stored), 4));
 		json_object_object_add(b, "segments", json_object_new_uint64(g->segments));
 		json_object_object_add(b, "new_segments", json_object_new_uint64(g->fresh));
 		json_object_object_add(b, "lookups", json_object_new_uint64(g->lookups));
-		json_object_object_add(b, "lookups_per_s", report_jnum(t > 0 ? (double)g->lookups / t
+		json_object_object_add(b, "lookups_per_s", iotap_report_jnum(t > 0 ? (double)g->lookups / t
 									     : 0, 1));
 		json_object_object_add(b, "cache_hits", json_object_new_uint64(g->hits));
 		json_object_object_add(b, "index_reads", json_object_new_uint64(g->index_reads));
-		json_object_object_add(b, "miss_p50_ms", g->miss.n ? report_jnum(miss_ms(&g->miss,
+		json_object_object_add(b, "miss_p50_ms", g->miss.n ? iotap_report_jnum(miss_ms(&g->miss,
 									0.5), 3) : NULL);
-		json_object_object_add(b, "miss_p99_ms", g->miss.n ? report_jnum(miss_ms(&g->miss,
+		json_object_object_add(b, "miss_p99_ms", g->miss.n ? iotap_report_jnum(miss_ms(&g->miss,
 									0.99), 3) : NULL);
 		json_object_array_add(bk, b);
 	}
 	json_object_object_add(o, "backups", bk);
 	json_object_object_add(o, "restores", rs);
-	json_object_object_add(o, "dedup_ratio", logical ? report_jnum(ratio(logical, stored), 4)
+	json_object_object_add(o, "dedup_ratio", logical ? iotap_report_jnum(ratio(logical, stored), 4)
 							 : NULL);
 	{
 		uint64_t cpu = 0, fresh = 0;
@@ -498,12 +498,12 @@ struct json_object *app_dedup_json(const struct app_dedup *d)
 			fresh += d->gen[i].fresh;
 		}
 		json_object_object_add(o, "model_cpu_us_per_new_segment", fresh && cpu ?
-				       report_jnum((double)cpu / 1e3 / (double)fresh, 1) : NULL);
+				       iotap_report_jnum((double)cpu / 1e3 / (double)fresh, 1) : NULL);
 	}
 	if (d->compact_seen) {
 		json_object *c = json_object_new_object();
 
-		json_object_object_add(c, "time_s", report_jnum(d->c_t1 > d->c_t0 ?
+		json_object_object_add(c, "time_s", iotap_report_jnum(d->c_t1 > d->c_t0 ?
 							       secs(d->c_t1 - d->c_t0) : 0, 6));
 		json_object_object_add(c, "read_bytes", json_object_new_uint64(d->c_read));
 		json_object_object_add(c, "written_bytes", json_object_new_uint64(d->c_written));

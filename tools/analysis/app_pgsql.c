@@ -36,7 +36,7 @@
 #include <json-c/json.h>
 
 #include "app.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "svg.h"
 
 #define SKIP_CONTROL	1	/* pg_control */
@@ -426,35 +426,35 @@ struct json_object *app_pgsql_json(const struct app_pgsql *p)
 	json_object_object_add(o, "kind", json_object_new_string("pgsql"));
 	json_object_object_add(o, "transactions", json_object_new_uint64(p->txns));
 	json_object_object_add(o, "transactions_steady", json_object_new_uint64(p->txns_steady));
-	json_object_object_add(o, "tps_including_warmup", report_jnum(tps_all(p), 6));
-	json_object_object_add(o, "tps_excluding_warmup", report_jnum(tps_steady(p), 6));
-	json_object_object_add(o, "steady_s", p->steady.seen ? report_jnum(secs(p->steady.dur_ns), 9)
+	json_object_object_add(o, "tps_including_warmup", iotap_report_jnum(tps_all(p), 6));
+	json_object_object_add(o, "tps_excluding_warmup", iotap_report_jnum(tps_steady(p), 6));
+	json_object_object_add(o, "steady_s", p->steady.seen ? iotap_report_jnum(secs(p->steady.dur_ns), 9)
 							      : NULL);
 	json_object_object_add(o, "partial",
 			       json_object_new_boolean(p->steady.partial || !p->steady.seen));
 	if (p->lat.n) {
 		double m = (double)p->lat.sum / (double)p->lat.n;
 
-		json_object_object_add(lat, "avg", report_jnum(m / 1e6, 3));
-		json_object_object_add(lat, "stddev", report_jnum(sqrt(fmax(0, p->lat_sumsq /
+		json_object_object_add(lat, "avg", iotap_report_jnum(m / 1e6, 3));
+		json_object_object_add(lat, "stddev", iotap_report_jnum(sqrt(fmax(0, p->lat_sumsq /
 						(double)p->lat.n - m * m)) / 1e6, 3));
 		for (i = 0; i < 6; i++)
 			json_object_object_add(lat, keys[i],
-					       report_jnum(ms(iotap_hist_quantile(&p->lat, lat_q[i])), 3));
+					       iotap_report_jnum(ms(iotap_hist_quantile(&p->lat, lat_q[i])), 3));
 	}
 	json_object_object_add(o, "latency_ms", lat);
 	json_object_object_add(o, "model_cpu_user_us_per_txn", p->txns_steady ?
-			       report_jnum((double)p->steady.cpu_user_ns / 1e3 /
+			       iotap_report_jnum((double)p->steady.cpu_user_ns / 1e3 /
 					   (double)p->txns_steady, 1) : NULL);
 	json_object_object_add(o, "model_cpu_sys_us_per_txn", p->txns_steady ?
-			       report_jnum((double)p->steady.cpu_sys_ns / 1e3 /
+			       iotap_report_jnum((double)p->steady.cpu_sys_ns / 1e3 /
 					   (double)p->txns_steady, 1) : NULL);
 	json_object_object_add(cm, "calls", json_object_new_uint64(p->commit.n));
-	json_object_object_add(cm, "p50_ms", p->commit.n ? report_jnum(
+	json_object_object_add(cm, "p50_ms", p->commit.n ? iotap_report_jnum(
 				       ms(iotap_hist_quantile(&p->commit, 0.5)), 3) : NULL);
-	json_object_object_add(cm, "p99_ms", p->commit.n ? report_jnum(
+	json_object_object_add(cm, "p99_ms", p->commit.n ? iotap_report_jnum(
 				       ms(iotap_hist_quantile(&p->commit, 0.99)), 3) : NULL);
-	json_object_object_add(cm, "max_ms", p->commit.n ? report_jnum(ms(p->commit.max), 3) : NULL);
+	json_object_object_add(cm, "max_ms", p->commit.n ? iotap_report_jnum(ms(p->commit.max), 3) : NULL);
 	json_object_object_add(o, "commit_sync", cm);
 	for (i = 0; i < p->nck; i++) {
 		const struct app_ckpt *k = &p->ck[i];
@@ -463,11 +463,11 @@ struct json_object *app_pgsql_json(const struct app_pgsql *p)
 		json_object_object_add(c, "seq", json_object_new_int((int)k->seq));
 		json_object_object_add(c, "complete", json_object_new_boolean(!k->partial));
 		json_object_object_add(c, "buffers", json_object_new_uint64(k->buffers));
-		json_object_object_add(c, "write_s", report_jnum(write_s(k), 3));
-		json_object_object_add(c, "sync_s", k->partial ? NULL : report_jnum(sync_s(k), 3));
+		json_object_object_add(c, "write_s", iotap_report_jnum(write_s(k), 3));
+		json_object_object_add(c, "sync_s", k->partial ? NULL : iotap_report_jnum(sync_s(k), 3));
 		json_object_object_add(c, "sync_files", json_object_new_uint64(k->sync_files));
-		json_object_object_add(c, "longest_sync_s", report_jnum(secs(k->sync_longest_ns), 3));
-		json_object_object_add(c, "average_sync_s", report_jnum(k->sync_files ?
+		json_object_object_add(c, "longest_sync_s", iotap_report_jnum(secs(k->sync_longest_ns), 3));
+		json_object_object_add(c, "average_sync_s", iotap_report_jnum(k->sync_files ?
 				       secs(k->sync_sum_ns) / (double)k->sync_files : 0, 3));
 		json_object_array_add(cks, c);
 	}

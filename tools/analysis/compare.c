@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 /* compare's figures: report_metrics[]'s MO_CMP rows, in their .side order */
 const struct report_metric *compare_metric(unsigned int m)
@@ -41,7 +41,7 @@ unsigned int compare_nmetrics(void)
  */
 #define BONNIE_MIN_TESTS	4
 
-static const char *match_name(const struct report *rep, unsigned int i)
+static const char *match_name(const struct iotap_report *rep, unsigned int i)
 {
 	const char **names;
 	const char *n = rep->phases[i].name;
@@ -53,7 +53,7 @@ static const char *match_name(const struct report *rep, unsigned int i)
 	return n;
 }
 
-static void phase_key(const struct report *rep, unsigned int i, char *buf, size_t len)
+static void phase_key(const struct iotap_report *rep, unsigned int i, char *buf, size_t len)
 {
 	const char *name = match_name(rep, i);
 	unsigned int j, k = 1;
@@ -67,7 +67,7 @@ static void phase_key(const struct report *rep, unsigned int i, char *buf, size_
 		snprintf(buf, len, "%s#%u", name, k);
 }
 
-static int find_key(const struct compare *c, const char *key)
+static int find_key(const struct iotap_compare *c, const char *key)
 {
 	unsigned int k;
 
@@ -77,7 +77,7 @@ static int find_key(const struct compare *c, const char *key)
 	return -1;
 }
 
-static int insert_key(struct compare *c, unsigned int at, const char *key)
+static int insert_key(struct iotap_compare *c, unsigned int at, const char *key)
 {
 	char (*nn)[CMP_PHASE_KEY] = realloc(c->phase_names, (c->nphases + 1) * sizeof(*nn));
 
@@ -90,7 +90,7 @@ static int insert_key(struct compare *c, unsigned int at, const char *key)
 	return 0;
 }
 
-static int *map_at(const struct compare *c, unsigned int k, unsigned int g, unsigned int t)
+static int *map_at(const struct iotap_compare *c, unsigned int k, unsigned int g, unsigned int t)
 {
 	return &c->map[(k * c->ngroups + g) * c->max_traces + t];
 }
@@ -102,7 +102,7 @@ static int *map_at(const struct compare *c, unsigned int k, unsigned int g, unsi
  * in the run's steady SPAN (its checkpoint parts cut it into several).
  * Return: 1 if made, 0 if the trace has none, -ENOMEM.
  */
-static int steady_period(const struct report *rep, struct pstats *ps)
+static int steady_period(const struct iotap_report *rep, struct pstats *ps)
 {
 	uint64_t b, e, dur;
 	unsigned int i, n = 0;
@@ -131,7 +131,7 @@ static int steady_period(const struct report *rep, struct pstats *ps)
 	return n > 0;
 }
 
-int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngroups)
+int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups, unsigned int ngroups)
 {
 	unsigned int g, t, i, k;
 	char key[CMP_PHASE_KEY];
@@ -147,12 +147,12 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 		if (groups[g].n > c->max_traces)
 			c->max_traces = groups[g].n;
 		for (t = 0; t < groups[g].n; t++) {
-			ret = report_build(&groups[g].reps[t], groups[g].paths[t], NULL);
+			ret = iotap_report_build(&groups[g].reps[t], groups[g].paths[t], NULL);
 			if (ret) {
-				struct analysis_err err = groups[g].reps[t].err;
+				struct iotap_analysis_err err = groups[g].reps[t].err;
 
-				groups[g].n = t; /* built so far: released by compare_release */
-				compare_release(c);
+				groups[g].n = t; /* built so far: released by iotap_compare_release */
+				iotap_compare_release(c);
 				c->err = err;
 				return ret;
 			}
@@ -161,7 +161,7 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 	/* the union of phase keys, in order of first appearance */
 	for (g = 0; g < ngroups; g++) {
 		for (t = 0; t < groups[g].n; t++) {
-			const struct report *rep = &groups[g].reps[t];
+			const struct iotap_report *rep = &groups[g].reps[t];
 			unsigned int at = 0;
 
 			for (i = 0; i < rep->nphases; i++) {
@@ -200,7 +200,7 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 		c->map[k] = -1;
 	for (g = 0; g < ngroups; g++) {
 		for (t = 0; t < groups[g].n; t++) {
-			const struct report *rep = &groups[g].reps[t];
+			const struct iotap_report *rep = &groups[g].reps[t];
 
 			for (i = 0; i < rep->nphases; i++) {
 				phase_key(rep, i, key, sizeof(key));
@@ -214,11 +214,11 @@ int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngro
 	return 0;
 
 err_nomem:
-	compare_release(c);
+	iotap_compare_release(c);
 	return analysis_err_set(&c->err, -ENOMEM, "out of memory");
 }
 
-void compare_release(struct compare *c)
+void iotap_compare_release(struct iotap_compare *c)
 {
 	unsigned int g, t;
 
@@ -231,7 +231,7 @@ void compare_release(struct compare *c)
 
 	for (g = 0; g < c->ngroups; g++) {
 		for (t = 0; c->groups[g].reps && t < c->groups[g].n; t++)
-			report_release(&c->groups[g].reps[t]);
+			iotap_report_release(&c->groups[g].reps[t]);
 		free(c->groups[g].reps);
 		c->groups[g].reps = NULL;
 	}
@@ -241,7 +241,7 @@ void compare_release(struct compare *c)
 	c->map = NULL;
 }
 
-const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsigned int g,
+const struct pstats *compare_phase(const struct iotap_compare *c, unsigned int k, unsigned int g,
 				   unsigned int t)
 {
 	int i;
@@ -257,7 +257,7 @@ const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsi
 }
 
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
-static double metric(const struct report *rep, const struct pstats *p, unsigned int m, int *ok)
+static double metric(const struct iotap_report *rep, const struct pstats *p, unsigned int m, int *ok)
 {
 	double v = metric_value(compare_metric(m), MO_CMP, rep, p);
 
@@ -265,7 +265,7 @@ static double metric(const struct report *rep, const struct pstats *p, unsigned 
 	return *ok ? v : 0;
 }
 
-static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
+static void cell_raw(const struct iotap_compare *c, unsigned int k, unsigned int g, unsigned int m,
 		     struct cmp_cell *out)
 {
 	double sum = 0, sq = 0, v;
@@ -297,7 +297,7 @@ static void cell_raw(const struct compare *c, unsigned int k, unsigned int g, un
 	}
 }
 
-void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
+void compare_cell(const struct iotap_compare *c, unsigned int k, unsigned int g, unsigned int m,
 		  struct cmp_cell *out)
 {
 	struct cmp_cell base;
@@ -311,7 +311,7 @@ void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsig
 		out->ratio = 1.0;
 }
 
-int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m)
+int compare_metric_used(const struct iotap_compare *c, unsigned int k, unsigned int m)
 {
 	unsigned int g;
 	struct cmp_cell cell;
@@ -340,7 +340,7 @@ static void fmt_cell(const struct cmp_cell *cell, int decimals, int with_sd, cha
 		snprintf(buf, len, "%.*f", decimals, cell->mean);
 }
 
-static int any_repeats(const struct compare *c)
+static int any_repeats(const struct iotap_compare *c)
 {
 	unsigned int g;
 
@@ -374,7 +374,7 @@ static const char *layout_line(const char *s, unsigned int i, char *buf, size_t 
  * trace), line by line, before any figure: a ratio means little until
  * one knows what else changed.
  */
-static void print_layouts(const struct compare *c, FILE *f)
+static void print_layouts(const struct iotap_compare *c, FILE *f)
 {
 	char a[1024], b[1024];
 	unsigned int g, i, missing = 0, shown = 0;
@@ -419,12 +419,12 @@ static void print_layouts(const struct compare *c, FILE *f)
  */
 struct run_facet {
 	const char *label;
-	void (*get)(const struct report *rep, char *buf, size_t len);
+	void (*get)(const struct iotap_report *rep, char *buf, size_t len);
 	/* NULL: the runs differ when the text does */
-	int (*differs)(const struct report *a, const struct report *b);
+	int (*differs)(const struct iotap_report *a, const struct iotap_report *b);
 };
 
-static void facet_made(const struct report *rep, char *buf, size_t len)
+static void facet_made(const struct iotap_report *rep, char *buf, size_t len)
 {
 	const struct iotap_trace_header *h = &rep->hdr;
 
@@ -443,7 +443,7 @@ static void facet_str(char *buf, size_t len, const char *s)
  * The workload's command line less what names files or only changes
  * what is printed (paths, --trace FILE, --force, -q): what it did.
  */
-static void facet_workload(const struct report *rep, char *buf, size_t len)
+static void facet_workload(const struct iotap_report *rep, char *buf, size_t len)
 {
 	static const char *const drop[] = { "--force", "-q", "--quiet", "--no-progress" };
 	const char *s = rep->hdr.workload, *e;
@@ -475,7 +475,7 @@ static void facet_workload(const struct report *rep, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void facet_tool(const struct report *rep, char *buf, size_t len)
+static void facet_tool(const struct iotap_report *rep, char *buf, size_t len)
 {
 	char v[48];
 
@@ -484,30 +484,30 @@ static void facet_tool(const struct report *rep, char *buf, size_t len)
 	facet_str(buf, len, v);
 }
 
-static void facet_kernel(const struct report *rep, char *buf, size_t len)
+static void facet_kernel(const struct iotap_report *rep, char *buf, size_t len)
 {
 	facet_str(buf, len, rep->hdr.kernel);
 }
 
-static void facet_mount_opts(const struct report *rep, char *buf, size_t len)
+static void facet_mount_opts(const struct iotap_report *rep, char *buf, size_t len)
 {
 	facet_str(buf, len, rep->hdr.mount_opts);
 }
 
-static double run_secs(const struct report *rep)
+static double run_secs(const struct iotap_report *rep)
 {
 	const struct pstats *t = &rep->total;
 
 	return t->t_end > t->t_begin ? (double)(t->t_end - t->t_begin) / 1e9 : 0;
 }
 
-static void facet_duration(const struct report *rep, char *buf, size_t len)
+static void facet_duration(const struct iotap_report *rep, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.3f s", run_secs(rep));
 }
 
 /* Lengths within 10% or half a second of each other are the same run's length. */
-static int duration_differs(const struct report *a, const struct report *b)
+static int duration_differs(const struct iotap_report *a, const struct iotap_report *b)
 {
 	double x = run_secs(a), y = run_secs(b);
 
@@ -524,19 +524,19 @@ static const struct run_facet run_facets[] = {
 };
 
 /* The facets in which the runs (each group's first trace) differ. */
-static void print_facets(const struct compare *c, FILE *f)
+static void print_facets(const struct iotap_compare *c, FILE *f)
 {
 	char a[1024], b[1024];
 	unsigned int g, i, shown = 0;
 
 	for (i = 0; i < sizeof(run_facets) / sizeof(run_facets[0]); i++) {
 		const struct run_facet *x = &run_facets[i];
-		const struct report *r0 = &c->groups[0].reps[0];
+		const struct iotap_report *r0 = &c->groups[0].reps[0];
 		int differs = 0;
 
 		x->get(r0, a, sizeof(a));
 		for (g = 1; g < c->ngroups && !differs; g++) {
-			const struct report *r = &c->groups[g].reps[0];
+			const struct iotap_report *r = &c->groups[g].reps[0];
 
 			if (x->differs) {
 				differs = x->differs(r0, r);
@@ -556,7 +556,7 @@ static void print_facets(const struct compare *c, FILE *f)
 	}
 }
 
-void compare_print_text(const struct compare *c, FILE *f)
+void iotap_compare_print_text(const struct iotap_compare *c, FILE *f)
 {
 	unsigned int k, g, m, n = compare_nmetrics();
 	int rep = any_repeats(c);
@@ -613,7 +613,7 @@ void compare_print_text(const struct compare *c, FILE *f)
 
 /* --- CSV: one row per phase, figure and run (tidy); then the application's --- */
 
-void compare_print_csv(const struct compare *c, FILE *f)
+void iotap_compare_print_csv(const struct iotap_compare *c, FILE *f)
 {
 	unsigned int k, g, m, n = compare_nmetrics();
 
@@ -644,7 +644,7 @@ void compare_print_csv(const struct compare *c, FILE *f)
 
 /* --- JSON ---------------------------------------------------------------- */
 
-int compare_print_json(const struct compare *c, FILE *f)
+int iotap_compare_print_json(const struct iotap_compare *c, FILE *f)
 {
 	json_object *root = json_object_new_object(), *runs = json_object_new_array();
 	json_object *phases = json_object_new_array();
@@ -682,9 +682,9 @@ int compare_print_json(const struct compare *c, FILE *f)
 						       json_object_new_string(c->groups[g].label));
 				json_object_object_add(cell, "n", json_object_new_int((int)cl.n));
 				json_object_object_add(cell, "mean",
-						       cl.n ? report_jnum(cl.mean, 6) : NULL);
-				json_object_object_add(cell, "sd", cl.n ? report_jnum(cl.sd, 6) : NULL);
-				json_object_object_add(cell, "ratio", report_jnum(cl.ratio, 4));
+						       cl.n ? iotap_report_jnum(cl.mean, 6) : NULL);
+				json_object_object_add(cell, "sd", cl.n ? iotap_report_jnum(cl.sd, 6) : NULL);
+				json_object_object_add(cell, "ratio", iotap_report_jnum(cl.ratio, 4));
 				json_object_array_add(arr, cell);
 			}
 			json_object_object_add(figs, compare_metric(m)->key, arr);

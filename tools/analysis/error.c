@@ -3,7 +3,7 @@
  * error.c - what the analyses say when they fail, for the CLI to print
  *
  * The analysis library never writes to stderr: it returns -errno and puts
- * the sentence a person needs into a struct analysis_err (iotap_analysis.h).
+ * the sentence a person needs into a struct iotap_analysis_err (iotap_analysis.h).
  * The trace reader's codes become words here, once, for every analysis
  * and for the CLI's own trace opening (tools/traceio.c); that opening
  * also picks the decoding threads and calls the CLI's hook (progress).
@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
-int analysis_err_set(struct analysis_err *err, int code, const char *fmt, ...)
+int analysis_err_set(struct iotap_analysis_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,22 +34,22 @@ static void (*open_fn)(void *arg, const char *path, struct iotap_trace_reader *r
 static void *open_arg;
 static int threads_auto;
 
-void analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
+void iotap_analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
 		      void *arg)
 {
 	open_fn = fn;
 	open_arg = arg;
 }
 
-void analysis_threads_auto(int on)
+void iotap_analysis_threads_auto(int on)
 {
 	threads_auto = on;
 }
 
 /*
  * Decoder threads for @r: IOTAP_READ_THREADS if set (0 says so to the
- * reader), else with analysis_threads_auto() two for a trace of
- * ANALYSIS_AUTO_BYTES or more when this process may run on two CPUs, else
+ * reader), else with iotap_analysis_threads_auto() two for a trace of
+ * IOTAP_ANALYSIS_AUTO_BYTES or more when this process may run on two CPUs, else
  * one. Measured (BENCHMARKS.md, session 10): a second thread saves a
  * tenth of the wall time on an 11 MB capture and a 24 MB synthetic trace
  * for 5-9% more CPU, nothing on 2-5 MB captures (whose chunks are small)
@@ -65,15 +65,15 @@ static unsigned int threads_for(struct iotap_trace_reader *r)
 	if (!threads_auto || (env && *env))
 		return 0;
 	iotap_trace_reader_stats(r, &st);
-	if (st.file_bytes < ANALYSIS_AUTO_BYTES)
+	if (st.file_bytes < IOTAP_ANALYSIS_AUTO_BYTES)
 		return 1;
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
 		return 1;
 	return 2;
 }
 
-int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
-			struct analysis_err *err)
+int iotap_analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
+			struct iotap_analysis_err *err)
 {
 	unsigned int major = 0, minor = 0;
 	int ret;

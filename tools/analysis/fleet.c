@@ -3,7 +3,7 @@
  * fleet.c - one report over many hosts' traces: each phase per host and
  * for all hosts together (iotap report A.iotap B.iotap ...)
  *
- * Each trace is reported as alone (report_build, the same options), so a
+ * Each trace is reported as alone (iotap_report_build, the same options), so a
  * host's rows are its own report's figures. Phases are matched by name in
  * order of first appearance, a phase only a later trace has slotted in
  * after the phase it follows (compare's order). "All hosts" is the
@@ -28,12 +28,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "svg.h"
 
 #define ALL_HOSTS	"(all hosts)"
 
-static int find_name(const struct fleet *fl, const char *name)
+static int find_name(const struct iotap_fleet *fl, const char *name)
 {
 	unsigned int k;
 
@@ -43,7 +43,7 @@ static int find_name(const struct fleet *fl, const char *name)
 	return -1;
 }
 
-static int insert_name(struct fleet *fl, unsigned int at, const char *name)
+static int insert_name(struct iotap_fleet *fl, unsigned int at, const char *name)
 {
 	char (*nn)[128] = realloc(fl->names, (fl->nphases + 1) * sizeof(*nn));
 
@@ -68,12 +68,12 @@ static const char *base_name(const char *path)
  * host (two mounts of one machine): then the file name, and its path
  * where even the file names meet ("#2" on a trace given twice).
  */
-static void label_hosts(struct fleet *fl)
+static void label_hosts(struct iotap_fleet *fl)
 {
 	unsigned int i, j;
 
 	for (i = 0; i < fl->nhosts; i++) {
-		struct fleet_host *h = &fl->hosts[i];
+		struct iotap_fleet_host *h = &fl->hosts[i];
 		const char *host = h->rep.hdr.host;
 
 		h->by_file = !host || !host[0];
@@ -132,9 +132,9 @@ static int merge_host(struct pstats *dst, const struct pstats *src, uint64_t shi
 	return ret;
 }
 
-const struct pstats *fleet_phase(const struct fleet *fl, unsigned int k, unsigned int h)
+const struct pstats *fleet_phase(const struct iotap_fleet *fl, unsigned int k, unsigned int h)
 {
-	const struct report *rep = &fl->hosts[h].rep;
+	const struct iotap_report *rep = &fl->hosts[h].rep;
 	int i;
 
 	if (k == fl->nphases)
@@ -143,15 +143,15 @@ const struct pstats *fleet_phase(const struct fleet *fl, unsigned int k, unsigne
 	return i < 0 ? NULL : &rep->phases[i];
 }
 
-static const struct flagset *host_flags(const struct fleet *fl, unsigned int k, unsigned int h)
+static const struct flagset *host_flags(const struct iotap_fleet *fl, unsigned int k, unsigned int h)
 {
-	const struct report *rep = &fl->hosts[h].rep;
+	const struct iotap_report *rep = &fl->hosts[h].rep;
 
 	return k == fl->nphases ? &rep->tflags : &rep->flags[fl->map[(size_t)k * fl->nhosts + h]];
 }
 
-int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
-		const struct report_opts *o)
+int iotap_fleet_build(struct iotap_fleet *fl, const char *const *paths, unsigned int n,
+		const struct iotap_report_opts *o)
 {
 	unsigned int h, i, k;
 	int ret;
@@ -165,14 +165,14 @@ int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
 	fl->view.path = "(fleet)";
 	fl->view.phase_source = "markers";
 	for (h = 0; h < n; h++) {
-		struct fleet_host *fh = &fl->hosts[h];
+		struct iotap_fleet_host *fh = &fl->hosts[h];
 
 		fh->path = paths[h];
-		ret = report_build(&fh->rep, paths[h], o);
+		ret = iotap_report_build(&fh->rep, paths[h], o);
 		if (ret) {
-			struct analysis_err err = fh->rep.err;
+			struct iotap_analysis_err err = fh->rep.err;
 
-			fleet_release(fl);
+			iotap_fleet_release(fl);
 			fl->err = err;
 			return ret;
 		}
@@ -184,7 +184,7 @@ int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
 	label_hosts(fl);
 	/* the union of phase names, in order of first appearance */
 	for (h = 0; h < n; h++) {
-		const struct report *rep = &fl->hosts[h].rep;
+		const struct iotap_report *rep = &fl->hosts[h].rep;
 		unsigned int at = 0;
 
 		for (i = 0; i < rep->nphases; i++) {
@@ -225,12 +225,12 @@ int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
 	}
 	return 0;
 nomem:
-	fleet_release(fl);
+	iotap_fleet_release(fl);
 	analysis_err_set(&fl->err, -ENOMEM, "out of memory");
 	return -ENOMEM;
 }
 
-void fleet_release(struct fleet *fl)
+void iotap_fleet_release(struct iotap_fleet *fl)
 {
 	unsigned int h, k;
 
@@ -238,7 +238,7 @@ void fleet_release(struct fleet *fl)
 		pstats_release(&fl->all[k]);
 	free(fl->all);
 	for (h = 0; h < fl->nhosts; h++)
-		report_release(&fl->hosts[h].rep);
+		iotap_report_release(&fl->hosts[h].rep);
 	free(fl->hosts);
 	free(fl->names);
 	free(fl->map);
@@ -261,7 +261,7 @@ static const char *when(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-void fleet_print_text(const struct fleet *fl, const struct out_opts *oo, FILE *f)
+void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out_opts *oo, FILE *f)
 {
 	const struct pstats *tot = &fl->all[fl->nphases];
 	unsigned int h, k, named = 0;
@@ -271,7 +271,7 @@ void fleet_print_text(const struct fleet *fl, const struct out_opts *oo, FILE *f
 		fl->nhosts, pstats_duration_s(tot), tot->ops, fl->nphases,
 		fl->nphases == 1 ? "" : "s");
 	for (h = 0; h < fl->nhosts; h++) {
-		const struct fleet_host *fh = &fl->hosts[h];
+		const struct iotap_fleet_host *fh = &fl->hosts[h];
 
 		fprintf(f, "host %-16s %s: %s, started %s, %.3f s, %" PRIu64 " ops, %u phase%s\n",
 			fh->label, fh->path, iotap_trace_source_name(fh->rep.hdr.source),
@@ -304,7 +304,7 @@ void fleet_print_text(const struct fleet *fl, const struct out_opts *oo, FILE *f
 		report_text_row(f, &fl->view, &fl->all[k], "", "  " ALL_HOSTS, oo);
 	}
 	for (h = 0; h < fl->nhosts; h++) {
-		const struct report *rep = &fl->hosts[h].rep;
+		const struct iotap_report *rep = &fl->hosts[h].rep;
 
 		if (rep->rs.chunks_bad || rep->rs.tail_bytes || !rep->rs.has_end)
 			fprintf(f, "\nnote: %s is %s; figures cover what could be read\n",
@@ -314,7 +314,7 @@ void fleet_print_text(const struct fleet *fl, const struct out_opts *oo, FILE *f
 
 /* --- CSV ----------------------------------------------------------------- */
 
-void fleet_print_csv(const struct fleet *fl, FILE *f)
+void iotap_fleet_print_csv(const struct iotap_fleet *fl, FILE *f)
 {
 	unsigned int h, k;
 
@@ -341,7 +341,7 @@ void fleet_print_csv(const struct fleet *fl, FILE *f)
 /* --- JSON ---------------------------------------------------------------- */
 
 /* A phase: its name, each host's own report phase (null: none), and all hosts. */
-static json_object *json_fphase(const struct fleet *fl, unsigned int k)
+static json_object *json_fphase(const struct iotap_fleet *fl, unsigned int k)
 {
 	json_object *o = json_object_new_object(), *hosts = json_object_new_array();
 	unsigned int h;
@@ -365,7 +365,7 @@ static json_object *json_fphase(const struct fleet *fl, unsigned int k)
 	return o;
 }
 
-int fleet_print_json(const struct fleet *fl, FILE *f)
+int iotap_fleet_print_json(const struct iotap_fleet *fl, FILE *f)
 {
 	json_object *root = json_object_new_object(), *fo = json_object_new_object();
 	json_object *hosts = json_object_new_array(), *phases = json_object_new_array();
@@ -374,8 +374,8 @@ int fleet_print_json(const struct fleet *fl, FILE *f)
 	if (!root || !fo || !hosts || !phases)
 		return -ENOMEM;
 	for (h = 0; h < fl->nhosts; h++) {
-		const struct fleet_host *fh = &fl->hosts[h];
-		const struct report *rep = &fh->rep;
+		const struct iotap_fleet_host *fh = &fl->hosts[h];
+		const struct iotap_report *rep = &fh->rep;
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "host", json_object_new_string(fh->label));
@@ -387,9 +387,9 @@ int fleet_print_json(const struct fleet *fl, FILE *f)
 		json_object_object_add(o, "source", json_object_new_string(
 						  iotap_trace_source_name(rep->hdr.source)));
 		json_object_object_add(o, "start_realtime",
-				       report_jnum((double)rep->hdr.real_base_ns / 1e9, 6));
+				       iotap_report_jnum((double)rep->hdr.real_base_ns / 1e9, 6));
 		json_object_object_add(o, "duration_s",
-				       report_jnum(pstats_duration_s(&rep->total), 6));
+				       iotap_report_jnum(pstats_duration_s(&rep->total), 6));
 		json_object_object_add(o, "records", json_object_new_uint64(rep->rs.records));
 		json_object_object_add(o, "lost_records",
 				       json_object_new_uint64(rep->rs.lost_records));
@@ -402,9 +402,9 @@ int fleet_print_json(const struct fleet *fl, FILE *f)
 	}
 	json_object_object_add(fo, "hosts", hosts);
 	json_object_object_add(fo, "phase_match", json_object_new_string("name"));
-	json_object_object_add(fo, "start_realtime", report_jnum((double)fl->view.t0 / 1e9, 6));
+	json_object_object_add(fo, "start_realtime", iotap_report_jnum((double)fl->view.t0 / 1e9, 6));
 	json_object_object_add(fo, "duration_s",
-			       report_jnum(pstats_duration_s(&fl->all[fl->nphases]), 6));
+			       iotap_report_jnum(pstats_duration_s(&fl->all[fl->nphases]), 6));
 	json_object_object_add(root, "fleet", fo);
 	for (k = 0; k < fl->nphases; k++)
 		json_object_array_add(phases, json_fphase(fl, k));
@@ -418,7 +418,7 @@ int fleet_print_json(const struct fleet *fl, FILE *f)
 
 /* --- HTML ---------------------------------------------------------------- */
 
-void fleet_write_html(const struct fleet *fl, FILE *f)
+void iotap_fleet_write_html(const struct iotap_fleet *fl, FILE *f)
 {
 	unsigned int h, k;
 	char sub[1024], buf[64];
@@ -432,7 +432,7 @@ void fleet_write_html(const struct fleet *fl, FILE *f)
 		   "<th class=\"l\">trace</th><th>started</th><th>secs</th><th>ops</th>"
 		   "<th>phases</th></tr>\n");
 	for (h = 0; h < fl->nhosts; h++) {
-		const struct fleet_host *fh = &fl->hosts[h];
+		const struct iotap_fleet_host *fh = &fl->hosts[h];
 
 		fprintf(f, "<tr><td class=\"l\">");
 		html_esc(f, fh->label);

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "config.h"
 #include "phase.h"
 #include "svg.h"
@@ -101,7 +101,7 @@ static void td_num(FILE *f, double v, int dec)
 }
 
 /* in microseconds, as every other latency in the reports */
-void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+void html_metric_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
 		     const char *name, const struct flagset *fl, int total)
 {
 	const struct report_metric *col[METRIC_MAX];
@@ -119,7 +119,7 @@ void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, 
 	fprintf(f, "<td>%s</td></tr>\n", fl && fl->n ? "<span class=\"bad\">&#9873;</span>" : "");
 }
 
-static void phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
+static void phase_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, int idx,
 		      const struct flagset *fl)
 {
 	char idxs[16] = "";
@@ -140,7 +140,7 @@ void html_metric_head(FILE *f, const char *what)
 	fprintf(f, "<th>flag</th></tr>\n");
 }
 
-static void phase_table(FILE *f, const struct report *rep)
+static void phase_table(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i;
 
@@ -162,7 +162,7 @@ static void phase_table(FILE *f, const struct report *rep)
 					      : "come from another trace, matched by op order");
 }
 
-static void flags_box(FILE *f, const struct report *rep)
+static void flags_box(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i, k, n = rep->tflags.n;
 
@@ -201,7 +201,7 @@ static void flags_box(FILE *f, const struct report *rep)
  * after the workload ended): phases with under a thousandth of the ops at
  * either end do not stretch the time axis.
  */
-static void chart_range(const struct report *rep, uint64_t *lo, uint64_t *hi)
+static void chart_range(const struct iotap_report *rep, uint64_t *lo, uint64_t *hi)
 {
 	const struct series *s = &rep->series;
 	uint64_t a = rep->total.t_begin, z = rep->total.t_end, m, few;
@@ -231,7 +231,7 @@ static void chart_range(const struct report *rep, uint64_t *lo, uint64_t *hi)
 		*lo = 0;
 }
 
-struct svg_band *html_phase_bands(const struct report *rep)
+struct svg_band *html_phase_bands(const struct iotap_report *rep)
 {
 	struct svg_band *b = calloc(rep->nphases ? rep->nphases : 1, sizeof(*b));
 	unsigned int i;
@@ -246,7 +246,7 @@ struct svg_band *html_phase_bands(const struct report *rep)
 	return b;
 }
 
-void html_timelines(FILE *f, const struct report *rep, const struct svg_band *bands, int width,
+void html_timelines(FILE *f, const struct iotap_report *rep, const struct svg_band *bands, int width,
 		    int what)
 {
 	const struct series *s = &rep->series;
@@ -350,7 +350,7 @@ out:
 		free(y[k]);
 }
 
-static void phase_bars(FILE *f, const struct report *rep)
+static void phase_bars(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int n = rep->nphases, i;
 	const char **cats = calloc(n ? n : 1, sizeof(*cats));
@@ -424,7 +424,7 @@ out:
 	free(v);
 }
 
-static void latency_hists(FILE *f, const struct report *rep)
+static void latency_hists(FILE *f, const struct iotap_report *rep)
 {
 	const struct pstats *p = &rep->total;
 	unsigned int ops[HISTS], nops = 0, op, k, i, g;
@@ -499,7 +499,7 @@ static void latency_hists(FILE *f, const struct report *rep)
 	fprintf(f, "</div></section>\n");
 }
 
-static void seek_maps(FILE *f, const struct report *rep, const struct svg_band *bands)
+static void seek_maps(FILE *f, const struct iotap_report *rep, const struct svg_band *bands)
 {
 	uint64_t files[MAPS], counts[MAPS], i;
 	unsigned int nf, k, n;
@@ -538,7 +538,7 @@ static void seek_maps(FILE *f, const struct report *rep, const struct svg_band *
 			cls[n] = (unsigned char)pt->write;
 			n++;
 		}
-		report_file_name(rep, files[k], name, sizeof(name));
+		iotap_report_file_name(rep, files[k], name, sizeof(name));
 		xmin = INFINITY;
 		xmax = -INFINITY;
 		for (i = 0; i < n; i++) {
@@ -577,7 +577,7 @@ out:
 	free(cls);
 }
 
-static void shape_table(FILE *f, const struct report *rep)
+static void shape_table(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i;
 	char buf[256];
@@ -608,7 +608,7 @@ static void shape_table(FILE *f, const struct report *rep)
 		   "file ended (&lt;64k: under 64 KiB), the three commonest.</p></section>\n");
 }
 
-static void latency_table(FILE *f, const struct report *rep)
+static void latency_table(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i, op;
 
@@ -645,7 +645,7 @@ static void latency_table(FILE *f, const struct report *rep)
 	fprintf(f, "</table></div></section>\n");
 }
 
-static void subtitle(const struct report *rep, char *buf, size_t len)
+static void subtitle(const struct iotap_report *rep, char *buf, size_t len)
 {
 	const struct iotap_trace_header *h = &rep->hdr;
 	time_t t = (time_t)(h->real_base_ns / 1000000000ull);
@@ -662,7 +662,7 @@ static void subtitle(const struct report *rep, char *buf, size_t len)
 		 rep->nphases, h->workload ? " · " : "", h->workload ? h->workload : "");
 }
 
-static void report_body(FILE *f, const struct report *rep, const struct svg_band *bands)
+static void report_body(FILE *f, const struct iotap_report *rep, const struct svg_band *bands)
 {
 	flags_box(f, rep);
 	phase_table(f, rep);
@@ -681,7 +681,7 @@ static void report_body(FILE *f, const struct report *rep, const struct svg_band
 	latency_table(f, rep);
 }
 
-void report_write_html(const struct report *rep, FILE *f)
+void iotap_report_write_html(const struct iotap_report *rep, FILE *f)
 {
 	struct svg_band *bands;
 	char title[512], sub[1024];

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 #include "config.h"
 #include "phase.h"
 #include "svg.h"
@@ -24,7 +24,7 @@ static const char *const run_colors[] = {
 
 /* --- compare page -------------------------------------------------------- */
 
-static void compare_bars(FILE *f, const struct compare *c, unsigned int m, const char *title)
+static void compare_bars(FILE *f, const struct iotap_compare *c, unsigned int m, const char *title)
 {
 	unsigned int n = c->nphases, k, g, rows = 0;
 	const char **cats = calloc(n, sizeof(*cats));
@@ -90,7 +90,7 @@ static unsigned int metric_index(const char *key)
  * the figure is better by more than 10% than the baseline's, orange where
  * worse.
  */
-static void compare_app(FILE *f, const struct compare *c)
+static void compare_app(FILE *f, const struct iotap_compare *c)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	const char *kind = "";
@@ -155,7 +155,7 @@ static void compare_app(FILE *f, const struct compare *c)
 		   "traces.</p></section>\n");
 }
 
-void compare_write_html(const struct compare *c, FILE *f)
+void iotap_compare_write_html(const struct iotap_compare *c, FILE *f)
 {
 	static const char *const charts[][2] = {
 		{ "read_mb_per_s", "Read MB/s per phase" },
@@ -247,7 +247,7 @@ void compare_write_html(const struct compare *c, FILE *f)
 	compare_app(f, c);
 	fprintf(f, "<section><h2>Throughput over time, run by run</h2>");
 	for (g = 0; g < c->ngroups; g++) {
-		const struct report *rep = &c->groups[g].reps[0];
+		const struct iotap_report *rep = &c->groups[g].reps[0];
 		struct svg_band *bands = html_phase_bands(rep);
 
 		fprintf(f, "<h3>");

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 /* a getter has the table's signature whether it needs the report, or the flags, or not */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -49,7 +49,7 @@ double fig_p99_us(const struct pstats *p, unsigned int op)
 	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
 }
 
-double fig_start_s(const struct report *rep, const struct pstats *p)
+double fig_start_s(const struct iotap_report *rep, const struct pstats *p)
 {
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
 }
@@ -154,35 +154,35 @@ int fig_device(const struct pstats *p, struct dev_fig *f)
 
 #define D(p)	pstats_duration_s(p)
 
-static double g_start(const struct report *rep, const struct pstats *p)
+static double g_start(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_start_s(rep, p);
 }
 
-static double g_dur(const struct report *rep, const struct pstats *p) { return D(p); }
-static double g_ops(const struct report *rep, const struct pstats *p) { return (double)p->ops; }
-static double g_ops_s(const struct report *rep, const struct pstats *p)
+static double g_dur(const struct iotap_report *rep, const struct pstats *p) { return D(p); }
+static double g_ops(const struct iotap_report *rep, const struct pstats *p) { return (double)p->ops; }
+static double g_ops_s(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_rate(p->ops, D(p));
 }
 
 /* one direction's figures: @d is &p->rd or &p->wr */
 #define DIR_GETTERS(X, d)								\
-static double g_##X##_ops(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_ops(const struct iotap_report *rep, const struct pstats *p)		\
 { return (double)p->d.ops; }								\
-static double g_##X##_bytes(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_bytes(const struct iotap_report *rep, const struct pstats *p)		\
 { return (double)p->d.bytes; }								\
-static double g_##X##_mbps(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_mbps(const struct iotap_report *rep, const struct pstats *p)		\
 { return fig_mbps(p->d.bytes, D(p)); }							\
-static double g_##X##_kibps(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_kibps(const struct iotap_report *rep, const struct pstats *p)		\
 { return D(p) > 0 ? (double)p->d.bytes / 1024 / D(p) : 0; }				\
-static double g_##X##_iops(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_iops(const struct iotap_report *rep, const struct pstats *p)		\
 { return fig_rate(p->d.ops, D(p)); }							\
-static double g_##X##_errors(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_errors(const struct iotap_report *rep, const struct pstats *p)		\
 { return (double)p->d.errors; }								\
-static double g_##X##_typical(const struct report *rep, const struct pstats *p)		\
+static double g_##X##_typical(const struct iotap_report *rep, const struct pstats *p)		\
 { return (double)dir_typical_size(&p->d); }						\
-static json_object *j_##X##_hist(const struct report *rep, const struct pstats *p,	\
+static json_object *j_##X##_hist(const struct iotap_report *rep, const struct pstats *p,	\
 				 const struct flagset *fl)				\
 { return size_hist_json(&p->d); }
 
@@ -205,28 +205,28 @@ static json_object *size_hist_json(const struct dir_stats *d)
 DIR_GETTERS(rd, rd)
 DIR_GETTERS(wr, wr)
 
-static double g_iops(const struct report *rep, const struct pstats *p)
+static double g_iops(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_rate(p->rd.ops + p->wr.ops, D(p));
 }
 
-static double g_seeks(const struct report *rep, const struct pstats *p)
+static double g_seeks(const struct iotap_report *rep, const struct pstats *p)
 {
 	return (double)p->seeks;
 }
 
-static double g_seeks_s(const struct report *rep, const struct pstats *p)
+static double g_seeks_s(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_rate(p->seeks, D(p));
 }
 
-static double g_seq(const struct report *rep, const struct pstats *p)
+static double g_seq(const struct iotap_report *rep, const struct pstats *p)
 {
 	return p->data_ops ? fig_seq_pct(p) : NAN;
 }
 
 /* key: a bucket's upper bound in bytes; |distance| in [bound/2, bound) */
-static json_object *j_seek_hist(const struct report *rep, const struct pstats *p,
+static json_object *j_seek_hist(const struct iotap_report *rep, const struct pstats *p,
 				const struct flagset *fl)
 {
 	json_object *h = json_object_new_object();
@@ -242,18 +242,18 @@ static json_object *j_seek_hist(const struct report *rep, const struct pstats *p
 	return h;
 }
 
-static double g_seek_back(const struct report *rep, const struct pstats *p)
+static double g_seek_back(const struct iotap_report *rep, const struct pstats *p)
 {
 	return (double)p->seek_back;
 }
 
-static double g_rewrites(const struct report *rep, const struct pstats *p)
+static double g_rewrites(const struct iotap_report *rep, const struct pstats *p)
 {
 	return (double)p->rewrites;
 }
 
 /* each metadata op type: its count, rate and errors */
-static json_object *j_meta(const struct report *rep, const struct pstats *p,
+static json_object *j_meta(const struct iotap_report *rep, const struct pstats *p,
 			   const struct flagset *fl)
 {
 	json_object *meta = json_object_new_object();
@@ -267,25 +267,25 @@ static json_object *j_meta(const struct report *rep, const struct pstats *p,
 		m = json_object_new_object();
 		json_object_object_add(m, "ops", json_object_new_uint64(p->op_count[op]));
 		json_object_object_add(m, "ops_per_s",
-				       report_jnum(fig_rate(p->op_count[op], D(p)), 3));
+				       iotap_report_jnum(fig_rate(p->op_count[op], D(p)), 3));
 		json_object_object_add(m, "errors", json_object_new_uint64(p->op_errors[op]));
 		json_object_object_add(meta, iotap_trace_op_name(op), m);
 	}
 	return meta;
 }
 
-static double g_fsyncs(const struct report *rep, const struct pstats *p)
+static double g_fsyncs(const struct iotap_report *rep, const struct pstats *p)
 {
 	return (double)p->fsyncs;
 }
 
-static double g_fsyncs_s(const struct report *rep, const struct pstats *p)
+static double g_fsyncs_s(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_rate(p->fsyncs, D(p));
 }
 
 /* each op type's latency distribution, microseconds */
-static json_object *j_latency(const struct report *rep, const struct pstats *p,
+static json_object *j_latency(const struct iotap_report *rep, const struct pstats *p,
 			      const struct flagset *fl)
 {
 	json_object *lat = json_object_new_object();
@@ -299,19 +299,19 @@ static json_object *j_latency(const struct report *rep, const struct pstats *p,
 			continue;
 		l = json_object_new_object();
 		json_object_object_add(l, "count", json_object_new_uint64(h->n));
-		json_object_object_add(l, "mean", report_jnum((double)h->sum / h->n / 1e3, 3));
-		json_object_object_add(l, "p50", report_jnum(iotap_hist_quantile(h, 0.50) / 1e3, 3));
-		json_object_object_add(l, "p90", report_jnum(iotap_hist_quantile(h, 0.90) / 1e3, 3));
-		json_object_object_add(l, "p99", report_jnum(iotap_hist_quantile(h, 0.99) / 1e3, 3));
-		json_object_object_add(l, "p999", report_jnum(iotap_hist_quantile(h, 0.999) / 1e3, 3));
-		json_object_object_add(l, "max", report_jnum(h->max / 1e3, 3));
+		json_object_object_add(l, "mean", iotap_report_jnum((double)h->sum / h->n / 1e3, 3));
+		json_object_object_add(l, "p50", iotap_report_jnum(iotap_hist_quantile(h, 0.50) / 1e3, 3));
+		json_object_object_add(l, "p90", iotap_report_jnum(iotap_hist_quantile(h, 0.90) / 1e3, 3));
+		json_object_object_add(l, "p99", iotap_report_jnum(iotap_hist_quantile(h, 0.99) / 1e3, 3));
+		json_object_object_add(l, "p999", iotap_report_jnum(iotap_hist_quantile(h, 0.999) / 1e3, 3));
+		json_object_object_add(l, "max", iotap_report_jnum(h->max / 1e3, 3));
 		json_object_object_add(l, "errors", json_object_new_uint64(p->op_errors[op]));
 		json_object_object_add(lat, iotap_trace_op_name(op), l);
 	}
 	return lat;
 }
 
-static double g_cpu(const struct report *rep, const struct pstats *p)
+static double g_cpu(const struct iotap_report *rep, const struct pstats *p)
 {
 	double v;
 
@@ -319,7 +319,7 @@ static double g_cpu(const struct report *rep, const struct pstats *p)
 }
 
 /* the CPU figures apart; null when none is known */
-static json_object *j_cpu(const struct report *rep, const struct pstats *p,
+static json_object *j_cpu(const struct iotap_report *rep, const struct pstats *p,
 			  const struct flagset *fl)
 {
 	json_object *c;
@@ -328,54 +328,54 @@ static json_object *j_cpu(const struct report *rep, const struct pstats *p,
 	if (!fig_cpu(p, &cf))
 		return NULL;
 	c = json_object_new_object();
-	json_object_object_add(c, "workload_pct", cf.has_mark ? report_jnum(cf.mark_pct, 2) : NULL);
+	json_object_object_add(c, "workload_pct", cf.has_mark ? iotap_report_jnum(cf.mark_pct, 2) : NULL);
 	json_object_object_add(c, "system_pct",
-			       cf.has_sample ? report_jnum(cf.system_pct, 2) : NULL);
+			       cf.has_sample ? iotap_report_jnum(cf.system_pct, 2) : NULL);
 	json_object_object_add(c, "iowait_pct",
-			       cf.has_sample ? report_jnum(cf.iowait_pct, 2) : NULL);
+			       cf.has_sample ? iotap_report_jnum(cf.iowait_pct, 2) : NULL);
 	json_object_object_add(c, "recorder_pct",
-			       cf.has_sample ? report_jnum(cf.daemon_pct, 2) : NULL);
+			       cf.has_sample ? iotap_report_jnum(cf.daemon_pct, 2) : NULL);
 	return c;
 }
 
-static double g_inflight(const struct report *rep, const struct pstats *p)
+static double g_inflight(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_inflight(p);
 }
 
-static double g_max_inflight(const struct report *rep, const struct pstats *p)
+static double g_max_inflight(const struct iotap_report *rep, const struct pstats *p)
 {
 	return (double)p->max_inflight;
 }
 
-static double g_threads(const struct report *rep, const struct pstats *p)
+static double g_threads(const struct iotap_report *rep, const struct pstats *p)
 {
 	return pstats_threads(p);
 }
 
-static double g_data_threads(const struct report *rep, const struct pstats *p)
+static double g_data_threads(const struct iotap_report *rep, const struct pstats *p)
 {
 	return pstats_data_threads(p);
 }
 
-static double g_rp99(const struct report *rep, const struct pstats *p)
+static double g_rp99(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_p99_us(p, IOTAP_OP_READ);
 }
 
-static double g_wp99(const struct report *rep, const struct pstats *p)
+static double g_wp99(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_p99_us(p, IOTAP_OP_WRITE);
 }
 
-static double g_meta_s(const struct report *rep, const struct pstats *p)
+static double g_meta_s(const struct iotap_report *rep, const struct pstats *p)
 {
 	return fig_meta_rate(p);
 }
 
 /* the backing device's figures: NAN where the trace has no device samples */
 #define DEV_GETTER(name, expr)								\
-static double g_dev_##name(const struct report *rep, const struct pstats *p)		\
+static double g_dev_##name(const struct iotap_report *rep, const struct pstats *p)		\
 {											\
 	struct dev_fig dev;								\
 											\
@@ -412,7 +412,7 @@ static const char *s_flags(const struct pstats *p, const struct flagset *fl, cha
 	return buf;
 }
 
-static json_object *j_flags(const struct report *rep, const struct pstats *p,
+static json_object *j_flags(const struct iotap_report *rep, const struct pstats *p,
 			    const struct flagset *fl)
 {
 	json_object *a = json_object_new_array();
@@ -562,7 +562,7 @@ unsigned int metric_view(unsigned int out, const struct report_metric **list)
 	return n;
 }
 
-double metric_value(const struct report_metric *m, unsigned int out, const struct report *rep,
+double metric_value(const struct report_metric *m, unsigned int out, const struct iotap_report *rep,
 		    const struct pstats *p)
 {
 	double v = m->get ? m->get(rep, p) : NAN;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * output.c - a struct report as text for people, CSV and JSON for scripts
+ * output.c - a struct iotap_report as text for people, CSV and JSON for scripts
  *
  * The JSON keys are a contract (issue 3, "JSON contract"): add, never
  * rename. CSV columns likewise only grow at the end. MB is 10^6 bytes
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "phase.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 /* --- what the text report says of the trace --------------------------- */
 
@@ -186,8 +186,8 @@ static void text_top_sizes(const struct pstats *p, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-void report_text_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
-		     const char *name, const struct out_opts *oo)
+void report_text_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
+		     const char *name, const struct iotap_out_opts *oo)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int out = oo->bonnie_units ? MO_TEXT_K : MO_TEXT_MB, n, k;
@@ -209,8 +209,8 @@ void report_text_row(FILE *f, const struct report *rep, const struct pstats *p, 
 	fprintf(f, "  %s\n", sizes);
 }
 
-static void text_phase_row(FILE *f, const struct report *rep, const struct pstats *p, int idx,
-			   const struct out_opts *oo)
+static void text_phase_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, int idx,
+			   const struct iotap_out_opts *oo)
 {
 	char idxs[16] = "";
 
@@ -220,7 +220,7 @@ static void text_phase_row(FILE *f, const struct report *rep, const struct pstat
 }
 
 /* The read and write lines of a phase: ops, bytes, rate, IOPS, request sizes. */
-static void text_data_lines(FILE *f, const struct pstats *p, const struct out_opts *oo)
+static void text_data_lines(FILE *f, const struct pstats *p, const struct iotap_out_opts *oo)
 {
 	double d = pstats_duration_s(p);
 	const struct dir_stats *dirs[2] = { &p->rd, &p->wr };
@@ -254,7 +254,7 @@ static void text_data_lines(FILE *f, const struct pstats *p, const struct out_op
 }
 
 static void text_detail(FILE *f, const struct pstats *p, const struct flagset *fl,
-			const struct out_opts *oo)
+			const struct iotap_out_opts *oo)
 {
 	double d = pstats_duration_s(p);
 	struct dev_fig dev;
@@ -341,7 +341,7 @@ static const char *fmt_realtime(uint64_t ns, char *buf, size_t len)
 }
 
 /* What the trace is, where it ran, the units. */
-static void text_head(FILE *f, const struct report *rep, const struct out_opts *oo)
+static void text_head(FILE *f, const struct iotap_report *rep, const struct iotap_out_opts *oo)
 {
 	const struct iotap_trace_header *h = &rep->hdr;
 	char when[64];
@@ -364,7 +364,7 @@ static void text_head(FILE *f, const struct report *rep, const struct out_opts *
 		oo->bonnie_units ? ", K/sec = KiB/s as bonnie++" : "");
 }
 
-void report_text_head_row(FILE *f, const char *what, const struct out_opts *oo)
+void report_text_head_row(FILE *f, const char *what, const struct iotap_out_opts *oo)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int i, n = metric_view(oo->bonnie_units ? MO_TEXT_K : MO_TEXT_MB, col);
@@ -376,7 +376,7 @@ void report_text_head_row(FILE *f, const char *what, const struct out_opts *oo)
 }
 
 /* One row per phase, then the total. */
-static void text_table(FILE *f, const struct report *rep, const struct out_opts *oo)
+static void text_table(FILE *f, const struct iotap_report *rep, const struct iotap_out_opts *oo)
 {
 	unsigned int i;
 
@@ -388,7 +388,7 @@ static void text_table(FILE *f, const struct report *rep, const struct out_opts 
 }
 
 /* Every flag, by phase, then the whole trace's. */
-static void text_flags(FILE *f, const struct report *rep)
+static void text_flags(FILE *f, const struct iotap_report *rep)
 {
 	unsigned int i, k, nflags = rep->tflags.n;
 
@@ -405,7 +405,7 @@ static void text_flags(FILE *f, const struct report *rep)
 }
 
 /* Each phase's detail (sizes, seeks, metadata, concurrency, device, latency). */
-static void text_details(FILE *f, const struct report *rep, const struct out_opts *oo)
+static void text_details(FILE *f, const struct iotap_report *rep, const struct iotap_out_opts *oo)
 {
 	unsigned int i;
 
@@ -421,7 +421,7 @@ static void text_details(FILE *f, const struct report *rep, const struct out_opt
 }
 
 /* Without --detail: the total's data lines and where the rest is. */
-static void text_brief(FILE *f, const struct report *rep, const struct out_opts *oo)
+static void text_brief(FILE *f, const struct iotap_report *rep, const struct iotap_out_opts *oo)
 {
 	fprintf(f, "\ntotal: %.3f s\n", pstats_duration_s(&rep->total));
 	text_data_lines(f, &rep->total, oo);
@@ -436,9 +436,9 @@ static void text_brief(FILE *f, const struct report *rep, const struct out_opts 
  * pointer to --detail). A section of its own (application figures) goes
  * between the flags and the detail.
  */
-void report_print_text(const struct report *rep, const struct out_opts *oo, FILE *f)
+void iotap_report_print_text(const struct iotap_report *rep, const struct iotap_out_opts *oo, FILE *f)
 {
-	struct out_opts defaults = { 0 };
+	struct iotap_out_opts defaults = { 0 };
 
 	if (!oo)
 		oo = &defaults;
@@ -469,7 +469,7 @@ void report_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void report_csv_row(FILE *f, const struct report *rep, const struct pstats *p,
+void report_csv_row(FILE *f, const struct iotap_report *rep, const struct pstats *p,
 		    const struct flagset *fl, int index)
 {
 	const struct report_metric *col[METRIC_MAX];
@@ -496,7 +496,7 @@ void report_csv_row(FILE *f, const struct report *rep, const struct pstats *p,
 	fputc('\n', f);
 }
 
-void report_print_csv(const struct report *rep, FILE *f)
+void iotap_report_print_csv(const struct iotap_report *rep, FILE *f)
 {
 	unsigned int i;
 
@@ -521,7 +521,7 @@ void report_csv_head(FILE *f)
 
 /* --- JSON -------------------------------------------------------------- */
 
-json_object *report_jnum(double v, int decimals)
+json_object *iotap_report_jnum(double v, int decimals)
 {
 	char buf[64];
 
@@ -554,7 +554,7 @@ static json_object *json_parent(json_object *o, const char *path, const char **n
 	return g;
 }
 
-json_object *report_json_phase(const struct report *rep, const struct pstats *p,
+json_object *report_json_phase(const struct iotap_report *rep, const struct pstats *p,
 			       const struct flagset *fl)
 {
 	const struct report_metric *col[METRIC_MAX];
@@ -573,12 +573,12 @@ json_object *report_json_phase(const struct report *rep, const struct pstats *p,
 		if (!parent)
 			continue;
 		json_object_object_add(parent, name,
-				       m->jget ? m->jget(rep, p, fl) : report_jnum(v, m->sdec));
+				       m->jget ? m->jget(rep, p, fl) : iotap_report_jnum(v, m->sdec));
 	}
 	return o;
 }
 
-int report_print_json(const struct report *rep, FILE *f)
+int iotap_report_print_json(const struct iotap_report *rep, FILE *f)
 {
 	json_object *root = json_object_new_object(), *t = json_object_new_object();
 	json_object *phases = json_object_new_array();
@@ -597,8 +597,8 @@ int report_print_json(const struct report *rep, FILE *f)
 		t, "capture_mode",
 		h->capture_mode ? json_object_new_string(iotap_trace_mode_name(h->capture_mode))
 				: NULL);
-	json_object_object_add(t, "start_realtime", report_jnum((double)h->real_base_ns / 1e9, 6));
-	json_object_object_add(t, "duration_s", report_jnum(pstats_duration_s(&rep->total), 6));
+	json_object_object_add(t, "start_realtime", iotap_report_jnum((double)h->real_base_ns / 1e9, 6));
+	json_object_object_add(t, "duration_s", iotap_report_jnum(pstats_duration_s(&rep->total), 6));
 	json_object_object_add(t, "records", json_object_new_uint64(rep->rs.records));
 	json_object_object_add(t, "lost_records", json_object_new_uint64(rep->rs.lost_records));
 	json_object_object_add(t, "complete", json_object_new_boolean(rep->rs.has_end));
@@ -608,7 +608,7 @@ int report_print_json(const struct report *rep, FILE *f)
 	json_object_object_add(t, "host", h->host ? json_object_new_string(h->host) : NULL);
 	json_object_object_add(t, "workload",
 			       h->workload ? json_object_new_string(h->workload) : NULL);
-	json_object_object_add(t, "bin_s", report_jnum((double)rep->series.width / 1e9, 3));
+	json_object_object_add(t, "bin_s", iotap_report_jnum((double)rep->series.width / 1e9, 3));
 	if (h->layout) {
 		json_object *lay = json_object_new_array();
 		const char *s = h->layout, *e;

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 enum {
 	B_PUTC, B_WRITE, B_REWRITE, B_GETC, B_READ, B_SEEKS, B_SEQ_CREATE, B_SEQ_STAT,
@@ -184,7 +184,7 @@ static void files_arg(struct run_args *a, const char *s)
  * of "--opt=value" / "-zVALUE"); the last occurrence wins, as with getopt.
  * Return: 1 if the trace is `iotap run bonnie`'s (2.x CSV), else 0.
  */
-static int run_args_read(const struct report *rep, struct run_args *a)
+static int run_args_read(const struct iotap_report *rep, struct run_args *a)
 {
 	const char *w = rep->hdr.workload, *p, *q;
 	char word[256], val[256];
@@ -296,7 +296,7 @@ static void test_fig(struct iotap_bonnie_csv_test *c, const struct pstats *p, do
 	c->latency_s = (double)ns / 1e9;
 }
 
-static void print_run(FILE *f, const struct report *rep, const struct run_args *a,
+static void print_run(FILE *f, const struct iotap_report *rep, const struct run_args *a,
 		      const struct pstats *const *t)
 {
 	const struct pstats *wr = t[B_WRITE] ? t[B_WRITE] : t[B_REWRITE] ? t[B_REWRITE] : t[B_PUTC];
@@ -384,7 +384,7 @@ static void print_run(FILE *f, const struct report *rep, const struct run_args *
 	iotap_bonnie_csv_print(f, &l);
 }
 
-int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_err *err)
+int iotap_report_print_bonnie_csv(const struct iotap_report *rep, FILE *f, struct iotap_analysis_err *err)
 {
 	const struct pstats *t[B_TESTS] = { NULL };
 	int filled[B_TESTS] = { 0 }, any = 0, runs = 0;
@@ -421,7 +421,7 @@ int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_e
 	return 0;
 }
 
-unsigned int report_bonnie_names(const struct report *rep, const char **names)
+unsigned int report_bonnie_names(const struct iotap_report *rep, const char **names)
 {
 	int filled[B_TESTS] = { 0 };
 	unsigned int i, n = 0;

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 /* The phase that covers most of [a, z), "-" if none does. */
-static const char *phase_at(const struct report *rep, uint64_t a, uint64_t z)
+static const char *phase_at(const struct iotap_report *rep, uint64_t a, uint64_t z)
 {
 	uint64_t best = 0;
 	const char *name = "-";
@@ -39,8 +39,8 @@ static const char *phase_at(const struct report *rep, uint64_t a, uint64_t z)
 	return name;
 }
 
-void report_print_series(const struct report *rep, uint64_t interval_ns, int csv, FILE *f,
-			 struct analysis_err *warn)
+void iotap_report_print_series(const struct iotap_report *rep, uint64_t interval_ns, int csv, FILE *f,
+			 struct iotap_analysis_err *warn)
 {
 	const struct series *s = &rep->series;
 	struct bin_dev *dev = NULL;

@@ -26,10 +26,10 @@
  * time-weighted mean comes from busy_ns.
 
  *
- * Threads (report_opts.threads >= 2, report --threads): the reading side
+ * Threads (iotap_report_opts.threads >= 2, report --threads): the reading side
  * (pre_rec: decoding, the join, application figures, names) runs on a
- * pool thread and hands the records to the engine (eng_rec) in batches
- * (report_pipe); one thread does both otherwise. The engine's state is
+ * pool thread and hands the records to the accumulator (acc_rec) in batches
+ * (report_pipe); one thread does both otherwise. The accumulator's state is
  * one thread's either way, so the report is the same to the byte.
  */
 #include <errno.h>
@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "phase.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 #define INFLIGHT_MAX	(1u << 16)	/* heap entries; beyond, the count saturates */
 #define DEFAULT_GAP_NS	1000000000ull
@@ -55,9 +55,14 @@ struct pre {
 };
 
 
-struct engine {
-	struct report *rep;
-	const struct report_opts *o;
+/*
+ * struct report_acc - what iotap_report_build() accumulates while it reads:
+ * the block being measured, the phases (automatic, marked or planned), the
+ * ops in flight; what it finds goes into @rep.
+ */
+struct report_acc {
+	struct iotap_report *rep;
+	const struct iotap_report_opts *o;
 	struct pstats blk;		/* the block being measured */
 	uint64_t blk_end;		/* the block closes at this time, ns */
 	uint64_t blk_gap;		/* idle time before the block, ns */
@@ -74,11 +79,11 @@ struct engine {
 	uint64_t run_ord;		/* ... and the ord of the first of that run */
 	uint64_t *heap;			/* end times of ops maybe in flight */
 	unsigned int nheap;
-	int err;			/* the engine's (the analysing thread's) */
+	int err;			/* the accumulator's (the analysing thread's) */
 	int perr;			/* the reading side's */
 };
 
-void report_opts_init(struct report_opts *o)
+void iotap_report_opts_init(struct iotap_report_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->gap_ns = DEFAULT_GAP_NS;
@@ -123,7 +128,7 @@ static void free_header(struct iotap_trace_header *h)
 
 static int nm_set(struct iotap_map *m, uint64_t file, uint64_t parent, const char *name)
 {
-	struct name_ent *e;
+	struct iotap_name_ent *e;
 	char *s = strdup(name ? name : "");
 	int ret;
 
@@ -142,7 +147,7 @@ static int nm_set(struct iotap_map *m, uint64_t file, uint64_t parent, const cha
 
 static void nm_release(struct iotap_map *m)
 {
-	struct name_ent *e;
+	struct iotap_name_ent *e;
 	uint64_t pos = 0;
 
 	while ((e = iotap_map_next(m, &pos, NULL)))
@@ -150,10 +155,10 @@ static void nm_release(struct iotap_map *m)
 	iotap_map_release(m);
 }
 
-const char *report_file_name(const struct report *rep, uint64_t file, char *buf, size_t len)
+const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file, char *buf, size_t len)
 {
 	const char *parts[16];
-	const struct name_ent *e;
+	const struct iotap_name_ent *e;
 	uint64_t f = file;
 	unsigned int n = 0;
 	size_t l = 0;
@@ -180,7 +185,7 @@ const char *report_file_name(const struct report *rep, uint64_t file, char *buf,
 
 /* --- in-flight heap ------------------------------------------------------- */
 
-static unsigned int inflight_at(struct engine *e, uint64_t start, uint64_t end)
+static unsigned int inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
 {
 	uint64_t *h = e->heap, x;
 	unsigned int i, c, n;
@@ -218,9 +223,9 @@ static unsigned int inflight_at(struct engine *e, uint64_t start, uint64_t end)
 
 /* --- phases --------------------------------------------------------------- */
 
-static int new_phase(struct engine *e, const char *name, uint64_t t)
+static int new_phase(struct report_acc *e, const char *name, uint64_t t)
 {
-	struct report *rep = e->rep;
+	struct iotap_report *rep = e->rep;
 	struct pstats *np, *p;
 
 	np = realloc(rep->phases, (rep->nphases + 1) * sizeof(*np));
@@ -238,7 +243,7 @@ static int new_phase(struct engine *e, const char *name, uint64_t t)
 	return 0;
 }
 
-static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_rec *mark)
+static void close_phase(struct report_acc *e, uint64_t t, const struct iotap_trace_rec *mark)
 {
 	struct pstats *p;
 
@@ -257,7 +262,7 @@ static void close_phase(struct engine *e, uint64_t t, const struct iotap_trace_r
 }
 
 /* Hand the measured block to whatever makes the phases, start a fresh one. */
-static void end_block(struct engine *e)
+static void end_block(struct report_acc *e)
 {
 	struct pstats *b = &e->blk;
 
@@ -286,7 +291,7 @@ out:
 }
 
 /* The first marker: what was measured so far becomes "(before marks)". */
-static int enter_marks(struct engine *e)
+static int enter_marks(struct report_acc *e)
 {
 	struct pstats *segs, *p;
 	unsigned int n, i;
@@ -315,7 +320,7 @@ static int enter_marks(struct engine *e)
 }
 
 /* A writeback WRITE (cache mode) failed: the application did not see it. */
-static void wbfail_note(struct report *rep, const struct iotap_trace_rec *rec)
+static void wbfail_note(struct iotap_report *rep, const struct iotap_trace_rec *rec)
 {
 	unsigned int i;
 
@@ -343,16 +348,16 @@ static void wbfail_note(struct report *rep, const struct iotap_trace_rec *rec)
  * (keep_names), read the NAME records again. Only traces with such
  * failures pay for it.
  */
-static int wbfail_names(struct report *rep)
+static int wbfail_names(struct iotap_report *rep)
 {
 	struct iotap_trace_reader *r;
 	struct iotap_trace_rec rec;
-	struct analysis_err err;
+	struct iotap_analysis_err err;
 	int ret;
 
 	if (!rep->nwbfail || iotap_map_count(&rep->names))
 		return 0;
-	ret = analysis_trace_open(rep->path, IOTAP_TRACE_READ_FILE_ORDER, &r, &err);
+	ret = iotap_analysis_trace_open(rep->path, IOTAP_TRACE_READ_FILE_ORDER, &r, &err);
 	if (ret)
 		return 0;	/* the flags then say the file id */
 	while ((ret = iotap_trace_reader_next(r, &rec)) > 0)
@@ -367,9 +372,9 @@ static int wbfail_names(struct report *rep)
  * blocks or phases: the seek distance from the file's previous data op,
  * the seek-map sample, the ops in flight, failed writebacks.
  */
-static void pre_op(struct engine *e, const struct iotap_trace_rec *rec, struct pre *p)
+static void pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
 {
-	struct report *rep = e->rep;
+	struct iotap_report *rep = e->rep;
 	unsigned int op = rec->op;
 	int64_t res = rec->result;
 
@@ -387,16 +392,16 @@ static void pre_op(struct engine *e, const struct iotap_trace_rec *rec, struct p
 		wbfail_note(rep, rec);
 }
 
-static void on_op(struct engine *e, const struct iotap_trace_rec *rec, const struct pre *p)
+static void on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre *p)
 {
-	struct report *rep = e->rep;
+	struct iotap_report *rep = e->rep;
 	uint64_t t = rec->time_ns, end = t + rec->dur_ns;
 	unsigned int op = rec->op;
 	int64_t res = rec->result;
 	int data;
 
 	if (__builtin_expect(e->mode == M_PLAN, 0)) {
-		const struct phase_plan *pl = e->o->plan;
+		const struct iotap_phase_plan *pl = e->o->plan;
 
 		while (e->next_plan < pl->n && e->ord >= pl->ord[e->next_plan]) {
 			end_block(e);
@@ -454,7 +459,7 @@ static void on_op(struct engine *e, const struct iotap_trace_rec *rec, const str
 		e->ord++;
 }
 
-static void on_sample(struct engine *e, const struct iotap_trace_rec *rec)
+static void on_sample(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	series_add_sample(&e->rep->series, rec);
 	if (e->blk.ops)
@@ -466,7 +471,7 @@ static void on_sample(struct engine *e, const struct iotap_trace_rec *rec)
 	e->last_sample.s = rec->sample;
 }
 
-static void on_phase(struct engine *e, const struct iotap_trace_rec *rec)
+static void on_phase(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	struct pstats *p;
 
@@ -509,7 +514,7 @@ static void on_phase(struct engine *e, const struct iotap_trace_rec *rec)
  * marked ones whose name comes back: pgsql's steady after a checkpoint):
  * the table, --phase and compare then know each by one name.
  */
-static void number_repeats(struct report *rep)
+static void number_repeats(struct iotap_report *rep)
 {
 	unsigned int i, j, k;
 	size_t l;
@@ -548,7 +553,7 @@ static int negligible(const struct pstats *p, uint64_t gap_ns)
 }
 
 /* Phase @i into phase @to; @i leaves the list. */
-static int fold_into(struct report *rep, unsigned int i, unsigned int to)
+static int fold_into(struct iotap_report *rep, unsigned int i, unsigned int to)
 {
 	struct pstats *p = &rep->phases[i], *t = &rep->phases[to];
 	uint64_t ord = t->ord_first;
@@ -561,7 +566,7 @@ static int fold_into(struct report *rep, unsigned int i, unsigned int to)
 	return ret;
 }
 
-static int fold_unmarked(struct report *rep, uint64_t gap_ns)
+static int fold_unmarked(struct iotap_report *rep, uint64_t gap_ns)
 {
 	unsigned int i = 0;
 	int ret = 0;
@@ -588,7 +593,7 @@ static int fold_unmarked(struct report *rep, uint64_t gap_ns)
  * phases still end where the run's periods do.
  */
 #define EMPTY_NS	1000000ull
-static void drop_empty(struct report *rep)
+static void drop_empty(struct iotap_report *rep)
 {
 	unsigned int i = 0;
 
@@ -609,16 +614,16 @@ static void drop_empty(struct report *rep)
  * --phases-from: the ops before the plan's first phase are the ones the
  * original folded into its first marked phase; they join it here too.
  */
-static int fold_plan(struct report *rep, const struct phase_plan *plan)
+static int fold_plan(struct iotap_report *rep, const struct iotap_phase_plan *plan)
 {
 	if (rep->nphases < 2 || !plan->n || !plan->ord[0] || rep->phases[0].name[0] != '(')
 		return 0;
 	return fold_into(rep, 0, 1);
 }
 
-static int finish(struct engine *e)
+static int finish(struct report_acc *e)
 {
-	struct report *rep = e->rep;
+	struct iotap_report *rep = e->rep;
 	unsigned int i;
 	int ret = 0;
 
@@ -665,17 +670,17 @@ static int finish(struct engine *e)
 	return ret;
 }
 
-/* --- one record: the reading side, then the engine ------------------------ */
+/* --- one record: the reading side, then the accumulator ------------------- */
 
 /*
  * The reading side of any record (application figures, file names): 1
- * when the engine (eng_rec) takes it too. Its state is its own (rep->app,
+ * when the accumulator (acc_rec) takes it too. Its state is its own (rep->app,
  * rep->names), so with threads it runs on the reading thread while the
  * engine runs on another.
  */
-static int pre_rec(struct engine *e, const struct iotap_trace_rec *rec)
+static int pre_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
-	struct report *rep = e->rep;
+	struct iotap_report *rep = e->rep;
 
 	if (rep->app.kind)
 		app_feed(&rep->app, rec);
@@ -695,7 +700,7 @@ static int pre_rec(struct engine *e, const struct iotap_trace_rec *rec)
 	}
 }
 
-static void eng_rec(struct engine *e, const struct iotap_trace_rec *rec)
+static void acc_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	struct pre p;
 
@@ -716,13 +721,13 @@ static void eng_rec(struct engine *e, const struct iotap_trace_rec *rec)
 	}
 }
 
-/* --- threads: the reading side and the engine on two CPUs ------------------ */
+/* --- threads: the reading side and the accumulator on two CPUs ------------ */
 
 /*
  * report_pipe - with --threads N >= 2, a thread of the tree's pool
  * (iotap_pool) reads: it decodes (with pipe_read_threads() decoder
  * threads of the reader's own), joins cut calls and runs pre_rec; the
- * calling thread runs the engine (eng_rec) over the same records in the
+ * calling thread runs the accumulator (acc_rec) over the same records in the
  * same order. Records cross in batches of PIPE_BATCH through a ring of
  * PIPE_RING: memory is bounded by the ring, not by the trace. Each side
  * owns its state (pre_rec's comment), nothing is merged, so every output
@@ -733,10 +738,10 @@ static void eng_rec(struct engine *e, const struct iotap_trace_rec *rec)
 #define PIPE_OTHERS	64		/* SAMPLE, PHASE, LOST records a batch holds */
 
 /*
- * An OP record as the engine reads it (pre_op, on_op, pstats_add_op,
+ * An OP record as the accumulator reads it (pre_op, on_op, pstats_add_op,
  * series_add_op, points_add): 56 bytes, not the record's 104, as the
- * records cross between CPUs. Of pid, mode and aux the engine asks one
- * thing each, kept as a bit: an engine that reads more of them must
+ * records cross between CPUs. Of pid, mode and aux the accumulator asks one
+ * thing each, kept as a bit: an accumulator that reads more of them must
  * carry more here.
  */
 #define PIPE_PID0	1u		/* pid 0 (a writeback, pstats_add_op) */
@@ -763,16 +768,16 @@ struct pipe_batch {
 };
 
 struct pipe {
-	struct engine *e;
+	struct report_acc *e;
 	struct iotap_trace_join *jn;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	struct pipe_batch *b[PIPE_RING];
-	uint64_t head, tail;		/* batches filled, batches the engine is done with */
+	uint64_t head, tail;		/* batches filled, batches the accumulator is done with */
 	int done;			/* the reading side ended ... */
 	int ret;			/* ... with this (0: end of trace, -errno) */
-	int stop;			/* the engine failed: stop reading */
-	int r_wait, e_wait;		/* the reading side, the engine sleeps on cv */
+	int stop;			/* the accumulator failed: stop reading */
+	int r_wait, e_wait;		/* the reading side, the accumulator sleeps on cv */
 };
 
 /*
@@ -780,7 +785,7 @@ struct pipe {
  * that decompress (iotap_trace_reader_set_threads). With @n 2 that is
  * three threads for two CPUs: the decompressing one does a tenth of the
  * work, and without it the reading side is the longer (callgrind on a
- * 2 M-record report-synth trace: reading 929 M instructions, engine 749 M;
+ * 2 M-record report-synth trace: reading 929 M instructions, accumulator 749 M;
  * with it 803 M, 749 M and 156 M; one thread 1,512 M; BENCHMARKS.md).
  */
 static unsigned int pipe_read_threads(unsigned int n)
@@ -815,7 +820,7 @@ static int pipe_name(struct pipe_batch *b, unsigned int i, const char *name)
 }
 
 /* Into batch @b: @rec and what pre_rec found (@p). */
-static void pipe_put(struct engine *e, struct pipe_batch *b, const struct iotap_trace_rec *rec)
+static void pipe_put(struct report_acc *e, struct pipe_batch *b, const struct iotap_trace_rec *rec)
 {
 	struct pipe_op *d = &b->op[b->n++];
 
@@ -841,8 +846,8 @@ static void pipe_put(struct engine *e, struct pipe_batch *b, const struct iotap_
 		e->perr = -ENOMEM;
 }
 
-/* The engine over batch @b, on the engine's thread. */
-static void pipe_eng(struct engine *e, struct pipe_batch *b)
+/* The accumulator over batch @b, on the accumulator's thread. */
+static void pipe_acc(struct report_acc *e, struct pipe_batch *b)
 {
 	struct iotap_trace_rec r;
 	unsigned int i;
@@ -865,21 +870,21 @@ static void pipe_eng(struct engine *e, struct pipe_batch *b)
 			r.pid = d->bits & PIPE_PID0 ? 0 : 1;
 			r.mode = d->bits & PIPE_REG ? S_IFREG : 0;
 			r.aux = d->bits & PIPE_AUX1 ? 1 : 0;
-			eng_rec(e, &r);
+			acc_rec(e, &r);
 			continue;
 		}
 		o = &b->other[d->file];
 		if (o->type == IOTAP_REC_PHASE)
 			o->name = b->name_off[d->file] == UINT32_MAX ? NULL
 				  : b->names + b->name_off[d->file];
-		eng_rec(e, o);
+		acc_rec(e, o);
 	}
 }
 
 static void pipe_read(void *arg)
 {
 	struct pipe *pp = arg;
-	struct engine *e = pp->e;
+	struct report_acc *e = pp->e;
 	const struct iotap_trace_rec *rec;
 	struct pipe_batch *b = NULL;
 	int ret = 1, stop = 0, app = !!e->rep->app.kind;
@@ -923,7 +928,7 @@ static void pipe_read(void *arg)
 	pthread_mutex_unlock(&pp->lock);
 }
 
-static int report_pipe(struct engine *e, struct iotap_trace_join *jn, unsigned int threads)
+static int report_pipe(struct report_acc *e, struct iotap_trace_join *jn, unsigned int threads)
 {
 	struct iotap_pool *pool = NULL;
 	struct pipe pp = { .e = e, .jn = jn };
@@ -959,7 +964,7 @@ static int report_pipe(struct engine *e, struct iotap_trace_join *jn, unsigned i
 		}
 		pthread_mutex_unlock(&pp.lock);
 		b = pp.b[pp.tail % PIPE_RING];
-		pipe_eng(e, b);
+		pipe_acc(e, b);
 		pthread_mutex_lock(&pp.lock);
 		pp.tail++;
 		if (e->err) {
@@ -985,17 +990,17 @@ out:
 	return ret;
 }
 
-int report_build(struct report *rep, const char *path, const struct report_opts *o)
+int iotap_report_build(struct iotap_report *rep, const char *path, const struct iotap_report_opts *o)
 {
-	struct report_opts defaults;
+	struct iotap_report_opts defaults;
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *jn = NULL;
 	const struct iotap_trace_rec *rec;
-	struct engine e;
+	struct report_acc e;
 	int ret;
 
 	if (!o) {
-		report_opts_init(&defaults);
+		iotap_report_opts_init(&defaults);
 		o = &defaults;
 	}
 	memset(rep, 0, sizeof(*rep));
@@ -1008,7 +1013,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 		return -ENOMEM;
 	}
 	iotap_hist_pool_init(rep->hist_pool);
-	ret = analysis_trace_open(path, 0, &r, &rep->err);
+	ret = iotap_analysis_trace_open(path, 0, &r, &rep->err);
 	if (ret) {
 		free(rep->hist_pool);
 		rep->hist_pool = NULL;
@@ -1024,7 +1029,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	copy_header(&rep->hdr, iotap_trace_reader_header(r));
 	rep->t0 = rep->hdr.mono_base_ns;
 	seek_map_init(&rep->files);
-	iotap_map_init(&rep->names, sizeof(struct name_ent));
+	iotap_map_init(&rep->names, sizeof(struct iotap_name_ent));
 	series_init(&rep->series, rep->t0, o->interval_ns ? o->interval_ns : 100000000ull,
 		    o->max_bins ? o->max_bins : 32768);
 	points_init(&rep->points, o->points);
@@ -1055,7 +1060,7 @@ int report_build(struct report *rep, const char *path, const struct report_opts 
 	else
 		while (!e.err && !e.perr && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0)
 			if (pre_rec(&e, rec))
-				eng_rec(&e, rec);
+				acc_rec(&e, rec);
 	if (e.perr)
 		ret = e.perr;
 	if (e.err)
@@ -1078,14 +1083,14 @@ out:
 	pstats_release(&e.blk);
 	autoseg_release(&e.seg);
 	if (ret < 0) {
-		struct analysis_err err;
+		struct iotap_analysis_err err;
 
 		if (ret == -ENOMEM)
 			analysis_err_set(&err, ret, "out of memory reading '%s'", path);
 		else
 			analysis_err_set(&err, ret, "cannot read trace '%s': %s", path,
 					 strerror(-ret));
-		report_release(rep);
+		iotap_report_release(rep);
 		rep->err = err;	/* release cleared it */
 		return ret;
 	}
@@ -1093,7 +1098,7 @@ out:
 	return 0;
 }
 
-void report_release(struct report *rep)
+void iotap_report_release(struct iotap_report *rep)
 {
 	unsigned int i;
 
@@ -1116,7 +1121,7 @@ void report_release(struct report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
-int report_find_phase(const struct report *rep, const char *name)
+int iotap_report_find_phase(const struct iotap_report *rep, const char *name)
 {
 	const char *hash = strrchr(name, '#');
 	unsigned int i, want = 1, seen = 0;
@@ -1141,7 +1146,7 @@ int report_find_phase(const struct report *rep, const char *name)
 	return -1;
 }
 
-int report_plan(const struct report *rep, struct phase_plan *plan)
+int iotap_report_plan(const struct iotap_report *rep, struct iotap_phase_plan *plan)
 {
 	unsigned int i;
 
@@ -1149,7 +1154,7 @@ int report_plan(const struct report *rep, struct phase_plan *plan)
 	plan->names = calloc(rep->nphases ? rep->nphases : 1, sizeof(*plan->names));
 	plan->ord = calloc(rep->nphases ? rep->nphases : 1, sizeof(*plan->ord));
 	if (!plan->names || !plan->ord) {
-		phase_plan_release(plan);
+		iotap_phase_plan_release(plan);
 		return -ENOMEM;
 	}
 	for (i = 0; i < rep->nphases; i++) {
@@ -1162,7 +1167,7 @@ int report_plan(const struct report *rep, struct phase_plan *plan)
 	return 0;
 }
 
-void phase_plan_release(struct phase_plan *plan)
+void iotap_phase_plan_release(struct iotap_phase_plan *plan)
 {
 	free(plan->names);
 	free(plan->ord);

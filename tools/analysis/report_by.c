@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 #define TOP	40
 
@@ -155,8 +155,8 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 	return 0;
 }
 
-int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
-		    struct analysis_err *err)
+int iotap_report_print_by(const struct iotap_report *rep, int phase, enum iotap_report_by by, int csv, FILE *f,
+		    struct iotap_analysis_err *err)
 {
 	const struct pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
 	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
@@ -172,14 +172,14 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	char label[512];
 	int ret;
 
-	if (by == BY_OP)
+	if (by == IOTAP_BY_OP)
 		return by_op(p, csv, f);
 	if (phase >= 0) {
 		lo = p->ord_first;
 		hi = (unsigned int)phase + 1 < rep->nphases ? rep->phases[phase + 1].ord_first
 							    : UINT64_MAX;
 	}
-	ret = analysis_trace_open(rep->path, 0, &r, err);
+	ret = iotap_analysis_trace_open(rep->path, 0, &r, err);
 	if (ret)
 		return ret;
 	/* the records as report_read() counted them: cut calls joined */
@@ -214,12 +214,12 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 		}
 		if (my < lo)
 			continue;
-		row = by_get(&m, by == BY_FILE ? tp.key : rp->tid);
+		row = by_get(&m, by == IOTAP_BY_FILE ? tp.key : rp->tid);
 		if (!row) {
 			ret = -ENOMEM;
 			break;
 		}
-		if (by == BY_FILE && !row->path) {
+		if (by == IOTAP_BY_FILE && !row->path) {
 			row->file = rp->file;
 			row->path = strdup(tp.key && tp.path ? tp.path : "(names not found)");
 			if (!row->path) {
@@ -256,8 +256,8 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 	if (!csv)
 		fprintf(f, "phase %s: %.3f s, %" PRIu64 " ops in %" PRIu64 " %s%s\n",
 			phase >= 0 ? p->name : "(whole trace)", d, p->ops, n,
-			by == BY_FILE ? "file" : "thread", n == 1 ? "" : "s");
-	print_head(f, csv, by == BY_FILE ? "file" : "tid");
+			by == IOTAP_BY_FILE ? "file" : "thread", n == 1 ? "" : "s");
+	print_head(f, csv, by == IOTAP_BY_FILE ? "file" : "tid");
 	for (i = 0; i < n; i++) {
 		if (i >= TOP && !csv) {
 			struct by_row *r2 = &rows[i];
@@ -276,7 +276,7 @@ int report_print_by(const struct report *rep, int phase, enum report_by by, int 
 				rest.lat_max = r2->lat_max;
 			continue;
 		}
-		if (by == BY_FILE) {
+		if (by == IOTAP_BY_FILE) {
 			uint64_t j;
 
 			snprintf(label, sizeof(label), "%s", rows[i].path);

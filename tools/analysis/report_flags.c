@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "phase.h"
-#include "iotap_analysis.h"
+#include "analysis_i.h"
 
 #define OUTLIER_MULT	100.0
 #define OUTLIER_MIN_N	100	/* samples before a p99 means anything */
@@ -100,7 +100,7 @@ static int bins_inside(const struct series *s, uint64_t b, uint64_t e, uint64_t 
 	return *hi > *lo;
 }
 
-static void flag_throughput(const struct report *rep, const struct pstats *p, struct flagset *fs)
+static void flag_throughput(const struct iotap_report *rep, const struct pstats *p, struct flagset *fs)
 {
 	const struct series *s = &rep->series;
 	uint64_t lo, hi, nb, per, k;
@@ -227,7 +227,7 @@ static void flag_latency(const struct pstats *p, struct flagset *fs)
 	}
 }
 
-static void flag_idle_device(const struct report *rep, const struct bin_dev *dev, uint64_t b,
+static void flag_idle_device(const struct iotap_report *rep, const struct bin_dev *dev, uint64_t b,
 			     uint64_t e, struct flagset *fs)
 {
 	const struct series *s = &rep->series;
@@ -291,7 +291,7 @@ static void flag_common(const struct pstats *p, struct flagset *fs)
 			 100 - dev.fs_unseen_pct, (double)p->rd.bytes / 1e6);
 }
 
-void report_flags(struct report *rep)
+void report_flags(struct iotap_report *rep)
 {
 	struct bin_dev *dev = NULL;
 	unsigned int i;
@@ -341,7 +341,7 @@ void report_flags(struct report *rep)
 		add_flag(fs, "writeback-errors: %" PRIu64 " writeback WRITE(s) failed with %s on %s "
 			 "(%.3f s to %.3f s); the application learns of these only at fsync/close, "
 			 "and the file holds less than it wrote", w->count, strerrorname_np(w->err) ? strerrorname_np(w->err) : "an error",
-			 report_file_name(rep, w->file, name, sizeof(name)),
+			 iotap_report_file_name(rep, w->file, name, sizeof(name)),
 			 (w->t_first - rep->t0) / 1e9, (w->t_last - rep->t0) / 1e9);
 	}
 	if (rep->wbfail_more)

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "stat.h"
+#include "stat_i.h"
 
 #define ADD_FIRST	offsetof(struct pstats, ops)
 #define ADD_END		offsetof(struct pstats, m_size)

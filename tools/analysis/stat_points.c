@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stat.h"
+#include "stat_i.h"
 
 void points_init(struct points *s, uint64_t cap)
 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stat.h"
+#include "stat_i.h"
 
 void seek_map_init(struct seek_map *m)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stat.h"
+#include "stat_i.h"
 
 void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max)
 {

@@ -87,7 +87,7 @@ void svg_scatter(FILE *f, const struct svg_scatter *s);
 /* Text for HTML/SVG with & < > " escaped. */
 void html_esc(FILE *f, const char *s);
 /* html.c's page frame and phase-table rows, for the pages built elsewhere (fleet.c) */
-struct report;
+struct iotap_report;
 struct pstats;
 struct flagset;
 void html_page_head(FILE *f, const char *title, const char *sub);
@@ -95,13 +95,13 @@ void html_page_foot(FILE *f);
 /* The table's heading row (@what: the second column's heading) */
 void html_metric_head(FILE *f, const char *what);
 /* A row of report_metrics[]' MO_HTML figures: @idx, @name, then the figures; @total: bold */
-void html_metric_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
+void html_metric_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
 		     const char *name, const struct flagset *fl, int total);
 /* The report's phases as chart bands (free() them), and its timeline charts
  * (@what 0: throughput, 1: ops and seeks, else concurrency, utilisation and CPU),
  * for html_compare.c */
-struct svg_band *html_phase_bands(const struct report *rep);
-void html_timelines(FILE *f, const struct report *rep, const struct svg_band *bands, int width,
+struct svg_band *html_phase_bands(const struct iotap_report *rep);
+void html_timelines(FILE *f, const struct iotap_report *rep, const struct svg_band *bands, int width,
 		    int what);
 /* 1.23k, 45.6M, 0.012: a number in few characters. */
 const char *fmt_si(double v, char *buf, size_t len);

@@ -3,82 +3,95 @@
  * iotap_analysis.h - libiotap-analysis: a trace reduced to phases, compared,
  * and rendered (the public header of tools/analysis/)
  *
- * report_build() streams a trace once and fills a struct report: one
- * struct pstats per phase and one for the whole trace, the trace cut into
- * time bins (struct series), a decimated sample of data ops for seek maps,
- * and the names of files. Phases come from PHASE markers when the trace
- * has them, from another trace's phases (--phases-from, by op order), or
- * are found automatically (phase.h). report_flags() then looks for odd
- * things. Memory is bounded by the number of files, bins and phases,
- * never by the number of records.
+ * iotap_report_build() streams a trace once and fills a struct
+ * iotap_report: one struct pstats per phase and one for the whole trace,
+ * the trace cut into time bins (struct series), a decimated sample of data
+ * ops for seek maps, and the names of files. Phases come from PHASE
+ * markers when the trace has them, from another trace's phases
+ * (--phases-from, by op order), or are found automatically; then the
+ * report looks for odd things (its flags). Memory is bounded by the number
+ * of files, bins and phases, never by the number of records.
  *
- * The output functions (output.c: text, CSV, JSON, time series, bonnie++
- * CSV; html.c: the HTML page) and compare (compare.c) share it.
+ * The report prints as text, CSV, JSON, a time series, bonnie++'s CSV line
+ * or an HTML page (iotap_report_print_*, iotap_report_write_html); several
+ * traces are a fleet (iotap_fleet_*, one report over many hosts) or a
+ * compare (iotap_compare_*, runs side by side).
+ *
+ * The API is what is named iotap_ here. struct iotap_report is complete
+ * because the CLI reads its fields (err, rs, ops_ord, phases, flags,
+ * names), and with it the types it holds (stat.h: struct pstats, struct
+ * series, ...; struct app_stats, struct flagset). What the library's files
+ * share with each other only (the figures, the metric table, the pieces of
+ * the outputs, the functions of stat.h's accumulators, phase.h, app.h,
+ * svg.h) is in tools/analysis/analysis_i.h and the headers beside it.
  *
  * Errors. Nothing here prints to stderr: a function that can fail returns
- * 0 or -errno and fills a struct analysis_err (the report's, the compare's,
- * or one the caller passes) with the sentence a person needs; the CLI
- * (tools/cmd_*.c) prints it. The types of stat.h and phase.h are part of
- * this interface (struct report holds them); svg.h is private.
+ * 0 or -errno and fills a struct iotap_analysis_err (the report's, the
+ * compare's, or one the caller passes) with the sentence a person needs;
+ * the CLI (tools/cmd_*.c) prints it.
  */
 #ifndef IOTAP_ANALYSIS_H
 #define IOTAP_ANALYSIS_H
 
 #include <stdio.h>
 
-#include "app.h"
 #include "iotap_trace.h"
 #include "stat.h"
 
 struct json_object;
+struct app_ops;
 
 /*
- * struct analysis_err - why an analysis failed (or what it warns of)
+ * A trace's application figures (`iotap run pgsql`, `run dedup`): which
+ * application (tools/analysis/app.h's struct app_ops) and its accumulator.
+ */
+struct app_stats {
+	const struct app_ops *kind;	/* the trace's application, or NULL */
+	void *acc;			/* its accumulator */
+	int err;			/* -ENOMEM met */
+};
+
+/*
+ * struct iotap_analysis_err - why an analysis failed (or what it warns of)
  * @code: -errno (0: nothing to say)
  * @msg:  "cannot read trace 'x.iotap': ..." for people, without the
  *        "iotap: " prefix the CLI adds; empty when @code is 0
  */
-struct analysis_err {
+struct iotap_analysis_err {
 	int code;
 	char msg[512];
 };
 
-/* Set @err (may be NULL) to @code and a message; returns @code. */
-int analysis_err_set(struct analysis_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /*
- * analysis_trace_open - open @path for reading with iotap_trace_reader_open()
+ * iotap_analysis_trace_open - open @path for reading with iotap_trace_reader_open()
  * Return: 0, or -errno with @err saying why in words (a format too new,
  * not a trace, a damaged header, the file system's reason).
  */
-int analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
-			struct analysis_err *err);
+int iotap_analysis_trace_open(const char *path, unsigned int flags,
+			      struct iotap_trace_reader **out, struct iotap_analysis_err *err);
 
 /*
- * analysis_threads_auto - with @on, a trace of ANALYSIS_AUTO_BYTES or more
- * that analysis_trace_open() opens gets two decoding threads when the
+ * iotap_analysis_threads_auto - with @on, a trace of IOTAP_ANALYSIS_AUTO_BYTES or more
+ * that iotap_analysis_trace_open() opens gets two decoding threads when the
  * process may run on two CPUs or more (iotap_trace_reader_set_threads),
  * unless IOTAP_READ_THREADS says how many; else one. Off by default (the
  * CLI's report, compare, dump and info turn it on; replay does not, its
  * threads have the CPUs to themselves).
  */
-#define ANALYSIS_AUTO_BYTES	(8ull << 20)
-void analysis_threads_auto(int on);
+#define IOTAP_ANALYSIS_AUTO_BYTES	(8ull << 20)
+void iotap_analysis_threads_auto(int on);
 
 /*
- * analysis_on_open - call @fn(@arg, path, reader) for every trace
- * analysis_trace_open() opens from now on, report_build()'s and
+ * iotap_analysis_on_open - call @fn(@arg, path, reader) for every trace
+ * iotap_analysis_trace_open() opens from now on, iotap_report_build()'s and
  * compare's included (the CLI's progress lines attach there); NULL: none.
  * Context: set before reading starts; the calls come on the opening thread.
  */
-void analysis_on_open(void (*fn)(void *arg, const char *path, struct iotap_trace_reader *r),
-		      void *arg);
+void iotap_analysis_on_open(void (*fn)(void *arg, const char *path,
+					 struct iotap_trace_reader *r),
+			    void *arg);
 
 #define REPORT_FLAGS_MAX	8
-/* Most phases a report keeps (memory: each is a few KiB to a few tens of KiB);
- * what later markers would start is counted in one "(later phases)". */
-#define REPORT_PHASES_MAX	2048
 #define REPORT_FLAG_LEN		240
 
 /* Odd things found in one phase (or the whole trace). */
@@ -88,7 +101,7 @@ struct flagset {
 };
 
 /* Phase boundaries taken from another trace (--phases-from). */
-struct phase_plan {
+struct iotap_phase_plan {
 	unsigned int n;
 	char (*names)[128];
 	uint64_t *ord;			/* op ordinal (FORGET not counted) of phase i's start */
@@ -96,19 +109,19 @@ struct phase_plan {
 	const char *from;		/* its path */
 };
 
-enum report_by { BY_NONE, BY_OP, BY_FILE, BY_TID };
+enum iotap_report_by { IOTAP_BY_NONE, IOTAP_BY_OP, IOTAP_BY_FILE, IOTAP_BY_TID };
 
-struct report_opts {
+struct iotap_report_opts {
 	int auto_phases;		/* 1: find phases even when the trace has markers */
 	uint64_t gap_ns;		/* idle gap that starts an automatic phase (0: 1 s) */
 	uint64_t interval_ns;		/* time bin asked for (0: 100 ms) */
 	uint64_t max_bins;		/* most bins (0: 32768); wider bins beyond */
-	const struct phase_plan *plan;	/* --phases-from */
+	const struct iotap_phase_plan *plan;	/* --phases-from */
 	double flag_factor;		/* flag throughput changes above this factor (0: 4) */
 	uint64_t points;		/* data ops kept for seek maps (0: none) */
 	int keep_names;			/* remember file names (seek maps, --by file) */
 	/*
-	 * CPUs to use (report --threads): 0 the reader as analysis_trace_open()
+	 * CPUs to use (report --threads): 0 the reader as iotap_analysis_trace_open()
 	 * sets it and one analysing thread; 1 one thread for everything; N >= 2
 	 * the reading side and the analysis on two threads, and N - 1 threads
 	 * that decompress for the reader (IOTAP_READ_THREADS overrides). Any N gives the
@@ -118,7 +131,7 @@ struct report_opts {
 };
 
 /* A file's name, from NAME records: the values of report.names. */
-struct name_ent {
+struct iotap_name_ent {
 	uint64_t parent;		/* file id of its directory */
 	char *name;			/* last component, owned */
 };
@@ -132,11 +145,11 @@ struct wbfail {
 	uint64_t t_first, t_last;	/* start of the first and the last */
 };
 
-struct report {
+struct iotap_report {
 	const char *path;
 	struct iotap_trace_header hdr;	/* strings owned by report */
 	struct iotap_trace_read_stats rs;	/* damage met (the CLI warns of it) */
-	struct analysis_err err;	/* why report_build() failed */
+	struct iotap_analysis_err err;	/* why iotap_report_build() failed */
 	struct pstats total;
 	struct pstats *phases;
 	unsigned int nphases;
@@ -155,180 +168,62 @@ struct report {
 	struct series series;
 	struct points points;
 	struct seek_map files;		/* per-file data op counts */
-	struct iotap_map names;		/* file id -> struct name_ent */
+	struct iotap_map names;		/* file id -> struct iotap_name_ent */
 	double flag_factor;
 	struct app_stats app;		/* pgsql/dedup application figures (app.h) */
 	/* the phases' latency histograms (struct pstats' pool); freed last */
 	struct iotap_hist_pool *hist_pool;
 };
 
-void report_opts_init(struct report_opts *o);
+void iotap_report_opts_init(struct iotap_report_opts *o);
 /* Return: 0, or -errno with rep->err saying why (bad trace, out of memory). */
-int report_build(struct report *rep, const char *path, const struct report_opts *o);
-void report_release(struct report *rep);
-/* Find the odd things; called by report_build. */
-void report_flags(struct report *rep);
-
+int iotap_report_build(struct iotap_report *rep, const char *path,
+		       const struct iotap_report_opts *o);
+void iotap_report_release(struct iotap_report *rep);
 /* Phase by name ("NAME", or "NAME#k" for its k-th occurrence); -1 if none. */
-int report_find_phase(const struct report *rep, const char *name);
+int iotap_report_find_phase(const struct iotap_report *rep, const char *name);
 /* A file's path as far as NAME records tell, into @buf ("#123" if unknown). */
-const char *report_file_name(const struct report *rep, uint64_t file, char *buf, size_t len);
+const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file, char *buf,
+				   size_t len);
 
 /* The phase plan of a built report (its phases by op ordinal), for --phases-from. */
-int report_plan(const struct report *rep, struct phase_plan *plan);
-void phase_plan_release(struct phase_plan *plan);
-
-/* --- derived figures (metric.c) ------------------------------------------ */
-
-struct dev_fig {
-	double rd_mbps, wr_mbps, rd_iops, wr_iops, iops, util_pct, queue;
-	double rd_bytes;		/* bytes the device read over the span */
-	double fs_unseen_pct;		/* % of FS read bytes the device never read, -1: n/a */
-};
-
-struct cpu_fig {
-	int has_mark;			/* marking process (workload) */
-	double mark_pct;
-	int has_sample;
-	double daemon_pct, system_pct, iowait_pct; /* % of one CPU, % of all CPUs, % of all */
-};
-
-double fig_rate(uint64_t n, double secs);
-double fig_mbps(uint64_t bytes, double secs);
-double fig_seq_pct(const struct pstats *p);
-/* p99 latency of @op in microseconds; NAN when the span has none. */
-double fig_p99_us(const struct pstats *p, unsigned int op);
-int fig_device(const struct pstats *p, struct dev_fig *f);
-/* Return: 1 if any CPU figure is known. */
-int fig_cpu(const struct pstats *p, struct cpu_fig *c);
-/* The CPU% the report shows: the marking process's, else the system's. */
-int fig_cpu_pct(const struct pstats *p, double *out);
-double fig_start_s(const struct report *rep, const struct pstats *p);
-/* Mean ops in flight: the ops' time over the span's (Little's law). */
-double fig_inflight(const struct pstats *p);
-/* Metadata ops (neither data nor fsync) per second. */
-double fig_meta_rate(const struct pstats *p);
-/*
- * A phase with ops that lasted under REPORT_MIN_TIMED_S: its rates mean
- * nothing (22 ops in 7 us are not 3 million ops/s); the text and HTML
- * tables print them as bonnie++ does a test under its 0.5 s, "+++++".
- */
-#define REPORT_MIN_TIMED_S	0.1
-int fig_too_short(const struct pstats *p);
-/* "8k 99.9%, 4k 0.1%": the three fullest request-size buckets of @d */
-void fig_size_summary(const struct dir_stats *d, char *buf, size_t len);
-/* "<16k 83%, <2m 8%": the three commonest seek distances of @p */
-void fig_seek_summary(const struct pstats *p, char *buf, size_t len);
-
-/* --- the report's columns (metric.c) ----------------------------------- */
-
-/* Where a report_metric shows (.out). */
-enum metric_out {
-	MO_TEXT_MB	= 1 << 0,	/* the text phase table, MB/s units */
-	MO_TEXT_K	= 1 << 1,	/* the text phase table, --bonnie's K/sec units */
-	MO_TEXT		= MO_TEXT_MB | MO_TEXT_K,
-	MO_CSV		= 1 << 2,	/* report --csv: a column */
-	MO_JSON		= 1 << 3,	/* report --json: a member of each phase */
-	MO_HTML		= 1 << 4,	/* the HTML report's phase table */
-	MO_CMP		= 1 << 5,	/* compare, in each of its outputs */
-	MO_ZERO		= 1 << 6,	/* text, CSV and JSON print an absent figure as 0 */
-	MO_ALWAYS	= 1 << 7,	/* compare shows it even where it is 0 everywhere */
-	MO_GATE		= 1 << 8,	/* JSON: its group is null where this figure is absent */
-	MO_RATE		= 1 << 9,	/* a rate: "+++++" in the text and HTML tables where
-					 * the phase is too short to time (fig_too_short) */
-};
-
-/*
- * One figure of a phase: a row of report_metrics[], which every output of
- * report and compare walks. A figure is a number (@get; NAN where the
- * phase has none: "-" for people, empty in CSV, null in JSON), or for
- * JSON a whole member (@jget) and for CSV a string (@str).
- */
-struct report_metric {
-	const char *key;	/* CSV column, compare's key: "write_mb_per_s" */
-	const char *json;	/* JSON member, "group.member"; NULL: @key */
-	const char *label;	/* compare's name for it: "write MB/s" */
-	int dec;		/* decimals for people: the text table, compare */
-	int sdec;		/* decimals for scripts: CSV, JSON */
-	int hdec;		/* decimals in the HTML phase table */
-	unsigned int out;	/* enum metric_out */
-	unsigned int side;	/* order in compare and the HTML table; 0: after the rest */
-	const char *head;	/* the text table's heading */
-	int width;		/* ... and its column's width */
-	const char *th;		/* the HTML phase table's heading, a whole <th> */
-	double (*get)(const struct report *rep, const struct pstats *p);
-	struct json_object *(*jget)(const struct report *rep, const struct pstats *p,
-				    const struct flagset *fl);
-	const char *(*str)(const struct pstats *p, const struct flagset *fl, char *buf,
-			   size_t len);
-};
-
-#define METRIC_MAX	64
-
-extern const struct report_metric report_metrics[];
-
-/*
- * The rows that show in @out (one MO_ bit), in that output's order, into
- * @list (METRIC_MAX entries). Return: how many.
- */
-unsigned int metric_view(unsigned int out, const struct report_metric **list);
-/* @m's figure for @p as output @out prints it (MO_ZERO applied); NAN: none. */
-double metric_value(const struct report_metric *m, unsigned int out, const struct report *rep,
-		    const struct pstats *p);
+int iotap_report_plan(const struct iotap_report *rep, struct iotap_phase_plan *plan);
+void iotap_phase_plan_release(struct iotap_phase_plan *plan);
 
 /* --- output (output.c) ---------------------------------------------------- */
 
-struct out_opts {
+struct iotap_out_opts {
 	int bonnie_units;		/* text in K/sec like bonnie++ */
 	int detail;			/* text: every phase's detail, not only the table and flags */
 };
 
-void report_print_text(const struct report *rep, const struct out_opts *oo, FILE *f);
-void report_print_csv(const struct report *rep, FILE *f);
+void iotap_report_print_text(const struct iotap_report *rep, const struct iotap_out_opts *oo,
+			     FILE *f);
+void iotap_report_print_csv(const struct iotap_report *rep, FILE *f);
 /* Return: 0 or -ENOMEM. */
-int report_print_json(const struct report *rep, FILE *f);
+int iotap_report_print_json(const struct iotap_report *rep, FILE *f);
 /*
  * The time series at @interval_ns steps (0: the report's bins), text or CSV.
  * @warn: set (code 0) when the interval had to be rounded to whole bins.
  */
-void report_print_series(const struct report *rep, uint64_t interval_ns, int csv, FILE *f,
-			 struct analysis_err *warn);
+void iotap_report_print_series(const struct iotap_report *rep, uint64_t interval_ns, int csv,
+			       FILE *f, struct iotap_analysis_err *warn);
 /* bonnie++'s CSV line (Debian 2.00a layout). Return: 0, or -EINVAL if the
  * phases are not bonnie's (@err says why). */
-int report_print_bonnie_csv(const struct report *rep, FILE *f, struct analysis_err *err);
-/* bonnie++'s test name of each phase (NULL: not one), as --bonnie-csv maps
- * them; @names has rep->nphases entries. Return: how many phases are tests. */
-unsigned int report_bonnie_names(const struct report *rep, const char **names);
-/*
- * The pieces of the text table and the CSV, for reports that print rows of
- * their own (fleet.c): the heading row (@what heads the name column), one
- * row of @p under @idx and @name; the CSV's header line, a quoted field,
- * and one row (@index < 0: none, as the total's).
- */
-void report_text_head_row(FILE *f, const char *what, const struct out_opts *oo);
-void report_text_row(FILE *f, const struct report *rep, const struct pstats *p, const char *idx,
-		     const char *name, const struct out_opts *oo);
-void report_csv_head(FILE *f);
-void report_csv_str(FILE *f, const char *s);
-void report_csv_row(FILE *f, const struct report *rep, const struct pstats *p,
-		    const struct flagset *fl, int index);
+int iotap_report_print_bonnie_csv(const struct iotap_report *rep, FILE *f,
+				  struct iotap_analysis_err *err);
 /* One phase broken down by op, file or thread: a second pass over the trace.
  * Return: 0 or -errno (@err says why). */
-int report_print_by(const struct report *rep, int phase, enum report_by by, int csv, FILE *f,
-		    struct analysis_err *err);
-
-/* json-c helpers shared with compare */
-struct json_object;
-struct json_object *report_json_phase(const struct report *rep, const struct pstats *p,
-				      const struct flagset *fl);
+int iotap_report_print_by(const struct iotap_report *rep, int phase, enum iotap_report_by by,
+			  int csv, FILE *f, struct iotap_analysis_err *err);
 
 /* A JSON number printed with @decimals decimals; NULL (JSON null) for NaN or inf. */
-struct json_object *report_jnum(double v, int decimals);
+struct json_object *iotap_report_jnum(double v, int decimals);
 
 /* --- HTML (html.c) ------------------------------------------------------- */
 
 /* The report page into @f (out_open()); write errors show in ferror(@f). */
-void report_write_html(const struct report *rep, FILE *f);
+void iotap_report_write_html(const struct iotap_report *rep, FILE *f);
 
 /* --- fleet: one report over many hosts' traces (fleet.c) ------------------ */
 
@@ -342,36 +237,34 @@ void report_write_html(const struct report *rep, FILE *f);
  * spans on the wall clock (each trace's monotonic times moved by its
  * header's realtime - monotonic base).
  */
-struct fleet_host {
+struct iotap_fleet_host {
 	const char *path;
 	char label[256];		/* the header's host; its file name when shared */
 	int by_file;			/* @label is the file name */
-	struct report rep;
+	struct iotap_report rep;
 	uint64_t shift;			/* realtime - monotonic of its clock, ns (mod 2^64) */
 };
 
-struct fleet {
-	struct fleet_host *hosts;
+struct iotap_fleet {
+	struct iotap_fleet_host *hosts;
 	unsigned int nhosts;
 	unsigned int nphases;		/* matched phases; all[nphases] is the total */
 	char (*names)[128];
 	int *map;			/* [phase][host]: index into its phases, -1: none */
 	struct pstats *all;		/* [nphases + 1]: all hosts together */
-	struct report view;		/* t0: the fleet's start; the figures' report argument */
-	struct analysis_err err;	/* why fleet_build() failed */
+	struct iotap_report view;	/* t0: the fleet's start; the figures' report argument */
+	struct iotap_analysis_err err;	/* why iotap_fleet_build() failed */
 };
 
 /* Return: 0 or -errno (fl->err says why). */
-int fleet_build(struct fleet *fl, const char *const *paths, unsigned int n,
-		const struct report_opts *o);
-void fleet_release(struct fleet *fl);
-/* Host @h's pstats of matched phase @k (k == nphases: its total), or NULL. */
-const struct pstats *fleet_phase(const struct fleet *fl, unsigned int k, unsigned int h);
-void fleet_print_text(const struct fleet *fl, const struct out_opts *oo, FILE *f);
-void fleet_print_csv(const struct fleet *fl, FILE *f);
+int iotap_fleet_build(struct iotap_fleet *fl, const char *const *paths, unsigned int n,
+		      const struct iotap_report_opts *o);
+void iotap_fleet_release(struct iotap_fleet *fl);
+void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out_opts *oo, FILE *f);
+void iotap_fleet_print_csv(const struct iotap_fleet *fl, FILE *f);
 /* Return: 0 or -ENOMEM. */
-int fleet_print_json(const struct fleet *fl, FILE *f);
-void fleet_write_html(const struct fleet *fl, FILE *f);
+int iotap_fleet_print_json(const struct iotap_fleet *fl, FILE *f);
+void iotap_fleet_write_html(const struct iotap_fleet *fl, FILE *f);
 
 /* --- compare ------------------------------------------------------------- */
 
@@ -387,29 +280,15 @@ void fleet_write_html(const struct fleet *fl, FILE *f);
  */
 #define CMP_PHASE_KEY	160
 
-struct cmp_group {
+struct iotap_cmp_group {
 	const char *label;		/* --label NAME, or the trace's file name */
 	unsigned int n;			/* traces (repeats) */
 	const char **paths;
-	struct report *reps;		/* n built reports */
+	struct iotap_report *reps;		/* n built reports */
 };
 
-/* One figure of one phase in every group. */
-struct cmp_cell {
-	unsigned int n;			/* traces that have it */
-	double mean, sd;		/* sd: sample standard deviation, 0 for one trace */
-	double ratio;			/* mean / baseline mean; NAN when not comparable */
-	/* a rate of a phase too short to time (fig_too_short) in one of its
-	 * traces, or in the baseline's: people see +++++ and no ratio */
-	unsigned int too_short, base_short;
-};
-
-/* compare's figures (report_metrics[]' MO_CMP rows): how many, and the m-th. */
-unsigned int compare_nmetrics(void);
-const struct report_metric *compare_metric(unsigned int m);
-
-struct compare {
-	struct cmp_group *groups;
+struct iotap_compare {
+	struct iotap_cmp_group *groups;
 	unsigned int ngroups;
 	unsigned int nphases;		/* matched phases (the last row is the total) */
 	char (*phase_names)[CMP_PHASE_KEY];
@@ -423,44 +302,17 @@ struct compare {
 	 * period"; [ngroups][max traces], name "" where a trace has none
 	 */
 	struct pstats *period;
-	struct analysis_err err;	/* why compare_build() failed */
+	struct iotap_analysis_err err;	/* why iotap_compare_build() failed */
 };
 
 /* Build every report and match phases. Return: 0 or -errno (c->err says why). */
-int compare_build(struct compare *c, struct cmp_group *groups, unsigned int ngroups);
-void compare_release(struct compare *c);
-/* The pstats of phase @k in trace @t of group @g, or NULL. */
-const struct pstats *compare_phase(const struct compare *c, unsigned int k, unsigned int g,
-				   unsigned int t);
-/* Figure @m of phase @k for group @g. */
-void compare_cell(const struct compare *c, unsigned int k, unsigned int g, unsigned int m,
-		  struct cmp_cell *out);
-/* 1 if figure @m means anything for phase @k (non-zero somewhere). */
-int compare_metric_used(const struct compare *c, unsigned int k, unsigned int m);
-
-void compare_print_text(const struct compare *c, FILE *f);
-/*
- * pgsql/dedup traces: their application figures side by side, with verdicts
- * (app_compare.c). app_compare_figs() fills @figs with the figures' rows
- * (the first group's with an application; 0: none) and @kind ("pgsql",
- * "dedup"); app_compare_cell() is figure @key of group @g (mean and sample
- * sd over its traces, ratio to group 0's mean; n 0: none);
- * app_compare_best() the group with the better mean of @f (-1: fewer than
- * two groups have it), app_compare_word() its verdict's adjective.
- */
-struct app_fig;
-unsigned int app_compare_figs(const struct compare *c, struct app_fig *figs, const char **kind);
-void app_compare_cell(const struct compare *c, unsigned int g, const char *key,
-		      struct cmp_cell *out);
-int app_compare_best(const struct compare *c, const struct app_fig *f, double *best);
-const char *app_compare_word(const struct app_fig *f);
-void app_compare_print_text(const struct compare *c, FILE *f);
-struct json_object *app_compare_json(const struct compare *c);
-/* The CSV rows of the application figures (phase "application"), no header. */
-void app_compare_print_csv(const struct compare *c, FILE *f);
-void compare_print_csv(const struct compare *c, FILE *f);
-int compare_print_json(const struct compare *c, FILE *f);
+int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups,
+			unsigned int ngroups);
+void iotap_compare_release(struct iotap_compare *c);
+void iotap_compare_print_text(const struct iotap_compare *c, FILE *f);
+void iotap_compare_print_csv(const struct iotap_compare *c, FILE *f);
+int iotap_compare_print_json(const struct iotap_compare *c, FILE *f);
 /* The compare page into @f (out_open()); write errors show in ferror(@f). */
-void compare_write_html(const struct compare *c, FILE *f);
+void iotap_compare_write_html(const struct iotap_compare *c, FILE *f);
 
 #endif /* IOTAP_ANALYSIS_H */

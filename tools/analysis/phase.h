@@ -16,7 +16,7 @@
 #ifndef IOTAP_PHASE_H
 #define IOTAP_PHASE_H
 
-#include "stat.h"
+#include "stat_i.h"
 
 #define AUTO_SEG_MAX	512
 #define AUTO_BLOCK_OPS	256		/* a block closes after this many ops ... */

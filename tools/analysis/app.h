@@ -28,6 +28,7 @@
 
 #include "iotap_base.h"
 #include "iotap_models.h"
+#include "iotap_analysis.h"
 #include "iotap_trace.h"
 
 /* One checkpoint as log_checkpoints says it, from its markers and ops. */
@@ -154,12 +155,6 @@ const struct app_ops app_##n##_ops = { \
 #define APP_OPS_DECL(name) extern const struct app_ops app_##name##_ops;
 #define APP_OPS_NONE(name)
 IOTAP_MODELS(APP_OPS_NONE, APP_OPS_DECL)
-
-struct app_stats {
-	const struct app_ops *kind;	/* the trace's application, or NULL */
-	void *acc;			/* its accumulator */
-	int err;			/* -ENOMEM met */
-};
 
 /* @workload: the header's workload string (NULL: none). */
 void app_init(struct app_stats *a, const char *workload);
