@@ -23,7 +23,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +38,7 @@ enum {
 	O_AUTO, O_GAP, O_FACTOR, O_OUTPUT, O_FORCE, O_DETAIL, O_THREADS, O_PROGRESS, O_NO_PROGRESS,
 };
 
-#define THREADS_MAX	64	/* --threads; the default: the CPUs, at most THREADS_AUTO */
-/*
- * The analysis is one thread's and the reading another's: past a third
- * (decompressing) thread more add memory (6 MiB each), no speed
- * (BENCHMARKS.md, "Session 12: parallel report").
- */
-#define THREADS_AUTO	4
+#define THREADS_MAX	64	/* --threads */
 static unsigned int opt_threads;
 
 static const struct opt_desc report_opts[] = {
@@ -81,8 +74,9 @@ static const struct opt_desc report_opts[] = {
 		       "metadata, concurrency, device, latency), not only\n"
 		       "the phase table and the flags" },
 	[O_THREADS] = OPT_UINT(0, "threads", &opt_threads, "N",
-			       "use N CPUs (default: those the process may run on,\n"
-			       "at most 4; 1: one thread); the report is the same", 1,
+			       "read on one thread and analyse on another, with N - 1\n"
+			       "decompressing (default: one analysing thread and the\n"
+			       "reader's own; 1: one thread); the report is the same", 1,
 			       THREADS_MAX, "bad --threads '%s' (1 to 64)"),
 	[O_PROGRESS] = OPT_PROGRESS,
 	[O_NO_PROGRESS] = OPT_NO_PROGRESS,
@@ -216,18 +210,6 @@ out:
 	return ret;
 }
 
-/* --threads' default: the CPUs the process may run on, at most THREADS_AUTO. */
-static unsigned int threads_default(void)
-{
-	cpu_set_t cpus;
-	int n;
-
-	if (sched_getaffinity(0, sizeof(cpus), &cpus))
-		return 1;
-	n = CPU_COUNT(&cpus);
-	return n < 1 ? 1 : n > THREADS_AUTO ? THREADS_AUTO : (unsigned int)n;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct iotap_report_opts ro;
@@ -291,7 +273,7 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	if (rc < 0)
 		return 2;
-	ro.threads = opt_threads ? opt_threads : threads_default();
+	ro.threads = opt_threads;	/* 0: the reader as for every command */
 	if (json + csv + bcsv > 1)
 		return opt_error(&report_cmd, "--json, --csv and --bonnie-csv exclude each other");
 	if (interval && (json || bcsv || by))
