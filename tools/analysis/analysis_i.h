@@ -24,6 +24,18 @@ int analysis_err_set(struct iotap_analysis_err *err, int code, const char *fmt, 
 /* Find the odd things; called by iotap_report_build. */
 void report_flags(struct iotap_report *rep);
 
+/*
+ * The phase list once the stream is read (report_phases.c; report.c's
+ * finish() calls them): "#k" on repeated names; negligible unmarked spans
+ * (fewer than 64 ops, no data, no longer than @gap_ns) into their marked
+ * neighbour; marked phases with no op and no length dropped;
+ * --phases-from's leading ops into the first phase. -ENOMEM or 0.
+ */
+void report_number_repeats(struct iotap_report *rep);
+int report_fold_unmarked(struct iotap_report *rep, uint64_t gap_ns);
+void report_drop_empty(struct iotap_report *rep);
+int report_fold_plan(struct iotap_report *rep, const struct iotap_phase_plan *plan);
+
 /* --- derived figures (metric.c) ------------------------------------------ */
 
 struct dev_fig {
