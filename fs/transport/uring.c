@@ -130,12 +130,34 @@ int uring_ent_prep(struct fs_uring_ent *e, uint32_t cmd_op)
 }
 
 /*
+ * Send @e's reply and fetch its next request. The leader only queues it
+ * (submitted with the others before it waits again); any other thread
+ * submits at once.
+ */
+static void ent_commit(struct fs_uring_ent *e, bool submit)
+{
+	struct fs_uring_queue *q = e->q;
+	int ret;
+
+	CMM_STORE_SHARED(e->unique, 0);
+	pthread_mutex_lock(&q->sq_lock);
+	ret = uring_ent_prep(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH);
+	if (!ret && submit)
+		ret = io_uring_submit(&q->ring) < 0 ? -EIO : 0;
+	pthread_mutex_unlock(&q->sq_lock);
+	if (ret) {
+		fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot commit a reply: %s", q->qid,
+		       strerror(-ret));
+		e->dead = true;
+	}
+}
+
+/*
  * Wake whichever ring thread waits on @q's ring: a message posted straight
  * into its completion queue (IORING_REGISTER_SEND_MSG_RING, no ring of our
  * own needed; the kernel posts it without task work, so it arrives even
- * while the thread that armed anything on the ring sleeps; Linux 6.13,
- * before FUSE over io_uring in 6.14). Should the kernel refuse it, submit
- * from here if the leader is not waiting in the kernel.
+ * while the thread that armed anything on the ring sleeps). Should the
+ * kernel refuse it, submit from here, as a late reply does.
  */
 static void queue_kick(struct fs_uring_queue *q)
 {
@@ -143,69 +165,11 @@ static void queue_kick(struct fs_uring_queue *q)
 
 	memset(&sqe, 0, sizeof(sqe));
 	io_uring_prep_msg_ring(&sqe, q->ring.ring_fd, 0, UD_KICK, 0);
-	if (syscall(__NR_io_uring_register, -1, IORING_REGISTER_SEND_MSG_RING, &sqe, 1) < 0 &&
-	    !pthread_mutex_trylock(&q->sq_lock)) {
+	if (syscall(__NR_io_uring_register, -1, IORING_REGISTER_SEND_MSG_RING, &sqe, 1) < 0) {
+		pthread_mutex_lock(&q->sq_lock);
 		io_uring_submit(&q->ring);
 		pthread_mutex_unlock(&q->sq_lock);
 	}
-}
-
-/*
- * Send @e's reply and fetch its next request: queue its COMMIT_AND_FETCH
- * (the leader: its next submit sends it with the others), queue and
- * submit it at once (another ring thread), or queue it and kick the ring
- * (a helper, a late reply: a ring thread submits it, see ent_done()). The
- * leader holds the SQ's lock while it waits in the kernel (lead(): submit
- * and wait are one io_uring_enter(), as in libfuse's own ring loop), so a
- * thread that finds the lock taken leaves @e on the queue's commit list
- * and kicks the ring: the leader wakes, and queues it before it submits
- * again (queue_take_commits()).
- */
-enum { COMMIT_QUEUE, COMMIT_SUBMIT, COMMIT_KICK };
-
-static void ent_commit(struct fs_uring_ent *e, int how)
-{
-	struct fs_uring_queue *q = e->q;
-	int ret;
-
-	CMM_STORE_SHARED(e->unique, 0);
-	if (pthread_mutex_trylock(&q->sq_lock)) {
-		pthread_mutex_lock(&q->lock);
-		e->commit_next = q->commit_head;
-		q->commit_head = e;
-		pthread_mutex_unlock(&q->lock);
-		queue_kick(q);
-		return;
-	}
-	ret = uring_ent_prep(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH);
-	if (!ret && how == COMMIT_SUBMIT)
-		ret = io_uring_submit(&q->ring) < 0 ? -EIO : 0;
-	pthread_mutex_unlock(&q->sq_lock);
-	if (ret) {
-		fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot commit a reply: %s", q->qid,
-		       strerror(-ret));
-		e->dead = true;
-	} else if (how == COMMIT_KICK) {
-		queue_kick(q);
-	}
-}
-
-/* The leader, under q->sq_lock: queue the commits other threads left on the list. */
-static void queue_take_commits(struct fs_uring_queue *q)
-{
-	struct fs_uring_ent *e;
-
-	if (!CMM_LOAD_SHARED(q->commit_head))
-		return;
-	pthread_mutex_lock(&q->lock);
-	e = q->commit_head;
-	q->commit_head = NULL;
-	pthread_mutex_unlock(&q->lock);
-	for (; e; e = e->commit_next)
-		if (uring_ent_prep(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH)) {
-			fs_log(FS_LOG_ERR, "io_uring: queue %u: cannot commit a reply", q->qid);
-			e->dead = true;
-		}
 }
 
 /*
@@ -218,7 +182,12 @@ static void queue_take_commits(struct fs_uring_queue *q)
  */
 static void ent_done(struct fs_uring_ent *e)
 {
-	ent_commit(e, cur_helper ? COMMIT_KICK : cur_leader ? COMMIT_QUEUE : COMMIT_SUBMIT);
+	if (cur_helper) {
+		ent_commit(e, false);
+		queue_kick(e->q);
+	} else {
+		ent_commit(e, !cur_leader);
+	}
 }
 
 static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e);
@@ -498,27 +467,18 @@ static uint64_t uring_seq(const struct fs_uring *u)
  * 8 KiB randread 1.41, the 4-job jobs and the metadata loop 1.00-1.04,
  * write+fdatasync within its disk's noise.
  */
-static bool queue_spins(struct fs_uring_queue *q)
-{
-	const struct fs_uring *u = q->u;
-	struct io_uring_cqe *cqe;
-
-	if (!u->spin_ns || !io_uring_peek_cqe(&q->ring, &cqe))
-		return false;	/* off, or a request is there already */
-	if (uatomic_read(&u->off_busy))
-		return false;	/* an application waits for the disk, not for us */
-	return q->spin_score >= URING_SPIN_MIN_SCORE || !(++q->spin_probe & 63);
-}
-
-/* The spin itself, once queue_spins() said so and the replies are out. */
 static void queue_spin(struct fs_uring_queue *q)
 {
 	const struct fs_uring *u = q->u;
 	struct io_uring_cqe *cqe;
 	uint64_t t0, now, seq0;
 
-	if (!io_uring_peek_cqe(&q->ring, &cqe))
-		return;		/* the submit fetched a request at once */
+	if (!u->spin_ns || !io_uring_peek_cqe(&q->ring, &cqe))
+		return;		/* off, or a request is there already */
+	if (uatomic_read(&u->off_busy))
+		return;		/* an application waits for the disk, not for us */
+	if (q->spin_score < URING_SPIN_MIN_SCORE && (++q->spin_probe & 63))
+		return;
 	q->spins++;
 	t0 = now = iotap_trace_now_ns();
 	seq0 = uring_seq(u);
@@ -556,25 +516,12 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 		struct io_uring_cqe *cqe;
 		int ret;
 
-		/*
-		 * Submit the replies and wait in one io_uring_enter(), holding
-		 * the SQ's lock (ent_commit()); apart only to spin between them
-		 */
 		pthread_mutex_lock(&q->sq_lock);
-		queue_take_commits(q);
-		if (queue_spins(q)) {
-			ret = io_uring_submit(&q->ring);
-			pthread_mutex_unlock(&q->sq_lock);
-			if (ret >= 0) {
-				queue_spin(q);
-				ret = io_uring_wait_cqe(&q->ring, &cqe);
-			}
-		} else {
-			if (io_uring_sq_ready(&q->ring))
-				ret = io_uring_submit_and_wait(&q->ring, 1);
-			else
-				ret = io_uring_wait_cqe(&q->ring, &cqe);
-			pthread_mutex_unlock(&q->sq_lock);
+		ret = io_uring_submit(&q->ring);
+		pthread_mutex_unlock(&q->sq_lock);
+		if (ret >= 0) {
+			queue_spin(q);
+			ret = io_uring_wait_cqe(&q->ring, &cqe);
 		}
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			fs_log(FS_LOG_ERR, "io_uring: queue %u: %s", q->qid, strerror(-ret));
@@ -630,8 +577,10 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 				CMM_STORE_SHARED(q->busy, 0);
 			pthread_mutex_unlock(&q->lock);
 			if (!still) {
-				/* handed on while serving: the new leader sends the reply */
-				queue_kick(q);
+				/* handed on while serving: the reply goes out now */
+				pthread_mutex_lock(&q->sq_lock);
+				io_uring_submit(&q->ring);
+				pthread_mutex_unlock(&q->sq_lock);
 				return false;
 			}
 		}
@@ -810,7 +759,8 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)len;
 	if (other) {
 		/* a late reply: its serving thread has moved on; a ring thread submits it */
-		ent_commit(e, COMMIT_KICK);
+		ent_commit(e, false);
+		queue_kick(e->q);
 	} else
 		e->replied = true;
 	*ret = (ssize_t)total;

@@ -81,7 +81,6 @@ struct fs_uring_ent {
 	bool replied;				/* the reply is in the buffers */
 	bool dead;				/* the kernel will not use it again */
 	struct fs_uring_ent *off_next;		/* on the queue's helper list */
-	struct fs_uring_ent *commit_next;	/* on the queue's commit list */
 	/* a request its handler handed over half-way (fs_uring_handoff) */
 	bool handed;				/* for the helper to serve again */
 	bool waits;				/* served inline, waiting (no helper at all) */
@@ -104,8 +103,7 @@ struct fs_uring_queue {
 	unsigned int qid;
 	struct io_uring ring;
 	bool ring_up;
-	pthread_mutex_t sq_lock;		/* the SQ: get_sqe, prep, submit; held by
-						   the leader while it waits (ent_commit()) */
+	pthread_mutex_t sq_lock;		/* the SQ: get_sqe, prep, submit */
 	pthread_mutex_t lock;			/* what follows */
 	pthread_cond_t follow;			/* followers wait here for the lead */
 	uint64_t lead;				/* token of the leader, 0: none */
@@ -116,7 +114,6 @@ struct fs_uring_queue {
 	unsigned int nthreads, nidle;
 	uint64_t handoffs;			/* leads handed on by the watchdog */
 	uint64_t served;
-	struct fs_uring_ent *commit_head;	/* commits left while the leader waited */
 	/* the leader's spin before it sleeps (queue_spin()); leader only */
 	unsigned int spin_score;		/* how well spinning pays, 0-256 */
 	unsigned int spin_probe;
