@@ -7,6 +7,7 @@
  * daemon's CPU and RSS, the operations served; as text or one JSON object.
  */
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +33,14 @@ static void fmt_dur(char *out, size_t len, uint64_t ns)
 			 (unsigned long long)(s % 60));
 }
 
+/* @s as a JSON string, escaped by json-c as every other JSON iotap writes */
 static void json_str(FILE *f, const char *s)
 {
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			putc(*s, f);
-	}
-	putc('"', f);
+	struct json_object *o = json_object_new_string(s);
+
+	fputs(o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						    JSON_C_TO_STRING_NOSLASHESCAPE) : "null", f);
+	json_object_put(o);
 }
 
 static int json_opt;	/* --json */
