@@ -58,21 +58,11 @@ static const struct opt_desc dump_opts[] = {
 	{ NULL },
 };
 
-static const struct opt_cmd dump_cmd = {
+static struct opt_cmd dump_cmd = {
 	.name = "dump",
 	.usage = "TRACE [--csv | --json | --fio-iolog [--fio-root DIR]] [--op LIST] [--limit N]\n"
 		 "       [--file-order] [--progress | --no-progress]",
-	.summary = "Print one line per record:\n"
-		   "  TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US [key=value...]\n"
-		   "Non-op records show their type (NAME, PHASE, SAMPLE, LOST, END, NOTE) as OP.\n"
-		   "--csv columns: time_s,type,op,tid,pid,uid,gid,file,fh,offset,length,result,\n"
-		   "error,lat_us,file2,flags,mode,aux,name and, for SAMPLE rows, dev,rd_ios,\n"
-		   "rd_sectors,wr_ios,wr_sectors,io_ticks_ms,queue_ms,in_flight,proc_user_ns,\n"
-		   "proc_sys_ns,sys_user_ns,sys_sys_ns,sys_idle_ns,sys_iowait_ns,rss_kb. type is\n"
-		   "op, name, phase, sample, lost, end or note; a PHASE row has op begin or end\n"
-		   "and its CPU in offset (user ns) and length (system ns); a NAME row has the\n"
-		   "parent in file2 and the size in length; LOST has the count in length; END\n"
-		   "the records in length and the lost in aux; NOTE its text in name.",
+	/* .summary: dump_summary(), the CSV columns from dump_fields.c's table */
 	.opts = dump_opts,
 	.footer = "examples:\n  iotap dump cap.iotap --op write | awk '{ b += $8 } END { print b }'\n"
 		  "  iotap dump cap.iotap --csv > cap.csv    # then: duckdb -c \"from 'cap.csv'\"\n"
@@ -117,6 +107,66 @@ static int parse_ops(const char *list, struct dump_filter *flt)
 	return 0;
 }
 
+/*
+ * @s on lines of at most @width columns, broken at a space or after a comma
+ * that no space follows (a list's items); a longer word gets its own line.
+ */
+static void put_wrapped(FILE *f, const char *s, size_t width)
+{
+	size_t col = 0, sep = 0, n;
+
+	while (*s) {
+		for (n = 0; s[n] && s[n] != ' '; n++)
+			if (s[n] == ',' && s[n + 1] && s[n + 1] != ' ') {
+				n++;
+				break;
+			}
+		if (col && col + sep + n > width) {
+			fputc('\n', f);
+			col = 0;
+		} else if (sep) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(s, 1, n, f);
+		col += n;
+		s += n;
+		sep = *s == ' ';
+		s += sep;
+	}
+}
+
+/* The --help paragraph, its --csv columns taken from the fields' table. */
+static const char *dump_summary(void)
+{
+	static char text[4096];
+	char cols[2048];
+	FILE *f;
+
+	f = fmemopen(cols, sizeof(cols), "w");
+	if (!f)
+		return NULL;
+	fputs("--csv columns: ", f);
+	dump_table_csv_help(f);
+	fputs(". type is op, name, phase, sample, lost, end or note; a PHASE row has op "
+	      "begin or end and its CPU in offset (user ns) and length (system ns); a NAME "
+	      "row has the parent in file2 and the size in length; LOST has the count in "
+	      "length; END the records in length and the lost in aux; NOTE its text in name.",
+	      f);
+	fputc('\0', f);
+	if (fclose(f))
+		return NULL;
+	f = fmemopen(text, sizeof(text), "w");
+	if (!f)
+		return NULL;
+	fputs("Print one line per record:\n"
+	      "  TIME_S TID PID OP FILE OFFSET LENGTH RESULT LAT_US [key=value...]\n"
+	      "Non-op records show their type (NAME, PHASE, SAMPLE, LOST, END, NOTE) as OP.\n", f);
+	put_wrapped(f, cols, 76);
+	fputc('\0', f);
+	return fclose(f) ? NULL : text;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	struct dump_filter flt = { 0 };
@@ -136,6 +186,7 @@ int cmd_dump(int argc, char **argv)
 	struct fio_iolog_sum fio_sum;
 	static char obuf[1 << 16];
 
+	dump_cmd.summary = dump_summary();
 	while ((rc = opt_next(&dump_cmd, argc, argv, &idx, &arg)) == 1) {
 		switch (idx) {
 		case O_OP:

@@ -491,6 +491,27 @@ void dump_table_csv_head(FILE *f)
 	fputc('\n', f);
 }
 
+/*
+ * The same columns as a phrase: comma-separated, a run of the columns only
+ * SAMPLE records fill after "and, for SAMPLE rows, ", the columns after
+ * such a run after ", then ".
+ */
+void dump_table_csv_help(FILE *f)
+{
+	const struct dump_field *const *dp;
+	int sample = 0;
+
+	dump_fields_order();
+	for (dp = csv_order; *dp; dp++) {
+		int s = (*dp)->jk == K(SAMPLE);
+
+		if (dp != csv_order)
+			fputs(s == sample ? "," : s ? " and, for SAMPLE rows, " : ", then ", f);
+		fputs((*dp)->key, f);
+		sample = s;
+	}
+}
+
 void dump_table_csv(FILE *f, const struct iotap_trace_rec *r, uint64_t base)
 {
 	const struct dump_field *const *dp;

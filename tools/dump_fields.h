@@ -24,6 +24,8 @@ void dump_table_csv(FILE *f, const struct iotap_trace_rec *r, uint64_t base);
 void dump_table_json(FILE *f, const struct iotap_trace_rec *r, uint64_t base);
 /* The CSV header row: the table's CSV columns in order. */
 void dump_table_csv_head(FILE *f);
+/* The CSV columns for --help: in order, those only SAMPLE records fill marked. */
+void dump_table_csv_help(FILE *f);
 
 /* Shared with the fast paths (inline: they are on them). */
 

@@ -503,10 +503,8 @@ int wr_append(struct iotap_trace_writer *w, const struct iotap_trace_rec *rec, i
 		/* a new chunk after a failed one: say first what is missing */
 		struct iotap_trace_rec lost;
 
-		memset(&lost, 0, sizeof(lost));
-		lost.type = IOTAP_REC_LOST;
+		iotap_trace_lost_init(&lost, w->pending_lost, 0);
 		lost.time_ns = rec->time_ns;
-		lost.length = w->pending_lost;
 		w->pending_lost = 0;
 		ret = wr_append(w, &lost, 1);
 		if (ret)
@@ -611,18 +609,13 @@ int wr_close_at(struct iotap_trace_writer *w, uint64_t end_time)
 	if (w->pending_lost) {
 		/* what the last failed chunks held, in a chunk of its own */
 		wr_write_chunk(w);
-		memset(&end, 0, sizeof(end));
-		end.type = IOTAP_REC_LOST;
+		iotap_trace_lost_init(&end, w->pending_lost, 0);
 		end.time_ns = end_time;
-		end.length = w->pending_lost;
 		w->pending_lost = 0;
 		wr_append(w, &end, 1);
 	}
-	memset(&end, 0, sizeof(end));
-	end.type = IOTAP_REC_END;
+	iotap_trace_end_init(&end, w->records, w->lost + w->pending_lost);
 	end.time_ns = end_time;
-	end.length = w->records;
-	end.aux = w->lost + w->pending_lost;
 	if (!wr_append(w, &end, 1))
 		wr_write_chunk(w);
 	if (w->fd >= 0 && close(w->fd) && !w->err)

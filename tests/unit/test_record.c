@@ -536,13 +536,15 @@ static void test_kinds(void)
 		bad += !iotap_trace_app_is(&r[2], IOTAP_APP_TXN) ||
 		       iotap_trace_app_dur_ns(&r[2]) != v[i] ||
 		       iotap_trace_app_txn_lag_ns(&r[2]) != v[(i + 2) % 4] ||
-		       r[2].flags != IOTAP_APPF_STEADY;
+		       iotap_trace_app_flags(&r[2]) != IOTAP_APPF_STEADY;
 		bad += iotap_trace_app_kind(&r[3]) != IOTAP_APP_SPAN ||
+		       iotap_trace_app_flags(&r[3]) != IOTAP_APPF_PARTIAL ||
 		       iotap_trace_app_span_start_ns(&r[3]) != v[i] ||
 		       iotap_trace_app_dur_ns(&r[3]) != v[(i + 3) % 4] ||
 		       iotap_trace_app_span_cpu_user_ns(&r[3]) != v[(i + 1) % 4] ||
 		       iotap_trace_app_span_cpu_sys_ns(&r[3]) != v[(i + 2) % 4];
-		bad += !iotap_trace_app_is(&r[4], IOTAP_APP_BACKUP) || memcmp(&b, &g, sizeof(b));
+		bad += !iotap_trace_app_is(&r[4], IOTAP_APP_BACKUP) || memcmp(&b, &g, sizeof(b)) ||
+		       iotap_trace_app_flags(&r[4]) != 0;
 		bad += iotap_trace_phase_cpu_user_ns(&r[5]) != v[i] ||
 		       iotap_trace_phase_cpu_sys_ns(&r[5]) != v[(i + 1) % 4];
 		bad += iotap_trace_name_parent(&r[6]) != v[(i + 1) % 4] ||

@@ -167,7 +167,7 @@ static int on_app(struct app_dedup *d, const struct iotap_trace_rec *r)
 		return -ENOMEM;
 	g = &d->gen[i];
 	g->have_backup = 1;
-	g->partial = !!(r->flags & IOTAP_APPF_PARTIAL);
+	g->partial = !!(iotap_trace_app_flags(r) & IOTAP_APPF_PARTIAL);
 	g->dur_ns = iotap_trace_app_dur_ns(r);
 	iotap_trace_app_backup_get(r, &b);
 	g->logical = b.logical;

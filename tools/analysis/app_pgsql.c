@@ -181,7 +181,7 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 		uint64_t lat = iotap_trace_app_dur_ns(r), lag = iotap_trace_app_txn_lag_ns(r);
 
 		p->txns++;
-		if (!(r->flags & IOTAP_APPF_STEADY))
+		if (!(iotap_trace_app_flags(r) & IOTAP_APPF_STEADY))
 			return;
 		p->txns_steady++;
 		iotap_hist_add(&p->lat, lat);
@@ -216,7 +216,7 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 	}
 	if (!strcmp(r->name, "commit")) {
 		/* the run's own sync window, both ends written under WALWriteLock */
-		p->commit_on = !!(r->flags & IOTAP_APPF_BEGIN);
+		p->commit_on = !!(iotap_trace_app_flags(r) & IOTAP_APPF_BEGIN);
 		p->commit_from = iotap_trace_app_span_start_ns(r);
 		return;
 	}
@@ -229,7 +229,7 @@ static void on_app(struct app_pgsql *p, const struct iotap_trace_rec *r)
 	if (!s)
 		return;
 	s->seen = 1;
-	s->partial = !!(r->flags & IOTAP_APPF_PARTIAL);
+	s->partial = !!(iotap_trace_app_flags(r) & IOTAP_APPF_PARTIAL);
 	s->start_ns = iotap_trace_app_span_start_ns(r);
 	s->dur_ns = iotap_trace_app_dur_ns(r);
 	s->cpu_user_ns = iotap_trace_app_span_cpu_user_ns(r);

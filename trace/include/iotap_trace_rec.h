@@ -99,6 +99,7 @@ IOTAP_TRACE_GET(lost, count, uint64_t, length)		/* records dropped since the las
 IOTAP_TRACE_GET(end, records, uint64_t, length)		/* records written before END */
 IOTAP_TRACE_GET(end, lost, uint64_t, aux)		/* sum of the LOST counts written */
 IOTAP_TRACE_GET(app, kind, unsigned int, op)		/* enum iotap_app_kind */
+IOTAP_TRACE_GET(app, flags, uint32_t, flags)		/* IOTAP_APPF_* */
 IOTAP_TRACE_GET(app, dur_ns, uint64_t, dur_ns)		/* the unit's length as the model timed it */
 IOTAP_TRACE_GET(app, txn_lag_ns, uint64_t, aux)		/* TXN: schedule lag (--rate), else 0 */
 IOTAP_TRACE_GET(app, span_start_ns, uint64_t, offset)	/* SPAN: its start, CLOCK_MONOTONIC */
