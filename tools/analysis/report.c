@@ -54,6 +54,7 @@ enum { M_AUTO, M_MARKS, M_PLAN };
 struct pre {
 	int64_t dist;			/* OP: seek_map_update()'s distance (data ops), else 0 */
 	unsigned int inf;		/* OP: ops in flight at its start */
+	int data;			/* OP: a read or write that did not fail */
 };
 
 
@@ -187,7 +188,7 @@ const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file
 
 /* --- in-flight heap ------------------------------------------------------- */
 
-static unsigned int inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
+static inline __attribute__((always_inline)) unsigned int inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
 {
 	uint64_t *h = e->heap, x;
 	unsigned int i, c, n;
@@ -374,14 +375,15 @@ static int wbfail_names(struct iotap_report *rep)
  * blocks or phases: the seek distance from the file's previous data op,
  * the seek-map sample, the ops in flight, failed writebacks.
  */
-static void pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
+static inline __attribute__((always_inline)) void pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
 {
 	struct iotap_report *rep = e->rep;
 	unsigned int op = rec->op;
 	int64_t res = rec->result;
 
 	p->dist = 0;
-	if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
+	p->data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0;
+	if (p->data) {
 		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
 
 		p->dist = seek_map_update(&rep->files, rec->file, off, off + len,
@@ -394,12 +396,11 @@ static void pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, stru
 		wbfail_note(rep, rec);
 }
 
-static void on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre *p)
+static inline __attribute__((always_inline)) void on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre *p)
 {
 	struct iotap_report *rep = e->rep;
 	uint64_t t = rec->time_ns, end = t + rec->dur_ns;
 	unsigned int op = rec->op;
-	int64_t res = rec->result;
 	int data;
 
 	if (__builtin_expect(e->mode == M_PLAN, 0)) {
@@ -426,7 +427,7 @@ static void on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const
 	 * the other; tiny and larger requests mixed in shorter runs cut
 	 * nothing. (A compare a data op: the run is counted in ord.)
 	 */
-	data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0;
+	data = p->data;
 	if (data && (rec->length <= AUTO_TINY) != e->run_tiny) {
 		if (e->run_tiny < 2 && e->ord - e->run_ord >= AUTO_KIND_RUN && e->blk.ops &&
 		    e->mode == M_AUTO)
@@ -568,14 +569,16 @@ static int finish(struct report_acc *e)
  * rep->names), so with threads it runs on the reading thread while the
  * engine runs on another.
  */
-static int pre_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
+static inline __attribute__((always_inline)) int pre_rec(struct report_acc *e,
+							   const struct iotap_trace_rec *rec)
 {
 	struct iotap_report *rep = e->rep;
 
 	if (rep->app.kind)
 		app_feed(&rep->app, rec);
+	if (__builtin_expect(rec->type == IOTAP_REC_OP, 1))
+		return 1;
 	switch (rec->type) {
-	case IOTAP_REC_OP:
 	case IOTAP_REC_SAMPLE:
 	case IOTAP_REC_PHASE:
 	case IOTAP_REC_LOST:
@@ -590,15 +593,17 @@ static int pre_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 	}
 }
 
-static void acc_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
+static inline __attribute__((always_inline)) void acc_rec(struct report_acc *e,
+							    const struct iotap_trace_rec *rec)
 {
 	struct pre p;
 
-	switch (rec->type) {
-	case IOTAP_REC_OP:
+	if (__builtin_expect(rec->type == IOTAP_REC_OP, 1)) {
 		pre_op(e, rec, &p);
 		on_op(e, rec, &p);
-		break;
+		return;
+	}
+	switch (rec->type) {
 	case IOTAP_REC_SAMPLE:
 		on_sample(e, rec);
 		break;
