@@ -188,7 +188,8 @@ const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file
 
 /* --- in-flight heap ------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) unsigned int inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
+static inline __attribute__((always_inline)) unsigned int
+inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
 {
 	uint64_t *h = e->heap, x;
 	unsigned int i, c, n;
@@ -375,7 +376,8 @@ static int wbfail_names(struct iotap_report *rep)
  * blocks or phases: the seek distance from the file's previous data op,
  * the seek-map sample, the ops in flight, failed writebacks.
  */
-static inline __attribute__((always_inline)) void pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
+static inline __attribute__((always_inline)) void
+pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
 {
 	struct iotap_report *rep = e->rep;
 	unsigned int op = rec->op;
@@ -396,7 +398,8 @@ static inline __attribute__((always_inline)) void pre_op(struct report_acc *e, c
 		wbfail_note(rep, rec);
 }
 
-static inline __attribute__((always_inline)) void on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre *p)
+static inline __attribute__((always_inline)) void
+on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre *p)
 {
 	struct iotap_report *rep = e->rep;
 	uint64_t t = rec->time_ns, end = t + rec->dur_ns;
@@ -569,8 +572,8 @@ static int finish(struct report_acc *e)
  * rep->names), so with threads it runs on the reading thread while the
  * engine runs on another.
  */
-static inline __attribute__((always_inline)) int pre_rec(struct report_acc *e,
-							   const struct iotap_trace_rec *rec)
+static inline __attribute__((always_inline)) int
+pre_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	struct iotap_report *rep = e->rep;
 
@@ -593,8 +596,8 @@ static inline __attribute__((always_inline)) int pre_rec(struct report_acc *e,
 	}
 }
 
-static inline __attribute__((always_inline)) void acc_rec(struct report_acc *e,
-							    const struct iotap_trace_rec *rec)
+static inline __attribute__((always_inline)) void
+acc_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	struct pre p;
 

@@ -141,8 +141,8 @@ static inline void dir_other_size(struct dir_stats *d, unsigned int sb, uint64_t
 	}
 }
 
-static inline __attribute__((always_inline)) void pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek,
-				 int64_t dist)
+static inline __attribute__((always_inline)) void
+pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist)
 {
 	uint64_t t = r->time_ns, dur = r->dur_ns, len = r->length;
 	int64_t res = r->result;
