@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -534,7 +533,6 @@ int cmd_replay(int argc, char **argv)
 	const struct iotap_replay_plan *pl;
 	struct iotap_replay *r = NULL;
 	int made_dir = 0, perm_set, ret;
-	struct sigaction sa;
 	const char *arg;
 	char *cmdline;
 	unsigned int i;
@@ -573,12 +571,7 @@ int cmd_replay(int argc, char **argv)
 	 * start, trace closed. A second interrupt (timeout(1) signals the
 	 * group too) must still close the trace.
 	 */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_signals_install(on_signal, 0);
 	ret = iotap_replay_open(&r, o);
 	if (ret) {
 		ret = open_error(r, ret, o->trace, o->target, o->phase);

@@ -19,7 +19,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,21 +258,7 @@ static void on_signal(int sig)
 
 void run_install_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	/*
-	 * Every interrupt only asks the run to stop, the second one too: timeout(1)
-	 * signals the process and then its group, a user presses Ctrl-C twice, and
-	 * either must still remove the files and close the trace (as bonnie++
-	 * does). SIGQUIT (Ctrl-\) or SIGKILL end the process without cleanup.
-	 */
-	sa.sa_flags = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	stop_signals_install(on_signal, 1);	/* as bonnie++: Ctrl-C cleans up */
 }
 
 /* --- running ----------------------------------------------------------------- */

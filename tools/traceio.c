@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,20 @@ int warn_damage(const char *path, const struct iotap_trace_read_stats *st)
 		any = 1;
 	}
 	return any;
+}
+
+void stop_signals_install(void (*fn)(int), int hup)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (hup)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 const char *fmt_bytes(uint64_t b, char *buf, size_t len)

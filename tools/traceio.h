@@ -47,6 +47,16 @@ void read_progress_setup(const char *cmd, int want, int streams);
 /* Clear a progress line still on the terminal (no-op otherwise). */
 void read_progress_clear(void);
 
+/*
+ * stop_signals_install - @fn for SIGINT and SIGTERM (and SIGHUP if @hup),
+ * no flags, nothing masked: every interrupt only asks a long command
+ * (run, replay) to stop, the second one too -- timeout(1) signals the
+ * process and then its group, a user presses Ctrl-C twice, and either
+ * must still remove the files and close the trace. SIGQUIT (Ctrl-\) or
+ * SIGKILL end the process without cleanup.
+ */
+void stop_signals_install(void (*fn)(int), int hup);
+
 /* "1.2 MB", "340 B" (powers of 1000, as MB everywhere in iotap) */
 const char *fmt_bytes(uint64_t bytes, char *buf, size_t len);
 
