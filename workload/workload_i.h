@@ -40,6 +40,7 @@
 #ifndef IOTAP_WORKLOAD_I_H
 #define IOTAP_WORKLOAD_I_H
 
+#include <errno.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -124,6 +125,18 @@ void wl_span_log(struct iotap_workload_ctx *c, const char *name, uint64_t t0, ui
 
 /* 1 once iotap_workload_interrupt() was called. */
 int wl_stopped(void);
+
+/*
+ * How a model's run ended, into its result: @ret -EINTR (or @stopped) is
+ * an interrupted run (*@partial), any other error a failed one (*@failed).
+ */
+static inline void wl_outcome(int ret, int stopped, int *partial, int *failed)
+{
+	if (ret == -EINTR || stopped)
+		*partial = 1;
+	else if (ret)
+		*failed = 1;
+}
 
 /* CLOCK_MONOTONIC, ns: the shared clock (iotap_base.h). */
 static inline uint64_t wl_now(void)

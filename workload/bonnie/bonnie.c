@@ -331,10 +331,7 @@ int iotap_workload_bonnie_run(struct iotap_workload_ctx *c,
 	}
 out:
 	cleanup(&b);
-	if (ret == -EINTR)
-		r->partial = 1;
-	else if (ret)
-		r->failed = 1;
+	wl_outcome(ret, 0, &r->partial, &r->failed);
 	free(b.names.buf);
 	free(b.names.name);
 	free(b.names.dir);

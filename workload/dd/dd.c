@@ -136,10 +136,7 @@ out:
 	if (created && !o->keep && c->dirfd >= 0 && !faccessat(dfd, name, F_OK, 0))
 		wl_unlink(c, dfd, parent, name, 0);
 	free(buf);
-	if (ret == -EINTR)
-		r->partial = 1;
-	else if (ret)
-		r->failed = 1;
+	wl_outcome(ret, 0, &r->partial, &r->failed);
 	return ret;
 }
 

@@ -627,10 +627,7 @@ out:
 	iotap_map_release(&run.fps);
 	free(run.st);
 	pthread_mutex_destroy(&run.lock);
-	if (ret == -EINTR || wl_stopped())
-		r->partial = 1;
-	else if (ret)
-		r->failed = 1;
+	wl_outcome(ret, wl_stopped(), &r->partial, &r->failed);
 	return ret;
 }
 

@@ -306,10 +306,7 @@ out:
 	if (made && !faccessat(c->dirfd, HDP_FILE, F_OK, 0))
 		wl_unlink(c, c->dirfd, c->dir_ino, HDP_FILE, 0);
 	munmap(buf, TIMING_BYTES);
-	if (ret == -EINTR)
-		r->partial = 1;
-	else if (ret)
-		r->failed = 1;
+	wl_outcome(ret, 0, &r->partial, &r->failed);
 	return ret;
 }
 

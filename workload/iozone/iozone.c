@@ -518,10 +518,7 @@ int iotap_workload_iozone_run(struct iotap_workload_ctx *c,
 		}
 	}
 	free(buf);
-	if (ret == -EINTR)
-		r->partial = 1;
-	else if (ret)
-		r->failed = 1;
+	wl_outcome(ret, 0, &r->partial, &r->failed);
 	return ret;
 }
 

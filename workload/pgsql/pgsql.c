@@ -614,10 +614,7 @@ int iotap_workload_pgsql_run(struct iotap_workload_ctx *c,
 	pg_teardown(pg);
 	if (!ret && wl_stopped())
 		ret = -EINTR;
-	if (ret == -EINTR)
-		r->partial = 1;
-	else if (ret)
-		r->failed = 1;
+	wl_outcome(ret, 0, &r->partial, &r->failed);
 out_free:
 	pg_wal_release(pg);
 	pg_pool_release(pg);
