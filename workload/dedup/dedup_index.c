@@ -275,9 +275,9 @@ static int get_bucket(struct dd_index *ix, uint64_t b, uint8_t *scratch, int mak
 /*
  * Find @fp from its home bucket on: the bucket where the search ended and
  * the slot there, or slot -1 (not stored; the bucket is where it would go
- * unless full).
+ * unless full). @write: the buckets are read to be changed (get_bucket()).
  */
-static int locate(struct dd_index *ix, const struct dd_fp *fp, uint8_t *scratch,
+static int locate(struct dd_index *ix, const struct dd_fp *fp, uint8_t *scratch, int write,
 		  uint8_t **page, uint64_t *bno, int *slot)
 {
 	uint64_t b = fp->lo % ix->nbuckets, tries;
@@ -288,7 +288,7 @@ static int locate(struct dd_index *ix, const struct dd_fp *fp, uint8_t *scratch,
 		struct dd_entry *e;
 		uint32_t i;
 
-		ret = get_bucket(ix, b, scratch, 0, page);
+		ret = get_bucket(ix, b, scratch, write, page);
 		if (ret)
 			return ret;
 		*bno = b;
@@ -326,7 +326,7 @@ int dd_index_lookup(struct dd_index *ix, const struct dd_fp *fp)
 	if (!scratch)
 		return -ENOMEM;
 	pthread_mutex_lock(&ix->lock);
-	ret = locate(ix, fp, scratch, &page, &bno, &slot);
+	ret = locate(ix, fp, scratch, 0, &page, &bno, &slot);
 	if (!ret) {
 		cache_put(ix, fp);
 		ret = slot >= 0;
@@ -378,40 +378,27 @@ int dd_index_insert(struct dd_index *ix, const struct dd_entry *e)
 
 int dd_index_update(struct dd_index *ix, const struct dd_fp *fp, const struct dd_entry *e)
 {
-	uint64_t b = fp->lo % ix->nbuckets, tries;
 	uint8_t *scratch = wl_buf_alloc(DD_PAGE), *page;
-	int ret = -ENOENT;
+	uint64_t bno;
+	int ret, slot;
 
 	if (!scratch)
 		return -ENOMEM;
 	pthread_mutex_lock(&ix->lock);
-	for (tries = 0; tries < ix->nbuckets; tries++, b = (b + 1) % ix->nbuckets) {
-		struct bucket_hdr *h;
-		struct dd_entry *s;
-		uint32_t i;
-
-		ret = get_bucket(ix, b, scratch, 1, &page);
-		if (ret)
-			break;
-		h = (struct bucket_hdr *)page;
-		s = slots(page);
-		for (i = 0; i < h->count; i++)
-			if (s[i].lo == fp->lo && s[i].hi == fp->hi)
-				break;
-		if (i < h->count) {
-			if (e) {
-				s[i] = *e;
-			} else {
-				s[i] = s[--h->count];
-				memset(&s[h->count], 0, sizeof(s[0]));
-				cache_drop(ix, fp);
-			}
-			ret = 0;
-			break;
-		}
+	ret = locate(ix, fp, scratch, 1, &page, &bno, &slot);
+	if (!ret && slot < 0)
 		ret = -ENOENT;
-		if (!(h->flags & SPILLED))
-			break;
+	if (!ret) {
+		struct bucket_hdr *h = (struct bucket_hdr *)page;
+		struct dd_entry *s = slots(page);
+
+		if (e) {
+			s[slot] = *e;
+		} else {
+			s[slot] = s[--h->count];
+			memset(&s[h->count], 0, sizeof(s[0]));
+			cache_drop(ix, fp);
+		}
 	}
 	if (!ret && ix->ndirty >= ix->batch)
 		ret = flush_locked(ix);
