@@ -26,28 +26,18 @@ SRC=$PWD
 
 [ "$(id -u)" -eq 0 ] || { echo "fleet: run as root (apt-get, FUSE mounts)" >&2; exit 1; }
 
-PKGS="build-essential pkg-config meson ninja-build python3 libfuse3-dev fuse3 liburing-dev liburcu-dev
-      libzstd-dev libxxhash-dev libjson-c-dev fio tar"
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing="$missing $p"
-done
+. examples/setup.sh
+# shellcheck disable=SC2086 # a list of package names
+ex_missing $EX_PKGS fio tar
 # Debian's nodejs and npm, unless a node and npm are there already (the
 # NodeSource nodejs package brings its own npm, which Debian's conflicts with)
 command -v node > /dev/null || missing="$missing nodejs"
 command -v npm > /dev/null || missing="$missing npm"
-if [ -n "$missing" ]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing
-fi
+ex_install
 NODE_DIR=${IOTAP_NODE_DIR:-$SRC/tests/.node}
 [ -d "$NODE_DIR/node_modules/@duckdb/node-api" ] ||
 	npm install --prefix "$NODE_DIR" --no-audit --no-fund --no-save @duckdb/node-api@1.5.6-r.1
-[ -f build/build.ninja ] || meson setup build
-ninja -C build
-IOTAP=$SRC/build/tools/iotap
+ex_build
 
 DIR=${1:-$(mktemp -d /var/tmp/iotap-fleet.XXXXXX)}
 SECS=${2:-45}

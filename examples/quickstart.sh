@@ -19,21 +19,11 @@ SRC=$PWD
 
 [ "$(id -u)" -eq 0 ] || { echo "quickstart: run as root (apt-get, FUSE mount)" >&2; exit 1; }
 
-PKGS="build-essential pkg-config meson ninja-build python3 libfuse3-dev fuse3 liburing-dev liburcu-dev
-      libzstd-dev libxxhash-dev libjson-c-dev fio tar"
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing
-fi
-[ -f build/build.ninja ] || meson setup build
-ninja -C build
-IOTAP=$SRC/build/tools/iotap
+. examples/setup.sh
+# shellcheck disable=SC2086 # a list of package names
+ex_missing $EX_PKGS fio tar
+ex_install
+ex_build
 
 DIR=${1:-$(mktemp -d /var/tmp/iotap-quickstart.XXXXXX)}
 TRACE=$SRC/quickstart.iotap
