@@ -36,6 +36,17 @@ static struct dd_entry *slots(uint8_t *page)
 	return (struct dd_entry *)(page + sizeof(struct bucket_hdr));
 }
 
+/* The index's memory (not its file, not its lock). */
+static void index_free(struct dd_index *ix)
+{
+	free(ix->cache);
+	free(ix->age);
+	iotap_map_release(&ix->dirty);
+	iotap_hist_release(&ix->miss);
+	free(ix->pool);
+	free(ix->sorted);
+}
+
 int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
 		  uint64_t parent, uint64_t nbuckets, uint64_t cache_entries)
 {
@@ -72,12 +83,7 @@ int dd_index_open(struct dd_index *ix, struct iotap_workload_ctx *c, int dirfd,
 err_close:
 	wl_close(c, &ix->f);
 err_free:
-	free(ix->cache);
-	free(ix->age);
-	iotap_map_release(&ix->dirty);
-	iotap_hist_release(&ix->miss);
-	free(ix->pool);
-	free(ix->sorted);
+	index_free(ix);
 	memset(ix, 0, sizeof(*ix));
 	ix->f.fd = -1;
 	return ret;
@@ -90,12 +96,7 @@ void dd_index_close(struct dd_index *ix)
 	if (ix->f.fd >= 0)
 		wl_close(ix->c, &ix->f);
 	pthread_mutex_destroy(&ix->lock);
-	free(ix->cache);
-	free(ix->age);
-	iotap_map_release(&ix->dirty);
-	iotap_hist_release(&ix->miss);
-	free(ix->pool);
-	free(ix->sorted);
+	index_free(ix);
 	ix->cache = NULL;
 }
 
