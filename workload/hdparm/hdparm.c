@@ -145,10 +145,43 @@ static void flush_cache(struct wl_file *f)
 	sync();
 }
 
+/*
+ * hdparm's timing loop: read TIMING_BYTES blocks (each after a seek to 0
+ * when @rewind: the cached test) until @limit_ns have passed since @s
+ * began or @max blocks were read (0: no limit), counted in *@iterations.
+ * Return: 0, -EINTR (interrupted), -errno.
+ */
+static int timed_reads(struct iotap_workload_ctx *c, struct wl_file *f, void *buf,
+		       struct wl_span *s, int rewind, uint64_t limit_ns, uint64_t max,
+		       uint64_t *iterations)
+{
+	uint64_t elapsed;
+	int ret = 0;
+
+	do {
+		uint64_t u0 = wl_now();
+
+		if (wl_stopped())
+			return -EINTR;
+		if (rewind)
+			ret = wl_seek(c, f, 0);
+		if (!ret)
+			ret = read_block(c, f, buf);
+		if (ret)
+			return ret;
+		(*iterations)++;
+		elapsed = wl_now();
+		wl_phase_unit(c, s, TIMING_BYTES, elapsed - u0);
+		wl_progress(c);
+		elapsed -= s->t0;
+	} while (elapsed < limit_ns && (!max || *iterations < max));
+	return 0;
+}
+
 static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf,
 		      struct iotap_workload_hdparm_result *r)
 {
-	uint64_t iterations = 0, t0, elapsed, lseeks, i;
+	uint64_t iterations = 0, t0, lseeks, i;
 	struct wl_span s;
 	int ret;
 
@@ -164,25 +197,7 @@ static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf
 	if (ret)
 		return ret;
 	wl_phase_begin(c, &s, "cached_reads", 0, TIMING_BYTES);
-	t0 = s.t0;
-	do {
-		uint64_t u0 = wl_now();
-
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		ret = wl_seek(c, f, 0);
-		if (!ret)
-			ret = read_block(c, f, buf);
-		if (ret)
-			break;
-		iterations++;
-		elapsed = wl_now();
-		wl_phase_unit(c, &s, TIMING_BYTES, elapsed - u0);
-		wl_progress(c);
-		elapsed -= t0;
-	} while (elapsed < 2000000000ull);
+	ret = timed_reads(c, f, buf, &s, 1, 2000000000ull, 0, &iterations);
 	wl_phase_end(c, &s, &r->ph_cached, ret != 0);
 	if (ret)
 		return ret;
@@ -206,7 +221,7 @@ static int time_cache(struct iotap_workload_ctx *c, struct wl_file *f, void *buf
 static int time_device(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t size, void *buf,
 		       struct iotap_workload_hdparm_result *r)
 {
-	uint64_t iterations = 0, max_iterations, elapsed = 0;
+	uint64_t iterations = 0, max_iterations;
 	struct wl_span s;
 	int ret;
 
@@ -221,22 +236,7 @@ static int time_device(struct iotap_workload_ctx *c, struct wl_file *f, uint64_t
 	if (ret)
 		return ret;
 	wl_phase_begin(c, &s, "disk_reads", max_iterations, TIMING_BYTES);
-	do {
-		uint64_t u0 = wl_now();
-
-		if (wl_stopped()) {
-			ret = -EINTR;
-			break;
-		}
-		ret = read_block(c, f, buf);
-		if (ret)
-			break;
-		iterations++;
-		elapsed = wl_now();
-		wl_phase_unit(c, &s, TIMING_BYTES, elapsed - u0);
-		wl_progress(c);
-		elapsed -= s.t0;
-	} while (elapsed < 3000000000ull && iterations < max_iterations);
+	ret = timed_reads(c, f, buf, &s, 0, 3000000000ull, max_iterations, &iterations);
 	wl_phase_end(c, &s, &r->ph_device, ret != 0);
 	if (ret)
 		return ret;
