@@ -203,4 +203,7 @@ struct json_object *app_compare_json(const struct iotap_compare *c);
 /* The CSV rows of the application figures (phase "application"), no header. */
 void app_compare_print_csv(const struct iotap_compare *c, FILE *f);
 
+/* Wall-clock time @ns (since the epoch) as "2026-12-05 08:37:10", local time; "?" for 0 (output.c). */
+const char *fmt_realtime(uint64_t ns, char *buf, size_t len);
+
 #endif /* IOTAP_ANALYSIS_I_H */

@@ -251,16 +251,6 @@ void iotap_fleet_release(struct iotap_fleet *fl)
 
 /* --- text ---------------------------------------------------------------- */
 
-static const char *when(uint64_t ns, char *buf, size_t len)
-{
-	time_t t = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-
-	if (!ns || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out_opts *oo, FILE *f)
 {
 	const struct pstats *tot = &fl->all[fl->nphases];
@@ -275,7 +265,7 @@ void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out
 
 		fprintf(f, "host %-16s %s: %s, started %s, %.3f s, %" PRIu64 " ops, %u phase%s\n",
 			fh->label, fh->path, iotap_trace_source_name(fh->rep.hdr.source),
-			when(fh->rep.hdr.real_base_ns, buf, sizeof(buf)),
+			fmt_realtime(fh->rep.hdr.real_base_ns, buf, sizeof(buf)),
 			pstats_duration_s(&fh->rep.total), fh->rep.total.ops, fh->rep.nphases,
 			fh->rep.nphases == 1 ? "" : "s");
 		named += fh->by_file;
@@ -439,7 +429,7 @@ void iotap_fleet_write_html(const struct iotap_fleet *fl, FILE *f)
 		fprintf(f, "%s</td><td class=\"l\">", fh->by_file ? " (by file name)" : "");
 		html_esc(f, fh->path);
 		fprintf(f, "</td><td>%s</td><td>%.2f</td><td>%" PRIu64 "</td><td>%u</td></tr>\n",
-			when(fh->rep.hdr.real_base_ns, buf, sizeof(buf)),
+			fmt_realtime(fh->rep.hdr.real_base_ns, buf, sizeof(buf)),
 			pstats_duration_s(&fh->rep.total), fh->rep.total.ops, fh->rep.nphases);
 	}
 	fprintf(f, "</table><p class=\"note\">Phases are matched by name. A host named by two "

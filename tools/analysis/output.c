@@ -330,7 +330,7 @@ static void text_detail(FILE *f, const struct pstats *p, const struct flagset *f
 		fprintf(f, "    FLAG %s\n", fl->text[k]);
 }
 
-static const char *fmt_realtime(uint64_t ns, char *buf, size_t len)
+const char *fmt_realtime(uint64_t ns, char *buf, size_t len)
 {
 	time_t t = (time_t)(ns / 1000000000ull);
 	struct tm tm;
