@@ -29,6 +29,7 @@ static struct compare_args {
 	int json, csv, force;
 	int progress;			/* --progress 1, --no-progress -1 */
 	int nlabels;			/* --label: how many (the groups are read from argv) */
+	unsigned int threads;		/* --threads: reports read at once (0: a CPU each) */
 } args;
 
 /* --label NAME: counted; the traces after it are grouped from argv later */
@@ -54,6 +55,10 @@ static const struct opt_desc compare_opts[] = {
 	OPT_BOOL(0, "force", &args.force,
 		 "replace an existing -o or --html FILE (never a trace\n"
 		 "and never an input)"),
+	OPT_UINT(0, "threads", &args.threads, "N",
+		 "read N traces at once (default: as many as there are\n"
+		 "CPUs; 1: one after the other); the output is the same", 1, 64,
+		 "bad --threads '%s' (1 to 64)"),
 	OPT_PROGRESS_INT(&args.progress),
 	OPT_NO_PROGRESS_INT(&args.progress),
 	OPT_END(),
@@ -274,7 +279,7 @@ int cmd_compare(int argc, char **argv)
 		goto out_groups;
 	read_progress_setup("compare", progress, 0);
 	iotap_analysis_threads_auto(1);	/* two decoding threads for a big trace */
-	if (iotap_compare_build(&c, rs.groups, rs.n)) {
+	if (iotap_compare_build(&c, rs.groups, rs.n, args.threads)) {
 		error_msg("%s", c.err.msg);
 		ret = 1;
 		goto out_groups;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,15 +134,33 @@ const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 
 enum { PROG_OFF, PROG_TTY, PROG_LINES };
 
+/*
+ * One trace being read. Several are read at once where a command builds
+ * several reports side by side (iotap_reports_build(): fleet, compare),
+ * their callbacks on different threads: the line then sums what is read of
+ * every trace of the stretch (from one being opened while none was, to
+ * none being read) as "N traces", under prog.lock.
+ */
+struct prog_file {
+	const char *path;
+	uint64_t t0;			/* opened */
+	uint64_t done, total;		/* bytes */
+	int end;
+};
+
 static struct {
 	const char *cmd;
 	int mode;
-	const char *path;		/* the trace being read */
-	uint64_t t0, next;		/* its start, the next line's earliest time */
+	pthread_mutex_t lock;
+	struct prog_file *f;		/* every trace opened, in order */
+	unsigned int nf, cap;
+	unsigned int first;		/* the stretch's first trace */
+	unsigned int active;		/* traces being read */
+	uint64_t next;			/* the next line's earliest time */
 	int drawn;			/* a line is on the terminal */
-} prog;
+} prog = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void read_progress_clear(void)
+static void clear_locked(void)
 {
 	if (prog.drawn) {
 		fputs("\r\033[K", stderr);
@@ -150,49 +169,100 @@ void read_progress_clear(void)
 	}
 }
 
+void read_progress_clear(void)
+{
+	pthread_mutex_lock(&prog.lock);
+	clear_locked();
+	pthread_mutex_unlock(&prog.lock);
+}
+
 static void progress_cb(void *arg, uint64_t done, uint64_t total, int end)
 {
-	uint64_t now = iotap_clock_ns(), el = now - prog.t0;
-	char a[32], b[32], left[48] = "";
+	struct prog_file *pf;
+	uint64_t now = iotap_clock_ns(), el, t0;
+	char a[32], b[32], left[48] = "", what[64];
+	const char *name;
+	unsigned int i, n;
 	double frac;
 
-	(void)arg;
-	if (!end && now < prog.next)
-		return;
-	prog.next = now + (prog.mode == PROG_TTY ? PROGRESS_TTY_NS : PROGRESS_LINE_NS);
+	pthread_mutex_lock(&prog.lock);
+	pf = &prog.f[(uintptr_t)arg];
+	/* a trace still being written: shown as its size at open */
+	pf->done = done > total ? total : done;
+	pf->total = total;
 	if (end) {
-		read_progress_clear();
+		pf->end = 1;
+		prog.active--;
+		clear_locked();
 		if (prog.mode == PROG_LINES)
-			fprintf(stderr, "iotap %s: %s: read %s in %.1f s\n", prog.cmd, prog.path,
-				fmt_bytes(done, a, sizeof(a)), el / 1e9);
-		return;
+			fprintf(stderr, "iotap %s: %s: read %s in %.1f s\n", prog.cmd, pf->path,
+				fmt_bytes(done, a, sizeof(a)), (now - pf->t0) / 1e9);
+		goto out;
 	}
-	if (done > total)
-		done = total;	/* a trace still being written: shown as its size at open */
+	if (now < prog.next)
+		goto out;
+	prog.next = now + (prog.mode == PROG_TTY ? PROGRESS_TTY_NS : PROGRESS_LINE_NS);
+	n = prog.nf - prog.first;
+	t0 = prog.f[prog.first].t0;
+	done = total = 0;
+	for (i = prog.first; i < prog.nf; i++) {
+		done += prog.f[i].done;
+		total += prog.f[i].total;
+	}
+	if (n == 1) {
+		name = pf->path;
+	} else {
+		snprintf(what, sizeof(what), "%u traces", n);
+		name = what;
+	}
+	el = now - t0;
 	frac = total ? (double)done / (double)total : 1.0;
 	if (frac >= 0.01 && el / 1e9 * (1.0 - frac) / frac >= 1.0)
 		snprintf(left, sizeof(left), ", %.0f s left", el / 1e9 * (1.0 - frac) / frac);
 	fmt_bytes(done, a, sizeof(a));
 	fmt_bytes(total, b, sizeof(b));
 	if (prog.mode == PROG_TTY) {
-		fprintf(stderr, "\r\033[Kiotap %s: %s %3.0f%% (%s of %s)%s", prog.cmd, prog.path,
+		fprintf(stderr, "\r\033[Kiotap %s: %s %3.0f%% (%s of %s)%s", prog.cmd, name,
 			frac * 100, a, b, left);
 		fflush(stderr);
 		prog.drawn = 1;
 	} else {
-		fprintf(stderr, "iotap %s: %s: %.0f%% (%s of %s)%s\n", prog.cmd, prog.path,
+		fprintf(stderr, "iotap %s: %s: %.0f%% (%s of %s)%s\n", prog.cmd, name,
 			frac * 100, a, b, left);
 	}
+out:
+	pthread_mutex_unlock(&prog.lock);
 }
 
 static void progress_attach(void *arg, const char *path, struct iotap_trace_reader *r)
 {
+	uint64_t now = iotap_clock_ns();
+	unsigned int i;
+
 	(void)arg;
-	read_progress_clear();
-	prog.path = path;
-	prog.t0 = iotap_clock_ns();
-	prog.next = prog.t0 + (prog.mode == PROG_TTY ? PROGRESS_DELAY_NS : PROGRESS_LINE_NS);
-	iotap_trace_reader_on_progress(r, progress_cb, NULL);
+	pthread_mutex_lock(&prog.lock);
+	if (prog.nf == prog.cap) {
+		unsigned int cap = prog.cap ? prog.cap * 2 : 8;
+		struct prog_file *f = realloc(prog.f, cap * sizeof(*f));
+
+		if (!f) {
+			pthread_mutex_unlock(&prog.lock);
+			return;		/* no line for this trace */
+		}
+		prog.f = f;
+		prog.cap = cap;
+	}
+	clear_locked();
+	if (!prog.active) {
+		/* a new stretch: the first line after the delay */
+		prog.first = prog.nf;
+		prog.next = now + (prog.mode == PROG_TTY ? PROGRESS_DELAY_NS : PROGRESS_LINE_NS);
+	}
+	i = prog.nf++;
+	prog.f[i] = (struct prog_file){ .path = path, .t0 = now };
+	prog.active++;
+	pthread_mutex_unlock(&prog.lock);
+	iotap_trace_reader_on_progress(r, progress_cb, (void *)(uintptr_t)i);
 }
 
 void read_progress_setup(const char *cmd, int want, int streams)

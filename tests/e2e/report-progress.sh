@@ -41,8 +41,13 @@ grep -Eqx "iotap info: $T/s.iotap: read [0-9.]+ kB in [0-9]+\.[0-9] s" $T/prog.e
 	{ cat $T/prog.err; fail "info --progress: no final line"; }
 
 # compare reads each trace: a line each, in order
+# compare reads its traces side by side (a CPU each): a line per trace as
+# it is read, in the order they end; one after the other with --threads 1
 same_with_progress compare compare $T/s.iotap $T/s2.iotap
-expect_eq "compare --progress lines" "$(sed 's/: read .*//' $T/prog.err | tr '\n' ' ')" \
+expect_eq "compare --progress lines" "$(sed 's/: read .*//' $T/prog.err | sort | tr '\n' ' ')" \
+	"iotap compare: $T/s.iotap iotap compare: $T/s2.iotap "
+same_with_progress "compare --threads 1" compare $T/s.iotap $T/s2.iotap --threads 1
+expect_eq "compare --threads 1 --progress lines" "$(sed 's/: read .*//' $T/prog.err | tr '\n' ' ')" \
 	"iotap compare: $T/s.iotap iotap compare: $T/s2.iotap "
 
 # --no-progress after --progress: the last one counts

@@ -565,7 +565,7 @@ static void test_compare_self(void)
 	g[1].label = "b";
 	g[1].n = 1;
 	g[1].paths = &paths[1];
-	if (iotap_compare_build(&c, g, 2)) {
+	if (iotap_compare_build(&c, g, 2, 0)) {
 		ok(0, "compare of a trace with itself");
 		return;
 	}
@@ -593,7 +593,7 @@ static void test_compare_self(void)
 		struct iotap_cmp_group one = { .label = "x", .n = 2, .paths = paths };
 		struct cmp_cell cell;
 
-		if (!iotap_compare_build(&c, &one, 1)) {
+		if (!iotap_compare_build(&c, &one, 1, 0)) {
 			compare_cell(&c, 0, 0, 3, &cell);
 			ok(cell.n == 2 && cell.sd == 0 && near(cell.mean, 104.8576, 1e-9),
 			   "two repeats: mean 104.8576, sd 0");

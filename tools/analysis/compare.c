@@ -131,10 +131,13 @@ static int steady_period(const struct iotap_report *rep, struct pstats *ps)
 	return n > 0;
 }
 
-int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups, unsigned int ngroups)
+int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups, unsigned int ngroups,
+			unsigned int jobs)
 {
-	unsigned int g, t, i, k;
+	unsigned int g, t, i, k, n = 0, f;
 	char key[CMP_PHASE_KEY];
+	struct iotap_report **reps = NULL;
+	const char **paths = NULL;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -146,18 +149,39 @@ int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups,
 			goto err_nomem;
 		if (groups[g].n > c->max_traces)
 			c->max_traces = groups[g].n;
-		for (t = 0; t < groups[g].n; t++) {
-			ret = iotap_report_build(&groups[g].reps[t], groups[g].paths[t], NULL);
-			if (ret) {
-				struct iotap_analysis_err err = groups[g].reps[t].err;
-
-				groups[g].n = t; /* built so far: released by iotap_compare_release */
-				iotap_compare_release(c);
-				c->err = err;
-				return ret;
-			}
-		}
+		n += groups[g].n;
 	}
+	/* every run's report, @jobs side by side (report_many.c) */
+	reps = calloc(n ? n : 1, sizeof(*reps));
+	paths = calloc(n ? n : 1, sizeof(*paths));
+	if (!reps || !paths) {
+		free(reps);
+		free(paths);
+		goto err_nomem;
+	}
+	for (g = 0, n = 0; g < ngroups; g++)
+		for (t = 0; t < groups[g].n; t++, n++) {
+			reps[n] = &groups[g].reps[t];
+			paths[n] = groups[g].paths[t];
+		}
+	ret = iotap_reports_build(reps, paths, n, NULL, jobs, &f);
+	if (ret) {
+		struct iotap_analysis_err err = reps[f]->err;
+
+		/* built so far, released by iotap_compare_release: the runs before @f */
+		for (g = 0; g < ngroups; g++) {
+			t = f < groups[g].n ? f : groups[g].n;
+			f -= t;
+			groups[g].n = t;
+		}
+		free(reps);
+		free(paths);
+		iotap_compare_release(c);
+		c->err = err;
+		return ret;
+	}
+	free(reps);
+	free(paths);
 	/* the union of phase keys, in order of first appearance */
 	for (g = 0; g < ngroups; g++) {
 		for (t = 0; t < groups[g].n; t++) {

@@ -9,7 +9,6 @@
  * also picks the decoding threads and calls the CLI's hook (progress).
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,14 +59,13 @@ static unsigned int threads_for(struct iotap_trace_reader *r)
 {
 	struct iotap_trace_read_stats st;
 	const char *env = getenv("IOTAP_READ_THREADS");
-	cpu_set_t cpus;
 
 	if (!threads_auto || (env && *env))
 		return 0;
 	iotap_trace_reader_stats(r, &st);
 	if (st.file_bytes < IOTAP_ANALYSIS_AUTO_BYTES)
 		return 1;
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
+	if (iotap_pool_cpus() < 2)
 		return 1;
 	return 2;
 }

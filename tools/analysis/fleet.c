@@ -153,6 +153,7 @@ static const struct flagset *host_flags(const struct iotap_fleet *fl, unsigned i
 int iotap_fleet_build(struct iotap_fleet *fl, const char *const *paths, unsigned int n,
 		const struct iotap_report_opts *o)
 {
+	struct iotap_report **reps;
 	unsigned int h, i, k;
 	int ret;
 
@@ -164,19 +165,28 @@ int iotap_fleet_build(struct iotap_fleet *fl, const char *const *paths, unsigned
 	iotap_hist_pool_init(fl->view.hist_pool);
 	fl->view.path = "(fleet)";
 	fl->view.phase_source = "markers";
+	reps = calloc(n ? n : 1, sizeof(*reps));
+	if (!reps)
+		goto nomem;
+	for (h = 0; h < n; h++) {
+		fl->hosts[h].path = paths[h];
+		reps[h] = &fl->hosts[h].rep;
+	}
+	/* the hosts' reports side by side (o->threads of them; 0: a CPU each) */
+	ret = iotap_reports_build(reps, paths, n, o, o ? o->threads : 0, &h);
+	free(reps);
+	if (ret) {
+		struct iotap_analysis_err err = fl->hosts[h].rep.err;
+
+		fl->nhosts = h;
+		iotap_fleet_release(fl);
+		fl->err = err;
+		return ret;
+	}
+	fl->nhosts = n;
 	for (h = 0; h < n; h++) {
 		struct iotap_fleet_host *fh = &fl->hosts[h];
 
-		fh->path = paths[h];
-		ret = iotap_report_build(&fh->rep, paths[h], o);
-		if (ret) {
-			struct iotap_analysis_err err = fh->rep.err;
-
-			iotap_fleet_release(fl);
-			fl->err = err;
-			return ret;
-		}
-		fl->nhosts = h + 1;
 		fh->shift = fh->rep.hdr.real_base_ns - fh->rep.hdr.mono_base_ns;
 		if (!h || fh->rep.hdr.real_base_ns < fl->view.t0)
 			fl->view.t0 = fh->rep.hdr.real_base_ns;

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -99,6 +100,17 @@ int iotap_pool_create(struct iotap_pool **out, unsigned int nthreads, unsigned i
 unsigned int iotap_pool_threads(const struct iotap_pool *p)
 {
 	return p->nthreads;
+}
+
+unsigned int iotap_pool_cpus(void)
+{
+	cpu_set_t cpus;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		return 1;
+	n = CPU_COUNT(&cpus);
+	return n > 1 ? (unsigned int)n : 1;
 }
 
 static int pool_push(struct iotap_pool *p, void (*fn)(void *arg), void *arg, int wait)

@@ -180,6 +180,20 @@ void iotap_report_opts_init(struct iotap_report_opts *o);
 int iotap_report_build(struct iotap_report *rep, const char *path,
 		       const struct iotap_report_opts *o);
 void iotap_report_release(struct iotap_report *rep);
+/*
+ * iotap_reports_build - the reports of @n traces, each the one
+ * iotap_report_build() makes alone, built @jobs at a time on the tree's
+ * thread pool (report_many.c): 0 as many as the CPUs this process may run
+ * on, 1 one after the other (then with @o as given; side by side each reads
+ * with one thread). Same bytes at any @jobs.
+ * Return: 0, or the error of the first trace in @paths' order that failed:
+ * *@failed is its index and @reps[*failed]->err says why; the reports
+ * before it are built, the ones after it released.
+ */
+int iotap_reports_build(struct iotap_report *const *reps, const char *const *paths, unsigned int n,
+			const struct iotap_report_opts *o, unsigned int jobs, unsigned int *failed);
+/* How many reports iotap_reports_build() reads at once for @jobs and @n traces. */
+unsigned int iotap_reports_jobs(unsigned int jobs, unsigned int n);
 /* Phase by name ("NAME", or "NAME#k" for its k-th occurrence); -1 if none. */
 int iotap_report_find_phase(const struct iotap_report *rep, const char *name);
 /* A file's path as far as NAME records tell, into @buf ("#123" if unknown). */
@@ -305,9 +319,12 @@ struct iotap_compare {
 	struct iotap_analysis_err err;	/* why iotap_compare_build() failed */
 };
 
-/* Build every report and match phases. Return: 0 or -errno (c->err says why). */
+/*
+ * Build every report, @jobs side by side (iotap_reports_build(); 0: a CPU
+ * each), and match phases. Return: 0 or -errno (c->err says why).
+ */
 int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups,
-			unsigned int ngroups);
+			unsigned int ngroups, unsigned int jobs);
 void iotap_compare_release(struct iotap_compare *c);
 void iotap_compare_print_text(const struct iotap_compare *c, FILE *f);
 void iotap_compare_print_csv(const struct iotap_compare *c, FILE *f);

@@ -184,6 +184,9 @@ struct iotap_pool;
 int iotap_pool_create(struct iotap_pool **out, unsigned int nthreads, unsigned int queue);
 unsigned int iotap_pool_threads(const struct iotap_pool *p);
 
+/* The CPUs this process may run on (its affinity mask), at least 1: how many threads pay. */
+unsigned int iotap_pool_cpus(void);
+
 /* iotap_pool_add - queue @fn(@arg), waiting while the queue is full. */
 void iotap_pool_add(struct iotap_pool *p, void (*fn)(void *arg), void *arg);
 
