@@ -83,7 +83,8 @@ struct report_acc {
 	uint64_t *heap;			/* end times of ops maybe in flight */
 	unsigned int nheap;
 	int err;			/* the accumulator's (the analysing thread's) */
-	int perr;			/* the reading side's */
+	int perr;			/* the reading side's, with threads */
+	int *perr_at;			/* where the reading side says it failed: &perr, or &err alone */
 };
 
 void iotap_report_opts_init(struct iotap_report_opts *o)
@@ -589,7 +590,7 @@ pre_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 	case IOTAP_REC_NAME:
 		if (e->o->keep_names &&
 		    nm_set(&rep->names, rec->file, iotap_trace_name_parent(rec), rec->name))
-			e->perr = -ENOMEM;
+			*e->perr_at = -ENOMEM;
 		return 0;
 	default:
 		return 0;
@@ -953,10 +954,12 @@ int iotap_report_build(struct iotap_report *rep, const char *path, const struct 
 		goto out;
 
 	app_init(&rep->app, rep->hdr.workload);
+	/* one thread: the loop tests one error, not two */
+	e.perr_at = o->threads >= 2 ? &e.perr : &e.err;
 	if (o->threads >= 2)
 		ret = report_pipe(&e, jn, o->threads);
 	else
-		while (!e.err && !e.perr && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0)
+		while (!e.err && (ret = iotap_trace_join_next_ref(jn, &rec)) > 0)
 			if (pre_rec(&e, rec))
 				acc_rec(&e, rec);
 	if (e.perr)
