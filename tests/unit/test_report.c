@@ -47,7 +47,7 @@ static int near(double got, double want, double rel)
 	return fabs(got - want) <= rel * fabs(want) + 1e-9;
 }
 
-static int has_flag(const struct flagset *fs, const char *kw)
+static int has_flag(const struct iotap_flagset *fs, const char *kw)
 {
 	unsigned int i;
 
@@ -117,7 +117,7 @@ static void test_golden(void)
 		"r1 strided ops=500 rate=500 bs=4096 stride=65536 lat=100 spread=200 file=5\n"
 		"c4 seqread ops=1000 rate=1000 bs=8192 lat=2000 threads=4 file=6 devread=20\n";
 	struct iotap_report rep;
-	const struct pstats *w, *r, *c;
+	const struct iotap_pstats *w, *r, *c;
 	struct dev_fig dev;
 	double d, cpu;
 	int n;
@@ -453,7 +453,7 @@ static void test_auto_bonnie(void)
 	 * (between two 8 KiB phases a boundary is still within a block).
 	 */
 	if (rep.nphases == 12) {
-		const struct pstats *ph = rep.phases;
+		const struct iotap_pstats *ph = rep.phases;
 
 		ok(ph[0].wr.ops == 100000 && ph[0].wr.bytes == 100000 && !ph[0].rd.ops &&
 		   ph[1].wr.ops >= 40000 - AUTO_BLOCK_OPS && ph[1].wr.bytes == ph[1].wr.ops * 8192 &&
@@ -735,7 +735,7 @@ static void test_fleet(void)
 				 tpath(2, "none.iotap") };
 	const uint64_t base = synth_real_base_ns;
 	const struct iotap_hist *h;
-	const struct pstats *w, *t;
+	const struct iotap_pstats *w, *t;
 	struct iotap_report ra, rb;
 	struct iotap_fleet fl;
 	double span;
@@ -785,7 +785,7 @@ static void test_fleet(void)
 /* A run of 1 MiB writes with a few short ones is "1m", not its bucket's mean. */
 static void test_size_label(void)
 {
-	struct dir_stats d;
+	struct iotap_dir_stats d;
 	char buf[128];
 
 	memset(&d, 0, sizeof(d));
@@ -920,9 +920,9 @@ static void test_app_pgsql(void)
  * count included, which no text output shows for these traces), its
  * latency histograms, the bins, the seek-map sample and the per-file map.
  */
-static int pstats_same(const struct pstats *a, const struct pstats *b)
+static int pstats_same(const struct iotap_pstats *a, const struct iotap_pstats *b)
 {
-	size_t from = offsetof(struct pstats, ops), to = offsetof(struct pstats, lat);
+	size_t from = offsetof(struct iotap_pstats, ops), to = offsetof(struct iotap_pstats, lat);
 	unsigned int op;
 
 	if (strcmp(a->name, b->name) || a->t_begin != b->t_begin || a->t_end != b->t_end ||

@@ -63,13 +63,14 @@ static int hist_same(const struct iotap_hist *a, const struct iotap_hist *b)
  */
 static void test_block_merge(void)
 {
-	static struct pstats all, sum, blk, zero;
-	static struct bin want[64];
-	struct series s;
-	struct seek_map sm;
+	static struct iotap_pstats all, sum, blk, zero;
+	static struct iotap_bin want[64];
+	struct iotap_series s;
+	struct iotap_seek_map sm;
 	struct iotap_trace_rec r;
 	uint64_t rng = 11, i, n = 6000, left = 0, width = 100000000ull, lat_ok = 1, bins_ok = 1;
-	const size_t lo = offsetof(struct pstats, ops), hi = offsetof(struct pstats, lat);
+	const size_t lo = offsetof(struct iotap_pstats, ops), hi = offsetof(struct iotap_pstats,
+				   lat);
 	unsigned int op;
 
 	pstats_init(&all, "all", 0, 0);
@@ -82,12 +83,12 @@ static void test_block_merge(void)
 	series_track(&s, &blk);
 	for (i = 0; i < n; i++) {
 		int64_t dist = 0;
-		struct bin *w;
+		struct iotap_bin *w;
 
 		mixed_rec(&rng, i, &r);
 		if ((r.op == IOTAP_OP_READ || r.op == IOTAP_OP_WRITE) && r.result >= 0)
 			dist = seek_map_update(&sm, r.file, r.offset, r.offset + r.length,
-					       r.op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
+					       r.op == IOTAP_OP_WRITE ? IOTAP_SEEK_WRITE : IOTAP_SEEK_READ);
 		if (!left) {
 			/* a block ends: what the report does at AUTO_BLOCK_OPS or a gap */
 			series_block_end(&s);
@@ -152,7 +153,7 @@ static void test_block_merge(void)
 	   "a merged span merges on whole and clears to zero");
 	ok(s.n > 40 && s.n <= 64, "the trace fills %" PRIu64 " bins", s.n);
 	for (i = 0; i < s.n; i++) {
-		const struct bin *g = &s.bins[i], *w = &want[i];
+		const struct iotap_bin *g = &s.bins[i], *w = &want[i];
 
 		if (g->ops != w->ops || g->busy_ns != w->busy_ns || g->lat_max != w->lat_max ||
 		    g->rd_ops != w->rd_ops || g->wr_ops != w->wr_ops || g->data_ops != w->data_ops ||
@@ -181,7 +182,7 @@ static void test_block_merge(void)
 static void test_seek_cache(void)
 {
 	static uint64_t last_end[4096], count[4096];
-	struct seek_map m;
+	struct iotap_seek_map m;
 	uint64_t rng = 5, i, files[4], counts[4];
 	int same = 1;
 
@@ -192,12 +193,12 @@ static void test_seek_cache(void)
 		int64_t want = (int64_t)(off - last_end[f]);
 
 		/* runs of a few ops on one file, as a client does */
-		if (seek_map_update(&m, f, off, end, SEEK_READ) != want)
+		if (seek_map_update(&m, f, off, end, IOTAP_SEEK_READ) != want)
 			same = 0;
 		last_end[f] = end;
 		count[f]++;
 		if ((x >> 40) % 4 && i + 1 < 200000) {
-			if (seek_map_update(&m, f, end, end + 4096, SEEK_READ) != 0)
+			if (seek_map_update(&m, f, end, end + 4096, IOTAP_SEEK_READ) != 0)
 				same = 0;
 			last_end[f] = end + 4096;
 			count[f]++;
@@ -220,7 +221,8 @@ static void test_seek_cache(void)
 
 		for (k = 0; k < 3; k++) {
 			f = k == 1 ? i - 1 : i;
-			if (seek_map_update(&m, f, last_end[f], last_end[f] + 100, SEEK_READ) != 0)
+			if (seek_map_update(&m, f, last_end[f], last_end[f] + 100,
+			    IOTAP_SEEK_READ) != 0)
 				same = 0;
 			last_end[f] += 100;
 		}

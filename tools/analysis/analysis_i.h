@@ -53,30 +53,30 @@ struct cpu_fig {
 
 double fig_rate(uint64_t n, double secs);
 double fig_mbps(uint64_t bytes, double secs);
-double fig_seq_pct(const struct pstats *p);
+double fig_seq_pct(const struct iotap_pstats *p);
 /* p99 latency of @op in microseconds; NAN when the span has none. */
-double fig_p99_us(const struct pstats *p, unsigned int op);
-int fig_device(const struct pstats *p, struct dev_fig *f);
+double fig_p99_us(const struct iotap_pstats *p, unsigned int op);
+int fig_device(const struct iotap_pstats *p, struct dev_fig *f);
 /* Return: 1 if any CPU figure is known. */
-int fig_cpu(const struct pstats *p, struct cpu_fig *c);
+int fig_cpu(const struct iotap_pstats *p, struct cpu_fig *c);
 /* The CPU% the report shows: the marking process's, else the system's. */
-int fig_cpu_pct(const struct pstats *p, double *out);
-double fig_start_s(const struct iotap_report *rep, const struct pstats *p);
+int fig_cpu_pct(const struct iotap_pstats *p, double *out);
+double fig_start_s(const struct iotap_report *rep, const struct iotap_pstats *p);
 /* Mean ops in flight: the ops' time over the span's (Little's law). */
-double fig_inflight(const struct pstats *p);
+double fig_inflight(const struct iotap_pstats *p);
 /* Metadata ops (neither data nor fsync) per second. */
-double fig_meta_rate(const struct pstats *p);
+double fig_meta_rate(const struct iotap_pstats *p);
 /*
  * A phase with ops that lasted under REPORT_MIN_TIMED_S: its rates mean
  * nothing (22 ops in 7 us are not 3 million ops/s); the text and HTML
  * tables print them as bonnie++ does a test under its 0.5 s, "+++++".
  */
 #define REPORT_MIN_TIMED_S	0.1
-int fig_too_short(const struct pstats *p);
+int fig_too_short(const struct iotap_pstats *p);
 /* "8k 99.9%, 4k 0.1%": the three fullest request-size buckets of @d */
-void fig_size_summary(const struct dir_stats *d, char *buf, size_t len);
+void fig_size_summary(const struct iotap_dir_stats *d, char *buf, size_t len);
 /* "<16k 83%, <2m 8%": the three commonest seek distances of @p */
-void fig_seek_summary(const struct pstats *p, char *buf, size_t len);
+void fig_seek_summary(const struct iotap_pstats *p, char *buf, size_t len);
 
 /* --- the report's columns (metric.c) ----------------------------------- */
 
@@ -114,10 +114,10 @@ struct report_metric {
 	const char *head;	/* the text table's heading */
 	int width;		/* ... and its column's width */
 	const char *th;		/* the HTML phase table's heading, a whole <th> */
-	double (*get)(const struct iotap_report *rep, const struct pstats *p);
-	struct json_object *(*jget)(const struct iotap_report *rep, const struct pstats *p,
-				    const struct flagset *fl);
-	const char *(*str)(const struct pstats *p, const struct flagset *fl, char *buf,
+	double (*get)(const struct iotap_report *rep, const struct iotap_pstats *p);
+	struct json_object *(*jget)(const struct iotap_report *rep, const struct iotap_pstats *p,
+				    const struct iotap_flagset *fl);
+	const char *(*str)(const struct iotap_pstats *p, const struct iotap_flagset *fl, char *buf,
 			   size_t len);
 };
 
@@ -132,7 +132,7 @@ extern const struct report_metric report_metrics[];
 unsigned int metric_view(unsigned int out, const struct report_metric **list);
 /* @m's figure for @p as output @out prints it (MO_ZERO applied); NAN: none. */
 double metric_value(const struct report_metric *m, unsigned int out, const struct iotap_report *rep,
-		    const struct pstats *p);
+		    const struct iotap_pstats *p);
 
 /* bonnie++'s test name of each phase (NULL: not one), as --bonnie-csv maps
  * them; @names has rep->nphases entries. Return: how many phases are tests. */
@@ -144,20 +144,21 @@ unsigned int report_bonnie_names(const struct iotap_report *rep, const char **na
  * and one row (@index < 0: none, as the total's).
  */
 void report_text_head_row(FILE *f, const char *what, const struct iotap_out_opts *oo);
-void report_text_row(FILE *f, const struct iotap_report *rep, const struct pstats *p,
+void report_text_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
 		     const char *idx, const char *name, const struct iotap_out_opts *oo);
 void report_csv_head(FILE *f);
 void report_csv_str(FILE *f, const char *s);
-void report_csv_row(FILE *f, const struct iotap_report *rep, const struct pstats *p,
-		    const struct flagset *fl, int index);
+void report_csv_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+		    const struct iotap_flagset *fl, int index);
 
 /* json-c helpers shared with compare */
 struct json_object;
-struct json_object *report_json_phase(const struct iotap_report *rep, const struct pstats *p,
-				      const struct flagset *fl);
+struct json_object *report_json_phase(const struct iotap_report *rep, const struct iotap_pstats *p,
+				      const struct iotap_flagset *fl);
 
 /* Host @h's pstats of matched phase @k (k == nphases: its total), or NULL. */
-const struct pstats *fleet_phase(const struct iotap_fleet *fl, unsigned int k, unsigned int h);
+const struct iotap_pstats *fleet_phase(const struct iotap_fleet *fl, unsigned int k,
+				       unsigned int h);
 
 /* One figure of one phase in every group. */
 struct cmp_cell {
@@ -174,7 +175,8 @@ unsigned int compare_nmetrics(void);
 const struct report_metric *compare_metric(unsigned int m);
 
 /* The pstats of phase @k in trace @t of group @g, or NULL. */
-const struct pstats *compare_phase(const struct iotap_compare *c, unsigned int k, unsigned int g,
+const struct iotap_pstats *compare_phase(const struct iotap_compare *c, unsigned int k,
+					 unsigned int g,
 				   unsigned int t);
 /* Figure @m of phase @k for group @g. */
 void compare_cell(const struct iotap_compare *c, unsigned int k, unsigned int g, unsigned int m,

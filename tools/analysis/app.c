@@ -34,7 +34,7 @@ static int first_word(const char *s, const char *w)
 	return s && !strncmp(s, w, n) && (s[n] == ' ' || !s[n]);
 }
 
-void app_init(struct app_stats *a, const char *workload)
+void app_init(struct iotap_app_stats *a, const char *workload)
 {
 	unsigned int i;
 
@@ -53,7 +53,7 @@ void app_init(struct app_stats *a, const char *workload)
 	a->kind->init(a->acc);
 }
 
-void app_release(struct app_stats *a)
+void app_release(struct iotap_app_stats *a)
 {
 	if (a->kind)
 		a->kind->release(a->acc);
@@ -62,7 +62,7 @@ void app_release(struct app_stats *a)
 	a->kind = NULL;
 }
 
-void app_feed(struct app_stats *a, const struct iotap_trace_rec *r)
+void app_feed(struct iotap_app_stats *a, const struct iotap_trace_rec *r)
 {
 	int ret;
 
@@ -73,29 +73,29 @@ void app_feed(struct app_stats *a, const struct iotap_trace_rec *r)
 		a->err = ret;
 }
 
-void app_finish(struct app_stats *a)
+void app_finish(struct iotap_app_stats *a)
 {
 	if (a->kind)
 		a->kind->finish(a->acc);
 }
 
-unsigned int app_figs(const struct app_stats *a, struct app_fig *out)
+unsigned int app_figs(const struct iotap_app_stats *a, struct app_fig *out)
 {
 	return a->kind ? a->kind->figs(a->acc, out) : 0;
 }
 
-void app_print_text(const struct app_stats *a, FILE *f)
+void app_print_text(const struct iotap_app_stats *a, FILE *f)
 {
 	if (a->kind)
 		a->kind->print_text(a->acc, f);
 }
 
-int app_period(const struct app_stats *a, uint64_t *start_ns, uint64_t *dur_ns)
+int app_period(const struct iotap_app_stats *a, uint64_t *start_ns, uint64_t *dur_ns)
 {
 	return a->kind ? a->kind->period(a->acc, start_ns, dur_ns) : 0;
 }
 
-void app_print_html(const struct app_stats *a, FILE *f)
+void app_print_html(const struct iotap_app_stats *a, FILE *f)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	unsigned int i, n;
@@ -119,7 +119,7 @@ void app_print_html(const struct app_stats *a, FILE *f)
 	fprintf(f, "</section>\n");
 }
 
-struct json_object *app_json(const struct app_stats *a)
+struct json_object *app_json(const struct iotap_app_stats *a)
 {
 	struct app_fig figs[APP_FIGS_MAX];
 	json_object *o, *fo;

@@ -157,11 +157,11 @@ const struct app_ops app_##n##_ops = { \
 IOTAP_MODELS(APP_OPS_NONE, APP_OPS_DECL)
 
 /* @workload: the header's workload string (NULL: none). */
-void app_init(struct app_stats *a, const char *workload);
-void app_release(struct app_stats *a);
+void app_init(struct iotap_app_stats *a, const char *workload);
+void app_release(struct iotap_app_stats *a);
 /* Every record of the trace, in the reader's order. */
-void app_feed(struct app_stats *a, const struct iotap_trace_rec *r);
-void app_finish(struct app_stats *a);
+void app_feed(struct iotap_app_stats *a, const struct iotap_trace_rec *r);
+void app_finish(struct iotap_app_stats *a);
 
 void app_pgsql_init(struct app_pgsql *p);
 void app_pgsql_release(struct app_pgsql *p);
@@ -186,12 +186,12 @@ struct app_fig {
 
 #define APP_FIGS_MAX	16
 /* Return: how many figures (0 for a trace of no application). */
-unsigned int app_figs(const struct app_stats *a, struct app_fig *out);
+unsigned int app_figs(const struct iotap_app_stats *a, struct app_fig *out);
 unsigned int app_pgsql_figs(const struct app_pgsql *p, struct app_fig *out);
 unsigned int app_dedup_figs(const struct app_dedup *d, struct app_fig *out);
 
 /* The application's own figures as text (nothing without one). */
-void app_print_text(const struct app_stats *a, FILE *f);
+void app_print_text(const struct iotap_app_stats *a, FILE *f);
 void app_pgsql_print_text(const struct app_pgsql *p, FILE *f);
 void app_dedup_print_text(const struct app_dedup *d, FILE *f);
 /*
@@ -199,15 +199,15 @@ void app_dedup_print_text(const struct app_dedup *d, FILE *f);
  * (app_figs) as a table, then the application's own tables (checkpoints,
  * backups, restores); nothing without one.
  */
-void app_print_html(const struct app_stats *a, FILE *f);
+void app_print_html(const struct iotap_app_stats *a, FILE *f);
 void app_pgsql_print_html(const struct app_pgsql *p, FILE *f);
 void app_dedup_print_html(const struct app_dedup *d, FILE *f);
 /* As a JSON object ("application"), NULL without one. */
-struct json_object *app_json(const struct app_stats *a);
+struct json_object *app_json(const struct iotap_app_stats *a);
 struct json_object *app_pgsql_json(const struct app_pgsql *p);
 struct json_object *app_dedup_json(const struct app_dedup *d);
 /* The span compare shows as one row (struct app_ops' period). */
-int app_period(const struct app_stats *a, uint64_t *start_ns, uint64_t *dur_ns);
+int app_period(const struct iotap_app_stats *a, uint64_t *start_ns, uint64_t *dur_ns);
 int app_pgsql_period(const struct app_pgsql *p, uint64_t *start_ns, uint64_t *dur_ns);
 int app_dedup_period(const struct app_dedup *d, uint64_t *start_ns, uint64_t *dur_ns);
 

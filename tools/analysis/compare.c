@@ -79,13 +79,13 @@ static int find_key(const struct iotap_compare *c, const char *key)
 
 static int insert_key(struct iotap_compare *c, unsigned int at, const char *key)
 {
-	char (*nn)[CMP_PHASE_KEY] = realloc(c->phase_names, (c->nphases + 1) * sizeof(*nn));
+	char (*nn)[IOTAP_CMP_PHASE_KEY] = realloc(c->phase_names, (c->nphases + 1) * sizeof(*nn));
 
 	if (!nn)
 		return -ENOMEM;
 	c->phase_names = nn;
 	memmove(&nn[at + 1], &nn[at], (c->nphases - at) * sizeof(*nn));
-	snprintf(nn[at], CMP_PHASE_KEY, "%s", key);
+	snprintf(nn[at], IOTAP_CMP_PHASE_KEY, "%s", key);
 	c->nphases++;
 	return 0;
 }
@@ -102,7 +102,7 @@ static int *map_at(const struct iotap_compare *c, unsigned int k, unsigned int g
  * in the run's steady SPAN (its checkpoint parts cut it into several).
  * Return: 1 if made, 0 if the trace has none, -ENOMEM.
  */
-static int steady_period(const struct iotap_report *rep, struct pstats *ps)
+static int steady_period(const struct iotap_report *rep, struct iotap_pstats *ps)
 {
 	uint64_t b, e, dur;
 	unsigned int i, n = 0;
@@ -113,7 +113,7 @@ static int steady_period(const struct iotap_report *rep, struct pstats *ps)
 	pstats_init(ps, PERIOD_KEY, 0, 0);
 	ps->pool = rep->hist_pool;
 	for (i = 0; i < rep->nphases; i++) {
-		const struct pstats *p = &rep->phases[i];
+		const struct iotap_pstats *p = &rep->phases[i];
 		uint64_t mid = p->t_begin + (p->t_end - p->t_begin) / 2;
 
 		if (mid < b || mid >= e)
@@ -135,7 +135,7 @@ int iotap_compare_build(struct iotap_compare *c, struct iotap_cmp_group *groups,
 			unsigned int jobs)
 {
 	unsigned int g, t, i, k, n = 0, f;
-	char key[CMP_PHASE_KEY];
+	char key[IOTAP_CMP_PHASE_KEY];
 	struct iotap_report **reps = NULL;
 	const char **paths = NULL;
 	int ret;
@@ -265,7 +265,8 @@ void iotap_compare_release(struct iotap_compare *c)
 	c->map = NULL;
 }
 
-const struct pstats *compare_phase(const struct iotap_compare *c, unsigned int k, unsigned int g,
+const struct iotap_pstats *compare_phase(const struct iotap_compare *c, unsigned int k,
+					 unsigned int g,
 				   unsigned int t)
 {
 	int i;
@@ -281,7 +282,8 @@ const struct pstats *compare_phase(const struct iotap_compare *c, unsigned int k
 }
 
 /* Figure @m of one phase of one trace; *ok = 0 when the trace has no such figure. */
-static double metric(const struct iotap_report *rep, const struct pstats *p, unsigned int m, int *ok)
+static double metric(const struct iotap_report *rep, const struct iotap_pstats *p, unsigned int m,
+		     int *ok)
 {
 	double v = metric_value(compare_metric(m), MO_CMP, rep, p);
 
@@ -299,7 +301,7 @@ static void cell_raw(const struct iotap_compare *c, unsigned int k, unsigned int
 	memset(out, 0, sizeof(*out));
 	out->ratio = NAN;
 	for (t = 0; t < c->groups[g].n; t++) {
-		const struct pstats *p = compare_phase(c, k, g, t);
+		const struct iotap_pstats *p = compare_phase(c, k, g, t);
 
 		if (!p)
 			continue;
@@ -520,7 +522,7 @@ static void facet_mount_opts(const struct iotap_report *rep, char *buf, size_t l
 
 static double run_secs(const struct iotap_report *rep)
 {
-	const struct pstats *t = &rep->total;
+	const struct iotap_pstats *t = &rep->total;
 
 	return t->t_end > t->t_begin ? (double)(t->t_end - t->t_begin) / 1e9 : 0;
 }

@@ -110,7 +110,8 @@ static void label_hosts(struct iotap_fleet *fl)
  * trace with no op: its total is at 0) widens nothing. *@first: no span
  * taken yet.
  */
-static int merge_host(struct pstats *dst, const struct pstats *src, uint64_t shift, int *first)
+static int merge_host(struct iotap_pstats *dst, const struct iotap_pstats *src, uint64_t shift,
+		      int *first)
 {
 	uint64_t fo = dst->first_op, le = dst->last_end, ops = dst->ops;
 	uint64_t b = src->t_begin + shift, e = src->t_end + shift;
@@ -132,7 +133,7 @@ static int merge_host(struct pstats *dst, const struct pstats *src, uint64_t shi
 	return ret;
 }
 
-const struct pstats *fleet_phase(const struct iotap_fleet *fl, unsigned int k, unsigned int h)
+const struct iotap_pstats *fleet_phase(const struct iotap_fleet *fl, unsigned int k, unsigned int h)
 {
 	const struct iotap_report *rep = &fl->hosts[h].rep;
 	int i;
@@ -143,7 +144,8 @@ const struct pstats *fleet_phase(const struct iotap_fleet *fl, unsigned int k, u
 	return i < 0 ? NULL : &rep->phases[i];
 }
 
-static const struct flagset *host_flags(const struct iotap_fleet *fl, unsigned int k, unsigned int h)
+static const struct iotap_flagset *host_flags(const struct iotap_fleet *fl, unsigned int k,
+					      unsigned int h)
 {
 	const struct iotap_report *rep = &fl->hosts[h].rep;
 
@@ -219,13 +221,13 @@ int iotap_fleet_build(struct iotap_fleet *fl, const char *const *paths, unsigned
 			fl->map[(size_t)find_name(fl, fl->hosts[h].rep.phases[i].name) * n + h] =
 				(int)i;
 	for (k = 0; k <= fl->nphases; k++) {
-		struct pstats *a = &fl->all[k];
+		struct iotap_pstats *a = &fl->all[k];
 		int first = 1;
 
 		pstats_init(a, k < fl->nphases ? fl->names[k] : "total", k, 0);
 		a->pool = fl->view.hist_pool;
 		for (h = 0; h < n; h++) {
-			const struct pstats *p = fleet_phase(fl, k, h);
+			const struct iotap_pstats *p = fleet_phase(fl, k, h);
 
 			if (!p)
 				continue;
@@ -263,7 +265,7 @@ void iotap_fleet_release(struct iotap_fleet *fl)
 
 void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out_opts *oo, FILE *f)
 {
-	const struct pstats *tot = &fl->all[fl->nphases];
+	const struct iotap_pstats *tot = &fl->all[fl->nphases];
 	unsigned int h, k, named = 0;
 	char buf[64];
 
@@ -292,7 +294,7 @@ void iotap_fleet_print_text(const struct iotap_fleet *fl, const struct iotap_out
 		snprintf(buf, sizeof(buf), "%u", k);
 		fprintf(f, "%3s %s\n", k < fl->nphases ? buf : "", fl->all[k].name);
 		for (h = 0; h < fl->nhosts; h++) {
-			const struct pstats *p = fleet_phase(fl, k, h);
+			const struct iotap_pstats *p = fleet_phase(fl, k, h);
 			char lab[260];
 
 			snprintf(lab, sizeof(lab), "  %s", fl->hosts[h].label);
@@ -324,7 +326,7 @@ void iotap_fleet_print_csv(const struct iotap_fleet *fl, FILE *f)
 		int idx = k < fl->nphases ? (int)k : -1;
 
 		for (h = 0; h < fl->nhosts; h++) {
-			const struct pstats *p = fleet_phase(fl, k, h);
+			const struct iotap_pstats *p = fleet_phase(fl, k, h);
 
 			if (!p)
 				continue;
@@ -350,7 +352,7 @@ static json_object *json_fphase(const struct iotap_fleet *fl, unsigned int k)
 	if (k < fl->nphases)
 		json_object_object_add(o, "index", json_object_new_int((int)k));
 	for (h = 0; h < fl->nhosts; h++) {
-		const struct pstats *p = fleet_phase(fl, k, h);
+		const struct iotap_pstats *p = fleet_phase(fl, k, h);
 		json_object *hp = NULL;
 
 		if (p) {
@@ -458,7 +460,7 @@ void iotap_fleet_write_html(const struct iotap_fleet *fl, FILE *f)
 		html_esc(f, fl->all[k].name);
 		fprintf(f, "</td></tr>\n");
 		for (h = 0; h < fl->nhosts; h++) {
-			const struct pstats *p = fleet_phase(fl, k, h);
+			const struct iotap_pstats *p = fleet_phase(fl, k, h);
 
 			if (p)
 				html_metric_row(f, &fl->hosts[h].rep, p, "", fl->hosts[h].label,

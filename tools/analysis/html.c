@@ -101,8 +101,9 @@ static void td_num(FILE *f, double v, int dec)
 }
 
 /* in microseconds, as every other latency in the reports */
-void html_metric_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
-		     const char *name, const struct flagset *fl, int total)
+void html_metric_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+		     const char *idx,
+		     const char *name, const struct iotap_flagset *fl, int total)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int k, n = metric_view(MO_HTML, col);
@@ -119,8 +120,9 @@ void html_metric_row(FILE *f, const struct iotap_report *rep, const struct pstat
 	fprintf(f, "<td>%s</td></tr>\n", fl && fl->n ? "<span class=\"bad\">&#9873;</span>" : "");
 }
 
-static void phase_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, int idx,
-		      const struct flagset *fl)
+static void phase_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+		      int idx,
+		      const struct iotap_flagset *fl)
 {
 	char idxs[16] = "";
 
@@ -203,7 +205,7 @@ static void flags_box(FILE *f, const struct iotap_report *rep)
  */
 static void chart_range(const struct iotap_report *rep, uint64_t *lo, uint64_t *hi)
 {
-	const struct series *s = &rep->series;
+	const struct iotap_series *s = &rep->series;
 	uint64_t a = rep->total.t_begin, z = rep->total.t_end, m, few;
 	unsigned int i, j;
 
@@ -249,7 +251,7 @@ struct svg_band *html_phase_bands(const struct iotap_report *rep)
 void html_timelines(FILE *f, const struct iotap_report *rep, const struct svg_band *bands, int width,
 		    int what)
 {
-	const struct series *s = &rep->series;
+	const struct iotap_series *s = &rep->series;
 	struct bin_dev *dev;
 	uint64_t lo, hi, i, n;
 	double *y[6];
@@ -283,7 +285,7 @@ void html_timelines(FILE *f, const struct iotap_report *rep, const struct svg_ba
 	memset(se, 0, sizeof(se));
 	if (what == 0) {
 		for (i = lo; i < hi; i++) {
-			const struct bin *b = &s->bins[i];
+			const struct iotap_bin *b = &s->bins[i];
 
 			y[0][i - lo] = b->rd_bytes / 1e6 / w;
 			y[1][i - lo] = b->wr_bytes / 1e6 / w;
@@ -300,7 +302,7 @@ void html_timelines(FILE *f, const struct iotap_report *rep, const struct svg_ba
 		tl.height = 300;
 	} else if (what == 1) {
 		for (i = lo; i < hi; i++) {
-			const struct bin *b = &s->bins[i];
+			const struct iotap_bin *b = &s->bins[i];
 
 			y[0][i - lo] = b->ops / w;
 			y[1][i - lo] = (b->rd_ops + b->wr_ops) / w;
@@ -320,7 +322,7 @@ void html_timelines(FILE *f, const struct iotap_report *rep, const struct svg_ba
 		tl.height = 280;
 	} else {
 		for (i = lo; i < hi; i++) {
-			const struct bin *b = &s->bins[i];
+			const struct iotap_bin *b = &s->bins[i];
 
 			y[0][i - lo] = b->busy_ns / 1e9 / w;
 			y[1][i - lo] = b->threads;
@@ -367,7 +369,7 @@ static void phase_bars(FILE *f, const struct iotap_report *rep)
 	if (!cats || !v || !n)
 		goto out;
 	for (i = 0; i < n; i++) {
-		const struct pstats *p = &rep->phases[i];
+		const struct iotap_pstats *p = &rep->phases[i];
 		double d = pstats_duration_s(p);
 		struct dev_fig dev;
 
@@ -406,7 +408,7 @@ static void phase_bars(FILE *f, const struct iotap_report *rep)
 	hb.nnames = 1;
 	svg_hbars(f, &hb);
 	for (i = 0; i < n; i++) {
-		const struct pstats *p = &rep->phases[i];
+		const struct iotap_pstats *p = &rep->phases[i];
 		double d = pstats_duration_s(p);
 
 		v[2 * i] = fig_rate(p->data_ops, d);
@@ -426,7 +428,7 @@ out:
 
 static void latency_hists(FILE *f, const struct iotap_report *rep)
 {
-	const struct pstats *p = &rep->total;
+	const struct iotap_pstats *p = &rep->total;
 	unsigned int ops[HISTS], nops = 0, op, k, i, g;
 	static const char *const mark_names[] = { "p50", "p99", "max" };
 
@@ -529,7 +531,7 @@ static void seek_maps(FILE *f, const struct iotap_report *rep, const struct svg_
 		every = have > MAP_POINTS ? (have + MAP_POINTS - 1) / MAP_POINTS : 1;
 		n = 0;
 		for (i = 0; i < rep->points.n && n < MAP_POINTS; i++) {
-			const struct point *pt = &rep->points.p[i];
+			const struct iotap_point *pt = &rep->points.p[i];
 
 			if (pt->file != files[k] || seen++ % every)
 				continue;
@@ -588,7 +590,7 @@ static void shape_table(FILE *f, const struct iotap_report *rep)
 		   "<th class=\"l\">seek distances</th><th>seq %%</th><th>in flight</th>"
 		   "<th>max in flight</th><th>threads</th><th>fsyncs</th></tr>\n");
 	for (i = 0; i <= rep->nphases; i++) {
-		const struct pstats *p = i < rep->nphases ? &rep->phases[i] : &rep->total;
+		const struct iotap_pstats *p = i < rep->nphases ? &rep->phases[i] : &rep->total;
 
 		fprintf(f, "<tr%s><td class=\"l\">", i == rep->nphases ? " class=\"total\"" : "");
 		html_esc(f, p->name);
@@ -617,7 +619,7 @@ static void latency_table(FILE *f, const struct iotap_report *rep)
 		   "<th class=\"l\">op</th><th>count</th><th>mean</th><th>p50</th><th>p90</th>"
 		   "<th>p99</th><th>p99.9</th><th>max</th><th>errors</th></tr>\n");
 	for (i = 0; i <= rep->nphases; i++) {
-		const struct pstats *p = i < rep->nphases ? &rep->phases[i] : &rep->total;
+		const struct iotap_pstats *p = i < rep->nphases ? &rep->phases[i] : &rep->total;
 		int first = 1;
 
 		for (op = 0; op < IOTAP_OP_MAX; op++) {

@@ -39,39 +39,39 @@ double fig_mbps(uint64_t bytes, double secs)
 	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
 }
 
-double fig_seq_pct(const struct pstats *p)
+double fig_seq_pct(const struct iotap_pstats *p)
 {
 	return p->data_ops ? 100.0 * (double)(p->data_ops - p->seeks) / (double)p->data_ops : 0.0;
 }
 
-double fig_p99_us(const struct pstats *p, unsigned int op)
+double fig_p99_us(const struct iotap_pstats *p, unsigned int op)
 {
 	return p->lat[op] && p->lat[op]->n ? iotap_hist_quantile(p->lat[op], 0.99) / 1e3 : NAN;
 }
 
-double fig_start_s(const struct iotap_report *rep, const struct pstats *p)
+double fig_start_s(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return p->t_begin >= rep->t0 ? (double)(p->t_begin - rep->t0) / 1e9 : 0.0;
 }
 
-double fig_inflight(const struct pstats *p)
+double fig_inflight(const struct iotap_pstats *p)
 {
 	double d = pstats_duration_s(p);
 
 	return d > 0 ? (double)p->busy_ns / 1e9 / d : 0.0;
 }
 
-double fig_meta_rate(const struct pstats *p)
+double fig_meta_rate(const struct iotap_pstats *p)
 {
 	return fig_rate(p->ops - p->data_ops - p->fsyncs, pstats_duration_s(p));
 }
 
-int fig_too_short(const struct pstats *p)
+int fig_too_short(const struct iotap_pstats *p)
 {
 	return p->ops && pstats_duration_s(p) < REPORT_MIN_TIMED_S;
 }
 
-static int sample_span(const struct pstats *p, const struct iotap_trace_sample **a,
+static int sample_span(const struct iotap_pstats *p, const struct iotap_trace_sample **a,
 		       const struct iotap_trace_sample **b, double *dt)
 {
 	if (!p->smp_first.valid || !p->smp_last.valid || p->smp_last.t_ns <= p->smp_first.t_ns)
@@ -82,7 +82,7 @@ static int sample_span(const struct pstats *p, const struct iotap_trace_sample *
 	return 1;
 }
 
-int fig_cpu(const struct pstats *p, struct cpu_fig *c)
+int fig_cpu(const struct iotap_pstats *p, struct cpu_fig *c)
 {
 	const struct iotap_trace_sample *a, *b;
 	double d = pstats_duration_s(p), dt, all;
@@ -109,7 +109,7 @@ int fig_cpu(const struct pstats *p, struct cpu_fig *c)
 	return c->has_mark || c->has_sample;
 }
 
-int fig_cpu_pct(const struct pstats *p, double *out)
+int fig_cpu_pct(const struct iotap_pstats *p, double *out)
 {
 	struct cpu_fig c;
 
@@ -119,7 +119,7 @@ int fig_cpu_pct(const struct pstats *p, double *out)
 	return 1;
 }
 
-int fig_device(const struct pstats *p, struct dev_fig *f)
+int fig_device(const struct iotap_pstats *p, struct dev_fig *f)
 {
 	const struct iotap_trace_sample *a, *b;
 	double dt, d = pstats_duration_s(p);
@@ -154,46 +154,47 @@ int fig_device(const struct pstats *p, struct dev_fig *f)
 
 #define D(p)	pstats_duration_s(p)
 
-static double g_start(const struct iotap_report *rep, const struct pstats *p)
+static double g_start(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_start_s(rep, p);
 }
 
-static double g_dur(const struct iotap_report *rep, const struct pstats *p) { return D(p); }
-static double g_ops(const struct iotap_report *rep, const struct pstats *p) { return (double)p->ops; }
-static double g_ops_s(const struct iotap_report *rep, const struct pstats *p)
+static double g_dur(const struct iotap_report *rep, const struct iotap_pstats *p) { return D(p); }
+static double g_ops(const struct iotap_report *rep,
+		    const struct iotap_pstats *p) { return (double)p->ops; }
+static double g_ops_s(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_rate(p->ops, D(p));
 }
 
 /* one direction's figures: @d is &p->rd or &p->wr */
 #define DIR_GETTERS(X, d)								\
-static double g_##X##_ops(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_ops(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return (double)p->d.ops; }								\
-static double g_##X##_bytes(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_bytes(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return (double)p->d.bytes; }								\
-static double g_##X##_mbps(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_mbps(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return fig_mbps(p->d.bytes, D(p)); }							\
-static double g_##X##_kibps(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_kibps(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return D(p) > 0 ? (double)p->d.bytes / 1024 / D(p) : 0; }				\
-static double g_##X##_iops(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_iops(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return fig_rate(p->d.ops, D(p)); }							\
-static double g_##X##_errors(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_errors(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return (double)p->d.errors; }								\
-static double g_##X##_typical(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_##X##_typical(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 { return (double)dir_typical_size(&p->d); }						\
-static json_object *j_##X##_hist(const struct iotap_report *rep, const struct pstats *p,	\
-				 const struct flagset *fl)				\
+static json_object *j_##X##_hist(const struct iotap_report *rep, const struct iotap_pstats *p,	\
+				 const struct iotap_flagset *fl)				\
 { return size_hist_json(&p->d); }
 
 /* key: a bucket's upper bound in bytes; sizes in (bound/2, bound] */
-static json_object *size_hist_json(const struct dir_stats *d)
+static json_object *size_hist_json(const struct iotap_dir_stats *d)
 {
 	json_object *h = json_object_new_object();
 	unsigned int i;
 	char key[32];
 
-	for (i = 0; i < SIZE_BUCKETS; i++) {
+	for (i = 0; i < IOTAP_SIZE_BUCKETS; i++) {
 		if (!d->size_hist[i])
 			continue;
 		snprintf(key, sizeof(key), "%" PRIu64, (uint64_t)1 << i);
@@ -205,35 +206,35 @@ static json_object *size_hist_json(const struct dir_stats *d)
 DIR_GETTERS(rd, rd)
 DIR_GETTERS(wr, wr)
 
-static double g_iops(const struct iotap_report *rep, const struct pstats *p)
+static double g_iops(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_rate(p->rd.ops + p->wr.ops, D(p));
 }
 
-static double g_seeks(const struct iotap_report *rep, const struct pstats *p)
+static double g_seeks(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return (double)p->seeks;
 }
 
-static double g_seeks_s(const struct iotap_report *rep, const struct pstats *p)
+static double g_seeks_s(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_rate(p->seeks, D(p));
 }
 
-static double g_seq(const struct iotap_report *rep, const struct pstats *p)
+static double g_seq(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return p->data_ops ? fig_seq_pct(p) : NAN;
 }
 
 /* key: a bucket's upper bound in bytes; |distance| in [bound/2, bound) */
-static json_object *j_seek_hist(const struct iotap_report *rep, const struct pstats *p,
-				const struct flagset *fl)
+static json_object *j_seek_hist(const struct iotap_report *rep, const struct iotap_pstats *p,
+				const struct iotap_flagset *fl)
 {
 	json_object *h = json_object_new_object();
 	unsigned int i;
 	char key[32];
 
-	for (i = 0; i < SEEK_BUCKETS; i++) {
+	for (i = 0; i < IOTAP_SEEK_BUCKETS; i++) {
 		if (!p->seek_hist[i])
 			continue;
 		snprintf(key, sizeof(key), "%" PRIu64, i < 64 ? (uint64_t)1 << i : UINT64_MAX);
@@ -242,19 +243,19 @@ static json_object *j_seek_hist(const struct iotap_report *rep, const struct pst
 	return h;
 }
 
-static double g_seek_back(const struct iotap_report *rep, const struct pstats *p)
+static double g_seek_back(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return (double)p->seek_back;
 }
 
-static double g_rewrites(const struct iotap_report *rep, const struct pstats *p)
+static double g_rewrites(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return (double)p->rewrites;
 }
 
 /* each metadata op type: its count, rate and errors */
-static json_object *j_meta(const struct iotap_report *rep, const struct pstats *p,
-			   const struct flagset *fl)
+static json_object *j_meta(const struct iotap_report *rep, const struct iotap_pstats *p,
+			   const struct iotap_flagset *fl)
 {
 	json_object *meta = json_object_new_object();
 	unsigned int op;
@@ -274,19 +275,19 @@ static json_object *j_meta(const struct iotap_report *rep, const struct pstats *
 	return meta;
 }
 
-static double g_fsyncs(const struct iotap_report *rep, const struct pstats *p)
+static double g_fsyncs(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return (double)p->fsyncs;
 }
 
-static double g_fsyncs_s(const struct iotap_report *rep, const struct pstats *p)
+static double g_fsyncs_s(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_rate(p->fsyncs, D(p));
 }
 
 /* each op type's latency distribution, microseconds */
-static json_object *j_latency(const struct iotap_report *rep, const struct pstats *p,
-			      const struct flagset *fl)
+static json_object *j_latency(const struct iotap_report *rep, const struct iotap_pstats *p,
+			      const struct iotap_flagset *fl)
 {
 	json_object *lat = json_object_new_object();
 	unsigned int op;
@@ -311,7 +312,7 @@ static json_object *j_latency(const struct iotap_report *rep, const struct pstat
 	return lat;
 }
 
-static double g_cpu(const struct iotap_report *rep, const struct pstats *p)
+static double g_cpu(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	double v;
 
@@ -319,8 +320,8 @@ static double g_cpu(const struct iotap_report *rep, const struct pstats *p)
 }
 
 /* the CPU figures apart; null when none is known */
-static json_object *j_cpu(const struct iotap_report *rep, const struct pstats *p,
-			  const struct flagset *fl)
+static json_object *j_cpu(const struct iotap_report *rep, const struct iotap_pstats *p,
+			  const struct iotap_flagset *fl)
 {
 	json_object *c;
 	struct cpu_fig cf;
@@ -338,44 +339,44 @@ static json_object *j_cpu(const struct iotap_report *rep, const struct pstats *p
 	return c;
 }
 
-static double g_inflight(const struct iotap_report *rep, const struct pstats *p)
+static double g_inflight(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_inflight(p);
 }
 
-static double g_max_inflight(const struct iotap_report *rep, const struct pstats *p)
+static double g_max_inflight(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return (double)p->max_inflight;
 }
 
-static double g_threads(const struct iotap_report *rep, const struct pstats *p)
+static double g_threads(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return pstats_threads(p);
 }
 
-static double g_data_threads(const struct iotap_report *rep, const struct pstats *p)
+static double g_data_threads(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return pstats_data_threads(p);
 }
 
-static double g_rp99(const struct iotap_report *rep, const struct pstats *p)
+static double g_rp99(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_p99_us(p, IOTAP_OP_READ);
 }
 
-static double g_wp99(const struct iotap_report *rep, const struct pstats *p)
+static double g_wp99(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_p99_us(p, IOTAP_OP_WRITE);
 }
 
-static double g_meta_s(const struct iotap_report *rep, const struct pstats *p)
+static double g_meta_s(const struct iotap_report *rep, const struct iotap_pstats *p)
 {
 	return fig_meta_rate(p);
 }
 
 /* the backing device's figures: NAN where the trace has no device samples */
 #define DEV_GETTER(name, expr)								\
-static double g_dev_##name(const struct iotap_report *rep, const struct pstats *p)		\
+static double g_dev_##name(const struct iotap_report *rep, const struct iotap_pstats *p)		\
 {											\
 	struct dev_fig dev;								\
 											\
@@ -394,7 +395,7 @@ DEV_GETTER(wr_iops, dev.wr_iops)
 DEV_GETTER(unseen, dev.fs_unseen_pct >= 0 ? dev.fs_unseen_pct : NAN)
 
 /* CSV: the flags' keywords only (the text is in JSON and the table) */
-static const char *s_flags(const struct pstats *p, const struct flagset *fl, char *buf,
+static const char *s_flags(const struct iotap_pstats *p, const struct iotap_flagset *fl, char *buf,
 			   size_t len)
 {
 	unsigned int k;
@@ -412,8 +413,8 @@ static const char *s_flags(const struct pstats *p, const struct flagset *fl, cha
 	return buf;
 }
 
-static json_object *j_flags(const struct iotap_report *rep, const struct pstats *p,
-			    const struct flagset *fl)
+static json_object *j_flags(const struct iotap_report *rep, const struct iotap_pstats *p,
+			    const struct iotap_flagset *fl)
 {
 	json_object *a = json_object_new_array();
 	unsigned int i;
@@ -563,7 +564,7 @@ unsigned int metric_view(unsigned int out, const struct report_metric **list)
 }
 
 double metric_value(const struct report_metric *m, unsigned int out, const struct iotap_report *rep,
-		    const struct pstats *p)
+		    const struct iotap_pstats *p)
 {
 	double v = m->get ? m->get(rep, p) : NAN;
 

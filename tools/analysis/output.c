@@ -76,21 +76,21 @@ static void text_layout(FILE *f, const char *s)
 
 /*
  * "8k 99.9%, 3000b 0.1%": the commonest request sizes. A bucket's sizes
- * are known exactly when they are 2^i and at most SIZE_OTHERS others; otherwise
+ * are known exactly when they are 2^i and at most IOTAP_SIZE_OTHERS others; otherwise
  * its requests of exactly 2^i are one entry and the rest a range
  * ("4k-8k": above 4 KiB, up to 8 KiB), never a size no request had.
  */
-void fig_size_summary(const struct dir_stats *d, char *buf, size_t len)
+void fig_size_summary(const struct iotap_dir_stats *d, char *buf, size_t len)
 {
 	struct ent {
 		uint64_t n, size;	/* size 0: bucket @b's range */
 		unsigned int b;
-	} e[SIZE_BUCKETS * (1 + SIZE_OTHERS)];
+	} e[IOTAP_SIZE_BUCKETS * (1 + IOTAP_SIZE_OTHERS)];
 	unsigned int i, j, k, n = 0;
 	size_t l = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < SIZE_BUCKETS; i++) {
+	for (i = 0; i < IOTAP_SIZE_BUCKETS; i++) {
 		if (!d->size_hist[i])
 			continue;
 		if (d->size_top[i])
@@ -98,7 +98,7 @@ void fig_size_summary(const struct dir_stats *d, char *buf, size_t len)
 		if (!dir_bucket_exact(d, i))
 			e[n++] = (struct ent){ d->size_hist[i] - d->size_top[i], 0, i };
 		else
-			for (j = 0; j < SIZE_OTHERS && d->size_oth_n[i][j]; j++)
+			for (j = 0; j < IOTAP_SIZE_OTHERS && d->size_oth_n[i][j]; j++)
 				e[n++] = (struct ent){ d->size_oth_n[i][j], d->size_oth[i][j], i };
 	}
 	for (k = 0; k < 3 && k < n; k++) {
@@ -128,7 +128,7 @@ void fig_size_summary(const struct dir_stats *d, char *buf, size_t len)
 }
 
 /* "<16k 83%, <2m 8%": the commonest seek distances */
-void fig_seek_summary(const struct pstats *p, char *buf, size_t len)
+void fig_seek_summary(const struct iotap_pstats *p, char *buf, size_t len)
 {
 	unsigned int k, i, n = 0, used[3] = { 0 };
 	size_t l = 0;
@@ -137,7 +137,7 @@ void fig_seek_summary(const struct pstats *p, char *buf, size_t len)
 	for (k = 0; k < 3; k++) {
 		int best = -1;
 
-		for (i = 0; i < SEEK_BUCKETS; i++) {
+		for (i = 0; i < IOTAP_SEEK_BUCKETS; i++) {
 			unsigned int j, taken = 0;
 
 			for (j = 0; j < n; j++)
@@ -164,9 +164,9 @@ void fig_seek_summary(const struct pstats *p, char *buf, size_t len)
 /* --- text ---------------------------------------------------------------- */
 
 /* The table's sizes column: each direction's commonest request size ("w 1m 100%"). */
-static void text_top_sizes(const struct pstats *p, char *buf, size_t len)
+static void text_top_sizes(const struct iotap_pstats *p, char *buf, size_t len)
 {
-	const struct dir_stats *dirs[2] = { &p->rd, &p->wr };
+	const struct iotap_dir_stats *dirs[2] = { &p->rd, &p->wr };
 	size_t l = 0;
 	unsigned int k;
 
@@ -186,7 +186,8 @@ static void text_top_sizes(const struct pstats *p, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-void report_text_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
+void report_text_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+		     const char *idx,
 		     const char *name, const struct iotap_out_opts *oo)
 {
 	const struct report_metric *col[METRIC_MAX];
@@ -209,7 +210,8 @@ void report_text_row(FILE *f, const struct iotap_report *rep, const struct pstat
 	fprintf(f, "  %s\n", sizes);
 }
 
-static void text_phase_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, int idx,
+static void text_phase_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+			   int idx,
 			   const struct iotap_out_opts *oo)
 {
 	char idxs[16] = "";
@@ -220,15 +222,15 @@ static void text_phase_row(FILE *f, const struct iotap_report *rep, const struct
 }
 
 /* The read and write lines of a phase: ops, bytes, rate, IOPS, request sizes. */
-static void text_data_lines(FILE *f, const struct pstats *p, const struct iotap_out_opts *oo)
+static void text_data_lines(FILE *f, const struct iotap_pstats *p, const struct iotap_out_opts *oo)
 {
 	double d = pstats_duration_s(p);
-	const struct dir_stats *dirs[2] = { &p->rd, &p->wr };
+	const struct iotap_dir_stats *dirs[2] = { &p->rd, &p->wr };
 	unsigned int k;
 	char buf[256];
 
 	for (k = 0; k < 2; k++) {
-		const struct dir_stats *dr = dirs[k];
+		const struct iotap_dir_stats *dr = dirs[k];
 
 		if (!dr->ops)
 			continue;
@@ -253,7 +255,7 @@ static void text_data_lines(FILE *f, const struct pstats *p, const struct iotap_
 	}
 }
 
-static void text_detail(FILE *f, const struct pstats *p, const struct flagset *fl,
+static void text_detail(FILE *f, const struct iotap_pstats *p, const struct iotap_flagset *fl,
 			const struct iotap_out_opts *oo)
 {
 	double d = pstats_duration_s(p);
@@ -410,7 +412,7 @@ static void text_details(FILE *f, const struct iotap_report *rep, const struct i
 	unsigned int i;
 
 	for (i = 0; i < rep->nphases; i++) {
-		const struct pstats *p = &rep->phases[i];
+		const struct iotap_pstats *p = &rep->phases[i];
 
 		fprintf(f, "\n[%u] %s: %.3f s from %.3f s\n", i, p->name, pstats_duration_s(p),
 			fig_start_s(rep, p));
@@ -469,12 +471,12 @@ void report_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void report_csv_row(FILE *f, const struct iotap_report *rep, const struct pstats *p,
-		    const struct flagset *fl, int index)
+void report_csv_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+		    const struct iotap_flagset *fl, int index)
 {
 	const struct report_metric *col[METRIC_MAX];
 	unsigned int k, n = metric_view(MO_CSV, col);
-	char buf[REPORT_FLAGS_MAX * 24];
+	char buf[IOTAP_REPORT_FLAGS_MAX * 24];
 
 	report_csv_str(f, p->name);
 	if (index >= 0)
@@ -554,8 +556,8 @@ static json_object *json_parent(json_object *o, const char *path, const char **n
 	return g;
 }
 
-json_object *report_json_phase(const struct iotap_report *rep, const struct pstats *p,
-			       const struct flagset *fl)
+json_object *report_json_phase(const struct iotap_report *rep, const struct iotap_pstats *p,
+			       const struct iotap_flagset *fl)
 {
 	const struct report_metric *col[METRIC_MAX];
 	json_object *o = json_object_new_object();

@@ -261,7 +261,7 @@ static int run_args_read(const struct iotap_report *rep, struct run_args *a)
 	return 1;
 }
 
-static uint64_t lat_max(const struct pstats *p, unsigned int a, unsigned int b)
+static uint64_t lat_max(const struct iotap_pstats *p, unsigned int a, unsigned int b)
 {
 	uint64_t m = 0;
 
@@ -275,7 +275,7 @@ static uint64_t lat_max(const struct pstats *p, unsigned int a, unsigned int b)
 }
 
 /* Test @p's figures: @units is what its rate counts, @ns its latency. */
-static void test_fig(struct iotap_bonnie_csv_test *c, const struct pstats *p, double units,
+static void test_fig(struct iotap_bonnie_csv_test *c, const struct iotap_pstats *p, double units,
 		     uint64_t ns)
 {
 	struct cpu_fig cpu;
@@ -297,9 +297,9 @@ static void test_fig(struct iotap_bonnie_csv_test *c, const struct pstats *p, do
 }
 
 static void print_run(FILE *f, const struct iotap_report *rep, const struct run_args *a,
-		      const struct pstats *const *t)
+		      const struct iotap_pstats *const *t)
 {
-	const struct pstats *wr = t[B_WRITE] ? t[B_WRITE] : t[B_REWRITE] ? t[B_REWRITE] : t[B_PUTC];
+	const struct iotap_pstats *wr = t[B_WRITE] ? t[B_WRITE] : t[B_REWRITE] ? t[B_REWRITE] : t[B_PUTC];
 	unsigned int seekers = t[B_SEEKS] ? pstats_data_threads(t[B_SEEKS]) : 0;
 	struct iotap_bonnie_csv l = { 0 };
 	int k;
@@ -327,7 +327,7 @@ static void print_run(FILE *f, const struct iotap_report *rep, const struct run_
 		}
 	}
 	if (t[B_SEQ_CREATE] || t[B_RAN_CREATE]) {
-		const struct pstats *c = t[B_SEQ_CREATE] ? t[B_SEQ_CREATE] : t[B_RAN_CREATE];
+		const struct iotap_pstats *c = t[B_SEQ_CREATE] ? t[B_SEQ_CREATE] : t[B_RAN_CREATE];
 		uint64_t files = c->op_count[IOTAP_OP_CREATE] + c->op_count[IOTAP_OP_MKNOD];
 
 		l.files = 1;
@@ -356,7 +356,7 @@ static void print_run(FILE *f, const struct iotap_report *rep, const struct run_
 		test_fig(&l.test[B_SEEKS], t[B_SEEKS], (double)t[B_SEEKS]->rd.ops,
 			 lat_max(t[B_SEEKS], IOTAP_OP_READ, IOTAP_OP_WRITE));
 	for (k = B_SEQ_CREATE; k < B_TESTS; k++) {
-		const struct pstats *p = t[k];
+		const struct iotap_pstats *p = t[k];
 		double units;
 		uint64_t ns;
 
@@ -386,14 +386,14 @@ static void print_run(FILE *f, const struct iotap_report *rep, const struct run_
 
 int iotap_report_print_bonnie_csv(const struct iotap_report *rep, FILE *f, struct iotap_analysis_err *err)
 {
-	const struct pstats *t[B_TESTS] = { NULL };
+	const struct iotap_pstats *t[B_TESTS] = { NULL };
 	int filled[B_TESTS] = { 0 }, any = 0, runs = 0;
 	struct run_args a;
 	unsigned int i;
 
 	run_args_read(rep, &a);
 	for (i = 0; i < rep->nphases; i++) {
-		const struct pstats *p = &rep->phases[i];
+		const struct iotap_pstats *p = &rep->phases[i];
 		int k = test_of(p->name, filled);
 
 		if (k < 0)

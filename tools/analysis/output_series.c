@@ -23,7 +23,7 @@ static const char *phase_at(const struct iotap_report *rep, uint64_t a, uint64_t
 	unsigned int i;
 
 	for (i = 0; i < rep->nphases; i++) {
-		const struct pstats *p = &rep->phases[i];
+		const struct iotap_pstats *p = &rep->phases[i];
 		uint64_t lo = p->t_begin > a ? p->t_begin : a, hi = p->t_end < z ? p->t_end : z;
 
 		/* a phase shorter than a bin still owns the bin it falls in */
@@ -42,7 +42,7 @@ static const char *phase_at(const struct iotap_report *rep, uint64_t a, uint64_t
 void iotap_report_print_series(const struct iotap_report *rep, uint64_t interval_ns, int csv, FILE *f,
 			 struct iotap_analysis_err *warn)
 {
-	const struct series *s = &rep->series;
+	const struct iotap_series *s = &rep->series;
 	struct bin_dev *dev = NULL;
 	uint64_t k, i, j;
 
@@ -74,13 +74,13 @@ void iotap_report_print_series(const struct iotap_report *rep, uint64_t interval
 			"seeks/s", "fsync/s", "meta/s", "inflt", "thr", "max_ms", "dev_rMB/s",
 			"dev_wMB/s", "util%", "cpu%");
 	for (i = 0; i < s->n; i += k) {
-		struct bin sum = { 0 };
+		struct iotap_bin sum = { 0 };
 		double secs, rmb = 0, wmb = 0, util = 0, q = 0, cpu = 0;
 		uint64_t t = s->origin + i * s->width;
 		int has_dev = 0;
 
 		for (j = i; j < i + k && j < s->n; j++) {
-			const struct bin *b = &s->bins[j];
+			const struct iotap_bin *b = &s->bins[j];
 
 			sum.ops += b->ops;
 			sum.rd_ops += b->rd_ops;

@@ -3,7 +3,7 @@
  * phase.h - where phases come from when a trace has no markers
  *
  * phase_auto.c cuts a trace into phases by what it does. The report feeds
- * it blocks (a few hundred ops or 100 ms each, measured as struct pstats);
+ * it blocks (a few hundred ops or 100 ms each, measured as struct iotap_pstats);
  * a block that clearly differs from the open phase in op mix, direction,
  * request size, sequentiality or rewriting starts a new phase, and so does
  * an idle gap. Looking back, tiny phases are absorbed and neighbours that
@@ -41,12 +41,12 @@ struct sig {
 	double rewrite;			/* rewrites among writes */
 };
 
-void sig_of(const struct pstats *p, struct sig *s);
+void sig_of(const struct iotap_pstats *p, struct sig *s);
 /* 0: alike ... >= 1: clearly different. */
 double sig_dist(const struct sig *a, const struct sig *b);
 
 struct autoseg {
-	struct pstats **seg;		/* phases so far, each out of line; the last is open */
+	struct iotap_pstats **seg;		/* phases so far, each out of line; the last is open */
 	unsigned int n, cap;
 	/*
 	 * Where the phases live: slabs of shells (the first small, then
@@ -57,10 +57,10 @@ struct autoseg {
 	 */
 	struct seg_slab *slab;		/* newest first */
 	unsigned int slab_used;		/* shells of the newest slab handed out */
-	struct pstats **spare;		/* freed shells */
+	struct iotap_pstats **spare;		/* freed shells */
 	unsigned int nspare, spare_cap;
 	struct iotap_hist_pool *pool;	/* the phases' histograms (NULL: calloc); set after init */
-	struct pstats pend;		/* small blocks waiting to be judged together */
+	struct iotap_pstats pend;		/* small blocks waiting to be judged together */
 	int pend_gap;
 	uint64_t gap_ns;		/* idle gap that starts a phase */
 	int err;
@@ -72,18 +72,18 @@ void autoseg_init(struct autoseg *a, uint64_t gap_ns);
  * @blk:  the block (read, not kept)
  * @gap:  idle time before the block's first op, ns
  */
-void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap);
+void autoseg_block(struct autoseg *a, const struct iotap_pstats *blk, uint64_t gap);
 /* Look back over all phases and name them. */
 void autoseg_finish(struct autoseg *a);
 /*
  * Hand the phases over as one array (caller frees with pstats_release +
  * free); NULL with *@n 0 and a->err set when memory runs out.
  */
-struct pstats *autoseg_take(struct autoseg *a, unsigned int *n);
+struct iotap_pstats *autoseg_take(struct autoseg *a, unsigned int *n);
 void autoseg_release(struct autoseg *a);
 
 /* The name of what @p does ("seq-write-8k", "stat", ...), into @buf. */
-void phase_auto_name(const struct pstats *p, char *buf, size_t len);
+void phase_auto_name(const struct iotap_pstats *p, char *buf, size_t len);
 /* "8k", "1m", "512b" */
 void fmt_req_size(uint64_t size, char *buf, size_t len);
 

@@ -98,7 +98,7 @@ static int op_class(unsigned int op)
 	}
 }
 
-static void class_counts(const struct pstats *p, double *c, int app_only)
+static void class_counts(const struct iotap_pstats *p, double *c, int app_only)
 {
 	unsigned int op;
 	int k;
@@ -122,7 +122,7 @@ static void class_counts(const struct pstats *p, double *c, int app_only)
 }
 
 /* The signature of @p; @app_only leaves the kernel's writeback writes out. */
-static void sig_calc(const struct pstats *p, struct sig *s, int app_only)
+static void sig_calc(const struct iotap_pstats *p, struct sig *s, int app_only)
 {
 	double c[C_NCLS], data, wr;
 	uint64_t sz;
@@ -152,7 +152,7 @@ static void sig_calc(const struct pstats *p, struct sig *s, int app_only)
 		s->rewrite = (double)p->rewrites / (double)p->wr.ops;
 }
 
-void sig_of(const struct pstats *p, struct sig *s)
+void sig_of(const struct iotap_pstats *p, struct sig *s)
 {
 	sig_calc(p, s, 0);
 }
@@ -204,13 +204,13 @@ struct seg_slab {
 	struct seg_slab *next;
 	size_t size;			/* iotap_buf_alloc() size */
 	unsigned int n;			/* shells in it */
-	struct pstats shell[];
+	struct iotap_pstats shell[];
 };
 
 #define SLAB_FIRST	16		/* shells of the first slab: most traces need no more */
 
 /* A shell for a phase (uninitialised), NULL when out of memory. */
-static struct pstats *shell_get(struct autoseg *a)
+static struct iotap_pstats *shell_get(struct autoseg *a)
 {
 	struct seg_slab *sl = a->slab;
 	size_t size;
@@ -220,12 +220,12 @@ static struct pstats *shell_get(struct autoseg *a)
 	if (!sl || a->slab_used == sl->n) {
 		/* the first slab is malloc'ed (small), the next ones are 2 MiB extents */
 		size = sizeof(*sl) + (sl ? (2u << 20) - sizeof(*sl) :
-				      SLAB_FIRST * sizeof(struct pstats));
+				      SLAB_FIRST * sizeof(struct iotap_pstats));
 		sl = iotap_buf_alloc(&size);
 		if (!sl)
 			return NULL;
 		sl->size = size;
-		sl->n = (unsigned int)((size - sizeof(*sl)) / sizeof(struct pstats));
+		sl->n = (unsigned int)((size - sizeof(*sl)) / sizeof(struct iotap_pstats));
 		sl->next = a->slab;
 		a->slab = sl;
 		a->slab_used = 0;
@@ -234,11 +234,11 @@ static struct pstats *shell_get(struct autoseg *a)
 }
 
 /* Give back a shell of shell_get() (its histograms released or handed on). */
-static void shell_put(struct autoseg *a, struct pstats *s)
+static void shell_put(struct autoseg *a, struct iotap_pstats *s)
 {
 	if (a->nspare == a->spare_cap) {
 		unsigned int ncap = a->spare_cap ? a->spare_cap * 2 : 16;
-		struct pstats **ns = realloc(a->spare, ncap * sizeof(*ns));
+		struct iotap_pstats **ns = realloc(a->spare, ncap * sizeof(*ns));
 
 		if (!ns)
 			return;	/* the shell stays in its slab, unused */
@@ -262,13 +262,13 @@ static void slabs_release(struct autoseg *a)
 	a->slab_used = a->nspare = a->spare_cap = 0;
 }
 
-static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int gap)
+static struct iotap_pstats *new_seg(struct autoseg *a, const struct iotap_pstats *blk, int gap)
 {
-	struct pstats *s;
+	struct iotap_pstats *s;
 
 	if (a->n == a->cap) {
 		unsigned int ncap = a->cap ? a->cap * 2 : 16;
-		struct pstats **ns = realloc(a->seg, ncap * sizeof(*ns));
+		struct iotap_pstats **ns = realloc(a->seg, ncap * sizeof(*ns));
 
 		if (!ns) {
 			a->err = 1;
@@ -293,7 +293,7 @@ static struct pstats *new_seg(struct autoseg *a, const struct pstats *blk, int g
 	return s;
 }
 
-static double classified(const struct pstats *p)
+static double classified(const struct iotap_pstats *p)
 {
 	struct sig s;
 
@@ -308,7 +308,7 @@ static double classified(const struct pstats *p)
  */
 static void merge_next(struct autoseg *a, unsigned int i)
 {
-	struct pstats *gone = a->seg[i + 1];
+	struct iotap_pstats *gone = a->seg[i + 1];
 
 	a->seg[i]->blocks += gone->blocks;
 	if (pstats_merge(a->seg[i], gone))
@@ -336,7 +336,7 @@ static double seg_dist(struct autoseg *a, unsigned int i)
  */
 static int wb_burst(struct autoseg *a, unsigned int i, unsigned int upto)
 {
-	const struct pstats *s = a->seg[i];
+	const struct iotap_pstats *s = a->seg[i];
 	double n = classified(s);
 	struct sig l, r;
 
@@ -446,9 +446,9 @@ out:
 }
 
 /* @sb: @blk's signature (the caller has it already: computed once a block). */
-static void judge(struct autoseg *a, const struct pstats *blk, const struct sig *sb, int gap)
+static void judge(struct autoseg *a, const struct iotap_pstats *blk, const struct sig *sb, int gap)
 {
-	struct pstats *open = a->n ? a->seg[a->n - 1] : NULL;
+	struct iotap_pstats *open = a->n ? a->seg[a->n - 1] : NULL;
 	struct sig so;
 
 	if (!open || gap) {
@@ -482,7 +482,7 @@ static void flush_pend(struct autoseg *a, const struct sig *sp)
 }
 
 /* @p's ops are of @q's kinds (what judge() would join to it). */
-static int like(const struct pstats *p, const struct pstats *q)
+static int like(const struct iotap_pstats *p, const struct iotap_pstats *q)
 {
 	struct sig sp, sq;
 
@@ -492,7 +492,7 @@ static int like(const struct pstats *p, const struct pstats *q)
 }
 
 /* Only fsyncs (and bookkeeping: flush, release, forget) in @p. */
-static int sync_only(const struct pstats *p)
+static int sync_only(const struct iotap_pstats *p)
 {
 	double c[C_NCLS], n = 0;
 	int k;
@@ -503,9 +503,9 @@ static int sync_only(const struct pstats *p)
 	return n > 0 && c[C_FSYNC] == n;
 }
 
-void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
+void autoseg_block(struct autoseg *a, const struct iotap_pstats *blk, uint64_t gap)
 {
-	struct pstats *open;
+	struct iotap_pstats *open;
 	struct sig sb;
 	int is_gap = 0;
 
@@ -513,7 +513,7 @@ void autoseg_block(struct autoseg *a, const struct pstats *blk, uint64_t gap)
 		return;
 	open = a->n ? a->seg[a->n - 1] : NULL;
 	if (gap >= a->gap_ns && gap && (a->n || a->pend.ops)) {
-		const struct pstats *ref = a->pend.ops ? &a->pend : open;
+		const struct iotap_pstats *ref = a->pend.ops ? &a->pend : open;
 		double span = ref ? (double)(ref->last_end - ref->first_op) : 0;
 		double spacing = ref && ref->ops > 1 ? span / (double)(ref->ops - 1) : 0;
 
@@ -568,7 +568,7 @@ void autoseg_finish(struct autoseg *a)
 	flush_pend(a, NULL);
 	look_back(a, a->n, 0, 0);
 	for (i = 0; i < a->n; i++) {
-		const struct pstats *next = i + 1 < a->n ? a->seg[i + 1] : NULL;
+		const struct iotap_pstats *next = i + 1 < a->n ? a->seg[i + 1] : NULL;
 
 		a->seg[i]->index = i;
 		a->seg[i]->t_begin = a->seg[i]->first_op;
@@ -586,9 +586,9 @@ void autoseg_finish(struct autoseg *a)
 	}
 }
 
-struct pstats *autoseg_take(struct autoseg *a, unsigned int *n)
+struct iotap_pstats *autoseg_take(struct autoseg *a, unsigned int *n)
 {
-	struct pstats *s = malloc((a->n ? a->n : 1) * sizeof(*s));
+	struct iotap_pstats *s = malloc((a->n ? a->n : 1) * sizeof(*s));
 	unsigned int i;
 
 	*n = 0;
@@ -631,7 +631,7 @@ void fmt_req_size(uint64_t size, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "b", size);
 }
 
-void phase_auto_name(const struct pstats *p, char *buf, size_t len)
+void phase_auto_name(const struct iotap_pstats *p, char *buf, size_t len)
 {
 	double c[C_NCLS], total = 0, data, mut;
 	int k, best = -1, second = -1;
@@ -649,7 +649,7 @@ void phase_auto_name(const struct pstats *p, char *buf, size_t len)
 	}
 	data = c[C_READ] + c[C_WRITE];
 	if (data >= 0.25 * total) {
-		const struct dir_stats *d = c[C_WRITE] > c[C_READ] ? &p->wr : &p->rd;
+		const struct iotap_dir_stats *d = c[C_WRITE] > c[C_READ] ? &p->wr : &p->rd;
 		const char *dir = d == &p->wr ? "write" : "read";
 		double seq = p->data_ops ? (double)(p->data_ops - p->seeks) / p->data_ops : 1;
 		double dom = d == &p->wr ? c[C_WRITE] : c[C_READ];

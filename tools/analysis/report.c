@@ -3,7 +3,7 @@
  * report.c - stream a trace once into phases, a total, bins and points
  *
  * One pass, one record at a time. Each OP record is measured into the
- * current block (struct pstats of at most AUTO_BLOCK_OPS ops or
+ * current block (struct iotap_pstats of at most AUTO_BLOCK_OPS ops or
  * AUTO_BLOCK_NS of time), into the time bins, and into the seek-map
  * sample. A finished block goes to whatever makes the phases:
  *
@@ -66,7 +66,7 @@ struct pre {
 struct report_acc {
 	struct iotap_report *rep;
 	const struct iotap_report_opts *o;
-	struct pstats blk;		/* the block being measured */
+	struct iotap_pstats blk;		/* the block being measured */
 	uint64_t blk_end;		/* the block closes at this time, ns */
 	uint64_t blk_gap;		/* idle time before the block, ns */
 	struct autoseg seg;
@@ -74,7 +74,7 @@ struct report_acc {
 	int capped;			/* REPORT_PHASES_MAX reached: markers are only counted */
 	int cur;			/* marks/plan: open phase index, -1: none */
 	unsigned int next_plan;		/* plan: next phase to start */
-	struct sample_pt last_sample;
+	struct iotap_sample_pt last_sample;
 	uint64_t max_end;		/* latest op end so far, ns */
 	uint64_t gap_ns;		/* idle time that ends a block (automatic phases) */
 	uint64_t ord;			/* ops so far, FORGET not counted */
@@ -231,7 +231,7 @@ inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
 static int new_phase(struct report_acc *e, const char *name, uint64_t t)
 {
 	struct iotap_report *rep = e->rep;
-	struct pstats *np, *p;
+	struct iotap_pstats *np, *p;
 
 	np = realloc(rep->phases, (rep->nphases + 1) * sizeof(*np));
 	if (!np)
@@ -250,7 +250,7 @@ static int new_phase(struct report_acc *e, const char *name, uint64_t t)
 
 static void close_phase(struct report_acc *e, uint64_t t, const struct iotap_trace_rec *mark)
 {
-	struct pstats *p;
+	struct iotap_pstats *p;
 
 	if (e->cur < 0)
 		return;
@@ -269,7 +269,7 @@ static void close_phase(struct report_acc *e, uint64_t t, const struct iotap_tra
 /* Hand the measured block to whatever makes the phases, start a fresh one. */
 static void end_block(struct report_acc *e)
 {
-	struct pstats *b = &e->blk;
+	struct iotap_pstats *b = &e->blk;
 
 	series_block_end(&e->rep->series);	/* the bins take their counts from the block */
 	if (!b->ops && !b->lost)
@@ -298,7 +298,7 @@ out:
 /* The first marker: what was measured so far becomes "(before marks)". */
 static int enter_marks(struct report_acc *e)
 {
-	struct pstats *segs, *p;
+	struct iotap_pstats *segs, *p;
 	unsigned int n, i;
 	int ret = 0;
 
@@ -330,7 +330,7 @@ static void wbfail_note(struct iotap_report *rep, const struct iotap_trace_rec *
 	unsigned int i;
 
 	for (i = 0; i < rep->nwbfail; i++) {
-		struct wbfail *w = &rep->wbfail[i];
+		struct iotap_wbfail *w = &rep->wbfail[i];
 
 		if (w->file == rec->file && w->err == (int)-rec->result) {
 			w->count++;
@@ -338,11 +338,11 @@ static void wbfail_note(struct iotap_report *rep, const struct iotap_trace_rec *
 			return;
 		}
 	}
-	if (rep->nwbfail == REPORT_WBFAIL_MAX) {
+	if (rep->nwbfail == IOTAP_REPORT_WBFAIL_MAX) {
 		rep->wbfail_more++;
 		return;
 	}
-	rep->wbfail[rep->nwbfail++] = (struct wbfail){
+	rep->wbfail[rep->nwbfail++] = (struct iotap_wbfail){
 		.file = rec->file, .err = (int)-rec->result, .count = 1,
 		.t_first = rec->time_ns, .t_last = rec->time_ns,
 	};
@@ -390,7 +390,7 @@ pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
 		uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
 
 		p->dist = seek_map_update(&rep->files, rec->file, off, off + len,
-					  op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
+					  op == IOTAP_OP_WRITE ? IOTAP_SEEK_WRITE : IOTAP_SEEK_READ);
 		if (rep->points.cap)
 			points_add(&rep->points, rec);
 	}
@@ -480,7 +480,7 @@ static void on_sample(struct report_acc *e, const struct iotap_trace_rec *rec)
 
 static void on_phase(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
-	struct pstats *p;
+	struct iotap_pstats *p;
 
 	e->rep->markers++;
 	if (e->o->auto_phases || e->mode == M_PLAN)
@@ -532,7 +532,7 @@ static int finish(struct report_acc *e)
 		rep->phase_source = "automatic";
 	} else {
 		if (e->cur >= 0) {
-			struct pstats *p = &rep->phases[e->cur];
+			struct iotap_pstats *p = &rep->phases[e->cur];
 
 			close_phase(e, p->last_end > p->t_begin ? p->last_end : p->t_begin, NULL);
 		}

@@ -118,7 +118,7 @@ static void print_head(FILE *f, int csv, const char *what)
 			"meta_ops", "mean_us", "max_us");
 }
 
-static int by_op(const struct pstats *p, int csv, FILE *f)
+static int by_op(const struct iotap_pstats *p, int csv, FILE *f)
 {
 	double d = pstats_duration_s(p);
 	unsigned int op;
@@ -158,14 +158,14 @@ static int by_op(const struct pstats *p, int csv, FILE *f)
 int iotap_report_print_by(const struct iotap_report *rep, int phase, enum iotap_report_by by, int csv, FILE *f,
 		    struct iotap_analysis_err *err)
 {
-	const struct pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
+	const struct iotap_pstats *p = phase >= 0 ? &rep->phases[phase] : &rep->total;
 	uint64_t lo = 0, hi = UINT64_MAX, ord = 0, i, n;
 	struct iotap_trace_reader *r;
 	const struct iotap_trace_rec *rp;
 	struct iotap_trace_path tp;
 	struct iotap_trace_paths *pp;
 	struct iotap_trace_join *jn;
-	struct seek_map seeks;
+	struct iotap_seek_map seeks;
 	struct by_row *rows = NULL, *row, rest = { 0 };
 	struct iotap_map m;
 	double d = pstats_duration_s(p);
@@ -210,7 +210,7 @@ int iotap_report_print_by(const struct iotap_report *rep, int phase, enum iotap_
 			uint64_t len = rp->result > 0 ? (uint64_t)rp->result : rp->length;
 
 			dist = seek_map_update(&seeks, rp->file, rp->offset, rp->offset + len,
-					       rp->op == IOTAP_OP_WRITE ? SEEK_WRITE : SEEK_READ);
+					       rp->op == IOTAP_OP_WRITE ? IOTAP_SEEK_WRITE : IOTAP_SEEK_READ);
 		}
 		if (my < lo)
 			continue;

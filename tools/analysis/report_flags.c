@@ -57,16 +57,16 @@
 #define IDLE_UTIL	50.0	/* device util that counts as busy, % */
 #define IDLE_MIN_S	1.0
 
-static void add_flag(struct flagset *fs, const char *fmt, ...)
+static void add_flag(struct iotap_flagset *fs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void add_flag(struct flagset *fs, const char *fmt, ...)
+static void add_flag(struct iotap_flagset *fs, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (fs->n >= REPORT_FLAGS_MAX)
+	if (fs->n >= IOTAP_REPORT_FLAGS_MAX)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(fs->text[fs->n++], REPORT_FLAG_LEN, fmt, ap);
+	vsnprintf(fs->text[fs->n++], IOTAP_REPORT_FLAG_LEN, fmt, ap);
 	va_end(ap);
 }
 
@@ -89,7 +89,8 @@ static const char *fmt_rate(double v, char *buf, size_t len)
 }
 
 /* Bins wholly inside [b, e): first and one past the last. */
-static int bins_inside(const struct series *s, uint64_t b, uint64_t e, uint64_t *lo, uint64_t *hi)
+static int bins_inside(const struct iotap_series *s, uint64_t b, uint64_t e, uint64_t *lo,
+		       uint64_t *hi)
 {
 	if (!s->n || e <= b || b < s->origin)
 		return 0;
@@ -100,9 +101,10 @@ static int bins_inside(const struct series *s, uint64_t b, uint64_t e, uint64_t 
 	return *hi > *lo;
 }
 
-static void flag_throughput(const struct iotap_report *rep, const struct pstats *p, struct flagset *fs)
+static void flag_throughput(const struct iotap_report *rep, const struct iotap_pstats *p,
+			    struct iotap_flagset *fs)
 {
-	const struct series *s = &rep->series;
+	const struct iotap_series *s = &rep->series;
 	uint64_t lo, hi, nb, per, k;
 	double rate[WINDOWS], wsec, hi_r = -1, lo_r = 1e300, t1, t2;
 	unsigned int w, nw, at_hi = 0, at_lo = 0, w1, w2;
@@ -123,7 +125,7 @@ static void flag_throughput(const struct iotap_report *rep, const struct pstats 
 		double work = 0;
 
 		for (k = 0; k < per; k++) {
-			const struct bin *b = &s->bins[lo + w * per + k];
+			const struct iotap_bin *b = &s->bins[lo + w * per + k];
 
 			work += bytes ? (double)(b->rd_bytes + b->wr_bytes) / 1e6 : (double)b->ops;
 		}
@@ -193,7 +195,7 @@ static double share_pct(double part, double whole)
 	return whole <= 0 ? 0 : part >= whole ? 100 : 100 * part / whole;
 }
 
-static void flag_latency(const struct pstats *p, struct flagset *fs)
+static void flag_latency(const struct iotap_pstats *p, struct iotap_flagset *fs)
 {
 	double span = (double)pstats_duration_s(p) * 1e9;
 	unsigned int op;
@@ -228,9 +230,9 @@ static void flag_latency(const struct pstats *p, struct flagset *fs)
 }
 
 static void flag_idle_device(const struct iotap_report *rep, const struct bin_dev *dev, uint64_t b,
-			     uint64_t e, struct flagset *fs)
+			     uint64_t e, struct iotap_flagset *fs)
 {
-	const struct series *s = &rep->series;
+	const struct iotap_series *s = &rep->series;
 	uint64_t lo, hi, i, n = 0, first = UINT64_MAX;
 	double mb = 0;
 
@@ -254,9 +256,9 @@ static void flag_idle_device(const struct iotap_report *rep, const struct bin_de
 			 (double)(first * s->width + s->origin - rep->t0) / 1e9);
 }
 
-static void flag_small(const struct pstats *p, struct flagset *fs)
+static void flag_small(const struct iotap_pstats *p, struct iotap_flagset *fs)
 {
-	const struct dir_stats *d[2] = { &p->rd, &p->wr };
+	const struct iotap_dir_stats *d[2] = { &p->rd, &p->wr };
 	unsigned int k, i;
 
 	for (k = 0; k < 2; k++) {
@@ -277,7 +279,7 @@ static void flag_small(const struct pstats *p, struct flagset *fs)
 	}
 }
 
-static void flag_common(const struct pstats *p, struct flagset *fs)
+static void flag_common(const struct iotap_pstats *p, struct iotap_flagset *fs)
 {
 	struct dev_fig dev;
 
@@ -303,8 +305,8 @@ void report_flags(struct iotap_report *rep)
 	}
 	memset(&rep->tflags, 0, sizeof(rep->tflags));
 	for (i = 0; i < rep->nphases; i++) {
-		struct pstats *p = &rep->phases[i];
-		struct flagset *fs = &rep->flags[i];
+		struct iotap_pstats *p = &rep->phases[i];
+		struct iotap_flagset *fs = &rep->flags[i];
 
 		memset(fs, 0, sizeof(*fs));
 		if (fig_too_short(p))
@@ -329,8 +331,8 @@ void report_flags(struct iotap_report *rep)
 			 " bytes skipped; figures cover what could be read", rep->rs.chunks_bad,
 			 rep->rs.bytes_skipped);
 	for (i = 0; i < rep->nwbfail; i++) {
-		const struct wbfail *w = &rep->wbfail[i];
-		struct flagset *fs = &rep->tflags;
+		const struct iotap_wbfail *w = &rep->wbfail[i];
+		struct iotap_flagset *fs = &rep->tflags;
 		unsigned int k;
 		char name[512];
 

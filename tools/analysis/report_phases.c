@@ -53,7 +53,7 @@ void report_number_repeats(struct iotap_report *rep)
  */
 #define FOLD_OPS	64
 
-static int negligible(const struct pstats *p, uint64_t gap_ns)
+static int negligible(const struct iotap_pstats *p, uint64_t gap_ns)
 {
 	return p->ops < FOLD_OPS && !p->rd.bytes && !p->wr.bytes && !p->lost &&
 	       p->last_end - p->first_op <= gap_ns;
@@ -62,7 +62,7 @@ static int negligible(const struct pstats *p, uint64_t gap_ns)
 /* Phase @i into phase @to; @i leaves the list. */
 static int fold_into(struct iotap_report *rep, unsigned int i, unsigned int to)
 {
-	struct pstats *p = &rep->phases[i], *t = &rep->phases[to];
+	struct iotap_pstats *p = &rep->phases[i], *t = &rep->phases[to];
 	uint64_t ord = t->ord_first;
 	int ret = pstats_merge(t, p);
 
@@ -79,7 +79,7 @@ int report_fold_unmarked(struct iotap_report *rep, uint64_t gap_ns)
 	int ret = 0;
 
 	while (i < rep->nphases && rep->nphases > 1) {
-		struct pstats *p = &rep->phases[i];
+		struct iotap_pstats *p = &rep->phases[i];
 		unsigned int to = i ? i - 1 : 1;
 
 		if (p->name[0] != '(' || !negligible(p, gap_ns) || rep->phases[to].name[0] == '(') {
@@ -105,7 +105,7 @@ void report_drop_empty(struct iotap_report *rep)
 	unsigned int i = 0;
 
 	while (i < rep->nphases) {
-		struct pstats *p = &rep->phases[i];
+		struct iotap_pstats *p = &rep->phases[i];
 
 		if (p->ops || p->lost || p->t_end >= p->t_begin + EMPTY_NS) {
 			i++;

@@ -14,13 +14,13 @@
 
 /* --- seek map ------------------------------------------------------------ */
 
-void seek_map_init(struct seek_map *m);
-void seek_map_release(struct seek_map *m);
+void seek_map_init(struct iotap_seek_map *m);
+void seek_map_release(struct iotap_seek_map *m);
 /* seek_map_update() when @file is not the cached one: the map itself. */
-int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end,
+int64_t seek_map_update_slow(struct iotap_seek_map *m, uint64_t file, uint64_t off, uint64_t end,
 			     unsigned int dir);
 /*
- * seek_map_update - note a data op (@dir: SEEK_READ or SEEK_WRITE) on @file
+ * seek_map_update - note a data op (@dir: IOTAP_SEEK_READ or IOTAP_SEEK_WRITE) on @file
  * from @off to @end
  * Return: the signed distance from where the previous data op on @file
  * ended (0 = sequential); a file's first op counts from offset 0, and so
@@ -28,10 +28,10 @@ int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, ui
  * start, as writing it from its start, is no seek.
  * Inline: a run of ops on one file (the usual case) costs no call.
  */
-static inline int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_t off,
+static inline int64_t seek_map_update(struct iotap_seek_map *m, uint64_t file, uint64_t off,
 				      uint64_t end, unsigned int dir)
 {
-	struct seek_ent *e = m->last;
+	struct iotap_seek_ent *e = m->last;
 	uint64_t prev;
 
 	if (__builtin_expect(!e || m->last_file != file, 0))
@@ -46,24 +46,24 @@ static inline int64_t seek_map_update(struct seek_map *m, uint64_t file, uint64_
 	return (int64_t)(off - prev);
 }
 /* The @n files with most data ops, busiest first; returns how many. */
-unsigned int seek_map_busiest(const struct seek_map *m, unsigned int n, uint64_t *files,
+unsigned int seek_map_busiest(const struct iotap_seek_map *m, unsigned int n, uint64_t *files,
 			      uint64_t *counts);
 
 /* --- per-span statistics ------------------------------------------------- */
 
-void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_t t_begin);
-void pstats_release(struct pstats *p);
+void pstats_init(struct iotap_pstats *p, const char *name, unsigned int index, uint64_t t_begin);
+void pstats_release(struct iotap_pstats *p);
 /* Zero the counters and histograms of a block, keeping its allocations. */
-void pstats_clear(struct pstats *p);
+void pstats_clear(struct iotap_pstats *p);
 /* pstats_add_op(): one OP record (inline, below tid_slot()). */
-void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r);
+void pstats_add_sample(struct iotap_pstats *p, const struct iotap_trace_rec *r);
 /* Add @src (which follows @dst in time) to @dst. Return: 0 or -ENOMEM. */
-int pstats_merge(struct pstats *dst, const struct pstats *src);
+int pstats_merge(struct iotap_pstats *dst, const struct iotap_pstats *src);
 
 /* Derived figures. Durations in seconds; MB = 10^6 bytes. */
-double pstats_duration_s(const struct pstats *p);
-unsigned int pstats_threads(const struct pstats *p);
-unsigned int pstats_data_threads(const struct pstats *p);
+double pstats_duration_s(const struct iotap_pstats *p);
+unsigned int pstats_threads(const struct iotap_pstats *p);
+unsigned int pstats_data_threads(const struct iotap_pstats *p);
 static inline int pstats_is_data_op(unsigned int op)
 {
 	return op == IOTAP_OP_READ || op == IOTAP_OP_WRITE;
@@ -71,15 +71,15 @@ static inline int pstats_is_data_op(unsigned int op)
 
 int pstats_is_meta_op(unsigned int op);
 /* Request size that most requests of @d have, bytes (mean of the fullest bucket). */
-uint64_t dir_typical_size(const struct dir_stats *d);
+uint64_t dir_typical_size(const struct iotap_dir_stats *d);
 /* dir_typical_size() of @p's reads (@write 0) or writes, visiting only the buckets in use. */
-uint64_t pstats_typical_size(const struct pstats *p, int write);
+uint64_t pstats_typical_size(const struct iotap_pstats *p, int write);
 /*
  * The size that stands for bucket @i: its commonest size where its sizes
  * are known exactly, else 2^i when most of it is exactly that, else the mean.
  */
-uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i);
-int dir_bucket_exact(const struct dir_stats *d, unsigned int i);
+uint64_t dir_bucket_size(const struct iotap_dir_stats *d, unsigned int i);
+int dir_bucket_exact(const struct iotap_dir_stats *d, unsigned int i);
 
 static inline unsigned int tid_slot(uint32_t tid)
 {
@@ -116,11 +116,11 @@ static inline unsigned int pstats_size_bucket(uint64_t len)
 	if (len <= 1)
 		return 0;
 	b = 64 - (unsigned int)__builtin_clzll(len - 1);	/* ceil(log2(len)) */
-	return b < SIZE_BUCKETS ? b : SIZE_BUCKETS - 1;
+	return b < IOTAP_SIZE_BUCKETS ? b : IOTAP_SIZE_BUCKETS - 1;
 }
 
 /* The latency histogram of @op, allocated (NULL: out of memory). */
-struct iotap_hist *pstats_lat_alloc(struct pstats *p, unsigned int op);
+struct iotap_hist *pstats_lat_alloc(struct iotap_pstats *p, unsigned int op);
 
 /*
  * Account one OP record; @dist is seek_map_update()'s result for data ops.
@@ -128,11 +128,12 @@ struct iotap_hist *pstats_lat_alloc(struct pstats *p, unsigned int op);
  * bits of constant masks, not branches, and the fields are loaded once.
  */
 /* @n requests of @len bytes (not 2^@sb) into bucket @sb's exact sizes, if a slot is left. */
-static inline void dir_other_size(struct dir_stats *d, unsigned int sb, uint64_t len, uint64_t n)
+static inline void dir_other_size(struct iotap_dir_stats *d, unsigned int sb, uint64_t len,
+				  uint64_t n)
 {
 	unsigned int j;
 
-	for (j = 0; j < SIZE_OTHERS; j++) {
+	for (j = 0; j < IOTAP_SIZE_OTHERS; j++) {
 		if (d->size_oth[sb][j] == len || !d->size_oth_n[sb][j]) {
 			d->size_oth[sb][j] = len;
 			d->size_oth_n[sb][j] += n;
@@ -142,7 +143,7 @@ static inline void dir_other_size(struct dir_stats *d, unsigned int sb, uint64_t
 }
 
 static inline __attribute__((always_inline)) void
-pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist)
+pstats_add_op(struct iotap_pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist)
 {
 	uint64_t t = r->time_ns, dur = r->dur_ns, len = r->length;
 	int64_t res = r->result;
@@ -172,7 +173,7 @@ pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, in
 	p->fsyncs += sync;
 	if (f & PSF_DATA) {
 		unsigned int w = op == IOTAP_OP_WRITE, sb = pstats_size_bucket(len);
-		struct dir_stats *d = w ? &p->wr : &p->rd;
+		struct iotap_dir_stats *d = w ? &p->wr : &p->rd;
 
 		/* FUSE sends writeback (writepage) requests with pid 0 */
 		if (w && !r->pid)
@@ -195,7 +196,7 @@ pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, in
 			uint64_t a = dist < 0 ? (uint64_t)-dist : (uint64_t)dist;
 			unsigned int b = a ? 64 - (unsigned int)__builtin_clzll(a) : 0;
 
-			b = b < SEEK_BUCKETS ? b : SEEK_BUCKETS - 1;
+			b = b < IOTAP_SEEK_BUCKETS ? b : IOTAP_SEEK_BUCKETS - 1;
 			p->seeks++;
 			d->seeks++;
 			p->seek_hist[b]++;
@@ -216,16 +217,16 @@ pstats_add_op(struct pstats *p, const struct iotap_trace_rec *r, int is_seek, in
 /* --- time series --------------------------------------------------------- */
 
 /* @width: bin width, ns; @max: most bins (the width doubles beyond). */
-void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max);
-void series_release(struct series *s);
+void series_init(struct iotap_series *s, uint64_t origin, uint64_t width, uint64_t max);
+void series_release(struct iotap_series *s);
 /*
  * series_bin() when @t is not in the bin of the ops before: folds their
  * counts into it, then finds (opens, widens) @t's bin and makes it theirs.
  */
-struct bin *series_move(struct series *s, uint64_t t);
+struct iotap_bin *series_move(struct iotap_series *s, uint64_t t);
 
 /* The bin holding time @t, NULL when out of memory. */
-static inline struct bin *series_bin(struct series *s, uint64_t t)
+static inline struct iotap_bin *series_bin(struct iotap_series *s, uint64_t t)
 {
 	/* nearly every record falls in the bin of the one before: one compare, no call */
 	if (__builtin_expect(t - s->fold_lo < s->fold_w, 1))
@@ -238,11 +239,11 @@ static inline struct bin *series_bin(struct series *s, uint64_t t)
  * bytes, seeks...) come from @s->src, so @r must be added to @s->src
  * after this call and before the next fold (series_track()).
  */
-static inline void series_add_op(struct series *s, const struct iotap_trace_rec *r)
+static inline void series_add_op(struct iotap_series *s, const struct iotap_trace_rec *r)
 {
 	uint64_t t = r->time_ns, dur = r->dur_ns, end = t + dur;
 	unsigned int slot = tid_slot(r->tid);
-	struct bin *b = series_bin(s, t);
+	struct iotap_bin *b = series_bin(s, t);
 
 	if (end > s->max_end)
 		s->max_end = end;
@@ -254,15 +255,15 @@ static inline void series_add_op(struct series *s, const struct iotap_trace_rec 
 }
 
 /* The ops series_add_op() sees are counted in @src (which starts empty). */
-void series_track(struct series *s, const struct pstats *src);
+void series_track(struct iotap_series *s, const struct iotap_pstats *src);
 /*
  * The block @s->src ends: fold what it gained into its bin. Call it right
  * before @src is cleared (pstats_clear): the bins then count from 0.
  */
-void series_block_end(struct series *s);
-void series_add_sample(struct series *s, const struct iotap_trace_rec *r);
+void series_block_end(struct iotap_series *s);
+void series_add_sample(struct iotap_series *s, const struct iotap_trace_rec *r);
 /* Fold the last counts, close the last bin (its thread count); once, after the last record. */
-void series_finish(struct series *s);
+void series_finish(struct iotap_series *s);
 
 /* Device and CPU figures of each bin, from the samples around it. */
 struct bin_dev {
@@ -275,12 +276,12 @@ struct bin_dev {
 };
 
 /* Fill @out[0 .. s->n). */
-void series_dev(const struct series *s, struct bin_dev *out);
+void series_dev(const struct iotap_series *s, struct bin_dev *out);
 
 /* --- sampled data ops ---------------------------------------------------- */
 
-void points_init(struct points *s, uint64_t cap);
-void points_release(struct points *s);
-void points_add(struct points *s, const struct iotap_trace_rec *r);
+void points_init(struct iotap_points *s, uint64_t cap);
+void points_release(struct iotap_points *s);
+void points_add(struct iotap_points *s, const struct iotap_trace_rec *r);
 
 #endif /* IOTAP_STAT_I_H */

@@ -2,7 +2,7 @@
 /*
  * stat_phase.c - what happened during one span of time
  *
- * A struct pstats is fed the OP and SAMPLE records of one span in time
+ * A struct iotap_pstats is fed the OP and SAMPLE records of one span in time
  * order and keeps only counters and histograms, so a report streams a
  * trace of any length in bounded memory. Spans merge exactly (counters
  * add, histograms add, the thread sketch ORs), which is how a report
@@ -18,10 +18,10 @@
 
 #include "stat_i.h"
 
-#define ADD_FIRST	offsetof(struct pstats, ops)
-#define ADD_END		offsetof(struct pstats, m_size)
+#define ADD_FIRST	offsetof(struct iotap_pstats, ops)
+#define ADD_END		offsetof(struct iotap_pstats, m_size)
 
-void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_t t_begin)
+void pstats_init(struct iotap_pstats *p, const char *name, unsigned int index, uint64_t t_begin)
 {
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
@@ -29,7 +29,7 @@ void pstats_init(struct pstats *p, const char *name, unsigned int index, uint64_
 	p->t_begin = t_begin;
 }
 
-void pstats_release(struct pstats *p)
+void pstats_release(struct iotap_pstats *p)
 {
 	unsigned int i;
 
@@ -49,17 +49,17 @@ void pstats_release(struct pstats *p)
 	X(wb_writes) X(busy_ns) X(lost)
 
 #define PSTATS_ARRAY_BYTES						\
-	(sizeof(((struct pstats *)0)->op_count) * 2 +			\
-	 sizeof(((struct pstats *)0)->rd.size_hist) * (6 + 4 * SIZE_OTHERS) +			\
-	 sizeof(((struct pstats *)0)->seek_hist) +			\
-	 sizeof(((struct pstats *)0)->tid_bits) * 2)
+	(sizeof(((struct iotap_pstats *)0)->op_count) * 2 +			\
+	 sizeof(((struct iotap_pstats *)0)->rd.size_hist) * (6 + 4 * IOTAP_SIZE_OTHERS) +			\
+	 sizeof(((struct iotap_pstats *)0)->seek_hist) +			\
+	 sizeof(((struct iotap_pstats *)0)->tid_bits) * 2)
 #define PSTATS_COUNT_(f) + 1
 /* every u64 of the additive part is a listed scalar, max_inflight or a masked array */
 _Static_assert(ADD_END - ADD_FIRST ==
 	       (0 PSTATS_SUMS(PSTATS_COUNT_) + 1) * sizeof(uint64_t) + PSTATS_ARRAY_BYTES,
-	       "a field was added to struct pstats' additive part: list it in PSTATS_SUMS");
+	       "a field was added to struct iotap_pstats' additive part: list it in PSTATS_SUMS");
 
-static void dir_clear(struct dir_stats *d, uint64_t m)
+static void dir_clear(struct iotap_dir_stats *d, uint64_t m)
 {
 	while (m) {
 		unsigned int i = (unsigned int)__builtin_ctzll(m);
@@ -71,7 +71,7 @@ static void dir_clear(struct dir_stats *d, uint64_t m)
 	}
 }
 
-void pstats_clear(struct pstats *p)
+void pstats_clear(struct iotap_pstats *p)
 {
 	uint64_t m;
 	unsigned int i;
@@ -119,22 +119,22 @@ int pstats_is_meta_op(unsigned int op)
 	}
 }
 
-struct iotap_hist *pstats_lat_alloc(struct pstats *p, unsigned int op)
+struct iotap_hist *pstats_lat_alloc(struct iotap_pstats *p, unsigned int op)
 {
 	p->lat[op] = iotap_hist_new(p->pool);
 	return p->lat[op];
 }
 
-void pstats_add_sample(struct pstats *p, const struct iotap_trace_rec *r)
+void pstats_add_sample(struct iotap_pstats *p, const struct iotap_trace_rec *r)
 {
-	struct sample_pt *s = p->smp_first.valid ? &p->smp_last : &p->smp_first;
+	struct iotap_sample_pt *s = p->smp_first.valid ? &p->smp_last : &p->smp_first;
 
 	s->valid = 1;
 	s->t_ns = r->time_ns;
 	s->s = r->sample;
 }
 
-static void dir_merge(struct dir_stats *d, const struct dir_stats *s, uint64_t m)
+static void dir_merge(struct iotap_dir_stats *d, const struct iotap_dir_stats *s, uint64_t m)
 {
 	unsigned int j;
 
@@ -146,12 +146,12 @@ static void dir_merge(struct dir_stats *d, const struct dir_stats *s, uint64_t m
 		d->size_bytes[i] += s->size_bytes[i];
 		d->size_top[i] += s->size_top[i];
 		/* a size with no slot left makes the bucket a range (the counts fall short) */
-		for (j = 0; j < SIZE_OTHERS && s->size_oth_n[i][j]; j++)
+		for (j = 0; j < IOTAP_SIZE_OTHERS && s->size_oth_n[i][j]; j++)
 			dir_other_size(d, i, s->size_oth[i][j], s->size_oth_n[i][j]);
 	}
 }
 
-int pstats_merge(struct pstats *dst, const struct pstats *src)
+int pstats_merge(struct iotap_pstats *dst, const struct iotap_pstats *src)
 {
 	uint64_t m;
 	unsigned int i;
@@ -210,7 +210,7 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 	 * phase lost its CPU and device figures when only the first came)
 	 */
 	if (src->smp_first.valid) {
-		const struct sample_pt *last =
+		const struct iotap_sample_pt *last =
 			src->smp_last.valid ? &src->smp_last : &src->smp_first;
 
 		if (!dst->smp_first.valid)
@@ -232,7 +232,7 @@ int pstats_merge(struct pstats *dst, const struct pstats *src)
 	return ret;
 }
 
-double pstats_duration_s(const struct pstats *p)
+double pstats_duration_s(const struct iotap_pstats *p)
 {
 	uint64_t b = p->t_begin, e = p->t_end;
 
@@ -246,23 +246,23 @@ static unsigned int sketch_count(const uint64_t *bits)
 	unsigned int i, set = 0;
 	double zero;
 
-	for (i = 0; i < TID_BITS / 64; i++)
+	for (i = 0; i < IOTAP_TID_BITS / 64; i++)
 		set += (unsigned int)__builtin_popcountll(bits[i]);
 	if (set < 64)
 		return set;	/* neighbouring ids never share a slot: exact */
 	/* linear counting estimate */
-	zero = (double)(TID_BITS - set) / TID_BITS;
+	zero = (double)(IOTAP_TID_BITS - set) / IOTAP_TID_BITS;
 	if (zero <= 0)
-		return TID_BITS * 8;
-	return (unsigned int)(-(double)TID_BITS * log(zero) + 0.5);
+		return IOTAP_TID_BITS * 8;
+	return (unsigned int)(-(double)IOTAP_TID_BITS * log(zero) + 0.5);
 }
 
-unsigned int pstats_threads(const struct pstats *p)
+unsigned int pstats_threads(const struct iotap_pstats *p)
 {
 	return sketch_count(p->tid_bits);
 }
 
-unsigned int pstats_data_threads(const struct pstats *p)
+unsigned int pstats_data_threads(const struct iotap_pstats *p)
 {
 	return sketch_count(p->data_tid_bits);
 }
@@ -272,18 +272,18 @@ unsigned int pstats_data_threads(const struct pstats *p)
  * ones at the end; when most of the bucket is exactly its upper bound (the
  * usual power-of-two I/O size), name that instead.
  */
-/* Bucket @i's sizes are known exactly: 2^i and at most SIZE_OTHERS others. */
-int dir_bucket_exact(const struct dir_stats *d, unsigned int i)
+/* Bucket @i's sizes are known exactly: 2^i and at most IOTAP_SIZE_OTHERS others. */
+int dir_bucket_exact(const struct iotap_dir_stats *d, unsigned int i)
 {
 	uint64_t n = d->size_top[i];
 	unsigned int j;
 
-	for (j = 0; j < SIZE_OTHERS; j++)
+	for (j = 0; j < IOTAP_SIZE_OTHERS; j++)
 		n += d->size_oth_n[i][j];
 	return n == d->size_hist[i];
 }
 
-uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i)
+uint64_t dir_bucket_size(const struct iotap_dir_stats *d, unsigned int i)
 {
 	uint64_t best = 1ull << i, n;
 	unsigned int j;
@@ -291,7 +291,7 @@ uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i)
 	if (!d->size_hist[i])
 		return 0;
 	if (dir_bucket_exact(d, i)) {
-		for (j = 0, n = d->size_top[i]; j < SIZE_OTHERS; j++) {
+		for (j = 0, n = d->size_top[i]; j < IOTAP_SIZE_OTHERS; j++) {
 			if (d->size_oth_n[i][j] > n) {
 				n = d->size_oth_n[i][j];
 				best = d->size_oth[i][j];
@@ -304,19 +304,19 @@ uint64_t dir_bucket_size(const struct dir_stats *d, unsigned int i)
 	return (d->size_bytes[i] + d->size_hist[i] / 2) / d->size_hist[i];
 }
 
-uint64_t dir_typical_size(const struct dir_stats *d)
+uint64_t dir_typical_size(const struct iotap_dir_stats *d)
 {
 	unsigned int i, best = 0;
 
-	for (i = 1; i < SIZE_BUCKETS; i++)
+	for (i = 1; i < IOTAP_SIZE_BUCKETS; i++)
 		if (d->size_hist[i] > d->size_hist[best])
 			best = i;
 	return dir_bucket_size(d, best);
 }
 
-uint64_t pstats_typical_size(const struct pstats *p, int write)
+uint64_t pstats_typical_size(const struct iotap_pstats *p, int write)
 {
-	const struct dir_stats *d = write ? &p->wr : &p->rd;
+	const struct iotap_dir_stats *d = write ? &p->wr : &p->rd;
 	unsigned int i, best = 0;
 	uint64_t m;
 

@@ -13,7 +13,7 @@
 
 #include "stat_i.h"
 
-void points_init(struct points *s, uint64_t cap)
+void points_init(struct iotap_points *s, uint64_t cap)
 {
 	memset(s, 0, sizeof(*s));
 	s->cap = cap;
@@ -21,15 +21,15 @@ void points_init(struct points *s, uint64_t cap)
 	s->skip = 1;
 }
 
-void points_release(struct points *s)
+void points_release(struct iotap_points *s)
 {
 	free(s->p);
 	memset(s, 0, sizeof(*s));
 }
 
-void points_add(struct points *s, const struct iotap_trace_rec *r)
+void points_add(struct iotap_points *s, const struct iotap_trace_rec *r)
 {
-	struct point *pt;
+	struct iotap_point *pt;
 	uint64_t i;
 
 	if (--s->skip)

@@ -18,13 +18,13 @@
 
 #include "stat_i.h"
 
-void seek_map_init(struct seek_map *m)
+void seek_map_init(struct iotap_seek_map *m)
 {
 	memset(m, 0, sizeof(*m));
-	iotap_map_init(&m->map, sizeof(struct seek_ent));
+	iotap_map_init(&m->map, sizeof(struct iotap_seek_ent));
 }
 
-void seek_map_release(struct seek_map *m)
+void seek_map_release(struct iotap_seek_map *m)
 {
 	iotap_map_release(&m->map);
 	m->last = NULL;
@@ -32,11 +32,11 @@ void seek_map_release(struct seek_map *m)
 }
 
 /* The cached file is not @file: look it up (or insert it) and cache it. */
-int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, uint64_t end,
+int64_t seek_map_update_slow(struct iotap_seek_map *m, uint64_t file, uint64_t off, uint64_t end,
 			     unsigned int dir)
 {
-	unsigned int slot = (unsigned int)(file % SEEK_CACHE);
-	struct seek_ent *e = m->cache[slot].ent;
+	unsigned int slot = (unsigned int)(file % IOTAP_SEEK_CACHE);
+	struct iotap_seek_ent *e = m->cache[slot].ent;
 	uint64_t prev;
 	int ret;
 
@@ -74,10 +74,10 @@ int64_t seek_map_update_slow(struct seek_map *m, uint64_t file, uint64_t off, ui
 	return (int64_t)(off - prev);
 }
 
-unsigned int seek_map_busiest(const struct seek_map *m, unsigned int n, uint64_t *files,
+unsigned int seek_map_busiest(const struct iotap_seek_map *m, unsigned int n, uint64_t *files,
 			      uint64_t *counts)
 {
-	const struct seek_ent *e;
+	const struct iotap_seek_ent *e;
 	unsigned int k = 0, i;
 	uint64_t pos = 0, file;
 

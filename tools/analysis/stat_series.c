@@ -22,7 +22,7 @@
 
 #include "stat_i.h"
 
-void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max)
+void series_init(struct iotap_series *s, uint64_t origin, uint64_t width, uint64_t max)
 {
 	memset(s, 0, sizeof(*s));
 	s->origin = origin;
@@ -32,14 +32,14 @@ void series_init(struct series *s, uint64_t origin, uint64_t width, uint64_t max
 	s->fold_idx = UINT64_MAX;
 }
 
-void series_track(struct series *s, const struct pstats *src)
+void series_track(struct iotap_series *s, const struct iotap_pstats *src)
 {
 	s->src = src;
 	memset(&s->snap, 0, sizeof(s->snap));
 }
 
-/* What the ops of @p add to a bin: every counter of struct bin that sums. */
-static void bin_sums(const struct pstats *p, struct bin *b)
+/* What the ops of @p add to a bin: every counter of struct iotap_bin that sums. */
+static void bin_sums(const struct iotap_pstats *p, struct iotap_bin *b)
 {
 	/* neither an op class of a bin nor an fsync: bookkeeping */
 	uint64_t quiet = p->op_count[IOTAP_OP_FORGET] + p->op_count[IOTAP_OP_FLUSH] +
@@ -58,9 +58,9 @@ static void bin_sums(const struct pstats *p, struct bin *b)
 }
 
 /* Add what @s->src gained since the last fold to bin @s->fold_idx. */
-static void series_fold(struct series *s)
+static void series_fold(struct iotap_series *s)
 {
-	struct bin now, *b;
+	struct iotap_bin now, *b;
 
 	if (!s->src || s->src->ops == s->snap.ops)
 		return;
@@ -85,25 +85,25 @@ static void series_fold(struct series *s)
 	s->fold_lat = 0;
 }
 
-void series_block_end(struct series *s)
+void series_block_end(struct iotap_series *s)
 {
 	series_fold(s);
 	memset(&s->snap, 0, sizeof(s->snap));
 }
 
-void series_release(struct series *s)
+void series_release(struct iotap_series *s)
 {
 	iotap_buf_free(s->bins, s->bins_size);
 	memset(s, 0, sizeof(*s));
 }
 
-static void close_last(struct series *s)
+static void close_last(struct iotap_series *s)
 {
 	unsigned int i, set = 0;
 
 	if (!s->n)
 		return;
-	for (i = 0; i < TID_BITS / 64; i++) {
+	for (i = 0; i < IOTAP_TID_BITS / 64; i++) {
 		if (!s->tid_bits[i])
 			continue;	/* a bin's few threads set few words: count only those */
 		set += (unsigned int)__builtin_popcountll(s->tid_bits[i]);
@@ -113,7 +113,7 @@ static void close_last(struct series *s)
 		s->bins[s->n - 1].threads = set;
 }
 
-static void merge_bin(struct bin *a, const struct bin *b)
+static void merge_bin(struct iotap_bin *a, const struct iotap_bin *b)
 {
 	a->ops += b->ops;
 	a->rd_ops += b->rd_ops;
@@ -138,13 +138,13 @@ static void merge_bin(struct bin *a, const struct bin *b)
 }
 
 /* Halve the number of bins: width doubles. */
-static void coarsen(struct series *s)
+static void coarsen(struct iotap_series *s)
 {
 	uint64_t i, n = (s->n + 1) / 2;
 
 	close_last(s);
 	for (i = 0; i < n; i++) {
-		struct bin b = s->bins[2 * i];
+		struct iotap_bin b = s->bins[2 * i];
 
 		if (2 * i + 1 < s->n)
 			merge_bin(&b, &s->bins[2 * i + 1]);
@@ -157,7 +157,7 @@ static void coarsen(struct series *s)
 }
 
 /* @t's bin: opens bins, widens them. */
-static struct bin *bin_find(struct series *s, uint64_t t)
+static struct iotap_bin *bin_find(struct iotap_series *s, uint64_t t)
 {
 	uint64_t idx, i;
 
@@ -176,7 +176,7 @@ static struct bin *bin_find(struct series *s, uint64_t t)
 	}
 	if (idx >= s->cap) {
 		uint64_t ncap = s->cap ? s->cap : 256;
-		struct bin *nb;
+		struct iotap_bin *nb;
 		size_t size;
 
 		while (ncap <= idx)
@@ -216,9 +216,9 @@ static struct bin *bin_find(struct series *s, uint64_t t)
 	return &s->bins[idx];
 }
 
-struct bin *series_move(struct series *s, uint64_t t)
+struct iotap_bin *series_move(struct iotap_series *s, uint64_t t)
 {
-	struct bin *b;
+	struct iotap_bin *b;
 
 	series_fold(s);
 	b = bin_find(s, t);
@@ -233,9 +233,9 @@ struct bin *series_move(struct series *s, uint64_t t)
 	return b;
 }
 
-void series_add_sample(struct series *s, const struct iotap_trace_rec *r)
+void series_add_sample(struct iotap_series *s, const struct iotap_trace_rec *r)
 {
-	struct bin *b = series_bin(s, r->time_ns);
+	struct iotap_bin *b = series_bin(s, r->time_ns);
 
 	if (!b)
 		return;
@@ -244,14 +244,14 @@ void series_add_sample(struct series *s, const struct iotap_trace_rec *r)
 	b->smp = r->sample;
 }
 
-void series_finish(struct series *s)
+void series_finish(struct iotap_series *s)
 {
 	series_fold(s);
 	s->src = NULL;
 	close_last(s);
 }
 
-void series_dev(const struct series *s, struct bin_dev *out)
+void series_dev(const struct iotap_series *s, struct bin_dev *out)
 {
 	uint64_t i, j, prev = UINT64_MAX;
 

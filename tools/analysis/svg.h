@@ -88,15 +88,16 @@ void svg_scatter(FILE *f, const struct svg_scatter *s);
 void html_esc(FILE *f, const char *s);
 /* html.c's page frame and phase-table rows, for the pages built elsewhere (fleet.c) */
 struct iotap_report;
-struct pstats;
-struct flagset;
+struct iotap_pstats;
+struct iotap_flagset;
 void html_page_head(FILE *f, const char *title, const char *sub);
 void html_page_foot(FILE *f);
 /* The table's heading row (@what: the second column's heading) */
 void html_metric_head(FILE *f, const char *what);
 /* A row of report_metrics[]' MO_HTML figures: @idx, @name, then the figures; @total: bold */
-void html_metric_row(FILE *f, const struct iotap_report *rep, const struct pstats *p, const char *idx,
-		     const char *name, const struct flagset *fl, int total);
+void html_metric_row(FILE *f, const struct iotap_report *rep, const struct iotap_pstats *p,
+		     const char *idx,
+		     const char *name, const struct iotap_flagset *fl, int total);
 /* The report's phases as chart bands (free() them), and its timeline charts
  * (@what 0: throughput, 1: ops and seeks, else concurrency, utilisation and CPU),
  * for html_compare.c */

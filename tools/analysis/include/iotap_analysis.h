@@ -4,8 +4,8 @@
  * and rendered (the public header of tools/analysis/)
  *
  * iotap_report_build() streams a trace once and fills a struct
- * iotap_report: one struct pstats per phase and one for the whole trace,
- * the trace cut into time bins (struct series), a decimated sample of data
+ * iotap_report: one struct iotap_pstats per phase and one for the whole trace,
+ * the trace cut into time bins (struct iotap_series), a decimated sample of data
  * ops for seek maps, and the names of files. Phases come from PHASE
  * markers when the trace has them, from another trace's phases
  * (--phases-from, by op order), or are found automatically; then the
@@ -19,8 +19,8 @@
  *
  * The API is what is named iotap_ here. struct iotap_report is complete
  * because the CLI reads its fields (err, rs, ops_ord, phases, flags,
- * names), and with it the types it holds (stat.h: struct pstats, struct
- * series, ...; struct app_stats, struct flagset). What the library's files
+ * names), and with it the types it holds (stat.h: struct iotap_pstats, struct
+ * series, ...; struct iotap_app_stats, struct iotap_flagset). What the library's files
  * share with each other only (the figures, the metric table, the pieces of
  * the outputs, the functions of stat.h's accumulators, phase.h, app.h,
  * svg.h) is in tools/analysis/analysis_i.h and the headers beside it.
@@ -45,7 +45,7 @@ struct app_ops;
  * A trace's application figures (`iotap run pgsql`, `run dedup`): which
  * application (tools/analysis/app.h's struct app_ops) and its accumulator.
  */
-struct app_stats {
+struct iotap_app_stats {
 	const struct app_ops *kind;	/* the trace's application, or NULL */
 	void *acc;			/* its accumulator */
 	int err;			/* -ENOMEM met */
@@ -91,13 +91,13 @@ void iotap_analysis_on_open(void (*fn)(void *arg, const char *path,
 					 struct iotap_trace_reader *r),
 			    void *arg);
 
-#define REPORT_FLAGS_MAX	8
-#define REPORT_FLAG_LEN		240
+#define IOTAP_REPORT_FLAGS_MAX	8
+#define IOTAP_REPORT_FLAG_LEN		240
 
 /* Odd things found in one phase (or the whole trace). */
-struct flagset {
+struct iotap_flagset {
 	unsigned int n;
-	char text[REPORT_FLAGS_MAX][REPORT_FLAG_LEN];	/* "keyword: explanation" */
+	char text[IOTAP_REPORT_FLAGS_MAX][IOTAP_REPORT_FLAG_LEN];	/* "keyword: explanation" */
 };
 
 /* Phase boundaries taken from another trace (--phases-from). */
@@ -137,8 +137,8 @@ struct iotap_name_ent {
 };
 
 /* Writeback WRITEs (cache mode, aux 1) that failed, per file and errno. */
-#define REPORT_WBFAIL_MAX	32
-struct wbfail {
+#define IOTAP_REPORT_WBFAIL_MAX	32
+struct iotap_wbfail {
 	uint64_t file;
 	int err;			/* positive errno */
 	uint64_t count;
@@ -150,28 +150,28 @@ struct iotap_report {
 	struct iotap_trace_header hdr;	/* strings owned by report */
 	struct iotap_trace_read_stats rs;	/* damage met (the CLI warns of it) */
 	struct iotap_analysis_err err;	/* why iotap_report_build() failed */
-	struct pstats total;
-	struct pstats *phases;
+	struct iotap_pstats total;
+	struct iotap_pstats *phases;
 	unsigned int nphases;
-	struct flagset *flags;		/* one per phase */
-	struct flagset tflags;		/* whole trace */
+	struct iotap_flagset *flags;		/* one per phase */
+	struct iotap_flagset tflags;		/* whole trace */
 	uint64_t t0;			/* trace start: header clock base */
 	const char *phase_source;	/* "markers", "automatic", "phases-from" */
 	uint64_t ops_ord;		/* ops, FORGET not counted (phase plans) */
 	uint64_t markers;		/* PHASE records seen */
 	uint64_t joined;		/* READ/WRITE pieces of cut calls folded (trace/join.c) */
 	uint64_t split_calls;		/* ...into this many calls */
-	struct wbfail wbfail[REPORT_WBFAIL_MAX];	/* failed writebacks, by file */
+	struct iotap_wbfail wbfail[IOTAP_REPORT_WBFAIL_MAX];	/* failed writebacks, by file */
 	unsigned int nwbfail;
 	uint64_t wbfail_more;		/* failed writebacks on further files */
 	uint64_t markers_folded;	/* markers past REPORT_PHASES_MAX, not made phases */
-	struct series series;
-	struct points points;
-	struct seek_map files;		/* per-file data op counts */
+	struct iotap_series series;
+	struct iotap_points points;
+	struct iotap_seek_map files;		/* per-file data op counts */
 	struct iotap_map names;		/* file id -> struct iotap_name_ent */
 	double flag_factor;
-	struct app_stats app;		/* pgsql/dedup application figures (app.h) */
-	/* the phases' latency histograms (struct pstats' pool); freed last */
+	struct iotap_app_stats app;		/* pgsql/dedup application figures (app.h) */
+	/* the phases' latency histograms (struct iotap_pstats' pool); freed last */
 	struct iotap_hist_pool *hist_pool;
 };
 
@@ -265,7 +265,7 @@ struct iotap_fleet {
 	unsigned int nphases;		/* matched phases; all[nphases] is the total */
 	char (*names)[128];
 	int *map;			/* [phase][host]: index into its phases, -1: none */
-	struct pstats *all;		/* [nphases + 1]: all hosts together */
+	struct iotap_pstats *all;		/* [nphases + 1]: all hosts together */
 	struct iotap_report view;	/* t0: the fleet's start; the figures' report argument */
 	struct iotap_analysis_err err;	/* why iotap_fleet_build() failed */
 };
@@ -292,7 +292,7 @@ void iotap_fleet_write_html(const struct iotap_fleet *fl, FILE *f);
  * of one. Phases are matched by name (and occurrence: the second "create"
  * matches the second "create"); a phase one run lacks is left blank.
  */
-#define CMP_PHASE_KEY	160
+#define IOTAP_CMP_PHASE_KEY	160
 
 struct iotap_cmp_group {
 	const char *label;		/* --label NAME, or the trace's file name */
@@ -305,7 +305,7 @@ struct iotap_compare {
 	struct iotap_cmp_group *groups;
 	unsigned int ngroups;
 	unsigned int nphases;		/* matched phases (the last row is the total) */
-	char (*phase_names)[CMP_PHASE_KEY];
+	char (*phase_names)[IOTAP_CMP_PHASE_KEY];
 	/* for group g, trace t, phase k: index into reps[t].phases, -1 if absent,
 	 * -2 for the total, -3 for the steady period */
 	int *map;			/* [nphases][ngroups][max traces] */
@@ -315,7 +315,7 @@ struct iotap_compare {
 	 * steady SPAN, checkpoint parts included) as one row, "steady
 	 * period"; [ngroups][max traces], name "" where a trace has none
 	 */
-	struct pstats *period;
+	struct iotap_pstats *period;
 	struct iotap_analysis_err err;	/* why iotap_compare_build() failed */
 };
 

@@ -32,21 +32,21 @@
 
 /* --- seek map ---------------------------------------------------------- */
 
-struct seek_ent {
+struct iotap_seek_ent {
 	uint64_t end;			/* end offset of the previous data op */
 	uint64_t count;			/* data ops on the file */
-	unsigned int dirs;		/* SEEK_READ | SEEK_WRITE: directions seen */
+	unsigned int dirs;		/* IOTAP_SEEK_READ | IOTAP_SEEK_WRITE: directions seen */
 };
 
-#define SEEK_READ	1u
-#define SEEK_WRITE	2u
+#define IOTAP_SEEK_READ	1u
+#define IOTAP_SEEK_WRITE	2u
 
-#define SEEK_CACHE	16		/* entries of the second-level cache */
+#define IOTAP_SEEK_CACHE	16		/* entries of the second-level cache */
 
-struct seek_map {
-	struct iotap_map map;		/* file id -> struct seek_ent */
+struct iotap_seek_map {
+	struct iotap_map map;		/* file id -> struct iotap_seek_ent */
 	uint64_t last_file;		/* one-entry cache: runs of ops on one file */
-	struct seek_ent *last;		/* its entry, NULL: empty (valid until an insert) */
+	struct iotap_seek_ent *last;		/* its entry, NULL: empty (valid until an insert) */
 	/*
 	 * Behind it, a direct-mapped cache by file id: clients taking turns
 	 * on a few files (a database's relations) skip the hash map. Its
@@ -54,48 +54,48 @@ struct seek_map {
 	 */
 	struct {
 		uint64_t file;
-		struct seek_ent *ent;	/* NULL: empty */
-	} cache[SEEK_CACHE];
+		struct iotap_seek_ent *ent;	/* NULL: empty */
+	} cache[IOTAP_SEEK_CACHE];
 };
 
 /* --- per-span statistics ------------------------------------------------- */
 
-#define SIZE_BUCKETS	48	/* request size: bucket i holds sizes in (2^(i-1), 2^i] */
-#define SIZE_OTHERS	2	/* exact sizes other than 2^i kept per bucket */
-#define SEEK_BUCKETS	64	/* |seek distance|: bucket i holds [2^(i-1), 2^i) bytes */
-#define TID_BITS	4096	/* thread sketch: one bit per hashed thread id */
+#define IOTAP_SIZE_BUCKETS	48	/* request size: bucket i holds sizes in (2^(i-1), 2^i] */
+#define IOTAP_SIZE_OTHERS	2	/* exact sizes other than 2^i kept per bucket */
+#define IOTAP_SEEK_BUCKETS	64	/* |seek distance|: bucket i holds [2^(i-1), 2^i) bytes */
+#define IOTAP_TID_BITS	4096	/* thread sketch: one bit per hashed thread id */
 
-struct dir_stats {
+struct iotap_dir_stats {
 	uint64_t ops;
 	uint64_t bytes;			/* transferred (result), not requested */
 	uint64_t errors;
 	uint64_t seeks;			/* of these, seeks (the span's seeks, by direction) */
-	uint64_t size_hist[SIZE_BUCKETS];	/* requests per size bucket */
-	uint64_t size_bytes[SIZE_BUCKETS];	/* requested bytes per size bucket */
-	uint64_t size_top[SIZE_BUCKETS];	/* requests of exactly 2^i bytes */
+	uint64_t size_hist[IOTAP_SIZE_BUCKETS];	/* requests per size bucket */
+	uint64_t size_bytes[IOTAP_SIZE_BUCKETS];	/* requested bytes per size bucket */
+	uint64_t size_top[IOTAP_SIZE_BUCKETS];	/* requests of exactly 2^i bytes */
 	/*
 	 * The first two other sizes seen in bucket i and how many requests
 	 * had exactly each: when size_top and these counts make the whole
 	 * bucket, its sizes are known exactly, else it is a range.
 	 */
-	uint64_t size_oth[SIZE_BUCKETS][SIZE_OTHERS];
-	uint64_t size_oth_n[SIZE_BUCKETS][SIZE_OTHERS];
+	uint64_t size_oth[IOTAP_SIZE_BUCKETS][IOTAP_SIZE_OTHERS];
+	uint64_t size_oth_n[IOTAP_SIZE_BUCKETS][IOTAP_SIZE_OTHERS];
 };
 
-struct sample_pt {
+struct iotap_sample_pt {
 	int valid;
 	uint64_t t_ns;
 	struct iotap_trace_sample s;
 };
 
 /*
- * struct pstats - one span of time
+ * struct iotap_pstats - one span of time
  *
  * Everything from ops to tid_bits is additive (pstats_merge adds it); the
  * rest is per span. The arrays are merged and cleared only where the masks
  * after them (or op_count) say they may be non-zero.
  */
-struct pstats {
+struct iotap_pstats {
 	char name[128];
 	unsigned int index;
 	uint64_t t_begin;		/* span start, ns (marker, or first op) */
@@ -106,10 +106,10 @@ struct pstats {
 	uint64_t ops;
 	uint64_t op_count[IOTAP_OP_MAX];
 	uint64_t op_errors[IOTAP_OP_MAX];
-	struct dir_stats rd, wr;
+	struct iotap_dir_stats rd, wr;
 	uint64_t data_ops, seeks;
 	uint64_t rewrites;		/* writes over what the previous op on the file read */
-	uint64_t seek_hist[SEEK_BUCKETS];
+	uint64_t seek_hist[IOTAP_SEEK_BUCKETS];
 	uint64_t seek_back;		/* seeks towards the start of the file */
 	uint64_t fsyncs;
 	uint64_t stat_files;		/* successful GETATTRs of regular files (files stat'ed) */
@@ -117,8 +117,8 @@ struct pstats {
 	uint64_t busy_ns;		/* sum of op durations (mean in flight = busy / span) */
 	uint64_t max_inflight;		/* most ops in flight at any op's start */
 	uint64_t lost;			/* records the recorder dropped */
-	uint64_t tid_bits[TID_BITS / 64];
-	uint64_t data_tid_bits[TID_BITS / 64];	/* threads that issued data ops */
+	uint64_t tid_bits[IOTAP_TID_BITS / 64];
+	uint64_t data_tid_bits[IOTAP_TID_BITS / 64];	/* threads that issued data ops */
 	/* end of the additive part */
 	/*
 	 * Which array entries of the additive part may be non-zero: merging
@@ -131,7 +131,7 @@ struct pstats {
 	uint64_t m_size[2], m_seek, m_tid;
 	struct iotap_hist *lat[IOTAP_OP_MAX];	/* allocated on first use */
 	struct iotap_hist_pool *pool;	/* where lat[] come from (NULL: calloc); set after init */
-	struct sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
+	struct iotap_sample_pt smp_first, smp_last;	/* last sample before the span, last in it */
 	uint64_t cpu_mark_begin_ns;	/* marking process CPU at begin (PHASE offset+length) */
 	uint64_t cpu_mark_end_ns;
 	int has_cpu_mark;
@@ -143,7 +143,7 @@ struct pstats {
 
 /* --- time series --------------------------------------------------------- */
 
-struct bin {
+struct iotap_bin {
 	uint64_t ops, rd_ops, wr_ops, data_ops, seeks, fsyncs, meta_ops;
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t busy_ns;		/* op time started in the bin, ns */
@@ -155,26 +155,26 @@ struct bin {
 	struct iotap_trace_sample smp;	/* the last sample in the bin (cumulative) */
 };
 
-struct series {
+struct iotap_series {
 	uint64_t origin;		/* time of bin 0's start, ns */
 	uint64_t width;			/* bin width, ns */
 	uint64_t base_width;		/* width asked for */
-	struct bin *bins;		/* iotap_buf_alloc()'s, bins_size bytes */
+	struct iotap_bin *bins;		/* iotap_buf_alloc()'s, bins_size bytes */
 	size_t bins_size;
 	uint64_t n, cap;		/* bins in use, allocated; cap never exceeds max */
 	uint64_t max;			/* most bins kept: beyond, pairs merge */
 	uint64_t cur_end;		/* end of the last bin in use, ns */
 	uint64_t max_end;		/* latest end of an op added, ns */
-	uint64_t tid_bits[TID_BITS / 64];	/* threads of the last bin */
+	uint64_t tid_bits[IOTAP_TID_BITS / 64];	/* threads of the last bin */
 	/*
 	 * The counters of a bin are not counted twice: the ops are counted in
-	 * a struct pstats (@src, the report's current block), and what @src
+	 * a struct iotap_pstats (@src, the report's current block), and what @src
 	 * gained since @snap is folded into bin @fold_idx when the ops move
 	 * to another bin or the block ends (series_fold). Per op only the
 	 * bin test, the longest op and the thread bit remain.
 	 */
-	const struct pstats *src;	/* NULL: nothing to fold */
-	struct bin snap;		/* @src's sums at the last fold */
+	const struct iotap_pstats *src;	/* NULL: nothing to fold */
+	struct iotap_bin snap;		/* @src's sums at the last fold */
 	uint64_t fold_idx;		/* the bin the ops since then went to (UINT64_MAX: none) */
 	uint64_t fold_lo, fold_w;	/* its start and width (fold_w 0: none) */
 	uint64_t fold_lat;		/* longest of those ops, ns */
@@ -183,7 +183,7 @@ struct series {
 
 /* --- sampled data ops, for seek maps ----------------------------------- */
 
-struct point {
+struct iotap_point {
 	uint64_t t;			/* ns */
 	uint64_t file;
 	uint64_t off;			/* bytes */
@@ -191,8 +191,8 @@ struct point {
 	uint32_t write;			/* 1 = write */
 };
 
-struct points {
-	struct point *p;
+struct iotap_points {
+	struct iotap_point *p;
 	uint64_t n, cap;
 	uint64_t every;			/* keep one data op in every */
 	uint64_t skip;			/* ops until the next kept one */
