@@ -29,6 +29,7 @@
  * inode meanwhile, so f->inode needs no reference of its own.
  */
 #include <errno.h>
+#include <linux/fuse.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -79,9 +80,8 @@ int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 	return 0;
 }
 
-int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
+int fs_kill_suidgid_as(const struct fs_caller *who, int fd, const char *path)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct stat st;
 	mode_t m;
 
@@ -92,13 +92,28 @@ int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
 	m = st.st_mode & 07777 & ~(mode_t)S_ISUID;
 	if ((st.st_mode & S_ISGID) &&
 	    ((st.st_mode & S_IXGRP) ||
-	     (st.st_gid != ctx->gid && !fs_proc_in_group(ctx->pid, st.st_gid))))
+	     (st.st_gid != who->gid && !fs_proc_in_group(who->pid, st.st_gid))))
 		m &= ~(mode_t)S_ISGID;
 	if (m == (st.st_mode & 07777))
 		return 0;
 	if ((path ? chmod(path, m) : fchmod(fd, m)) < 0)
 		return -errno;
 	return 0;
+}
+
+/* The caller of libfuse's request @req. */
+static struct fs_caller req_caller(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return (struct fs_caller){ (uint32_t)ctx->pid, (uint32_t)ctx->uid, (uint32_t)ctx->gid };
+}
+
+int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
+{
+	const struct fs_caller who = req_caller(req);
+
+	return fs_kill_suidgid_as(&who, fd, path);
 }
 
 void fs_file_detach(struct fuse_file_info *fi)
@@ -208,13 +223,50 @@ static ssize_t pio_nowait(int fd, char *buf, size_t size, off_t off, bool write)
 }
 
 /*
+ * Replies to a READ or WRITE (struct fs_io_req): through libfuse, or
+ * straight into the ring entry it came in. Whichever way, the reply is
+ * the same bytes on the wire.
+ */
+static void io_reply_err(struct fs_io_req *r, int err)
+{
+	if (r->req)
+		fuse_reply_err(r->req, err);
+	else
+		fs_uring_reply_direct(r->ent, -err, NULL, 0);
+}
+
+static void io_reply_buf(struct fs_io_req *r, const char *buf, size_t size)
+{
+	if (r->req)
+		fuse_reply_buf(r->req, buf, size);
+	else
+		fs_uring_reply_direct(r->ent, 0, buf, size);
+}
+
+static void io_reply_write(struct fs_io_req *r, size_t count)
+{
+	struct fuse_write_out wo = { .size = (uint32_t)count };
+
+	if (r->req)
+		fuse_reply_write(r->req, count);
+	else
+		fs_uring_reply_direct(r->ent, 0, &wo, sizeof(wo));
+}
+
+/* No reply: the request was handed to a helper, which replies. */
+static void io_reply_none(struct fs_io_req *r)
+{
+	if (r->req)
+		fuse_reply_none(r->req);
+}
+
+/*
  * Over io_uring a ring thread must not wait for the disk (fs_uring_nowait):
  * a read the page cache holds is served here, one that would wait goes to
  * a helper (timed from here), and one on an O_DIRECT file always waits,
  * so it goes before it starts.
  */
-static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
+void fs_io_read(struct fs_io_req *r, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
 	struct fs_piece piece;
@@ -223,13 +275,12 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	char *buf = NULL;
 	bool nowait = fs_uring_nowait() && !CMM_LOAD_SHARED(f->nowait_no);
 
-	(void)ino;
 	if (caa_unlikely(nowait && (f->opf & IOTAP_OPF_DIRECT))) {
 		fs_uring_handoff(NULL, -1, 0);
-		fuse_reply_none(req);
+		io_reply_none(r);
 		return;
 	}
-	fs_capture_start(&op, req, IOTAP_OP_READ, f->inode);
+	fs_capture_start_as(&op, r->fs, &r->who, IOTAP_OP_READ, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
@@ -249,7 +300,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (nowait && !op.fs->fail_op) {
 		ret = pio_nowait(f->fd, buf, size, off, false);
 		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
-			fuse_reply_none(req);	/* the helper replies */
+			io_reply_none(r);	/* the helper replies */
 			return;
 		}
 		if (ret == -EOPNOTSUPP)
@@ -266,13 +317,13 @@ out:
 	fs_calls_end(&op, f, size, &piece, ret);
 	fs_capture_end(&op, ret);
 	if (ret < 0)
-		fuse_reply_err(req, (int)-ret);
+		io_reply_err(r, (int)-ret);
 	else
-		fuse_reply_buf(req, buf, ret);
+		io_reply_buf(r, buf, (size_t)ret);
 }
 
-static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
-			    off_t off, struct fuse_file_info *fi)
+void fs_io_write(struct fs_io_req *r, struct fuse_bufvec *in, off_t off,
+		 struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
 	size_t size = fuse_buf_size(in), asked = size;
@@ -282,14 +333,13 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	ssize_t ret;
 	bool nowait = fs_uring_nowait();
 
-	(void)ino;
 	if (caa_unlikely(nowait && (f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_SYNC)))) {
-		/* over io_uring: it waits for the disk by its nature (fs_op_read) */
+		/* over io_uring: it waits for the disk by its nature (fs_io_read) */
 		fs_uring_handoff(NULL, -1, 0);
-		fuse_reply_none(req);
+		io_reply_none(r);
 		return;
 	}
-	fs_capture_start(&op, req, IOTAP_OP_WRITE, f->inode);
+	fs_capture_start_as(&op, r->fs, &r->who, IOTAP_OP_WRITE, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
@@ -317,7 +367,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	}
 	/* a caller without CAP_FSETID (wire.c); outside the timed call */
 	if (fs_req_kill_suidgid(fi, 0)) {
-		ret = fs_kill_suidgid(req, f->fd, NULL);
+		ret = fs_kill_suidgid_as(&r->who, f->fd, NULL);
 		if (ret)
 			goto out;
 	}
@@ -326,7 +376,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		/* as fs_op_read(): a write that would wait goes to a helper */
 		ret = pio_nowait(f->fd, (char *)data, size, off, true);
 		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
-			fuse_reply_none(req);	/* the helper writes it all and replies */
+			io_reply_none(r);	/* the helper writes it all and replies */
 			return;
 		}
 		if (ret == -EOPNOTSUPP)
@@ -345,9 +395,28 @@ out:
 	fs_calls_end(&op, f, asked, &piece, ret);
 	fs_capture_end(&op, ret);
 	if (ret < 0)
-		fuse_reply_err(req, (int)-ret);
+		io_reply_err(r, (int)-ret);
 	else
-		fuse_reply_write(req, ret);
+		io_reply_write(r, (size_t)ret);
+}
+
+/* libfuse's READ and WRITE: the bodies above, replying through libfuse */
+static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct fs_io_req r = { .fs = fs_req(req), .req = req, .who = req_caller(req) };
+
+	(void)ino;
+	fs_io_read(&r, size, off, fi);
+}
+
+static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+			    off_t off, struct fuse_file_info *fi)
+{
+	struct fs_io_req r = { .fs = fs_req(req), .req = req, .who = req_caller(req) };
+
+	(void)ino;
+	fs_io_write(&r, in, off, fi);
 }
 
 static void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -194,6 +194,67 @@ static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e);
 static void ent_serve_handed(struct fs_uring_ent *e);
 
 /*
+ * A READ or WRITE served without libfuse: what fuse_session_process_buf()
+ * does for them in libfuse 3.14 but the session-wide parts -- no struct
+ * fuse_req is allocated, and se->lock is taken neither to link it into
+ * se->list (where an INTERRUPT would find it: no handler of ours looks
+ * for interrupts, and libfuse 3.19 skips the list for its own ring
+ * requests alike) nor to unlink it. What stays: the file info
+ * do_read()/do_write_buf() build (fh, flags, lock_owner, writepage),
+ * their size check, the caller from the header; allow_other's check
+ * exempts READ and WRITE (and iotap mounts with allow_other or as the
+ * owner). The handler bodies are fs_op_read()'s and fs_op_write_buf()'s
+ * (ops_file.c), replying through fs_uring_reply_direct().
+ */
+static void ent_serve_direct(struct fs_uring_ent *e, const struct fuse_in_header *in,
+			     size_t opsz, uint32_t psz)
+{
+	struct fs_io_req r = {
+		.fs = e->q->u->fs,
+		.ent = e,
+		.who = { in->pid, in->uid, in->gid },
+	};
+	struct fuse_file_info fi;
+
+	memset(&fi, 0, sizeof(fi));
+	if (in->opcode == FUSE_READ) {
+		const struct fuse_read_in *a = (const struct fuse_read_in *)(in + 1);
+
+		if (opsz < sizeof(*a))
+			goto short_arg;
+		fi.fh = a->fh;
+		fi.lock_owner = a->lock_owner;
+		fi.flags = (int)a->flags;
+		fs_io_read(&r, a->size, (off_t)a->offset, &fi);
+	} else {
+		const struct fuse_write_in *a = (const struct fuse_write_in *)(in + 1);
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
+
+		if (opsz < sizeof(*a))
+			goto short_arg;
+		fi.fh = a->fh;
+		fi.writepage = (a->write_flags & FUSE_WRITE_CACHE) != 0;
+		fi.lock_owner = a->lock_owner;
+		fi.flags = (int)a->flags;
+#if !FS_WIRE_KILLPRIV
+		fi.kill_suidgid = (a->write_flags & FUSE_WRITE_KILL_SUIDGID) != 0;
+#endif
+		if (psz < a->size) {
+			fs_log(FS_LOG_ERR, "io_uring: a WRITE of %u bytes carries %u", a->size, psz);
+			fs_uring_reply_direct(e, -EIO, NULL, 0);
+			return;
+		}
+		bv.buf[0].mem = e->payload;
+		bv.buf[0].size = a->size;
+		fs_io_write(&r, &bv, (off_t)a->offset, &fi);
+	}
+	return;
+short_arg:
+	fs_log(FS_LOG_ERR, "io_uring: opcode %u with a %zu-byte header", in->opcode, opsz);
+	fs_uring_reply_direct(e, -EIO, NULL, 0);
+}
+
+/*
  * Serve the request in @e's buffers. false: its handler handed it over
  * (fs_uring_handoff) and a helper serves it now.
  */
@@ -231,9 +292,15 @@ static bool ent_serve(struct fs_uring_ent *e)
 	e->replied = false;
 	CMM_STORE_SHARED(e->unique, msg->unique);
 	cur_ent = e;
-	fb.mem = msg;
-	fb.size = msg->len;
-	fuse_session_process_buf(u->fs->se, &fb);
+	if (u->direct && (msg->opcode == FUSE_READ || msg->opcode == FUSE_WRITE)) {
+		ent_serve_direct(e, msg, opsz, psz);
+		e->ndirect++;
+	} else {
+		fb.mem = msg;
+		fb.size = msg->len;
+		fuse_session_process_buf(u->fs->se, &fb);
+		e->nlibfuse++;
+	}
 	cur_ent = NULL;
 	if (caa_unlikely(e->handed) && !cur_helper) {
 		/* its backing call would wait for the disk: a helper serves it again */
@@ -716,24 +783,19 @@ static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
 	return NULL;
 }
 
-bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, ssize_t *ret)
+/*
+ * Put reply @iov (out header, then the payload) into @e's buffers. @other:
+ * from another thread than the one serving @e (a late reply), which has
+ * moved on: a ring thread commits it. Return: what writev(2) would have.
+ */
+static ssize_t ent_reply(struct fs_uring_ent *e, const struct iovec *iov, int count, bool other)
 {
-	struct fs_uring *u = CMM_LOAD_SHARED(fs->uring);
+	struct fs_uring *u = e->q->u;
 	const struct fuse_out_header *oh = iov[0].iov_base;
 	struct fuse_out_header *dst;
-	struct fs_uring_ent *e = cur_ent;
-	bool other = false;
 	size_t len = 0, total;
 	int i;
 
-	if (count < 1 || iov[0].iov_len < sizeof(*oh) || !oh->unique || (oh->unique & 1))
-		return false;	/* notify (unique 0) and interrupt replies (bit 0) */
-	if (!e || CMM_LOAD_SHARED(e->unique) != oh->unique) {
-		e = find_ent(u, oh->unique);
-		if (!e)
-			return false;
-		other = true;
-	}
 	for (i = 1; i < count; i++)
 		len += iov[i].iov_len;
 	total = iov[0].iov_len + len;
@@ -763,6 +825,47 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 		queue_kick(e->q);
 	} else
 		e->replied = true;
-	*ret = (ssize_t)total;
+	return (ssize_t)total;
+}
+
+bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, ssize_t *ret)
+{
+	struct fs_uring *u = CMM_LOAD_SHARED(fs->uring);
+	const struct fuse_out_header *oh = iov[0].iov_base;
+	struct fs_uring_ent *e = cur_ent;
+	bool other = false;
+
+	if (count < 1 || iov[0].iov_len < sizeof(*oh) || !oh->unique || (oh->unique & 1))
+		return false;	/* notify (unique 0) and interrupt replies (bit 0) */
+	if (!e || CMM_LOAD_SHARED(e->unique) != oh->unique) {
+		e = find_ent(u, oh->unique);
+		if (!e)
+			return false;
+		other = true;
+	}
+	*ret = ent_reply(e, iov, count, other);
 	return true;
+}
+
+void fs_uring_reply_direct(struct fs_uring_ent *e, int error, const void *data, size_t len)
+{
+	struct fuse_out_header oh;
+	struct iovec iov[2];
+
+	/* as libfuse's send_reply(): an error carries no payload, a bad one is ERANGE */
+	if (error <= -1000 || error > 0) {
+		fs_log(FS_LOG_ERR, "io_uring: bad error value %d in a reply", error);
+		error = -ERANGE;
+	}
+	if (error)
+		len = 0;
+	memset(&oh, 0, sizeof(oh));
+	oh.unique = CMM_LOAD_SHARED(e->unique);
+	oh.error = error;
+	oh.len = (uint32_t)(sizeof(oh) + len);
+	iov[0].iov_base = &oh;
+	iov[0].iov_len = sizeof(oh);
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = len;
+	ent_reply(e, iov, len ? 2 : 1, e != cur_ent);
 }
