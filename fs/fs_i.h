@@ -16,8 +16,9 @@
  *   threads are the only other threads; they touch no fs/ state except
  *   the inode frees that call_rcu runs. With the io_uring transport
  *   (transport/uring.c) ring threads serve requests as well, through the
- *   same libfuse entry point and ops, and get their struct fs_thread the
- *   same lazy way.
+ *   same libfuse entry point and ops (READ and WRITE through the same
+ *   handler bodies without libfuse: struct fs_io_req), and get their
+ *   struct fs_thread the same lazy way.
  *
  * - Inodes (inode.c). fuse_ino_t is a pointer to struct fs_inode (root:
  *   FUSE_ROOT_ID, mapped to fs->root). An inode lives from the lookup that

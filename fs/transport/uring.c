@@ -72,11 +72,23 @@
  *    buffers (the thread-local current entry; replies from another thread
  *    find their entry by unique id) and the entry's thread sends
  *    COMMIT_AND_FETCH, which also waits for its next request.
+ *  - READ and WRITE skip libfuse (unless -o uring_direct=0):
+ *    ent_serve_direct() parses them, builds the file info as libfuse
+ *    3.14's do_read()/do_write_buf() do and runs the same handler bodies
+ *    (ops_file.c's fs_io_read()/fs_io_write(), struct fs_io_req), which
+ *    reply through fs_uring_reply_direct() into the entry. libfuse would
+ *    calloc a struct fuse_req and take the session-wide se->lock twice
+ *    per request, the only lines every request writes from every CPU
+ *    (BENCHMARKS.md, issue 24, session 13).
  *  - What stays on /dev/fuse (the kernel's choice): FORGET and
  *    BATCH_FORGET, INTERRUPT, notify messages and their replies, and every
  *    request sent before the ring was ready. libfuse's loop keeps reading
  *    the device for them; libfuse finds an interrupted request on its list
- *    whichever way the request came.
+ *    whichever way the request came -- but for READ and WRITE served
+ *    directly, which are on no list: an INTERRUPT for one waits on
+ *    libfuse's interrupt list until the next request libfuse parses
+ *    answers it EAGAIN, which the kernel, its request gone from the
+ *    device, drops (no handler of ours looks at interrupts).
  *
  * The files: uring.c (this one) the ring threads, the helpers and the
  * reply hooks -- the request loop; uring_setup.c choosing the transport,

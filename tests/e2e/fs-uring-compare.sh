@@ -109,8 +109,9 @@ def ops(path):
     return collections.Counter((r[0], r[6], r[2], r[3], r[4]) for r in recs)
 
 a, b = ops(sys.argv[1]), ops(sys.argv[2])
+other = sys.argv[2].rsplit('/', 1)[-1]
 total = sum(a.values())
-print(f"# dev: {total} requests, {sys.argv[2].rsplit("/", 1)[-1]}: {sum(b.values())}", file=sys.stderr)
+print(f"# dev: {total} requests, {other}: {sum(b.values())}", file=sys.stderr)
 if total < 1000:
     sys.exit("too few requests recorded over /dev/fuse")
 for op in ("fsync", "fsyncdir", "fallocate"):
@@ -119,7 +120,7 @@ for op in ("fsync", "fsyncdir", "fallocate"):
 if a != b:
     for k in sorted(set(a) | set(b)):
         if a[k] != b[k]:
-            print(f"  {k}: dev {a[k]}, {sys.argv[2].rsplit("/", 1)[-1]} {b[k]}", file=sys.stderr)
+            print(f"  {k}: dev {a[k]}, {other} {b[k]}", file=sys.stderr)
     sys.exit(1)
 PY
 done
