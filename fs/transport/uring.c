@@ -228,6 +228,11 @@ static void ent_serve_direct(struct fs_uring_ent *e, const struct fuse_in_header
 	};
 	struct fuse_file_info fi;
 
+	if (caa_unlikely(r.fs->o.debug))	/* what libfuse's debug output says of each request */
+		fs_log(FS_LOG_DEBUG, "unique: %llu, opcode: %s (%u), nodeid: %llu, insize: %u, "
+		       "pid: %u (io_uring, without libfuse)", (unsigned long long)in->unique,
+		       in->opcode == FUSE_READ ? "READ" : "WRITE", in->opcode,
+		       (unsigned long long)in->nodeid, in->len, in->pid);
 	memset(&fi, 0, sizeof(fi));
 	if (in->opcode == FUSE_READ) {
 		const struct fuse_read_in *a = (const struct fuse_read_in *)(in + 1);
