@@ -158,8 +158,7 @@ void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode
 		      struct fs_inode *inode)
 {
 	struct fs_ctx *fs = fs_req(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	const struct fs_caller who = { (uint32_t)ctx->pid, (uint32_t)ctx->uid, (uint32_t)ctx->gid };
+	const struct fs_caller who = fs_req_caller(req);
 
 	fs_capture_start_as(op, fs, &who, opcode, inode);
 	if (caa_unlikely(inode == fs->root) && inode &&

@@ -497,6 +497,14 @@ struct fs_caller {
 	uint32_t uid, gid;		/* its fsuid, fsgid */
 };
 
+/* The caller of libfuse's request @req. */
+static inline struct fs_caller fs_req_caller(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return (struct fs_caller){ (uint32_t)ctx->pid, (uint32_t)ctx->uid, (uint32_t)ctx->gid };
+}
+
 /*
  * fs_capture_start - begin recording request @req as @opcode on @inode
  * Fills caller tid/pid/uid/gid and file = @inode's st_ino (0 if NULL).
@@ -725,18 +733,24 @@ void fs_file_detach(struct fuse_file_info *fi);
  * --- ops_file.c: READ and WRITE, from libfuse or straight from a ring ---
  *
  * One handler body serves READ and WRITE whichever way they came: from
- * libfuse (fs_op_read(), fs_op_write_buf(): @req set) or, over io_uring,
- * parsed by the ring thread itself (transport/uring.c, ent_serve_direct():
- * @ent set), which then allocates no struct fuse_req and takes no session
- * lock. The body reads the caller from @who and replies through
- * fs_io_reply_*(), which go to libfuse's fuse_reply_*() or straight into
- * the ring entry (fs_uring_reply_direct()).
+ * libfuse (fs_op_read(), fs_op_write_buf()) or, over io_uring, parsed by
+ * the ring thread itself (transport/uring.c, ent_serve_direct()), which
+ * then allocates no struct fuse_req and takes no session lock. The body
+ * reads the caller from @who and replies through @reply, a table per
+ * path: libfuse's fuse_reply_*() (ops_file.c) or straight into the ring
+ * entry (uring.c). Whichever way, the reply is the same bytes.
  */
-struct fs_uring_ent;
+struct fs_io_req;
+struct fs_io_reply_ops {
+	void (*err)(struct fs_io_req *r, int err);		/* a positive errno */
+	void (*data)(struct fs_io_req *r, const void *buf, size_t size);	/* READ */
+	void (*written)(struct fs_io_req *r, size_t count);	/* WRITE */
+	void (*none)(struct fs_io_req *r);	/* handed to a helper, which replies */
+};
 struct fs_io_req {
 	struct fs_ctx *fs;
-	fuse_req_t req;			/* libfuse's request, or NULL: ... */
-	struct fs_uring_ent *ent;	/* ... the ring entry it came in */
+	const struct fs_io_reply_ops *reply;
+	void *to;			/* where the reply goes: a fuse_req_t, a ring entry */
 	struct fs_caller who;
 };
 /* READ of @size bytes at @off of open file @fi: fs_op_read()'s body. */
@@ -808,12 +822,6 @@ void *fs_uring_read_buf(size_t size);
  * hand the request over (fs_capture_handoff) if it would.
  */
 bool fs_uring_nowait(void);
-/*
- * fs_uring_reply_direct - the reply to ring request @e served without
- * libfuse (struct fs_io_req): @error (0 or -errno) and, without an error,
- * @len bytes of @data, put straight into the entry's buffers.
- */
-void fs_uring_reply_direct(struct fs_uring_ent *e, int error, const void *data, size_t len);
 /* For fs_capture_handoff(): mark the request being served for a helper. */
 void fs_uring_handoff(struct iotap_trace_recorder *r, int hold, uint64_t start);
 /* After the unmount, before the session is destroyed: end and join the ring threads. */

@@ -29,7 +29,6 @@
  * inode meanwhile, so f->inode needs no reference of its own.
  */
 #include <errno.h>
-#include <linux/fuse.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -101,17 +100,9 @@ int fs_kill_suidgid_as(const struct fs_caller *who, int fd, const char *path)
 	return 0;
 }
 
-/* The caller of libfuse's request @req. */
-static struct fs_caller req_caller(fuse_req_t req)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-
-	return (struct fs_caller){ (uint32_t)ctx->pid, (uint32_t)ctx->uid, (uint32_t)ctx->gid };
-}
-
 int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
 {
-	const struct fs_caller who = req_caller(req);
+	const struct fs_caller who = fs_req_caller(req);
 
 	return fs_kill_suidgid_as(&who, fd, path);
 }
@@ -223,44 +214,6 @@ static ssize_t pio_nowait(int fd, char *buf, size_t size, off_t off, bool write)
 }
 
 /*
- * Replies to a READ or WRITE (struct fs_io_req): through libfuse, or
- * straight into the ring entry it came in. Whichever way, the reply is
- * the same bytes on the wire.
- */
-static void io_reply_err(struct fs_io_req *r, int err)
-{
-	if (r->req)
-		fuse_reply_err(r->req, err);
-	else
-		fs_uring_reply_direct(r->ent, -err, NULL, 0);
-}
-
-static void io_reply_buf(struct fs_io_req *r, const char *buf, size_t size)
-{
-	if (r->req)
-		fuse_reply_buf(r->req, buf, size);
-	else
-		fs_uring_reply_direct(r->ent, 0, buf, size);
-}
-
-static void io_reply_write(struct fs_io_req *r, size_t count)
-{
-	struct fuse_write_out wo = { .size = (uint32_t)count };
-
-	if (r->req)
-		fuse_reply_write(r->req, count);
-	else
-		fs_uring_reply_direct(r->ent, 0, &wo, sizeof(wo));
-}
-
-/* No reply: the request was handed to a helper, which replies. */
-static void io_reply_none(struct fs_io_req *r)
-{
-	if (r->req)
-		fuse_reply_none(r->req);
-}
-
-/*
  * Over io_uring a ring thread must not wait for the disk (fs_uring_nowait):
  * a read the page cache holds is served here, one that would wait goes to
  * a helper (timed from here), and one on an O_DIRECT file always waits,
@@ -277,7 +230,7 @@ void fs_io_read(struct fs_io_req *r, size_t size, off_t off, struct fuse_file_in
 
 	if (caa_unlikely(nowait && (f->opf & IOTAP_OPF_DIRECT))) {
 		fs_uring_handoff(NULL, -1, 0);
-		io_reply_none(r);
+		r->reply->none(r);
 		return;
 	}
 	fs_capture_start_as(&op, r->fs, &r->who, IOTAP_OP_READ, f->inode);
@@ -300,7 +253,7 @@ void fs_io_read(struct fs_io_req *r, size_t size, off_t off, struct fuse_file_in
 	if (nowait && !op.fs->fail_op) {
 		ret = pio_nowait(f->fd, buf, size, off, false);
 		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
-			io_reply_none(r);	/* the helper replies */
+			r->reply->none(r);	/* the helper replies */
 			return;
 		}
 		if (ret == -EOPNOTSUPP)
@@ -317,9 +270,9 @@ out:
 	fs_calls_end(&op, f, size, &piece, ret);
 	fs_capture_end(&op, ret);
 	if (ret < 0)
-		io_reply_err(r, (int)-ret);
+		r->reply->err(r, (int)-ret);
 	else
-		io_reply_buf(r, buf, (size_t)ret);
+		r->reply->data(r, buf, (size_t)ret);
 }
 
 void fs_io_write(struct fs_io_req *r, struct fuse_bufvec *in, off_t off,
@@ -336,7 +289,7 @@ void fs_io_write(struct fs_io_req *r, struct fuse_bufvec *in, off_t off,
 	if (caa_unlikely(nowait && (f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_SYNC)))) {
 		/* over io_uring: it waits for the disk by its nature (fs_io_read) */
 		fs_uring_handoff(NULL, -1, 0);
-		io_reply_none(r);
+		r->reply->none(r);
 		return;
 	}
 	fs_capture_start_as(&op, r->fs, &r->who, IOTAP_OP_WRITE, f->inode);
@@ -376,7 +329,7 @@ void fs_io_write(struct fs_io_req *r, struct fuse_bufvec *in, off_t off,
 		/* as fs_op_read(): a write that would wait goes to a helper */
 		ret = pio_nowait(f->fd, (char *)data, size, off, true);
 		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
-			io_reply_none(r);	/* the helper writes it all and replies */
+			r->reply->none(r);	/* the helper writes it all and replies */
 			return;
 		}
 		if (ret == -EOPNOTSUPP)
@@ -395,16 +348,43 @@ out:
 	fs_calls_end(&op, f, asked, &piece, ret);
 	fs_capture_end(&op, ret);
 	if (ret < 0)
-		io_reply_err(r, (int)-ret);
+		r->reply->err(r, (int)-ret);
 	else
-		io_reply_write(r, (size_t)ret);
+		r->reply->written(r, (size_t)ret);
 }
 
 /* libfuse's READ and WRITE: the bodies above, replying through libfuse */
+static void fuse_io_err(struct fs_io_req *r, int err)
+{
+	fuse_reply_err(r->to, err);
+}
+
+static void fuse_io_data(struct fs_io_req *r, const void *buf, size_t size)
+{
+	fuse_reply_buf(r->to, buf, size);
+}
+
+static void fuse_io_written(struct fs_io_req *r, size_t count)
+{
+	fuse_reply_write(r->to, count);
+}
+
+static void fuse_io_none(struct fs_io_req *r)
+{
+	fuse_reply_none(r->to);
+}
+
+static const struct fs_io_reply_ops fuse_io_reply = {
+	.err = fuse_io_err,
+	.data = fuse_io_data,
+	.written = fuse_io_written,
+	.none = fuse_io_none,
+};
+
 static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
-	struct fs_io_req r = { .fs = fs_req(req), .req = req, .who = req_caller(req) };
+	struct fs_io_req r = { fs_req(req), &fuse_io_reply, req, fs_req_caller(req) };
 
 	(void)ino;
 	fs_io_read(&r, size, off, fi);
@@ -413,7 +393,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
 			    off_t off, struct fuse_file_info *fi)
 {
-	struct fs_io_req r = { .fs = fs_req(req), .req = req, .who = req_caller(req) };
+	struct fs_io_req r = { fs_req(req), &fuse_io_reply, req, fs_req_caller(req) };
 
 	(void)ino;
 	fs_io_write(&r, in, off, fi);

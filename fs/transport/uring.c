@@ -76,7 +76,7 @@
  *    ent_serve_direct() parses them, builds the file info as libfuse
  *    3.14's do_read()/do_write_buf() do and runs the same handler bodies
  *    (ops_file.c's fs_io_read()/fs_io_write(), struct fs_io_req), which
- *    reply through fs_uring_reply_direct() into the entry. libfuse would
+ *    reply through uring_io_reply into the entry. libfuse would
  *    calloc a struct fuse_req and take the session-wide se->lock twice
  *    per request, the only lines every request writes from every CPU
  *    (BENCHMARKS.md, issue 24, session 13).
@@ -216,14 +216,17 @@ static void ent_serve_handed(struct fs_uring_ent *e);
  * their size check, the caller from the header; allow_other's check
  * exempts READ and WRITE (and iotap mounts with allow_other or as the
  * owner). The handler bodies are fs_op_read()'s and fs_op_write_buf()'s
- * (ops_file.c), replying through fs_uring_reply_direct().
+ * (ops_file.c), replying through uring_io_reply (ent_reply_direct()).
  */
+static const struct fs_io_reply_ops uring_io_reply;
+
 static void ent_serve_direct(struct fs_uring_ent *e, const struct fuse_in_header *in,
 			     size_t opsz, uint32_t psz)
 {
 	struct fs_io_req r = {
 		.fs = e->q->u->fs,
-		.ent = e,
+		.reply = &uring_io_reply,
+		.to = e,
 		.who = { in->pid, in->uid, in->gid },
 	};
 	struct fuse_file_info fi;
@@ -258,7 +261,7 @@ static void ent_serve_direct(struct fs_uring_ent *e, const struct fuse_in_header
 #endif
 		if (psz < a->size) {
 			fs_log(FS_LOG_ERR, "io_uring: a WRITE of %u bytes carries %u", a->size, psz);
-			fs_uring_reply_direct(e, -EIO, NULL, 0);
+			r.reply->err(&r, EIO);
 			return;
 		}
 		bv.buf[0].mem = e->payload;
@@ -268,7 +271,7 @@ static void ent_serve_direct(struct fs_uring_ent *e, const struct fuse_in_header
 	return;
 short_arg:
 	fs_log(FS_LOG_ERR, "io_uring: opcode %u with a %zu-byte header", in->opcode, opsz);
-	fs_uring_reply_direct(e, -EIO, NULL, 0);
+	r.reply->err(&r, EIO);
 }
 
 /*
@@ -864,7 +867,11 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 	return true;
 }
 
-void fs_uring_reply_direct(struct fs_uring_ent *e, int error, const void *data, size_t len)
+/*
+ * The reply to ring request @e served without libfuse: @error (0 or
+ * -errno) and, without an error, @len bytes of @data.
+ */
+static void ent_reply_direct(struct fs_uring_ent *e, int error, const void *data, size_t len)
 {
 	struct fuse_out_header oh;
 	struct iovec iov[2];
@@ -886,3 +893,33 @@ void fs_uring_reply_direct(struct fs_uring_ent *e, int error, const void *data, 
 	iov[1].iov_len = len;
 	ent_reply(e, iov, len ? 2 : 1, e != cur_ent);
 }
+
+/* fs_io_read()'s and fs_io_write()'s replies, for a request served by ent_serve_direct() */
+static void ring_io_err(struct fs_io_req *r, int err)
+{
+	ent_reply_direct(r->to, -err, NULL, 0);
+}
+
+static void ring_io_data(struct fs_io_req *r, const void *buf, size_t size)
+{
+	ent_reply_direct(r->to, 0, buf, size);
+}
+
+static void ring_io_written(struct fs_io_req *r, size_t count)
+{
+	struct fuse_write_out wo = { .size = (uint32_t)count };
+
+	ent_reply_direct(r->to, 0, &wo, sizeof(wo));
+}
+
+static void ring_io_none(struct fs_io_req *r)
+{
+	(void)r;	/* handed over: the helper serves it again and replies */
+}
+
+static const struct fs_io_reply_ops uring_io_reply = {
+	.err = ring_io_err,
+	.data = ring_io_data,
+	.written = ring_io_written,
+	.none = ring_io_none,
+};
