@@ -11,7 +11,7 @@
 # FORGETs are left out: when the kernel evicts inodes is its business.
 # Over io_uring twice: READ and WRITE served straight from the ring (the
 # default) and through libfuse (-o uring_direct=0), and the log's counts
-# prove which path served them.
+# prove which path served them; an out-of-range uring_direct is refused.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 command -v fio >/dev/null || skip "fio not installed"
@@ -124,4 +124,10 @@ if a != b:
     sys.exit(1)
 PY
 done
+
+# out of range: refused before mounting, naming the option
+at_exit "grep -q ' $MNT fuse' /proc/mounts && fusermount3 -u '$MNT'"
+timeout 10 "$IOTAP" mount "$BACKING" "$MNT" -f --transport uring -o uring_direct=2 > $T/bad.out 2>&1 &&
+	fail "-o uring_direct=2 was taken"
+grep -q "uring_direct 2 out of range" $T/bad.out || { cat $T/bad.out; fail "the refusal does not name uring_direct"; }
 echo "fs-uring-compare: ok"
