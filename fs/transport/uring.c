@@ -213,9 +213,9 @@ static void ent_serve_handed(struct fs_uring_ent *e);
  * for interrupts, and libfuse 3.19 skips the list for its own ring
  * requests alike) nor to unlink it. What stays: the file info
  * do_read()/do_write_buf() build (fh, flags, lock_owner, writepage),
- * their size check, the caller from the header; allow_other's check
- * exempts READ and WRITE (and iotap mounts with allow_other or as the
- * owner). The handler bodies are fs_op_read()'s and fs_op_write_buf()'s
+ * their size check, the caller from the header; libfuse's one access
+ * check (deny_others, a user's -o allow_root) exempts READ and WRITE.
+ * The handler bodies are fs_op_read()'s and fs_op_write_buf()'s
  * (ops_file.c), replying through uring_io_reply (ent_reply_direct()).
  */
 static const struct fs_io_reply_ops uring_io_reply;
