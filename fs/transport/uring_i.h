@@ -87,7 +87,7 @@ struct fs_uring_ent {
 	int hold;				/* the recorder's hold of its start, -1: none */
 	uint64_t start;				/* that start (ns), 0: none */
 	struct iotap_trace_recorder *hold_r;
-	/* requests served, by whichever thread serves the entry: counted at stop */
+	/* times served (a request handed to a helper: twice), by the entry's thread: logged at stop */
 	uint64_t ndirect;			/* READ/WRITE without libfuse (ent_serve_direct) */
 	uint64_t nlibfuse;			/* through fuse_session_process_buf() */
 };

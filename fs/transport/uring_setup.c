@@ -432,7 +432,7 @@ void fs_uring_stop(struct fs_ctx *fs)
 		caught += q->spin_caught;
 		threads += q->nthreads + q->nhelpers;
 	}
-	/* every thread has ended (else the entries are left behind as they are) */
+	/* after the joins (a thread left behind in a handler: a racy read, for the log only) */
 	for (i = 0; i < u->nr_queues * u->depth; i++) {
 		direct += u->ents[i].ndirect;
 		libfuse += u->ents[i].nlibfuse;
