@@ -130,12 +130,9 @@ struct fs_pending_name {
 	uint32_t flags;			/* 1: an additional name (hard link) */
 };
 
-void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode,
-		      struct fs_inode *inode)
+void fs_capture_start_as(struct fs_capture *op, struct fs_ctx *fs, const struct fs_caller *who,
+			 unsigned int opcode, struct fs_inode *inode)
 {
-	struct fs_ctx *fs = fs_req(req);
-	const struct fuse_ctx *ctx;
-
 	op->fs = fs;
 	op->r = CMM_LOAD_SHARED(fs->rec);
 	op->t = fs_thread_get();
@@ -147,18 +144,26 @@ void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode
 	op->dev = inode ? inode->dev : 0;
 	op->in = !fs->under.n || (inode && fs_scope(fs, inode, op->r) == FS_SCOPE_IN);
 	op->quiet = false;
-	if (caa_unlikely(inode == fs->root) && inode &&
-	    (opcode == IOTAP_OP_GETATTR || opcode == IOTAP_OP_STATFS) && fs_caller_is_tool(req))
-		fs_capture_quiet(op);
-	ctx = fuse_req_ctx(req);
 	/* the live counters count per thread, processes found on request (stats.c) */
-	op->pid = ctx->pid;
+	op->pid = who->pid;
 	if (!op->r)
 		return;
 	/* rec.pid: fs_capture_end() (from the tid and the op's clock read) */
-	op->rec.tid = ctx->pid;
-	op->rec.uid = ctx->uid;
-	op->rec.gid = ctx->gid;
+	op->rec.tid = who->pid;
+	op->rec.uid = who->uid;
+	op->rec.gid = who->gid;
+}
+
+void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode,
+		      struct fs_inode *inode)
+{
+	struct fs_ctx *fs = fs_req(req);
+	const struct fs_caller who = fs_req_caller(req);
+
+	fs_capture_start_as(op, fs, &who, opcode, inode);
+	if (caa_unlikely(inode == fs->root) && inode &&
+	    (opcode == IOTAP_OP_GETATTR || opcode == IOTAP_OP_STATFS) && fs_caller_is_tool(req))
+		fs_capture_quiet(op);
 }
 
 bool fs_capture_handoff(struct fs_capture *op)

@@ -16,8 +16,9 @@
  *   threads are the only other threads; they touch no fs/ state except
  *   the inode frees that call_rcu runs. With the io_uring transport
  *   (transport/uring.c) ring threads serve requests as well, through the
- *   same libfuse entry point and ops, and get their struct fs_thread the
- *   same lazy way.
+ *   same libfuse entry point and ops (READ and WRITE through the same
+ *   handler bodies without libfuse: struct fs_io_req), and get their
+ *   struct fs_thread the same lazy way.
  *
  * - Inodes (inode.c). fuse_ino_t is a pointer to struct fs_inode (root:
  *   FUSE_ROOT_ID, mapped to fs->root). An inode lives from the lookup that
@@ -419,6 +420,7 @@ struct fs_ctx {
 	uint64_t uring_init_unique;		/* INIT in flight when the transport is uring */
 	uint32_t uring_init_flags2;		/* flags2 the kernel offered in that INIT */
 	struct fs_uring *uring;			/* the running rings, or NULL: /dev/fuse only */
+	int uring_direct;			/* -o uring_direct: ring READ/WRITE without libfuse */
 };
 
 static inline struct fs_ctx *fs_req(fuse_req_t req)
@@ -489,12 +491,30 @@ static inline void fs_capture_quiet(struct fs_capture *op)
 	op->r = NULL;
 }
 
+/* Who sent a request: the fuse_in_header's ids (libfuse's struct fuse_ctx has the same). */
+struct fs_caller {
+	uint32_t pid;			/* the calling thread's id */
+	uint32_t uid, gid;		/* its fsuid, fsgid */
+};
+
+/* The caller of libfuse's request @req. */
+static inline struct fs_caller fs_req_caller(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return (struct fs_caller){ (uint32_t)ctx->pid, (uint32_t)ctx->uid, (uint32_t)ctx->gid };
+}
+
 /*
  * fs_capture_start - begin recording request @req as @opcode on @inode
  * Fills caller tid/pid/uid/gid and file = @inode's st_ino (0 if NULL).
+ * fs_capture_start_as - the same for a request from caller @who that
+ * libfuse did not parse (struct fs_io_req); never quiet (no control op).
  */
 void fs_capture_start(struct fs_capture *op, fuse_req_t req, unsigned int opcode,
 		      struct fs_inode *inode);
+void fs_capture_start_as(struct fs_capture *op, struct fs_ctx *fs, const struct fs_caller *who,
+			 unsigned int opcode, struct fs_inode *inode);
 /*
  * A helper serving a request a ring thread handed over half-way
  * (fs_capture_handoff): the start of the op's first backing call, and the
@@ -701,11 +721,43 @@ bool fs_wire_kill_suidgid(void);
  * Return: 0 or -errno.
  */
 int fs_kill_suidgid(fuse_req_t req, int fd, const char *path);
+/* The same for caller @who. */
+int fs_kill_suidgid_as(const struct fs_caller *who, int fd, const char *path);
 /* Wrap backing @fd in a new struct fs_file and fill @fi; 0 or -ENOMEM. */
 int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 		   struct fs_inode *inode);
 /* Close and free what fs_file_attach() made (failed create reply). */
 void fs_file_detach(struct fuse_file_info *fi);
+
+/*
+ * --- ops_file.c: READ and WRITE, from libfuse or straight from a ring ---
+ *
+ * One handler body serves READ and WRITE whichever way they came: from
+ * libfuse (fs_op_read(), fs_op_write_buf()) or, over io_uring, parsed by
+ * the ring thread itself (transport/uring.c, ent_serve_direct()), which
+ * then allocates no struct fuse_req and takes no session lock. The body
+ * reads the caller from @who and replies through @reply, a table per
+ * path: libfuse's fuse_reply_*() (ops_file.c) or straight into the ring
+ * entry (uring.c). Whichever way, the reply is the same bytes.
+ */
+struct fs_io_req;
+struct fs_io_reply_ops {
+	void (*err)(struct fs_io_req *r, int err);		/* a positive errno */
+	void (*data)(struct fs_io_req *r, const void *buf, size_t size);	/* READ */
+	void (*written)(struct fs_io_req *r, size_t count);	/* WRITE */
+	void (*none)(struct fs_io_req *r);	/* handed to a helper, which replies */
+};
+struct fs_io_req {
+	struct fs_ctx *fs;
+	const struct fs_io_reply_ops *reply;
+	void *to;			/* where the reply goes: a fuse_req_t, a ring entry */
+	struct fs_caller who;
+};
+/* READ of @size bytes at @off of open file @fi: fs_op_read()'s body. */
+void fs_io_read(struct fs_io_req *r, size_t size, off_t off, struct fuse_file_info *fi);
+/* WRITE of @in at @off: fs_op_write_buf()'s body. */
+void fs_io_write(struct fs_io_req *r, struct fuse_bufvec *in, off_t off,
+		 struct fuse_file_info *fi);
 
 /* --- inode.c, for capture.c -------------------------------------------- */
 

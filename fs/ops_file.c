@@ -79,9 +79,8 @@ int fs_file_attach(struct fs_ctx *fs, struct fuse_file_info *fi, int fd,
 	return 0;
 }
 
-int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
+int fs_kill_suidgid_as(const struct fs_caller *who, int fd, const char *path)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct stat st;
 	mode_t m;
 
@@ -92,13 +91,20 @@ int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
 	m = st.st_mode & 07777 & ~(mode_t)S_ISUID;
 	if ((st.st_mode & S_ISGID) &&
 	    ((st.st_mode & S_IXGRP) ||
-	     (st.st_gid != ctx->gid && !fs_proc_in_group(ctx->pid, st.st_gid))))
+	     (st.st_gid != who->gid && !fs_proc_in_group(who->pid, st.st_gid))))
 		m &= ~(mode_t)S_ISGID;
 	if (m == (st.st_mode & 07777))
 		return 0;
 	if ((path ? chmod(path, m) : fchmod(fd, m)) < 0)
 		return -errno;
 	return 0;
+}
+
+int fs_kill_suidgid(fuse_req_t req, int fd, const char *path)
+{
+	const struct fs_caller who = fs_req_caller(req);
+
+	return fs_kill_suidgid_as(&who, fd, path);
 }
 
 void fs_file_detach(struct fuse_file_info *fi)
@@ -213,8 +219,7 @@ static ssize_t pio_nowait(int fd, char *buf, size_t size, off_t off, bool write)
  * a helper (timed from here), and one on an O_DIRECT file always waits,
  * so it goes before it starts.
  */
-static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
+void fs_io_read(struct fs_io_req *r, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
 	struct fs_piece piece;
@@ -223,13 +228,12 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	char *buf = NULL;
 	bool nowait = fs_uring_nowait() && !CMM_LOAD_SHARED(f->nowait_no);
 
-	(void)ino;
 	if (caa_unlikely(nowait && (f->opf & IOTAP_OPF_DIRECT))) {
 		fs_uring_handoff(NULL, -1, 0);
-		fuse_reply_none(req);
+		r->reply->none(r);
 		return;
 	}
-	fs_capture_start(&op, req, IOTAP_OP_READ, f->inode);
+	fs_capture_start_as(&op, r->fs, &r->who, IOTAP_OP_READ, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
@@ -249,7 +253,7 @@ static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (nowait && !op.fs->fail_op) {
 		ret = pio_nowait(f->fd, buf, size, off, false);
 		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
-			fuse_reply_none(req);	/* the helper replies */
+			r->reply->none(r);	/* the helper replies */
 			return;
 		}
 		if (ret == -EOPNOTSUPP)
@@ -266,13 +270,13 @@ out:
 	fs_calls_end(&op, f, size, &piece, ret);
 	fs_capture_end(&op, ret);
 	if (ret < 0)
-		fuse_reply_err(req, (int)-ret);
+		r->reply->err(r, (int)-ret);
 	else
-		fuse_reply_buf(req, buf, ret);
+		r->reply->data(r, buf, (size_t)ret);
 }
 
-static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
-			    off_t off, struct fuse_file_info *fi)
+void fs_io_write(struct fs_io_req *r, struct fuse_bufvec *in, off_t off,
+		 struct fuse_file_info *fi)
 {
 	struct fs_file *f = fs_file(fi);
 	size_t size = fuse_buf_size(in), asked = size;
@@ -282,14 +286,13 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	ssize_t ret;
 	bool nowait = fs_uring_nowait();
 
-	(void)ino;
 	if (caa_unlikely(nowait && (f->opf & (IOTAP_OPF_DIRECT | IOTAP_OPF_SYNC)))) {
-		/* over io_uring: it waits for the disk by its nature (fs_op_read) */
+		/* over io_uring: it waits for the disk by its nature (fs_io_read) */
 		fs_uring_handoff(NULL, -1, 0);
-		fuse_reply_none(req);
+		r->reply->none(r);
 		return;
 	}
-	fs_capture_start(&op, req, IOTAP_OP_WRITE, f->inode);
+	fs_capture_start_as(&op, r->fs, &r->who, IOTAP_OP_WRITE, f->inode);
 	op.rec.fh = f->id;
 	op.rec.offset = off;
 	op.rec.length = size;
@@ -317,7 +320,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 	}
 	/* a caller without CAP_FSETID (wire.c); outside the timed call */
 	if (fs_req_kill_suidgid(fi, 0)) {
-		ret = fs_kill_suidgid(req, f->fd, NULL);
+		ret = fs_kill_suidgid_as(&r->who, f->fd, NULL);
 		if (ret)
 			goto out;
 	}
@@ -326,7 +329,7 @@ static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *
 		/* as fs_op_read(): a write that would wait goes to a helper */
 		ret = pio_nowait(f->fd, (char *)data, size, off, true);
 		if (ret == -EAGAIN && fs_capture_handoff(&op)) {
-			fuse_reply_none(req);	/* the helper writes it all and replies */
+			r->reply->none(r);	/* the helper writes it all and replies */
 			return;
 		}
 		if (ret == -EOPNOTSUPP)
@@ -345,9 +348,55 @@ out:
 	fs_calls_end(&op, f, asked, &piece, ret);
 	fs_capture_end(&op, ret);
 	if (ret < 0)
-		fuse_reply_err(req, (int)-ret);
+		r->reply->err(r, (int)-ret);
 	else
-		fuse_reply_write(req, ret);
+		r->reply->written(r, (size_t)ret);
+}
+
+/* libfuse's READ and WRITE: the bodies above, replying through libfuse */
+static void fuse_io_err(struct fs_io_req *r, int err)
+{
+	fuse_reply_err(r->to, err);
+}
+
+static void fuse_io_data(struct fs_io_req *r, const void *buf, size_t size)
+{
+	fuse_reply_buf(r->to, buf, size);
+}
+
+static void fuse_io_written(struct fs_io_req *r, size_t count)
+{
+	fuse_reply_write(r->to, count);
+}
+
+static void fuse_io_none(struct fs_io_req *r)
+{
+	fuse_reply_none(r->to);
+}
+
+static const struct fs_io_reply_ops fuse_io_reply = {
+	.err = fuse_io_err,
+	.data = fuse_io_data,
+	.written = fuse_io_written,
+	.none = fuse_io_none,
+};
+
+static void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct fs_io_req r = { fs_req(req), &fuse_io_reply, req, fs_req_caller(req) };
+
+	(void)ino;
+	fs_io_read(&r, size, off, fi);
+}
+
+static void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+			    off_t off, struct fuse_file_info *fi)
+{
+	struct fs_io_req r = { fs_req(req), &fuse_io_reply, req, fs_req_caller(req) };
+
+	(void)ino;
+	fs_io_write(&r, in, off, fi);
 }
 
 static void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -28,6 +28,7 @@ struct fs_own_opts {
 	unsigned int uring_depth;
 	unsigned int uring_spin;
 	int uring_spin_set;
+	unsigned int uring_direct;
 	unsigned int max_write;
 	double timeout;
 	int timeout_set;
@@ -42,6 +43,7 @@ static const struct fuse_opt own_opt_spec[] = {
 	{ "uring_depth=%u", offsetof(struct fs_own_opts, uring_depth), 0 },
 	{ "uring_spin=%u", offsetof(struct fs_own_opts, uring_spin), 0 },
 	{ "uring_spin=", offsetof(struct fs_own_opts, uring_spin_set), 1 },
+	{ "uring_direct=%u", offsetof(struct fs_own_opts, uring_direct), 0 },
 	{ "max_write=%u", offsetof(struct fs_own_opts, max_write), 0 },
 	{ "timeout=%lf", offsetof(struct fs_own_opts, timeout), 0 },
 	{ "timeout=", offsetof(struct fs_own_opts, timeout_set), 1 },
@@ -156,7 +158,8 @@ int fs_check_input(struct fs_daemon *d, char *msg)
 {
 	struct fs_ctx *fs = &d->fs;
 	const struct iotap_fs_opts *o = &fs->o;
-	struct fs_own_opts own = { .cache_mode = o->cache_mode, .fd_cache = o->fd_cache };
+	struct fs_own_opts own = { .cache_mode = o->cache_mode, .fd_cache = o->fd_cache,
+				   .uring_direct = 1 };
 	char type[64];
 	struct stat st;
 	size_t len;
@@ -187,6 +190,14 @@ int fs_check_input(struct fs_daemon *d, char *msg)
 		fs->o.uring_spin_us = own.uring_spin;
 		fs->o.uring_spin_set = 1;
 	}
+	/* READ and WRITE ring requests served without libfuse (transport/uring.c) */
+	if (own.uring_direct > 1) {
+		snprintf(msg, MSG_MAX, "cannot mount '%s': uring_direct %u out of range: 0 (READ "
+			 "and WRITE through libfuse) or 1 (without it, the default)", o->mountpoint,
+			 own.uring_direct);
+		return -EINVAL;
+	}
+	fs->uring_direct = (int)own.uring_direct;
 	fs->max_read = own.max_read && own.max_read < FS_MAX_IO ? own.max_read : FS_MAX_IO;
 	fs->max_write_asked = o->max_write ? o->max_write : own.max_write ? own.max_write : FS_MAX_IO;
 	if (fs->max_write_asked < FS_MIN_WRITE || fs->max_write_asked > FS_MAX_WRITE_URING) {

@@ -72,11 +72,23 @@
  *    buffers (the thread-local current entry; replies from another thread
  *    find their entry by unique id) and the entry's thread sends
  *    COMMIT_AND_FETCH, which also waits for its next request.
+ *  - READ and WRITE skip libfuse (unless -o uring_direct=0):
+ *    ent_serve_direct() parses them, builds the file info as libfuse
+ *    3.14's do_read()/do_write_buf() do and runs the same handler bodies
+ *    (ops_file.c's fs_io_read()/fs_io_write(), struct fs_io_req), which
+ *    reply through uring_io_reply into the entry. libfuse would
+ *    calloc a struct fuse_req and take the session-wide se->lock twice
+ *    per request, the only lines every request writes from every CPU
+ *    (BENCHMARKS.md, issue 24, session 13).
  *  - What stays on /dev/fuse (the kernel's choice): FORGET and
  *    BATCH_FORGET, INTERRUPT, notify messages and their replies, and every
  *    request sent before the ring was ready. libfuse's loop keeps reading
  *    the device for them; libfuse finds an interrupted request on its list
- *    whichever way the request came.
+ *    whichever way the request came -- but for READ and WRITE served
+ *    directly, which are on no list: an INTERRUPT for one waits on
+ *    libfuse's interrupt list until the next request libfuse parses
+ *    answers it EAGAIN, which the kernel, its request gone from the
+ *    device, drops (no handler of ours looks at interrupts).
  *
  * The files: uring.c (this one) the ring threads, the helpers and the
  * reply hooks -- the request loop; uring_setup.c choosing the transport,
@@ -194,6 +206,75 @@ static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e);
 static void ent_serve_handed(struct fs_uring_ent *e);
 
 /*
+ * A READ or WRITE served without libfuse: what fuse_session_process_buf()
+ * does for them in libfuse 3.14 but the session-wide parts -- no struct
+ * fuse_req is allocated, and se->lock is taken neither to link it into
+ * se->list (where an INTERRUPT would find it: no handler of ours looks
+ * for interrupts, and libfuse 3.19 skips the list for its own ring
+ * requests alike) nor to unlink it. What stays: the file info
+ * do_read()/do_write_buf() build (fh, flags, lock_owner, writepage),
+ * their size check, the caller from the header; libfuse's one access
+ * check (deny_others, a user's -o allow_root) exempts READ and WRITE.
+ * The handler bodies are fs_op_read()'s and fs_op_write_buf()'s
+ * (ops_file.c), replying through uring_io_reply (ent_reply_direct()).
+ */
+static const struct fs_io_reply_ops uring_io_reply;
+
+static void ent_serve_direct(struct fs_uring_ent *e, const struct fuse_in_header *in,
+			     size_t opsz, uint32_t psz)
+{
+	struct fs_io_req r = {
+		.fs = e->q->u->fs,
+		.reply = &uring_io_reply,
+		.to = e,
+		.who = { in->pid, in->uid, in->gid },
+	};
+	struct fuse_file_info fi;
+
+	if (caa_unlikely(r.fs->o.debug))	/* what libfuse's debug output says of each request */
+		fs_log(FS_LOG_DEBUG, "unique: %llu, opcode: %s (%u), nodeid: %llu, insize: %u, "
+		       "pid: %u (io_uring, without libfuse)", (unsigned long long)in->unique,
+		       in->opcode == FUSE_READ ? "READ" : "WRITE", in->opcode,
+		       (unsigned long long)in->nodeid, in->len, in->pid);
+	memset(&fi, 0, sizeof(fi));
+	if (in->opcode == FUSE_READ) {
+		const struct fuse_read_in *a = (const struct fuse_read_in *)(in + 1);
+
+		if (opsz < sizeof(*a))
+			goto short_arg;
+		fi.fh = a->fh;
+		fi.lock_owner = a->lock_owner;
+		fi.flags = (int)a->flags;
+		fs_io_read(&r, a->size, (off_t)a->offset, &fi);
+	} else {
+		const struct fuse_write_in *a = (const struct fuse_write_in *)(in + 1);
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
+
+		if (opsz < sizeof(*a))
+			goto short_arg;
+		fi.fh = a->fh;
+		fi.writepage = (a->write_flags & FUSE_WRITE_CACHE) != 0;
+		fi.lock_owner = a->lock_owner;
+		fi.flags = (int)a->flags;
+#if !FS_WIRE_KILLPRIV
+		fi.kill_suidgid = (a->write_flags & FUSE_WRITE_KILL_SUIDGID) != 0;
+#endif
+		if (psz < a->size) {
+			fs_log(FS_LOG_ERR, "io_uring: a WRITE of %u bytes carries %u", a->size, psz);
+			r.reply->err(&r, EIO);
+			return;
+		}
+		bv.buf[0].mem = e->payload;
+		bv.buf[0].size = a->size;
+		fs_io_write(&r, &bv, (off_t)a->offset, &fi);
+	}
+	return;
+short_arg:
+	fs_log(FS_LOG_ERR, "io_uring: opcode %u with a %zu-byte header", in->opcode, opsz);
+	r.reply->err(&r, EIO);
+}
+
+/*
  * Serve the request in @e's buffers. false: its handler handed it over
  * (fs_uring_handoff) and a helper serves it now.
  */
@@ -231,9 +312,15 @@ static bool ent_serve(struct fs_uring_ent *e)
 	e->replied = false;
 	CMM_STORE_SHARED(e->unique, msg->unique);
 	cur_ent = e;
-	fb.mem = msg;
-	fb.size = msg->len;
-	fuse_session_process_buf(u->fs->se, &fb);
+	if (u->direct && (msg->opcode == FUSE_READ || msg->opcode == FUSE_WRITE)) {
+		ent_serve_direct(e, msg, opsz, psz);
+		e->ndirect++;
+	} else {
+		fb.mem = msg;
+		fb.size = msg->len;
+		fuse_session_process_buf(u->fs->se, &fb);
+		e->nlibfuse++;
+	}
 	cur_ent = NULL;
 	if (caa_unlikely(e->handed) && !cur_helper) {
 		/* its backing call would wait for the disk: a helper serves it again */
@@ -716,24 +803,19 @@ static struct fs_uring_ent *find_ent(struct fs_uring *u, uint64_t unique)
 	return NULL;
 }
 
-bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, ssize_t *ret)
+/*
+ * Put reply @iov (out header, then the payload) into @e's buffers. @other:
+ * from another thread than the one serving @e (a late reply), which has
+ * moved on: a ring thread commits it. Return: what writev(2) would have.
+ */
+static ssize_t ent_reply(struct fs_uring_ent *e, const struct iovec *iov, int count, bool other)
 {
-	struct fs_uring *u = CMM_LOAD_SHARED(fs->uring);
+	struct fs_uring *u = e->q->u;
 	const struct fuse_out_header *oh = iov[0].iov_base;
 	struct fuse_out_header *dst;
-	struct fs_uring_ent *e = cur_ent;
-	bool other = false;
 	size_t len = 0, total;
 	int i;
 
-	if (count < 1 || iov[0].iov_len < sizeof(*oh) || !oh->unique || (oh->unique & 1))
-		return false;	/* notify (unique 0) and interrupt replies (bit 0) */
-	if (!e || CMM_LOAD_SHARED(e->unique) != oh->unique) {
-		e = find_ent(u, oh->unique);
-		if (!e)
-			return false;
-		other = true;
-	}
 	for (i = 1; i < count; i++)
 		len += iov[i].iov_len;
 	total = iov[0].iov_len + len;
@@ -763,6 +845,81 @@ bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, 
 		queue_kick(e->q);
 	} else
 		e->replied = true;
-	*ret = (ssize_t)total;
+	return (ssize_t)total;
+}
+
+bool fs_uring_reply_slow(struct fs_ctx *fs, const struct iovec *iov, int count, ssize_t *ret)
+{
+	struct fs_uring *u = CMM_LOAD_SHARED(fs->uring);
+	const struct fuse_out_header *oh = iov[0].iov_base;
+	struct fs_uring_ent *e = cur_ent;
+	bool other = false;
+
+	if (count < 1 || iov[0].iov_len < sizeof(*oh) || !oh->unique || (oh->unique & 1))
+		return false;	/* notify (unique 0) and interrupt replies (bit 0) */
+	if (!e || CMM_LOAD_SHARED(e->unique) != oh->unique) {
+		e = find_ent(u, oh->unique);
+		if (!e)
+			return false;
+		other = true;
+	}
+	*ret = ent_reply(e, iov, count, other);
 	return true;
 }
+
+/*
+ * The reply to ring request @e served without libfuse: @error (0 or
+ * -errno) and, without an error, @len bytes of @data.
+ */
+static void ent_reply_direct(struct fs_uring_ent *e, int error, const void *data, size_t len)
+{
+	struct fuse_out_header oh;
+	struct iovec iov[2];
+
+	/* as libfuse's send_reply(): an error carries no payload, a bad one is ERANGE */
+	if (error <= -1000 || error > 0) {
+		fs_log(FS_LOG_ERR, "io_uring: bad error value %d in a reply", error);
+		error = -ERANGE;
+	}
+	if (error)
+		len = 0;
+	memset(&oh, 0, sizeof(oh));
+	oh.unique = CMM_LOAD_SHARED(e->unique);
+	oh.error = error;
+	oh.len = (uint32_t)(sizeof(oh) + len);
+	iov[0].iov_base = &oh;
+	iov[0].iov_len = sizeof(oh);
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = len;
+	ent_reply(e, iov, len ? 2 : 1, e != cur_ent);
+}
+
+/* fs_io_read()'s and fs_io_write()'s replies, for a request served by ent_serve_direct() */
+static void ring_io_err(struct fs_io_req *r, int err)
+{
+	ent_reply_direct(r->to, -err, NULL, 0);
+}
+
+static void ring_io_data(struct fs_io_req *r, const void *buf, size_t size)
+{
+	ent_reply_direct(r->to, 0, buf, size);
+}
+
+static void ring_io_written(struct fs_io_req *r, size_t count)
+{
+	struct fuse_write_out wo = { .size = (uint32_t)count };
+
+	ent_reply_direct(r->to, 0, &wo, sizeof(wo));
+}
+
+static void ring_io_none(struct fs_io_req *r)
+{
+	(void)r;	/* handed over: the helper serves it again and replies */
+}
+
+static const struct fs_io_reply_ops uring_io_reply = {
+	.err = ring_io_err,
+	.data = ring_io_data,
+	.written = ring_io_written,
+	.none = ring_io_none,
+};

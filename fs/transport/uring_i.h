@@ -87,6 +87,9 @@ struct fs_uring_ent {
 	int hold;				/* the recorder's hold of its start, -1: none */
 	uint64_t start;				/* that start (ns), 0: none */
 	struct iotap_trace_recorder *hold_r;
+	/* times served (a request handed to a helper: twice), by the entry's thread: logged at stop */
+	uint64_t ndirect;			/* READ/WRITE without libfuse (ent_serve_direct) */
+	uint64_t nlibfuse;			/* through fuse_session_process_buf() */
 };
 
 /*
@@ -136,6 +139,7 @@ struct fs_uring {
 	int fd;					/* /dev/fuse */
 	unsigned int nr_queues, depth;
 	uint64_t spin_ns;			/* -o uring_spin, 0: off */
+	bool direct;				/* -o uring_direct: READ/WRITE without libfuse */
 	size_t payload_sz;
 	int evfd;				/* written at stop: wakes every ring */
 	int stopping;				/* atomic */

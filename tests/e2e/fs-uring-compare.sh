@@ -9,6 +9,9 @@
 # fallocate) and fio with 4 jobs
 # and fixed seeds (randrw 8 KiB, a 1 MiB sequential write and read).
 # FORGETs are left out: when the kernel evicts inodes is its business.
+# Over io_uring twice: READ and WRITE served straight from the ring (the
+# default) and through libfuse (-o uring_direct=0), and the log's counts
+# prove which path served them; an out-of-range uring_direct is refused.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 command -v fio >/dev/null || skip "fio not installed"
@@ -43,20 +46,42 @@ workload() {
 	sync
 }
 
-for t in dev uring; do
+# "DIRECT LIBFUSE": the ring requests served without libfuse and through it (the log at unmount)
+paths() {
+	sed -n 's/.*; \([0-9]*\) served without libfuse, \([0-9]*\) through it.*/\1 \2/p' $MOUNT_LOG
+}
+
+for t in dev uring uring-libfuse; do
 	rm -rf "$BACKING"
 	mkdir "$BACKING"
+	opts=(--transport ${t%-libfuse})
+	[ $t = uring-libfuse ] && opts+=(-o uring_direct=0)
 	# every stat and lookup reaches the daemon: no timing from the kernel's caches
-	iotap_mount "$BACKING" "$MNT" --trace $T/$t.iotap --transport $t \
+	iotap_mount "$BACKING" "$MNT" --trace $T/$t.iotap "${opts[@]}" \
 		--attr-timeout 0 --entry-timeout 0
 	workload "$MNT"
 	iotap_umount "$MNT"
-	[ $t = uring ] && { grep -q "requests served over io_uring" $MOUNT_LOG || fail "uring not used"; }
 	"$IOTAP" dump $T/$t.iotap > $T/$t.txt || fail "dump $t"
+	[ $t = dev ] && continue
+	grep -q "requests served over io_uring" $MOUNT_LOG || fail "uring not used"
+	read -r direct libfuse <<<"$(paths)"
+	rw=$(awk '!/^#/ && NF >= 9 && ($4 == "read" || $4 == "write")' $T/$t.txt | wc -l)
+	note "$t: $rw reads and writes recorded; ring requests: $direct served without libfuse, $libfuse through it"
+	[ -n "$direct" ] || { cat $MOUNT_LOG; fail "$t: no served counts in the log"; }
+	[ "$rw" -ge 1000 ] || fail "$t: only $rw reads and writes recorded"
+	if [ $t = uring ]; then
+		# every READ and WRITE came over the ring (none before INIT's reply)
+		[ "$direct" -ge "$rw" ] || fail "uring: $direct READ/WRITE served without libfuse, $rw recorded"
+		[ "$libfuse" -gt 0 ] || fail "uring: the other requests did not go through libfuse"
+	else
+		[ "$direct" -eq 0 ] || fail "uring_direct=0: $direct served without libfuse"
+		[ "$libfuse" -ge "$rw" ] || fail "uring_direct=0: $libfuse served through libfuse, $rw recorded"
+	fi
 done
 
 # One line per request: op, file name, offset, length, result; sorted.
-python3 - $T/dev.txt $T/uring.txt <<'PY' || fail "the traces differ"
+for t in uring uring-libfuse; do
+python3 - $T/dev.txt $T/$t.txt <<'PY' || fail "the traces differ: dev and $t"
 import collections, re, sys
 
 def ops(path):
@@ -84,8 +109,9 @@ def ops(path):
     return collections.Counter((r[0], r[6], r[2], r[3], r[4]) for r in recs)
 
 a, b = ops(sys.argv[1]), ops(sys.argv[2])
+other = sys.argv[2].rsplit('/', 1)[-1]
 total = sum(a.values())
-print(f"# dev: {total} requests, uring: {sum(b.values())}", file=sys.stderr)
+print(f"# dev: {total} requests, {other}: {sum(b.values())}", file=sys.stderr)
 if total < 1000:
     sys.exit("too few requests recorded over /dev/fuse")
 for op in ("fsync", "fsyncdir", "fallocate"):
@@ -94,7 +120,14 @@ for op in ("fsync", "fsyncdir", "fallocate"):
 if a != b:
     for k in sorted(set(a) | set(b)):
         if a[k] != b[k]:
-            print(f"  {k}: dev {a[k]}, uring {b[k]}", file=sys.stderr)
+            print(f"  {k}: dev {a[k]}, {other} {b[k]}", file=sys.stderr)
     sys.exit(1)
 PY
+done
+
+# out of range: refused before mounting, naming the option
+at_exit "grep -q ' $MNT fuse' /proc/mounts && fusermount3 -u '$MNT'"
+timeout 10 "$IOTAP" mount "$BACKING" "$MNT" -f --transport uring -o uring_direct=2 > $T/bad.out 2>&1 &&
+	fail "-o uring_direct=2 was taken"
+grep -q "uring_direct 2 out of range" $T/bad.out || { cat $T/bad.out; fail "the refusal does not name uring_direct"; }
 echo "fs-uring-compare: ok"
