@@ -83,7 +83,9 @@ static const struct opt_desc mount_opts[] = {
 			 "kernel's fuse enable_uring is Y, else /dev/fuse), uring, dev;\n"
 			 "default auto, or $IOTAP_TRANSPORT. Over io_uring: -o uring_depth=N\n"
 			 "entries per CPU queue (default 16), -o uring_spin=USEC a queue\n"
-			 "waits before it sleeps (0-1000, default 30, 0: off)", transport_opt,
+			 "waits before it sleeps (0-1000, default 30, 0: off), -o uring_direct=0\n"
+			 "READ and WRITE through libfuse (default 1: served by the ring)",
+			 transport_opt,
 			 "--transport wants auto, uring or dev, not '%s'"),
 	OPT_SIZE(0, "max-write", &m.max_write, "SIZE",
 		 "bytes per WRITE request, 4k..1M (default 1M, libfuse\n"
