@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ZSTD_initStaticCCtx(), ZSTD_estimateCCtxSize(): in libzstd's exported symbols since 1.3 */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "iotap_base.h"
@@ -104,7 +106,8 @@ struct pq_writer {
 	unsigned int ncols;
 	const char *created_by;
 	struct column *c;
-	char *arrays;			/* the columns' page arrays (iv, sv, def) */
+	char *arrays;			/* ZSTD's workspace, the columns' page arrays
+					 * (iv, sv, def) and key caches */
 	size_t arrays_size;		/* as iotap_buf_alloc() gave it */
 	ZSTD_CCtx *zc;
 	struct bytes raw, hdr;		/* scratch: a page's payload, its header */
@@ -137,7 +140,7 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 {
 	struct pq_writer *w = calloc(1, sizeof(*w));
 	unsigned int i;
-	size_t size;
+	size_t size, zsize;
 	char *p;
 	int ret = -ENOMEM;
 
@@ -150,21 +153,33 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 	w->c = calloc(ncols, sizeof(*w->c));
 	w->req_int = calloc(ncols, sizeof(*w->req_int));
 	w->other = calloc(ncols, sizeof(*w->other));
-	w->zc = ZSTD_createCCtx();
-	if (!w->c || !w->req_int || !w->other || !w->zc)
+	if (!w->c || !w->req_int || !w->other)
 		goto err;
 	/*
-	 * The page arrays of every column in one block: one mapping, not
-	 * dozens, in huge pages (iotap_buf_alloc): faults cost on these VMs.
+	 * ZSTD's workspace, the page arrays and the key caches of every
+	 * column in one block: one mapping, not dozens, in huge pages
+	 * (iotap_buf_alloc): faults cost on these VMs. A ZSTD context left
+	 * to itself allocates its tables for each page's size as it comes,
+	 * and frees and allocates them again as the sizes change (a quarter
+	 * of a small export's page faults); sized once here for the largest
+	 * (the level's estimate covers every source size) it never does. The
+	 * same parameters: the same bytes.
 	 */
-	for (i = 0, size = 0; i < ncols; i++)
+	zsize = (ZSTD_estimateCCtxSize(ZSTD_LEVEL) + 63) & ~(size_t)63;
+	for (i = 0, size = zsize; i < ncols; i++)
 		size += PQ_PAGE_ROWS * (cols[i].type == PQ_STRING ? sizeof(uint32_t) : sizeof(int64_t)) +
-			(cols[i].optional ? PQ_PAGE_ROWS * sizeof(uint32_t) : 0);
+			(cols[i].optional ? PQ_PAGE_ROWS * sizeof(uint32_t) : 0) +
+			(cols[i].type == PQ_STRING ? KEY_SLOTS * sizeof(struct kslot) : 0);
 	w->arrays_size = size;
 	w->arrays = iotap_buf_alloc(&w->arrays_size);
 	if (!w->arrays)
 		goto err;
-	for (i = 0, p = w->arrays; i < ncols; i++) {
+	w->zc = ZSTD_initStaticCCtx(w->arrays, zsize);
+	if (!w->zc)
+		goto err;
+	/* a static context starts with its parameters zeroed (no content size in the frame) */
+	ZSTD_CCtx_reset(w->zc, ZSTD_reset_parameters);
+	for (i = 0, p = w->arrays + zsize; i < ncols; i++) {
 		struct column *c = &w->c[i];
 
 		c->desc = &cols[i];
@@ -177,9 +192,9 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			c->sv = (uint32_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->sv);
 			iotap_map_init(&c->d.idx, sizeof(uint32_t));
-			c->d.keys = calloc(KEY_SLOTS, sizeof(*c->d.keys));
-			if (!c->d.keys)
-				goto err;
+			c->d.keys = (struct kslot *)p;
+			p += KEY_SLOTS * sizeof(*c->d.keys);
+			memset(c->d.keys, 0, KEY_SLOTS * sizeof(*c->d.keys));
 		} else {
 			c->iv = (int64_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->iv);
@@ -636,10 +651,8 @@ void pq_abort(struct pq_writer *w)
 		struct column *c = &w->c[i];
 
 		free(c->pg);
-		if (c->desc && c->desc->type == PQ_STRING) {
+		if (c->desc && c->desc->type == PQ_STRING)
 			iotap_map_release(&c->d.idx);
-			free(c->d.keys);
-		}
 		by_free(&c->d.plain);
 		free(c->d.off);
 	}
@@ -649,11 +662,10 @@ void pq_abort(struct pq_writer *w)
 	}
 	free(w->meta);
 	free(w->group_nrows);
-	iotap_buf_free(w->arrays, w->arrays_size);
+	iotap_buf_free(w->arrays, w->arrays_size);	/* the ZSTD context's too */
 	free(w->c);
 	free(w->req_int);
 	free(w->other);
-	ZSTD_freeCCtx(w->zc);
 	by_free(&w->raw);
 	by_free(&w->hdr);
 	for (i = 0; i < w->next; i++)
