@@ -324,14 +324,14 @@ static int extent_room(struct pq_writer *w, size_t need)
 }
 
 /*
- * Compress w->raw into the extents, its header before it; where it lies
+ * Compress @raw into the extents, its header before it; where it lies
  * into *@out. @dict: a dictionary page of @n entries (else a data page of
  * @n values, @enc).
  */
-static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t n, int enc,
-		     struct page_ref *out)
+static int emit_page(struct pq_writer *w, struct column *c, const struct bytes *raw, bool dict,
+		     uint32_t n, int enc, struct page_ref *out)
 {
-	size_t bound = ZSTD_compressBound(w->raw.len), z;
+	size_t bound = ZSTD_compressBound(raw->len), z;
 	struct extent *e;
 	int ret;
 
@@ -339,11 +339,11 @@ static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t 
 	if (ret)
 		return ret;
 	e = &w->ext[w->cur];
-	z = ZSTD_compress2(w->zc, e->p + e->used + HDR_MAX, bound, w->raw.p, w->raw.len);
+	z = ZSTD_compress2(w->zc, e->p + e->used + HDR_MAX, bound, raw->p, raw->len);
 	if (ZSTD_isError(z))
 		return -EIO;
 	w->hdr.len = 0;
-	ret = pq_page_header(&w->hdr, dict, n, enc, w->raw.len, z);
+	ret = pq_page_header(&w->hdr, dict, n, enc, raw->len, z);
 	if (ret)
 		return ret;
 	if (w->hdr.len > HDR_MAX)
@@ -353,7 +353,7 @@ static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t 
 	out->len = (uint32_t)(w->hdr.len + z);
 	memcpy(e->p + out->off, w->hdr.p, w->hdr.len);
 	e->used += HDR_MAX + z;
-	c->uncompressed += w->hdr.len + w->raw.len;
+	c->uncompressed += w->hdr.len + raw->len;
 	return 0;
 }
 
@@ -417,7 +417,7 @@ static int flush_page(struct pq_writer *w, struct column *c)
 		c->pg = np;
 		c->pgcap = nc;
 	}
-	ret = emit_page(w, c, false, w->prow, enc, &c->pg[c->npg]);
+	ret = emit_page(w, c, &w->raw, false, w->prow, enc, &c->pg[c->npg]);
 	if (ret)
 		return ret;
 	c->npg++;
@@ -448,12 +448,21 @@ static int meta_grow(struct pq_writer *w)
 	return 0;
 }
 
+/* A statistic: its size, not by_reserve()'s 4 KiB (32 of them a row group). */
 static int set_bytes(struct bytes *b, const void *p, size_t n)
 {
-	b->len = 0;
-	if (by_reserve(b, n))
-		return -ENOMEM;
-	by_put(b, p, n);
+	uint8_t *np;
+
+	if (n > b->cap || !b->p) {
+		np = realloc(b->p, n ? n : 1);
+		if (!np)
+			return -ENOMEM;
+		b->p = np;
+		b->cap = n ? n : 1;
+	}
+	if (n)
+		memcpy(b->p, p, n);
+	b->len = n;
 	return 0;
 }
 
@@ -512,11 +521,8 @@ static int flush_group(struct pq_writer *w)
 		if (m->has_dict) {
 			struct page_ref dp;
 
-			w->raw.len = 0;
-			if (by_reserve(&w->raw, c->d.plain.len))
-				return -ENOMEM;
-			by_put(&w->raw, c->d.plain.p, c->d.plain.len);
-			ret = emit_page(w, c, true, c->d.n, 0, &dp);
+			/* the dictionary as it is: no copy of it to fault in */
+			ret = emit_page(w, c, &c->d.plain, true, c->d.n, 0, &dp);
 			if (!ret)
 				ret = write_page(w, &dp);
 			if (ret)
