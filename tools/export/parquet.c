@@ -217,6 +217,36 @@ err:
 
 /* --- putting values --------------------------------------------------------- */
 
+/*
+ * Room for @n more bytes in a dictionary page. From 64 KiB on (the path
+ * column of a capture of thousands of files) it lies in an extent of huge
+ * pages (iotap_buf_alloc) and grows there: realloc()'s doublings copied
+ * it into fresh 4 KiB pages, a fault each (~70 for the quick-start
+ * capture's 300 KiB of paths).
+ */
+#define PLAIN_HUGE	(64u << 10)
+
+static int plain_reserve(struct bytes *b, size_t n)
+{
+	size_t need = b->len + n, size;
+	uint8_t *np;
+
+	if (need <= b->cap)
+		return 0;
+	if (need < PLAIN_HUGE)
+		return by_reserve(b, n);
+	size = need * 2 > IOTAP_BUF_HUGE ? need * 2 : IOTAP_BUF_HUGE;
+	np = iotap_buf_alloc(&size);
+	if (!np)
+		return -ENOMEM;
+	if (b->len)
+		memcpy(np, b->p, b->len);
+	iotap_buf_free(b->p, b->cap);	/* by_reserve()'s (below IOTAP_BUF_HUGE) or an extent */
+	b->p = np;
+	b->cap = size;
+	return 0;
+}
+
 static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out)
 {
 	uint64_t h = iotap_hash_bytes(s, len, 0), pos;
@@ -240,7 +270,7 @@ static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out
 		d->off = no;
 		d->cap = nc;
 	}
-	ret = by_reserve(&d->plain, (size_t)len + 4);
+	ret = plain_reserve(&d->plain, (size_t)len + 4);
 	if (ret)
 		return ret;
 	ret = iotap_map_add(&d->idx, h, (void **)&ip);
@@ -659,7 +689,7 @@ void pq_abort(struct pq_writer *w)
 		free(c->pg);
 		if (c->desc && c->desc->type == PQ_STRING)
 			iotap_map_release(&c->d.idx);
-		by_free(&c->d.plain);
+		iotap_buf_free(c->d.plain.p, c->d.plain.cap);
 		free(c->d.off);
 	}
 	for (i = 0; i < w->ngroups * w->ncols; i++) {
