@@ -109,7 +109,8 @@ struct pq_writer {
 	char *arrays;			/* ZSTD's workspace, the columns' page arrays
 					 * (iv, sv, def) and key caches */
 	size_t arrays_size;		/* as iotap_buf_alloc() gave it */
-	ZSTD_CCtx *zc;
+	ZSTD_CCtx *zc;			/* in arrays, made at the first row (pq_start) */
+	size_t zsize;
 	struct bytes raw, hdr;		/* scratch: a page's payload, its header */
 	struct extent *ext;		/* the row group's pages */
 	unsigned int next, cur;		/* extents allocated, the one being filled */
@@ -163,9 +164,11 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 	 * and frees and allocates them again as the sizes change (a quarter
 	 * of a small export's page faults); sized once here for the largest
 	 * (the level's estimate covers every source size) it never does. The
-	 * same parameters: the same bytes.
+	 * same parameters: the same bytes. Nothing here touches the block: a
+	 * table without rows (the calls of an empty trace) never faults it in.
 	 */
 	zsize = (ZSTD_estimateCCtxSize(ZSTD_LEVEL) + 63) & ~(size_t)63;
+	w->zsize = zsize;
 	for (i = 0, size = zsize; i < ncols; i++)
 		size += PQ_PAGE_ROWS * (cols[i].type == PQ_STRING ? sizeof(uint32_t) : sizeof(int64_t)) +
 			(cols[i].optional ? PQ_PAGE_ROWS * sizeof(uint32_t) : 0) +
@@ -174,11 +177,6 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 	w->arrays = iotap_buf_alloc(&w->arrays_size);
 	if (!w->arrays)
 		goto err;
-	w->zc = ZSTD_initStaticCCtx(w->arrays, zsize);
-	if (!w->zc)
-		goto err;
-	/* a static context starts with its parameters zeroed (no content size in the frame) */
-	ZSTD_CCtx_reset(w->zc, ZSTD_reset_parameters);
 	for (i = 0, p = w->arrays + zsize; i < ncols; i++) {
 		struct column *c = &w->c[i];
 
@@ -194,7 +192,6 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			iotap_map_init(&c->d.idx, sizeof(uint32_t));
 			c->d.keys = (struct kslot *)p;
 			p += KEY_SLOTS * sizeof(*c->d.keys);
-			memset(c->d.keys, 0, KEY_SLOTS * sizeof(*c->d.keys));
 		} else {
 			c->iv = (int64_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->iv);
@@ -204,7 +201,6 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			p += PQ_PAGE_ROWS * sizeof(*c->def);
 		}
 	}
-	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZSTD_LEVEL);
 	ret = fwrite_all(w, "PAR1", 4);
 	if (ret)
 		goto err;
@@ -605,12 +601,31 @@ static int flush_group(struct pq_writer *w)
 	return 0;
 }
 
+/* The first row: the ZSTD context and the key caches in the block pq_open() left untouched. */
+static int pq_start(struct pq_writer *w)
+{
+	unsigned int i;
+
+	w->zc = ZSTD_initStaticCCtx(w->arrays, w->zsize);
+	if (!w->zc)
+		return -ENOMEM;
+	/* a static context starts with its parameters zeroed (no content size in the frame) */
+	ZSTD_CCtx_reset(w->zc, ZSTD_reset_parameters);
+	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+	for (i = 0; i < w->ncols; i++)
+		if (w->c[i].d.keys)
+			memset(w->c[i].d.keys, 0, KEY_SLOTS * sizeof(*w->c[i].d.keys));
+	return 0;
+}
+
 int pq_put_row(struct pq_writer *w, const struct pq_val *v)
 {
 	uint32_t row = w->prow;
 	unsigned int i;
 
 	if (w->err)
+		return w->err;
+	if (!w->zc && (w->err = pq_start(w)))
 		return w->err;
 	/* most columns: a value a row, nothing to decide */
 	for (i = 0; i < w->nreq_int; i++) {
