@@ -215,14 +215,6 @@ static int batch_reserve(int merge, struct rd_batch *b, uint32_t n)
 		size_t ks = b->keys_size, ts = b->keys_size;
 		void *p;
 
-		/*
-		 * A roomy batch's keys as its records: a 2 MiB extent each
-		 * (its 18,724 records' keys are 300 KiB, malloc'ed in 4 KiB
-		 * pages that the first chunks' sorts faulted in one by one).
-		 */
-		if (b->roomy && want < IOTAP_BUF_HUGE)
-			want = IOTAP_BUF_HUGE;
-
 		b->keys = batch_regrow(b, b->keys, &ks, want);
 		b->tmp = batch_regrow(b, b->tmp, &ts, want);
 		if (!b->keys || !b->tmp) {
