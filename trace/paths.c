@@ -91,6 +91,8 @@ struct iotap_trace_paths {
 	char *tmp;			/* the path of a pass-through record */
 	size_t tmp_cap;
 	uint32_t tmp_len;
+	uint64_t last_file;		/* path_of()'s last file and its binding, */
+	struct bind *last;		/* NULL: none (the map changed since) */
 };
 
 static int grow(char **buf, size_t *cap, size_t need)
@@ -147,6 +149,7 @@ static int apply_name(struct iotap_trace_paths *p, const struct iotap_trace_rec 
 	char *s;
 	int had = iotap_map_put(&p->binds, r->file, (void **)&b);
 
+	p->last = NULL;			/* an insertion may have moved the bindings */
 	if (had < 0)
 		return had;
 	if (had) {
@@ -176,15 +179,23 @@ static int apply_name(struct iotap_trace_paths *p, const struct iotap_trace_rec 
  */
 static struct bind *path_of(struct iotap_trace_paths *p, uint64_t file, unsigned int depth)
 {
-	struct bind *b = iotap_map_get(&p->binds, file), *pb = NULL;
+	struct bind *b, *pb = NULL;
 	char pre[32];
 	const char *ppath = NULL;
 	size_t plen = 0, nlen, need;
 	bool root;
 	char *np;
 
-	if (!b)
-		return NULL;
+	/* one file's calls in a row (a read loop): its binding without the lookup */
+	if (p->last && file == p->last_file) {
+		b = p->last;
+	} else {
+		b = iotap_map_get(&p->binds, file);
+		if (!b)
+			return NULL;
+		p->last_file = file;
+		p->last = b;
+	}
 	if (b->epoch == p->epoch + 1 && b->path)
 		return b;
 	if (!b->parent) {
@@ -438,7 +449,19 @@ int iotap_trace_paths_next_ref(struct iotap_trace_paths *p, const struct iotap_t
 				return ret;
 		}
 		if (!p->n && !makes_binding(r)) {
-			/* the common case: nothing queued, nothing to wait for */
+			struct bind *b;
+
+			/*
+			 * The common case: nothing queued, nothing to wait for;
+			 * most often a bound file's own path, returned as the
+			 * binding holds it (kept until a later call rebuilds it).
+			 */
+			if ((r->type == IOTAP_REC_OP || r->type == IOTAP_REC_NAME) && r->file &&
+			    (b = path_of(p, r->file, 0))) {
+				*rec = r;
+				fill(path, b->path, b->path_len, b->key, true);
+				return 1;
+			}
 			ret = resolve(p, r, &p->tmp, &p->tmp_cap, 0, &p->tmp_len, &path->key, &has);
 			if (ret)
 				return ret;

@@ -64,15 +64,21 @@ static ssize_t rb_get(struct iotap_trace_reader *r, uint64_t off, size_t n,
 			memmove(r->buf, r->buf + start, keep);
 	}
 	if (n > r->buf_cap) {
-		size_t cap = r->buf_cap;
+		size_t cap = r->buf_cap, size;
 		uint8_t *nb;
 
 		while (cap < n)
 			cap *= 2;
-		nb = realloc(r->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		r->buf = nb;
+		if (cap > r->buf_size) {
+			size = cap;
+			nb = iotap_buf_alloc(&size);
+			if (!nb)
+				return -ENOMEM;
+			memcpy(nb, r->buf, keep);
+			iotap_buf_free(r->buf, r->buf_size);
+			r->buf = nb;
+			r->buf_size = size;
+		}
 		r->buf_cap = cap;
 	}
 	r->buf_off = off;
@@ -671,17 +677,24 @@ int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
 	r->fd = fd;
 	r->flags = flags;
 	r->free_max = RD_FREE_BATCHES;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto err_free_reader;
+	}
+	r->stats.file_bytes = (uint64_t)st.st_size;
+	/*
+	 * A file that fills the window gets it in a 2 MiB extent: one
+	 * huge-page fault, not the 64 of 4 KiB pages its first reads took
+	 * (the quick-start capture's export). It still reads RD_BUF_INIT at
+	 * a time; a smaller file's window is malloc'ed.
+	 */
 	r->buf_cap = RD_BUF_INIT;
-	r->buf = malloc(r->buf_cap);
+	r->buf_size = r->stats.file_bytes >= RD_BUF_INIT ? IOTAP_BUF_HUGE : RD_BUF_INIT;
+	r->buf = iotap_buf_alloc(&r->buf_size);
 	if (!r->buf) {
 		ret = -ENOMEM;
 		goto err_free_reader;
 	}
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto err_free_buf;
-	}
-	r->stats.file_bytes = (uint64_t)st.st_size;
 
 	got = rb_get(r, 0, 16, &p);
 	if (got < 0) {
@@ -722,7 +735,7 @@ int iotap_trace_reader_open_fd(struct iotap_trace_reader **out, int fd,
 err_free_strings:
 	free(r->hdr_strings);
 err_free_buf:
-	free(r->buf);
+	iotap_buf_free(r->buf, r->buf_size);
 err_free_reader:
 	free(r);
 	return ret;
@@ -848,7 +861,7 @@ void iotap_trace_reader_close(struct iotap_trace_reader *r)
 	if (r->own_fd)
 		close(r->fd);
 	free(r->hdr_strings);
-	free(r->buf);
+	iotap_buf_free(r->buf, r->buf_size);
 	free(r);
 }
 

@@ -110,6 +110,7 @@ struct iotap_trace_reader {
 
 	uint8_t *buf;			/* window of the file */
 	size_t buf_cap, buf_len;
+	size_t buf_size;		/* its iotap_buf_alloc() size, buf_cap or more */
 	uint64_t buf_off;		/* file offset of buf[0] */
 	int buf_eof;			/* the window ends at the end of the file */
 	uint64_t eof_off;		/* end of the file, once met */

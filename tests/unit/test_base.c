@@ -121,6 +121,21 @@ static void test_map(void)
 	ok(!bad && n == seen, "map: iteration visits each entry once with its key");
 	iotap_map_release(&m);
 
+	/* large tables: in huge-page extents, each grown one beside the last while it fits */
+	iotap_map_init(&m, sizeof(struct val));
+	for (i = 0; i < 60000; i++) {
+		iotap_map_put(&m, i * 13, (void **)&v);
+		v->a = i * 3;
+		v->b = ~i;
+	}
+	for (i = 0, bad = 0; i < 60000; i++) {
+		v = iotap_map_get(&m, i * 13);
+		bad += !v || v->a != i * 3 || v->b != ~i;
+	}
+	ok(!bad && m.ext && iotap_map_count(&m) == 60000,
+	   "map: 60000 entries grown through huge-page extents keep their values");
+	iotap_map_release(&m);
+
 	/* equal keys: a hash-keyed map with the full key compared by the caller */
 	iotap_map_init(&m, sizeof(struct val));
 	for (i = 0; i < 3; i++) {

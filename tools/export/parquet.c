@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ZSTD_initStaticCCtx(), ZSTD_estimateCCtxSize(): in libzstd's exported symbols since 1.3 */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "iotap_base.h"
@@ -104,9 +106,11 @@ struct pq_writer {
 	unsigned int ncols;
 	const char *created_by;
 	struct column *c;
-	char *arrays;			/* the columns' page arrays (iv, sv, def) */
+	char *arrays;			/* ZSTD's workspace, the columns' page arrays
+					 * (iv, sv, def) and key caches */
 	size_t arrays_size;		/* as iotap_buf_alloc() gave it */
-	ZSTD_CCtx *zc;
+	ZSTD_CCtx *zc;			/* in arrays, made at the first row (pq_start) */
+	size_t zsize;
 	struct bytes raw, hdr;		/* scratch: a page's payload, its header */
 	struct extent *ext;		/* the row group's pages */
 	unsigned int next, cur;		/* extents allocated, the one being filled */
@@ -137,7 +141,7 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 {
 	struct pq_writer *w = calloc(1, sizeof(*w));
 	unsigned int i;
-	size_t size;
+	size_t size, zsize;
 	char *p;
 	int ret = -ENOMEM;
 
@@ -150,21 +154,30 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 	w->c = calloc(ncols, sizeof(*w->c));
 	w->req_int = calloc(ncols, sizeof(*w->req_int));
 	w->other = calloc(ncols, sizeof(*w->other));
-	w->zc = ZSTD_createCCtx();
-	if (!w->c || !w->req_int || !w->other || !w->zc)
+	if (!w->c || !w->req_int || !w->other)
 		goto err;
 	/*
-	 * The page arrays of every column in one block: one mapping, not
-	 * dozens, in huge pages (iotap_buf_alloc): faults cost on these VMs.
+	 * ZSTD's workspace, the page arrays and the key caches of every
+	 * column in one block: one mapping, not dozens, in huge pages
+	 * (iotap_buf_alloc): faults cost on these VMs. A ZSTD context left
+	 * to itself allocates its tables for each page's size as it comes,
+	 * and frees and allocates them again as the sizes change (a quarter
+	 * of a small export's page faults); sized once here for the largest
+	 * (the level's estimate covers every source size) it never does. The
+	 * same parameters: the same bytes. Nothing here touches the block: a
+	 * table without rows (the calls of an empty trace) never faults it in.
 	 */
-	for (i = 0, size = 0; i < ncols; i++)
+	zsize = (ZSTD_estimateCCtxSize(ZSTD_LEVEL) + 63) & ~(size_t)63;
+	w->zsize = zsize;
+	for (i = 0, size = zsize; i < ncols; i++)
 		size += PQ_PAGE_ROWS * (cols[i].type == PQ_STRING ? sizeof(uint32_t) : sizeof(int64_t)) +
-			(cols[i].optional ? PQ_PAGE_ROWS * sizeof(uint32_t) : 0);
+			(cols[i].optional ? PQ_PAGE_ROWS * sizeof(uint32_t) : 0) +
+			(cols[i].type == PQ_STRING ? KEY_SLOTS * sizeof(struct kslot) : 0);
 	w->arrays_size = size;
 	w->arrays = iotap_buf_alloc(&w->arrays_size);
 	if (!w->arrays)
 		goto err;
-	for (i = 0, p = w->arrays; i < ncols; i++) {
+	for (i = 0, p = w->arrays + zsize; i < ncols; i++) {
 		struct column *c = &w->c[i];
 
 		c->desc = &cols[i];
@@ -177,9 +190,8 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			c->sv = (uint32_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->sv);
 			iotap_map_init(&c->d.idx, sizeof(uint32_t));
-			c->d.keys = calloc(KEY_SLOTS, sizeof(*c->d.keys));
-			if (!c->d.keys)
-				goto err;
+			c->d.keys = (struct kslot *)p;
+			p += KEY_SLOTS * sizeof(*c->d.keys);
 		} else {
 			c->iv = (int64_t *)p;
 			p += PQ_PAGE_ROWS * sizeof(*c->iv);
@@ -189,7 +201,6 @@ int pq_open(struct pq_writer **out, FILE *f, const struct pq_col *cols, unsigned
 			p += PQ_PAGE_ROWS * sizeof(*c->def);
 		}
 	}
-	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZSTD_LEVEL);
 	ret = fwrite_all(w, "PAR1", 4);
 	if (ret)
 		goto err;
@@ -201,6 +212,36 @@ err:
 }
 
 /* --- putting values --------------------------------------------------------- */
+
+/*
+ * Room for @n more bytes in a dictionary page. From 64 KiB on (the path
+ * column of a capture of thousands of files) it lies in an extent of huge
+ * pages (iotap_buf_alloc) and grows there: realloc()'s doublings copied
+ * it into fresh 4 KiB pages, a fault each (~70 for the quick-start
+ * capture's 300 KiB of paths).
+ */
+#define PLAIN_HUGE	(64u << 10)
+
+static int plain_reserve(struct bytes *b, size_t n)
+{
+	size_t need = b->len + n, size;
+	uint8_t *np;
+
+	if (need <= b->cap)
+		return 0;
+	if (need < PLAIN_HUGE)
+		return by_reserve(b, n);
+	size = need * 2 > IOTAP_BUF_HUGE ? need * 2 : IOTAP_BUF_HUGE;
+	np = iotap_buf_alloc(&size);
+	if (!np)
+		return -ENOMEM;
+	if (b->len)
+		memcpy(np, b->p, b->len);
+	iotap_buf_free(b->p, b->cap);	/* by_reserve()'s (below IOTAP_BUF_HUGE) or an extent */
+	b->p = np;
+	b->cap = size;
+	return 0;
+}
 
 static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out)
 {
@@ -225,7 +266,7 @@ static int dict_index(struct dict *d, const char *s, uint32_t len, uint32_t *out
 		d->off = no;
 		d->cap = nc;
 	}
-	ret = by_reserve(&d->plain, (size_t)len + 4);
+	ret = plain_reserve(&d->plain, (size_t)len + 4);
 	if (ret)
 		return ret;
 	ret = iotap_map_add(&d->idx, h, (void **)&ip);
@@ -309,14 +350,14 @@ static int extent_room(struct pq_writer *w, size_t need)
 }
 
 /*
- * Compress w->raw into the extents, its header before it; where it lies
+ * Compress @raw into the extents, its header before it; where it lies
  * into *@out. @dict: a dictionary page of @n entries (else a data page of
  * @n values, @enc).
  */
-static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t n, int enc,
-		     struct page_ref *out)
+static int emit_page(struct pq_writer *w, struct column *c, const struct bytes *raw, bool dict,
+		     uint32_t n, int enc, struct page_ref *out)
 {
-	size_t bound = ZSTD_compressBound(w->raw.len), z;
+	size_t bound = ZSTD_compressBound(raw->len), z;
 	struct extent *e;
 	int ret;
 
@@ -324,11 +365,11 @@ static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t 
 	if (ret)
 		return ret;
 	e = &w->ext[w->cur];
-	z = ZSTD_compress2(w->zc, e->p + e->used + HDR_MAX, bound, w->raw.p, w->raw.len);
+	z = ZSTD_compress2(w->zc, e->p + e->used + HDR_MAX, bound, raw->p, raw->len);
 	if (ZSTD_isError(z))
 		return -EIO;
 	w->hdr.len = 0;
-	ret = pq_page_header(&w->hdr, dict, n, enc, w->raw.len, z);
+	ret = pq_page_header(&w->hdr, dict, n, enc, raw->len, z);
 	if (ret)
 		return ret;
 	if (w->hdr.len > HDR_MAX)
@@ -338,7 +379,7 @@ static int emit_page(struct pq_writer *w, struct column *c, bool dict, uint32_t 
 	out->len = (uint32_t)(w->hdr.len + z);
 	memcpy(e->p + out->off, w->hdr.p, w->hdr.len);
 	e->used += HDR_MAX + z;
-	c->uncompressed += w->hdr.len + w->raw.len;
+	c->uncompressed += w->hdr.len + raw->len;
 	return 0;
 }
 
@@ -402,7 +443,7 @@ static int flush_page(struct pq_writer *w, struct column *c)
 		c->pg = np;
 		c->pgcap = nc;
 	}
-	ret = emit_page(w, c, false, w->prow, enc, &c->pg[c->npg]);
+	ret = emit_page(w, c, &w->raw, false, w->prow, enc, &c->pg[c->npg]);
 	if (ret)
 		return ret;
 	c->npg++;
@@ -433,12 +474,21 @@ static int meta_grow(struct pq_writer *w)
 	return 0;
 }
 
+/* A statistic: its size, not by_reserve()'s 4 KiB (32 of them a row group). */
 static int set_bytes(struct bytes *b, const void *p, size_t n)
 {
-	b->len = 0;
-	if (by_reserve(b, n))
-		return -ENOMEM;
-	by_put(b, p, n);
+	uint8_t *np;
+
+	if (n > b->cap || !b->p) {
+		np = realloc(b->p, n ? n : 1);
+		if (!np)
+			return -ENOMEM;
+		b->p = np;
+		b->cap = n ? n : 1;
+	}
+	if (n)
+		memcpy(b->p, p, n);
+	b->len = n;
 	return 0;
 }
 
@@ -497,11 +547,8 @@ static int flush_group(struct pq_writer *w)
 		if (m->has_dict) {
 			struct page_ref dp;
 
-			w->raw.len = 0;
-			if (by_reserve(&w->raw, c->d.plain.len))
-				return -ENOMEM;
-			by_put(&w->raw, c->d.plain.p, c->d.plain.len);
-			ret = emit_page(w, c, true, c->d.n, 0, &dp);
+			/* the dictionary as it is: no copy of it to fault in */
+			ret = emit_page(w, c, &c->d.plain, true, c->d.n, 0, &dp);
 			if (!ret)
 				ret = write_page(w, &dp);
 			if (ret)
@@ -554,12 +601,31 @@ static int flush_group(struct pq_writer *w)
 	return 0;
 }
 
+/* The first row: the ZSTD context and the key caches in the block pq_open() left untouched. */
+static int pq_start(struct pq_writer *w)
+{
+	unsigned int i;
+
+	w->zc = ZSTD_initStaticCCtx(w->arrays, w->zsize);
+	if (!w->zc)
+		return -ENOMEM;
+	/* a static context starts with its parameters zeroed (no content size in the frame) */
+	ZSTD_CCtx_reset(w->zc, ZSTD_reset_parameters);
+	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+	for (i = 0; i < w->ncols; i++)
+		if (w->c[i].d.keys)
+			memset(w->c[i].d.keys, 0, KEY_SLOTS * sizeof(*w->c[i].d.keys));
+	return 0;
+}
+
 int pq_put_row(struct pq_writer *w, const struct pq_val *v)
 {
 	uint32_t row = w->prow;
 	unsigned int i;
 
 	if (w->err)
+		return w->err;
+	if (!w->zc && (w->err = pq_start(w)))
 		return w->err;
 	/* most columns: a value a row, nothing to decide */
 	for (i = 0; i < w->nreq_int; i++) {
@@ -636,11 +702,9 @@ void pq_abort(struct pq_writer *w)
 		struct column *c = &w->c[i];
 
 		free(c->pg);
-		if (c->desc && c->desc->type == PQ_STRING) {
+		if (c->desc && c->desc->type == PQ_STRING)
 			iotap_map_release(&c->d.idx);
-			free(c->d.keys);
-		}
-		by_free(&c->d.plain);
+		iotap_buf_free(c->d.plain.p, c->d.plain.cap);
 		free(c->d.off);
 	}
 	for (i = 0; i < w->ngroups * w->ncols; i++) {
@@ -649,11 +713,10 @@ void pq_abort(struct pq_writer *w)
 	}
 	free(w->meta);
 	free(w->group_nrows);
-	iotap_buf_free(w->arrays, w->arrays_size);
+	iotap_buf_free(w->arrays, w->arrays_size);	/* the ZSTD context's too */
 	free(w->c);
 	free(w->req_int);
 	free(w->other);
-	ZSTD_freeCCtx(w->zc);
 	by_free(&w->raw);
 	by_free(&w->hdr);
 	for (i = 0; i < w->next; i++)

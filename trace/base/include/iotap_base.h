@@ -247,6 +247,8 @@ struct iotap_map {
 	uint64_t used;			/* entries */
 	size_t vsize;			/* value bytes */
 	size_t esize;			/* slot bytes: 8 + vsize rounded up to 8 */
+	unsigned char *ext;		/* a large table's huge-page extent (map.c), or NULL */
+	size_t ext_size;		/* as iotap_buf_alloc() gave it */
 };
 
 /* Initialize an empty map of @vsize-byte values; allocates nothing. */
