@@ -145,7 +145,6 @@ struct prog_file {
 	const char *path;
 	uint64_t t0;			/* opened */
 	uint64_t done, total;		/* bytes */
-	int end;
 };
 
 static struct {
@@ -191,7 +190,6 @@ static void progress_cb(void *arg, uint64_t done, uint64_t total, int end)
 	pf->done = done > total ? total : done;
 	pf->total = total;
 	if (end) {
-		pf->end = 1;
 		prog.active--;
 		clear_locked();
 		if (prog.mode == PROG_LINES)

@@ -35,7 +35,8 @@ static void many_run(void *arg)
 	j->ret = iotap_report_build(j->rep, j->path, j->o);
 }
 
-unsigned int iotap_reports_jobs(unsigned int jobs, unsigned int n)
+/* How many reports are read at once for @jobs (0: a CPU each) and @n traces. */
+static unsigned int reports_jobs(unsigned int jobs, unsigned int n)
 {
 	if (!jobs)
 		jobs = iotap_pool_cpus();
@@ -51,7 +52,7 @@ int iotap_reports_build(struct iotap_report *const *reps, const char *const *pat
 	unsigned int i, f = n;
 	int ret = 0;
 
-	jobs = iotap_reports_jobs(jobs, n);
+	jobs = reports_jobs(jobs, n);
 	if (jobs < 2 || iotap_pool_create(&pool, jobs, n)) {
 		/* one after the other (also when no thread can start) */
 		for (i = 0; i < n; i++) {

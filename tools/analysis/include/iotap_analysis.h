@@ -192,8 +192,6 @@ void iotap_report_release(struct iotap_report *rep);
  */
 int iotap_reports_build(struct iotap_report *const *reps, const char *const *paths, unsigned int n,
 			const struct iotap_report_opts *o, unsigned int jobs, unsigned int *failed);
-/* How many reports iotap_reports_build() reads at once for @jobs and @n traces. */
-unsigned int iotap_reports_jobs(unsigned int jobs, unsigned int n);
 /* Phase by name ("NAME", or "NAME#k" for its k-th occurrence); -1 if none. */
 int iotap_report_find_phase(const struct iotap_report *rep, const char *name);
 /* A file's path as far as NAME records tell, into @buf ("#123" if unknown). */
