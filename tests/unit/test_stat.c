@@ -173,6 +173,119 @@ static void test_block_merge(void)
 	pstats_release(&blk);
 }
 
+/* The test of series windows: one record of a sorted stream with idle gaps and samples. */
+static void window_rec(uint64_t *rng, uint64_t *t, struct iotap_trace_rec *r, unsigned int smp)
+{
+	uint64_t x = synth_rng(rng);
+
+	memset(r, 0, sizeof(*r));
+	/* mostly 0.1-3 ms apart, now and then an idle gap of up to 2 s, ties too */
+	*t += x % 97 ? x % 5 ? (x >> 8) % 3000000 : 0 : (x >> 8) % 2000000000;
+	r->time_ns = *t;
+	if ((x >> 40) % smp == 0) {
+		r->type = IOTAP_REC_SAMPLE;
+		r->sample.rd_ios = x >> 20;
+		return;
+	}
+	r->type = IOTAP_REC_OP;
+	r->op = (uint16_t)((x >> 16) % 3 ? (x >> 18) % 2 ? IOTAP_OP_READ : IOTAP_OP_WRITE
+				 : (x >> 18) % IOTAP_OP_MAX);
+	/* now and then an op in flight for long: bins it spans flag it */
+	r->dur_ns = (x >> 24) % 13 ? (x >> 28) % 2000000 : (x >> 28) % 900000000;
+	r->tid = 100 + (uint32_t)((x >> 34) % 23);
+	r->length = 4096;
+	r->result = 4096;
+}
+
+/* The report's feed of one record into a series that tracks @blk, a block of @left ops. */
+static void window_feed(struct iotap_series *s, struct iotap_pstats *blk, uint64_t *left,
+			uint64_t *rng, const struct iotap_trace_rec *r)
+{
+	if (r->type == IOTAP_REC_SAMPLE) {
+		series_add_sample(s, r);
+		return;
+	}
+	if (!*left) {
+		series_block_end(s);
+		pstats_clear(blk);
+		*left = 1 + synth_rng(rng) % 300;
+	}
+	(*left)--;
+	series_add_op(s, r);
+	pstats_add_op(blk, r, 0, 0);
+}
+
+/*
+ * A trace's time bins built window by window (each window's series on
+ * its own, then appended in order: what a report on several threads does)
+ * equal the bins of one series fed every record: cut anywhere (inside a
+ * bin, at idle gaps), with the width doubling inside windows and between.
+ */
+static void test_series_windows(uint64_t width, uint64_t max, unsigned int smp)
+{
+	static struct iotap_trace_rec recs[40000];
+	static struct iotap_pstats blk;
+	struct iotap_series one, whole, w;
+	uint64_t rng = 5, t = 3000000000ull, i, j, left = 0, max_end = 0, before, round, bad = 0;
+	uint64_t n = sizeof(recs) / sizeof(recs[0]);
+
+	for (i = 0; i < n; i++)
+		window_rec(&rng, &t, &recs[i], smp);
+	pstats_init(&blk, "", 0, 0);
+	series_init(&one, 2950000000ull, width, max);
+	series_track(&one, &blk);
+	for (i = 0; i < n; i++)
+		window_feed(&one, &blk, &left, &rng, &recs[i]);
+	series_block_end(&one);
+	pstats_clear(&blk);	/* as the report ends its last block */
+	series_finish(&one);
+	ok(one.width > width && one.n > max / 4, "the trace doubles the width: %" PRIu64
+	   " bins of %" PRIu64 " ms", one.n, one.width / 1000000);
+	for (round = 0; round < 6; round++) {
+		uint64_t cut = round < 3 ? 1 + round * 700 : 20 + round * 5000;
+
+		series_init(&whole, 2950000000ull, width, max);
+		max_end = 0;
+		for (i = 0; i < n; i = j) {
+			/* windows of random length up to @cut records: many seams share a bin */
+			j = i + 1 + synth_rng(&rng) % cut;
+			j = j < n ? j : n;
+			before = max_end;
+			series_init_window(&w, &whole, before);
+			pstats_clear(&blk);
+			series_track(&w, &blk);
+			left = 0;
+			for (; i < j; i++) {
+				window_feed(&w, &blk, &left, &rng, &recs[i]);
+				if (recs[i].type == IOTAP_REC_OP && recs[i].time_ns + recs[i].dur_ns > max_end)
+					max_end = recs[i].time_ns + recs[i].dur_ns;
+			}
+			series_block_end(&w);
+			series_append(&whole, &w, before);
+			series_release(&w);
+		}
+		series_finish(&whole);
+		if (whole.n != one.n || whole.width != one.width || whole.first ||
+		    memcmp(whole.bins, one.bins, one.n * sizeof(*one.bins))) {
+			for (i = 0; i < one.n && i < whole.n; i++)
+				if (memcmp(&whole.bins[i], &one.bins[i], sizeof(one.bins[i])))
+					break;
+			diag("round %" PRIu64 ": %" PRIu64 "/%" PRIu64 " bins, first differing %" PRIu64
+			     " (ops %" PRIu64 "/%" PRIu64 ", threads %u/%u, inflight %u/%u)", round,
+			     whole.n, one.n, i, i < whole.n ? whole.bins[i].ops : 0,
+			     i < one.n ? one.bins[i].ops : 0, i < whole.n ? whole.bins[i].threads : 0,
+			     i < one.n ? one.bins[i].threads : 0, i < whole.n ? whole.bins[i].inflight : 0,
+			     i < one.n ? one.bins[i].inflight : 0);
+			bad++;
+		}
+		series_release(&whole);
+	}
+	ok(!bad, "windows appended = one series, byte for byte (%" PRIu64 " bins of %" PRIu64
+	   " us at first, 1 record in %u a sample, 6 ways of cutting)", max, width / 1000, smp);
+	series_release(&one);
+	pstats_release(&blk);
+}
+
 /*
  * The seek map's caches (the last file, a direct-mapped one behind it) give
  * what a plain array of "where the last op ended" gives: clients taking
@@ -235,5 +348,10 @@ int main(void)
 {
 	test_block_merge();
 	test_seek_cache();
+	test_series_windows(10000000, 64, 61);
+	test_series_windows(1000000, 16, 61);
+	test_series_windows(100000, 4096, 61);
+	test_series_windows(1000000, 256, 2);
+	test_series_windows(10000, 64, 3);
 	return done_testing();
 }

@@ -262,6 +262,20 @@ void series_track(struct iotap_series *s, const struct iotap_pstats *src);
  */
 void series_block_end(struct iotap_series *s);
 void series_add_sample(struct iotap_series *s, const struct iotap_trace_rec *r);
+/*
+ * A series for one time window of a trace, to append to @whole
+ * (series_append) once the windows before are: @max_end is the latest
+ * end of an op before the window.
+ */
+void series_init_window(struct iotap_series *s, const struct iotap_series *whole,
+			uint64_t max_end);
+/*
+ * Append window @w (built by series_init_window with @max_end; its
+ * records follow @s's) to @s as if @s had been given its records: bins
+ * for bins, byte for byte. @w is left as it was made, to be released.
+ * Return: 0, -1 when out of memory (s->err).
+ */
+int series_append(struct iotap_series *s, struct iotap_series *w, uint64_t max_end);
 /* Fold the last counts, close the last bin (its thread count); once, after the last record. */
 void series_finish(struct iotap_series *s);
 

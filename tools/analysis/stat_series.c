@@ -103,6 +103,11 @@ static void close_last(struct iotap_series *s)
 
 	if (!s->n)
 		return;
+	if (s->window && !s->seam_closed) {
+		/* a window's first bin may go on in the window before: keep its threads */
+		memcpy(s->seam_bits, s->tid_bits, sizeof(s->seam_bits));
+		s->seam_closed = 1;
+	}
 	for (i = 0; i < IOTAP_TID_BITS / 64; i++) {
 		if (!s->tid_bits[i])
 			continue;	/* a bin's few threads set few words: count only those */
@@ -137,29 +142,86 @@ static void merge_bin(struct iotap_bin *a, const struct iotap_bin *b)
 	}
 }
 
-/* Halve the number of bins: width doubles. */
+/*
+ * Halve the number of bins: width doubles. Bins 2i and 2i + 1 of the whole
+ * series merge (a window's first bin, odd, merges with nothing it holds).
+ */
 static void coarsen(struct iotap_series *s)
 {
-	uint64_t i, n = (s->n + 1) / 2;
+	uint64_t i, f = s->first / 2, end = s->first + s->n;
+	uint64_t n = s->n ? (end - 1) / 2 + 1 - f : 0;
 
 	close_last(s);
 	for (i = 0; i < n; i++) {
-		struct iotap_bin b = s->bins[2 * i];
+		uint64_t a = 2 * (f + i);	/* read at or after i: in place */
+		struct iotap_bin b = s->bins[(a < s->first ? a + 1 : a) - s->first];
 
-		if (2 * i + 1 < s->n)
-			merge_bin(&b, &s->bins[2 * i + 1]);
+		if (a >= s->first && a + 1 < end)
+			merge_bin(&b, &s->bins[a + 1 - s->first]);
 		s->bins[i] = b;
 	}
 	memset(&s->bins[n], 0, (s->n - n) * sizeof(*s->bins));
 	s->n = n;
+	s->first = f;
 	s->width *= 2;
-	s->cur_end = s->origin + s->n * s->width;
+	s->cur_end = s->origin + (s->first + s->n) * s->width;
+}
+
+/* Room for bins[0 .. @idx]: 0, or -1 (out of memory, s->err set). */
+static int bins_reserve(struct iotap_series *s, uint64_t idx)
+{
+	uint64_t ncap = s->cap ? s->cap : 256;
+	struct iotap_bin *nb;
+	size_t size;
+
+	if (idx < s->cap)
+		return 0;
+	while (ncap <= idx)
+		ncap *= 2;
+	if (ncap > s->max)
+		ncap = s->max;
+	/*
+	 * Not cleared here: a bin is when it opens. A page first
+	 * touched costs more than the bins in it (a fault, 15-25 us on
+	 * a VM): past the first 256 bins (25.6 s of 100 ms bins) the
+	 * bins go straight to a 2 MiB extent that a huge page backs
+	 * (iotap_buf_alloc, 9,039 bins), grown in whole extents, its
+	 * untouched rest costing nothing.
+	 */
+	size = ncap * sizeof(*nb);
+	if (s->cap && size < IOTAP_BUF_HUGE)
+		size = IOTAP_BUF_HUGE;
+	nb = iotap_buf_alloc(&size);
+	if (!nb) {
+		s->err = 1;
+		return -1;
+	}
+	if (s->n)
+		memcpy(nb, s->bins, s->n * sizeof(*nb));
+	iotap_buf_free(s->bins, s->bins_size);
+	s->bins = nb;
+	s->bins_size = size;
+	s->cap = size / sizeof(*nb) < s->max ? size / sizeof(*nb) : s->max;
+	return 0;
+}
+
+/* Open bins up to @idx (of the whole series), in-flight flags from @max_end. */
+static void bins_open(struct iotap_series *s, uint64_t idx, uint64_t max_end)
+{
+	uint64_t i;
+
+	for (i = s->n; i <= idx - s->first; i++) {
+		memset(&s->bins[i], 0, sizeof(s->bins[i]));
+		s->bins[i].inflight = max_end > s->origin + (s->first + i) * s->width;
+	}
+	s->n = idx - s->first + 1;
+	s->cur_end = s->origin + (s->first + s->n) * s->width;
 }
 
 /* @t's bin: opens bins, widens them. */
 static struct iotap_bin *bin_find(struct iotap_series *s, uint64_t t)
 {
-	uint64_t idx, i;
+	uint64_t idx;
 
 	if (t < s->origin)
 		t = s->origin;
@@ -168,52 +230,24 @@ static struct iotap_bin *bin_find(struct iotap_series *s, uint64_t t)
 	if (s->err)
 		return NULL;
 	idx = (t - s->origin) / s->width;
-	if (idx < s->n)
-		return &s->bins[idx];	/* a late record: its bin is already closed */
+	if (idx < s->first + s->n)	/* a late record: its bin is already closed */
+		return idx >= s->first ? &s->bins[idx - s->first] : NULL;
 	while (idx >= s->max) {
 		coarsen(s);
 		idx = (t - s->origin) / s->width;
 	}
-	if (idx >= s->cap) {
-		uint64_t ncap = s->cap ? s->cap : 256;
-		struct iotap_bin *nb;
-		size_t size;
-
-		while (ncap <= idx)
-			ncap *= 2;
-		if (ncap > s->max)
-			ncap = s->max;
-		/*
-		 * Not cleared here: a bin is when it opens. A page first
-		 * touched costs more than the bins in it (a fault, 15-25 us on
-		 * a VM): past the first 256 bins (25.6 s of 100 ms bins) the
-		 * bins go straight to a 2 MiB extent that a huge page backs
-		 * (iotap_buf_alloc, 9,039 bins), grown in whole extents, its
-		 * untouched rest costing nothing.
-		 */
-		size = ncap * sizeof(*nb);
-		if (s->cap && size < IOTAP_BUF_HUGE)
-			size = IOTAP_BUF_HUGE;
-		nb = iotap_buf_alloc(&size);
-		if (!nb) {
-			s->err = 1;
-			return NULL;
-		}
-		if (s->n)
-			memcpy(nb, s->bins, s->n * sizeof(*nb));
-		iotap_buf_free(s->bins, s->bins_size);
-		s->bins = nb;
-		s->bins_size = size;
-		s->cap = size / sizeof(*nb) < s->max ? size / sizeof(*nb) : s->max;
+	if (s->window && !s->n) {
+		/* the bins before are the windows' before: open only this one */
+		s->first = idx;
+		s->t0 = t;
+		s->w0 = s->width;
+		s->open_flag = s->max_end > s->origin + idx * s->width;
 	}
+	if (bins_reserve(s, idx - s->first))
+		return NULL;
 	close_last(s);
-	for (i = s->n; i <= idx; i++) {
-		memset(&s->bins[i], 0, sizeof(s->bins[i]));
-		s->bins[i].inflight = s->max_end > s->origin + i * s->width;
-	}
-	s->n = idx + 1;
-	s->cur_end = s->origin + s->n * s->width;
-	return &s->bins[idx];
+	bins_open(s, idx, s->window && !s->n ? 0 : s->max_end);
+	return &s->bins[idx - s->first];
 }
 
 struct iotap_bin *series_move(struct iotap_series *s, uint64_t t)
@@ -224,7 +258,7 @@ struct iotap_bin *series_move(struct iotap_series *s, uint64_t t)
 	b = bin_find(s, t);
 	if (b) {
 		s->fold_idx = (uint64_t)(b - s->bins);
-		s->fold_lo = s->origin + s->fold_idx * s->width;
+		s->fold_lo = s->origin + (s->first + s->fold_idx) * s->width;
 		s->fold_w = s->width;
 	} else {
 		s->fold_idx = UINT64_MAX;
@@ -249,6 +283,98 @@ void series_finish(struct iotap_series *s)
 	series_fold(s);
 	s->src = NULL;
 	close_last(s);
+}
+
+void series_init_window(struct iotap_series *s, const struct iotap_series *whole,
+			uint64_t max_end)
+{
+	series_init(s, whole->origin, whole->base_width, whole->max);
+	s->window = 1;
+	s->max_end = max_end;
+}
+
+/* The bin of the whole series that holds time @t. */
+static struct iotap_bin *bin_at(struct iotap_series *s, uint64_t t)
+{
+	return &s->bins[(t - s->origin) / s->width - s->first];
+}
+
+/*
+ * What the whole series would have done with the window's records, from
+ * what the window's series did with them on its own: the bins between
+ * are opened as the window's first record would have opened them, the
+ * seam bin (where the last window's records and this one's share a bin)
+ * gets the threads of both, and the widths meet.
+ */
+int series_append(struct iotap_series *s, struct iotap_series *w, uint64_t max_end)
+{
+	uint64_t bits[IOTAP_TID_BITS / 64], i, last, gap_lo = 0;
+	int shared, gap = 0;
+
+	if (w->err)
+		s->err = 1;
+	if (!w->n || s->err)
+		goto out;
+	/* the window's first record falls in this series' last bin: nothing closed it */
+	shared = s->n && w->t0 < s->cur_end;
+	if (shared) {
+		memcpy(bits, s->tid_bits, sizeof(bits));
+	} else {
+		close_last(s);
+		if (s->n) {
+			/* bins the first record opened between: their flags, at its width */
+			last = (s->first + s->n - 1) / (w->w0 / s->width);
+			if ((w->t0 - s->origin) / w->w0 > last + 1) {
+				gap = 1;
+				gap_lo = s->origin + (last + 1) * w->w0;
+			}
+		} else if ((w->t0 - s->origin) / w->w0 > 0) {
+			gap = 1;
+			gap_lo = s->origin;
+		}
+	}
+	while (s->width < w->width)
+		coarsen(s);
+	if (bins_reserve(s, w->first + w->n - 1))
+		goto out;
+	if (!shared && w->first > s->first + s->n)
+		bins_open(s, w->first - 1, max_end);
+	for (i = 0; i < w->n; i++) {
+		uint64_t g = w->first + i;
+
+		if (g < s->first + s->n)
+			merge_bin(&s->bins[g - s->first], &w->bins[i]);
+		else
+			s->bins[g - s->first] = w->bins[i];
+	}
+	s->n = w->first + w->n - s->first;
+	s->cur_end = s->origin + (s->first + s->n) * s->width;
+	if (gap) {
+		/* bins holding some of them: flagged as the first of those in each was */
+		uint64_t hi = s->origin + (w->t0 - s->origin) / w->w0 * w->w0, t;
+
+		for (t = gap_lo; t < hi; t = (t - s->origin) / s->width * s->width + s->origin + s->width)
+			if (max_end > t)
+				bin_at(s, t)->inflight = 1;
+	}
+	if (!shared && w->open_flag)
+		bin_at(s, w->t0)->inflight = 1;
+	if (shared && w->seam_closed) {
+		struct iotap_bin *b = &s->bins[w->first - s->first];
+		unsigned int set = 0;
+
+		for (i = 0; i < IOTAP_TID_BITS / 64; i++)
+			set += (unsigned int)__builtin_popcountll(bits[i] | w->seam_bits[i]);
+		if (set > b->threads)
+			b->threads = set;
+	}
+	/* the open bin's threads so far: the window's (and the seam's) */
+	for (i = 0; i < IOTAP_TID_BITS / 64; i++)
+		s->tid_bits[i] = (shared && !w->seam_closed ? bits[i] : 0) | w->tid_bits[i];
+out:
+	if (w->max_end > s->max_end)
+		s->max_end = w->max_end;
+	return s->err ? -1 : 0;
 }
 
 void series_dev(const struct iotap_series *s, struct bin_dev *out)

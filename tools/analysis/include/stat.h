@@ -179,6 +179,18 @@ struct iotap_series {
 	uint64_t fold_lo, fold_w;	/* its start and width (fold_w 0: none) */
 	uint64_t fold_lat;		/* longest of those ops, ns */
 	int err;
+	/*
+	 * A window's series (series_init_window): the bins of one time window
+	 * of a trace, built on its own and appended to the whole trace's
+	 * (series_append). bins[0] is bin @first of the whole series; what
+	 * the append needs of the seam is kept here.
+	 */
+	uint64_t first;			/* index of bins[0] in the whole series (0: not a window) */
+	int window;
+	int seam_closed;		/* its first bin was closed: @seam_bits hold its threads */
+	uint32_t open_flag;		/* the first bin's in-flight flag as the whole series would open it */
+	uint64_t t0, w0;		/* its first record's time, the width then */
+	uint64_t seam_bits[IOTAP_TID_BITS / 64];
 };
 
 /* --- sampled data ops, for seek maps ----------------------------------- */
