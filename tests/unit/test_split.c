@@ -263,13 +263,29 @@ struct cut {
 	unsigned int piece;
 };
 
+/*
+ * Piece @sp of the call cut across seam @t: the first CUT_BEFORE ns
+ * before (some chunks earlier, about 1800 records: the join still folds
+ * it, JOIN_WINDOW; less where seams are closer), the others right at the seam and after it.
+ */
+#define CUT_BEFORE 3000000ull
+
+static uint64_t cut_at(const uint64_t *seams, unsigned int i, unsigned int sp)
+{
+	uint64_t t = seams[i], d = CUT_BEFORE < t / 2 ? CUT_BEFORE : t / 2;
+
+	if (i && (t - seams[i - 1]) / 2 < d)
+		d = (t - seams[i - 1]) / 2;	/* pieces in time order */
+	return sp ? t + 2 * (sp - 1) : t - d;
+}
+
 #define WM_THREADS 6
 #define WM_PER 12000
 
 /*
  * Six threads' runs in chunks closed by explicit watermarks (each run goes
  * past the next watermark: chunks overlap). @seams: times to cut a call
- * across (pieces at t - 2, t and t + 2), @fuse the header's fuse field.
+ * across (cut_at()), @fuse the header's fuse field.
  */
 static int write_wm(const char *path, const uint64_t *seams, unsigned int nseams, const char *fuse)
 {
@@ -296,7 +312,7 @@ static int write_wm(const char *path, const uint64_t *seams, unsigned int nseams
 		rec.type = IOTAP_REC_OP;
 		rec.op = IOTAP_OP_WRITE;
 		for (k = 0; k < WM_THREADS; k++) {
-			uint64_t run = rng_below(&seed, 300);
+			uint64_t run = rng_below(&seed, 60);
 
 			while (run-- && done[k] < WM_PER) {
 				rec.tid = 100 + k;
@@ -318,7 +334,7 @@ static int write_wm(const char *path, const uint64_t *seams, unsigned int nseams
 					wm = next_t[k];
 			}
 		/* the cut pieces due before this watermark */
-		while (si < nseams && seams[si] - 2 + 2 * sp < (left ? wm : UINT64_MAX)) {
+		while (si < nseams && cut_at(seams, si, sp) < (left ? wm : UINT64_MAX)) {
 			static const uint64_t len[3] = { 1000, 4096, 10 };
 
 			memset(&rec, 0, sizeof(rec));
@@ -329,7 +345,7 @@ static int write_wm(const char *path, const uint64_t *seams, unsigned int nseams
 			rec.offset = si * 100000ull + (sp ? 1000 : 0) + (sp > 1 ? 4096 : 0);
 			rec.length = len[sp];
 			rec.result = (int64_t)len[sp];
-			rec.time_ns = seams[si] - 2 + 2 * sp;
+			rec.time_ns = cut_at(seams, si, sp);
 			rec.dur_ns = 1;
 			if (exact)
 				rec.flags = (sp < 2 ? IOTAP_OPF_CUT : 0) | (sp ? IOTAP_OPF_CONT : 0);
@@ -372,6 +388,7 @@ static void test_overlap(const char *path)
 		uint64_t seams[64], lo, hi;
 		unsigned int n, m, mode;
 		char what[64];
+		int ret;
 
 		if (!ok(iotap_trace_split_open(&s, path, &o) == 0, "split %u", counts[i]))
 			continue;
@@ -391,8 +408,9 @@ static void test_overlap(const char *path)
 				    "max_write=4096 max_pages=1 page_size=4096 calls=1") == 0,
 			   "cut trace written");
 			/* the seams did not move */
-			ok(iotap_trace_split_open(&s, cpath, &o) == 0, "split %u of the cut trace",
-			   counts[i]);
+			ret = iotap_trace_split_open(&s, cpath, &o);
+			if (!ok(ret == 0, "split %u of the cut trace: %s", counts[i], strerror(-ret)))
+				continue;
 			/* the pieces change the chunks' sizes: some seams may move */
 			for (m = 1, same = 0; m < n && iotap_trace_split_count(s) == n; m++) {
 				iotap_trace_split_range(s, m, &lo, &hi);
