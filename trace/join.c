@@ -108,6 +108,12 @@ void iotap_trace_join_close(struct iotap_trace_join *j)
 	free(j);
 }
 
+void join_counters(const struct iotap_trace_join *j, const uint64_t **calls, const uint64_t **pieces)
+{
+	*calls = &j->calls;
+	*pieces = &j->joined;
+}
+
 void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces)
 {
 	*calls = j ? j->calls : 0;

@@ -97,6 +97,7 @@ struct iotap_trace_window {
 	uint64_t from;			/* the reader delivers every record from this start on */
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *j;
+	const uint64_t *jcalls, *jpieces;	/* its counters (join_counters()) */
 	uint32_t next;			/* the chunk its reader takes next */
 	struct iotap_trace_read_stats st;	/* records of [lo, hi) decoded */
 	uint64_t calls, pieces;
@@ -476,7 +477,10 @@ static int sp_start(struct iotap_trace_window *w, uint64_t back)
 		if (run >= JOIN_WINDOW)
 			break;
 	}
-	return iotap_trace_join_open(&w->j, w->r);
+	ret = iotap_trace_join_open(&w->j, w->r);
+	if (!ret)
+		join_counters(w->j, &w->jcalls, &w->jpieces);
+	return ret;
 }
 
 /**
@@ -533,9 +537,8 @@ int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap
 			return sp_fail(w, ret == 1 ? -EXDEV : ret);
 	}
 	for (;;) {
-		uint64_t c0, p0, c1, p1;
+		uint64_t c0 = *w->jcalls, p0 = *w->jpieces;
 
-		iotap_trace_join_stats(w->j, &c0, &p0);
 		ret = iotap_trace_join_next_ref(w->j, &p);
 		if (ret < 0)
 			return sp_fail(w, ret);
@@ -543,9 +546,8 @@ int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap
 			return sp_end(w);
 		if (p->time_ns < w->lo)
 			continue;
-		iotap_trace_join_stats(w->j, &c1, &p1);
-		w->calls += c1 - c0;
-		w->pieces += p1 - p0;
+		w->calls += *w->jcalls - c0;
+		w->pieces += *w->jpieces - p0;
 		*rec = p;
 		return 1;
 	}

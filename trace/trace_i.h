@@ -361,6 +361,10 @@ static inline int rec_is_cut(const struct iotap_trace_rec *rec)
 	       (rec->op == IOTAP_OP_READ || rec->op == IOTAP_OP_WRITE);
 }
 
+/* Where @j counts (iotap_trace_join_stats()): split.c reads them after every record. */
+void join_counters(const struct iotap_trace_join *j, const uint64_t **calls,
+		   const uint64_t **pieces);
+
 /* The reader's fast-path cursor, for join.c to take records from without a call. */
 struct rd_run *rd_run_of(struct iotap_trace_reader *r);
 

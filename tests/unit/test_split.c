@@ -132,6 +132,7 @@ static int split_read(const char *path, unsigned int k, bool threads, struct rec
 	struct job *jobs;
 	pthread_t *tid;
 	struct recs none;
+	bool keep = a != NULL;
 	unsigned int n, i;
 	int ret;
 
@@ -148,7 +149,7 @@ static int split_read(const char *path, unsigned int k, bool threads, struct rec
 	for (i = 0; i < n; i++) {
 		jobs[i].s = s;
 		jobs[i].k = i;
-		jobs[i].keep = a != NULL;
+		jobs[i].keep = keep;
 		if (threads)
 			pthread_create(&tid[i], NULL, window_job, &jobs[i]);
 		else
@@ -542,11 +543,48 @@ static void test_promise(void)
 	ok(split_result(path, 1) == -EXDEV, "... also in one window");
 }
 
-int main(void)
+/*
+ * test_split --bench FILE K: read FILE in K windows on K threads (0:
+ * sequentially, joined; K followed by s: the windows one after the other).
+ */
+static int bench(const char *path, unsigned int k, bool threads)
 {
-	const char *synth = tpath("synth.iotap"), *wm = tpath("wm.iotap");
+	struct iotap_trace_read_stats st;
+	unsigned int nwin = 0;
+	int ret;
+
+	if (!k) {
+		struct iotap_trace_reader *r;
+		struct iotap_trace_join *j;
+		const struct iotap_trace_rec *rec;
+
+		if (iotap_trace_reader_open(&r, path, 0))
+			return 1;
+		iotap_trace_join_open(&j, r);
+		while ((ret = iotap_trace_join_next_ref(j, &rec)) == 1)
+			;
+		iotap_trace_reader_stats(r, &st);
+		iotap_trace_join_close(j);
+		iotap_trace_reader_close(r);
+		printf("sequential: %" PRIu64 " records\n", st.records);
+		return ret != 0;
+	}
+	ret = split_read(path, k, threads, NULL, &nwin);
+	printf("%u windows: %s\n", nwin, ret ? strerror(-ret) : "exact");
+	return ret != 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *synth, *wm;
 	struct iotap_trace_split_opts o = { .windows = 2, .min_bytes = 1ull << 40 };
 	struct iotap_trace_split *s;
+
+	if (argc == 4 && !strcmp(argv[1], "--bench"))
+		return bench(argv[2], (unsigned int)strtoul(argv[3], NULL, 10),
+			     !strchr(argv[3], 's'));
+	synth = tpath("synth.iotap");
+	wm = tpath("wm.iotap");
 
 	test_synth(synth);
 	test_overlap(wm);
