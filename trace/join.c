@@ -41,9 +41,6 @@
 
 #include "trace_i.h"
 
-/* Records looked through for a piece's continuation (other threads' records in between). */
-#define JOIN_WINDOW	4096u
-
 struct join_slot {
 	struct iotap_trace_rec rec;
 	char *name;			/* copy of rec.name */
@@ -111,16 +108,16 @@ void iotap_trace_join_close(struct iotap_trace_join *j)
 	free(j);
 }
 
+void join_counters(const struct iotap_trace_join *j, const uint64_t **calls, const uint64_t **pieces)
+{
+	*calls = &j->calls;
+	*pieces = &j->joined;
+}
+
 void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces)
 {
 	*calls = j ? j->calls : 0;
 	*pieces = j ? j->joined : 0;
-}
-
-static bool is_cut(const struct iotap_trace_rec *rec)
-{
-	return rec->type == IOTAP_REC_OP && (rec->flags & IOTAP_OPF_CUT) &&
-	       (rec->op == IOTAP_OP_READ || rec->op == IOTAP_OP_WRITE);
 }
 
 static struct join_slot *slot_at(struct iotap_trace_join *j, unsigned int k)
@@ -226,7 +223,7 @@ static int resolve(struct iotap_trace_join *j)
 			continue;
 		}
 		/* the thread's next op: the next piece, or something else */
-		if (c->op != h->op || c->fh != h->fh || c->file != h->file || is_cut(c) ||
+		if (c->op != h->op || c->fh != h->fh || c->file != h->file || rec_is_cut(c) ||
 		    c->offset != h->offset + h->length || h->result != (int64_t)h->length)
 			return 0;
 		if (h->flags & IOTAP_OPF_CUT)
@@ -263,7 +260,7 @@ static __attribute__((noinline)) int join_slow(struct iotap_trace_join *j, int h
 			ret = iotap_trace_reader_next_ref(j->r, &p);
 			if (ret <= 0)
 				return ret;
-			if (!is_cut(p)) {
+			if (!rec_is_cut(p)) {
 				*rec = p;
 				return 1;
 			}
@@ -277,7 +274,7 @@ static __attribute__((noinline)) int join_slow(struct iotap_trace_join *j, int h
 		j->head = (j->head + 1) % JOIN_WINDOW;
 		j->n--;
 	}
-	if (is_cut(&s->rec)) {
+	if (rec_is_cut(&s->rec)) {
 		ret = resolve(j);
 		if (ret < 0)
 			return ret;
@@ -294,7 +291,7 @@ int iotap_trace_join_next_ref(struct iotap_trace_join *j, const struct iotap_tra
 
 	/* the common case: the reader's fast path has a record, not a cut piece: no copy */
 	if (!j->n && (p = rd_run_next(j->run))) {
-		if (!is_cut(p)) {
+		if (!rec_is_cut(p)) {
 			*rec = p;
 			return 1;
 		}

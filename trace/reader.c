@@ -292,7 +292,7 @@ static int rd_hdr_at(struct iotap_trace_reader *r, uint64_t off, struct chunk_hd
 }
 
 /* Can this version read a chunk with a valid header @h? */
-static int rd_readable(const struct chunk_hdr *h)
+int rd_readable(const struct chunk_hdr *h)
 {
 	/* Every record takes at least 2 bytes: nrec bounds what decoding allocates. */
 	return h->raw_size <= CHUNK_RAW_MAX && h->nrec <= CHUNK_REC_MAX &&
@@ -302,7 +302,7 @@ static int rd_readable(const struct chunk_hdr *h)
 }
 
 /* 1 and *@at: the next valid chunk header at or after @from; 0: none; -errno. */
-static int rd_resync(struct iotap_trace_reader *r, uint64_t from, uint64_t *at)
+int rd_resync(struct iotap_trace_reader *r, uint64_t from, uint64_t *at)
 {
 	uint64_t pos = from;
 
@@ -594,6 +594,13 @@ int rd_take(struct iotap_trace_reader *r, const struct chunk_hdr *h, uint64_t at
 	r->stats.chunks++;
 	r->stats.compressed_bytes += h->payload_size;
 	r->stats.raw_bytes += h->raw_size;
+	if (r->on_chunk) {
+		ret = r->on_chunk(r->on_chunk_arg, h, at, b);
+		if (ret) {
+			rd_batch_put(r, b);
+			return ret;
+		}
+	}
 	if (h->watermark > r->watermark)
 		r->watermark = h->watermark;
 	b->seq = r->seq++;

@@ -78,7 +78,7 @@ int rd_heap_push(struct iotap_trace_reader *r, struct rd_batch *b)
 /* --- delivery ----------------------------------------------------------- */
 
 /* Add the statistics of delivered records @bs to @st. */
-static void stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats *bs)
+void rd_stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats *bs)
 {
 	unsigned int i;
 
@@ -96,7 +96,7 @@ static void stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats 
 }
 
 /* Count one record in @bs (the delivered part of a batch not exhausted yet). */
-static void bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s)
+void rd_bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s)
 {
 	uint64_t end = rec_end_ns(s);
 
@@ -115,7 +115,7 @@ static void bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s)
 /* @b is exhausted: its records are in the statistics from now on. */
 static void rd_retire(struct iotap_trace_reader *r, struct rd_batch *b)
 {
-	stats_add(&r->stats, &b->bs);
+	rd_stats_add(&r->stats, &b->bs);
 	r->retire = b;
 }
 
@@ -388,7 +388,7 @@ void iotap_trace_reader_stats(const struct iotap_trace_reader *r,
 		uint32_t pos = !b ? 0 : b == r->run_b ? r->run.pos : b->pos;
 
 		for (k = 0; k < pos; k++)
-			bstats_rec(&part, brec(b, rd_batch_idx(b, k)));
+			rd_bstats_rec(&part, brec(b, rd_batch_idx(b, k)));
 	}
-	stats_add(st, &part);
+	rd_stats_add(st, &part);
 }

@@ -146,6 +146,10 @@ struct iotap_trace_reader {
 	struct iotap_trace_rec out;	/* a SAMPLE record, whole, for next_ref() */
 
 	struct iotap_trace_read_stats stats;	/* but for the batches being delivered */
+
+	/* split.c: told of each chunk taken, in file order; non-zero: fail with it */
+	int (*on_chunk)(void *arg, const struct chunk_hdr *h, uint64_t at, const struct rd_batch *b);
+	void *on_chunk_arg;
 };
 
 /* The @i-th decoded record of @b (its head only: no sample). */
@@ -197,6 +201,8 @@ void rd_batch_put(struct iotap_trace_reader *r, struct rd_batch *b);
 void rd_batch_free(struct rd_batch *b);
 size_t rd_batch_mem(const struct rd_batch *b);
 int rd_scan(struct iotap_trace_reader *r, struct chunk_hdr *h, uint64_t *at, const uint8_t **p);
+int rd_readable(const struct chunk_hdr *h);
+int rd_resync(struct iotap_trace_reader *r, uint64_t from, uint64_t *at);
 int rd_decode(int merge, struct rd_dec *d, const struct chunk_hdr *h, struct rd_batch *b);
 int rd_take(struct iotap_trace_reader *r, const struct chunk_hdr *h, uint64_t at, int ret,
 	    struct rd_batch *b, struct rd_batch **out);
@@ -208,6 +214,8 @@ void rd_batch_sort(struct rd_batch *b);
 /* reader_deliver.c */
 void rd_heap_down(struct iotap_trace_reader *r, unsigned int i);
 int rd_heap_push(struct iotap_trace_reader *r, struct rd_batch *b);
+void rd_stats_add(struct iotap_trace_read_stats *st, const struct rd_bstats *bs);
+void rd_bstats_rec(struct rd_bstats *bs, const struct iotap_trace_rec *s);
 
 /* reader_pool.c */
 int rd_pool_start(struct iotap_trace_reader *r, unsigned int n);

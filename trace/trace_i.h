@@ -347,6 +347,24 @@ static inline const struct iotap_trace_rec *rd_run_next(struct rd_run *c)
 	return s;
 }
 
+/*
+ * join.c: records looked through for a piece's continuation (other
+ * threads' records in between); a cut piece at position p folds pieces
+ * up to p + JOIN_WINDOW - 2 at most (split.c relies on it).
+ */
+#define JOIN_WINDOW	4096u
+
+/* A piece join.c folds its continuation into. */
+static inline int rec_is_cut(const struct iotap_trace_rec *rec)
+{
+	return rec->type == IOTAP_REC_OP && (rec->flags & IOTAP_OPF_CUT) &&
+	       (rec->op == IOTAP_OP_READ || rec->op == IOTAP_OP_WRITE);
+}
+
+/* Where @j counts (iotap_trace_join_stats()): split.c reads them after every record. */
+void join_counters(const struct iotap_trace_join *j, const uint64_t **calls,
+		   const uint64_t **pieces);
+
 /* The reader's fast-path cursor, for join.c to take records from without a call. */
 struct rd_run *rd_run_of(struct iotap_trace_reader *r);
 

@@ -663,6 +663,65 @@ void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, u
 void iotap_trace_join_close(struct iotap_trace_join *j);
 
 /*
+ * struct iotap_trace_split - one trace read as K windows of start time, on
+ * K threads at once (trace/split.c)
+ *
+ * Window k holds the records whose start lies in [T_k, T_k+1), the T_k
+ * chosen among the chunk watermarks from the chunk headers alone; it
+ * delivers what iotap_trace_join_next_ref() over a merged reader of the
+ * whole file delivers for those times, in the same order (cut calls
+ * joined; a call belongs to the window of its first piece), so windows
+ * 0..K-1 one after the other are the sequential reading.
+ *
+ * Where that cannot be guaranteed the split refuses with -EXDEV and the
+ * caller reads the file whole: iotap_trace_split_open() for damage before
+ * the tail, unreadable chunks, chunk headers whose watermarks and times
+ * break the promise, a file under min_bytes; a window, while read, for a
+ * chunk that does not check or decode, a chunk whose records contradict
+ * its header, a late record, or dense cut calls at its start (no 4096
+ * records without a cut piece to join from); iotap_trace_split_stats() for
+ * a file on which the sequential reader could have released records
+ * before their watermark (its memory cap, a conservative bound). The
+ * records of the windows are right only when every window returned 0 at
+ * its end and iotap_trace_split_stats() returned 0: on -EXDEV from any of
+ * them, discard what the windows gave.
+ */
+struct iotap_trace_split;
+struct iotap_trace_window;
+
+struct iotap_trace_split_opts {
+	unsigned int windows;		/* wanted (fewer where watermarks repeat); 0: one per 16 MiB */
+	uint64_t min_bytes;		/* smaller files: -EXDEV */
+};
+
+/* Plan from the chunk headers. Return: 0, -EXDEV (read it whole), -errno as iotap_trace_reader_open(). */
+int iotap_trace_split_open(struct iotap_trace_split **out, const char *path,
+			   const struct iotap_trace_split_opts *o);
+unsigned int iotap_trace_split_count(const struct iotap_trace_split *s);
+const struct iotap_trace_header *iotap_trace_split_header(const struct iotap_trace_split *s);
+/* Start time range of window @k: [*lo, *hi), *hi UINT64_MAX for the last. */
+void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, uint64_t *lo,
+			     uint64_t *hi);
+/* Window @k (each at most once); thread-safe: the windows may be read on K threads at once. */
+int iotap_trace_split_window_open(struct iotap_trace_split *s, unsigned int k,
+				  struct iotap_trace_window **w);
+/*
+ * The next record: *rec valid until the next call (iotap_trace_join_next_ref()'s rules).
+ * Return: 1, 0 at the window's end, -errno; -EXDEV: the split is not exact (sticky).
+ */
+int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap_trace_rec **rec);
+/* Free the window; one read to its end adds its share of the statistics to its split. */
+void iotap_trace_window_close(struct iotap_trace_window *w);
+/*
+ * After every window was read to its end and closed: what iotap_trace_reader_stats()
+ * and iotap_trace_join_stats() give after a sequential reading.
+ * Return: 0; -EBUSY: a window not read to its end; -EXDEV: the windows are not exact.
+ */
+int iotap_trace_split_stats(const struct iotap_trace_split *s, struct iotap_trace_read_stats *st,
+			    uint64_t *join_calls, uint64_t *join_pieces);
+void iotap_trace_split_close(struct iotap_trace_split *s);
+
+/*
  * struct iotap_trace_paths - a join's records, each with the path its file
  * had when the record started (trace/paths.c)
  *
