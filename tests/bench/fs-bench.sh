@@ -19,6 +19,9 @@
 #                iotap-uring-trace  iotap mount B M -f --transport uring --trace T
 #                iotap-uring-trace-nospin  the same with -o uring_spin=0 (a
 #                              ring thread sleeps at once between requests)
+#                iotap-uring-trace-libfuse  the same with -o uring_direct=0 (READ
+#                              and WRITE through libfuse's request path, as
+#                              before session 13's direct path)
 #                ptll          passthrough_ll -o source=B,cache=never
 #                hp-dev        passthrough_hp --nopassthrough --direct-io B M
 #                hp-uring      the same with -o io_uring (libfuse's own FUSE over
@@ -104,7 +107,7 @@ IOTAP=${IOTAP:-}
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 HP=${PASSTHROUGH_HP:-}
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
 ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta rread rwrite"
 DEFAULT_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
 THREADS="1 2 4"    # rread/rwrite thread counts
@@ -238,7 +241,7 @@ check_env() {
 	# Until the daemon builds, the harness still runs raw vs passthrough_ll.
 	if [ -z "$IOTAP" ] || [ ! -x "$IOTAP" ]; then
 		note "no iotap binary (${IOTAP:-build/tools/iotap}): iotap configs left out"
-		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-uring-trace-nospin \
+		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse \
 			iotap-cache iotap-cache-trace iotap-uring-cache-trace
 	fi
 	if [[ " $CONFIGS " == *" hp-"* ]] && { [ -z "$HP" ] || [ ! -x "$HP" ]; }; then
@@ -250,7 +253,7 @@ check_env() {
 		local p=/sys/module/fuse/parameters/enable_uring
 		if [ ! -e $p ]; then
 			note "this kernel has no FUSE over io_uring ($p): uring configs left out"
-			drop_configs iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-cache-trace \
+			drop_configs iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse iotap-uring-cache-trace \
 				hp-uring
 		else
 			URING_OLD=$(cat $p)
@@ -370,6 +373,8 @@ mount_cfg() {
 	iotap-uring-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace") ;;
 	iotap-uring-trace-nospin) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace"
 			    -o uring_spin=0) ;;
+	iotap-uring-trace-libfuse) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace"
+			    -o uring_direct=0) ;;
 	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache) ;;
 	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache --trace "$trace") ;;
 	iotap-uring-cache-trace) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --cache --trace "$trace") ;;
@@ -717,6 +722,7 @@ CFG = {
     'iotap-uring': 'iotap mount B M -f --transport uring',
     'iotap-uring-trace': 'iotap mount B M -f --transport uring --trace T',
     'iotap-uring-trace-nospin': 'iotap mount B M -f --transport uring --trace T -o uring_spin=0',
+    'iotap-uring-trace-libfuse': 'iotap mount B M -f --transport uring --trace T -o uring_direct=0',
     'ptll': 'passthrough_ll -o source=B,cache=never',
     'iotap-cache': 'iotap mount B M -f --transport dev --cache',
     'iotap-cache-trace': 'iotap mount B M -f --transport dev --cache --trace T',
@@ -727,11 +733,13 @@ CFG = {
     'hp-uring': 'passthrough_hp --nopassthrough --direct-io -o io_uring B M',
 }
 MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
-                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'ptll', 'hp-dev', 'hp-uring'],
+                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'iotap-uring-trace-libfuse', 'ptll',
+                         'hp-dev', 'hp-uring'],
           [('iotap', 'ptll', 0.97), ('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
            ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
            ('iotap-uring-trace', 'ptll', 1.5), ('iotap-uring-trace', 'iotap-uring-trace-nospin', 0.97),
+           ('iotap-uring-trace', 'iotap-uring-trace-libfuse', 1.0),
            ('iotap-trace', 'hp-dev', 1.0), ('iotap-uring-trace', 'hp-uring', 1.0)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'iotap-uring-cache-trace', 'ptll-cache',
                          'ptll-cache-same'],
