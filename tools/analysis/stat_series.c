@@ -315,6 +315,10 @@ int series_append(struct iotap_series *s, struct iotap_series *w, uint64_t max_e
 		s->err = 1;
 	if (!w->n || s->err)
 		goto out;
+	if (w->w0 < s->width) {
+		s->err = 1;	/* not the window after @s's records: nothing to do right */
+		goto out;
+	}
 	/* the window's first record falls in this series' last bin: nothing closed it */
 	shared = s->n && w->t0 < s->cur_end;
 	if (shared) {
@@ -335,7 +339,7 @@ int series_append(struct iotap_series *s, struct iotap_series *w, uint64_t max_e
 	}
 	while (s->width < w->width)
 		coarsen(s);
-	if (bins_reserve(s, w->first + w->n - 1))
+	if (bins_reserve(s, w->first + w->n - 1 - s->first))
 		goto out;
 	if (!shared && w->first > s->first + s->n)
 		bins_open(s, w->first - 1, max_end);
