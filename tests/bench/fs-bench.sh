@@ -357,7 +357,7 @@ cleanup() {
 # -------------------------------------------------------------- mounting
 
 cfg_is_fuse() { [ "$1" != raw ]; }
-cfg_is_traced() { [[ $1 == *-trace || $1 == *-trace-nospin ]]; }
+cfg_is_traced() { [[ $1 == *-trace || $1 == *-trace-nospin || $1 == *-trace-libfuse ]]; }
 
 # mount_cfg CFG TRACE LOG: start CFG's daemon in the foreground, in the
 # background, and wait until it shows in /proc/self/mounts. Sets DAEMON_PID.
