@@ -75,9 +75,11 @@ static const struct opt_desc report_opts[] = {
 		       "the phase table and the flags" },
 	[O_THREADS] = OPT_UINT(0, "threads", &opt_threads, "N",
 			       "read on one thread and analyse on another, with N - 1\n"
-			       "decompressing (default: one analysing thread and the\n"
-			       "reader's own; 1: one thread); several traces: N reports\n"
-			       "read at once (default: a CPU each); the report is the same", 1,
+			       "decompressing; N >= 4 on as many CPUs: the trace read\n"
+			       "in time windows, N at once (default: one analysing\n"
+			       "thread and the reader's own; 1: one thread); several\n"
+			       "traces: N reports read at once (default: a CPU each);\n"
+			       "the report is the same", 1,
 			       THREADS_MAX, "bad --threads '%s' (1 to 64)"),
 	[O_PROGRESS] = OPT_PROGRESS,
 	[O_NO_PROGRESS] = OPT_NO_PROGRESS,

@@ -375,6 +375,18 @@ void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, 
 	*hi = k < s->nwin ? s->t[k + 1] : UINT64_MAX;
 }
 
+uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k)
+{
+	uint32_t i = k ? s->tc[k] : 0, end = k + 1 < s->nwin ? s->tc[k + 1] : s->nc;
+	uint64_t n = 0;
+
+	if (k >= s->nwin)
+		return 0;
+	for (; i < end; i++)
+		n += s->c[i].nrec;
+	return n;
+}
+
 void iotap_trace_split_close(struct iotap_trace_split *s)
 {
 	if (!s)

@@ -42,49 +42,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phase.h"
-#include "analysis_i.h"
-
-#define INFLIGHT_MAX	(1u << 16)	/* heap entries; beyond, the count saturates */
-#define DEFAULT_GAP_NS	1000000000ull
-
-enum { M_AUTO, M_MARKS, M_PLAN };
+#include "report_i.h"
 
 /* What pre_op() found for an OP record, for on_op(). */
 struct pre {
 	int64_t dist;			/* OP: seek_map_update()'s distance (data ops), else 0 */
 	unsigned int inf;		/* OP: ops in flight at its start */
 	int data;			/* OP: a read or write that did not fail */
-};
-
-
-/*
- * struct report_acc - what iotap_report_build() accumulates while it reads:
- * the block being measured, the phases (automatic, marked or planned), the
- * ops in flight; what it finds goes into @rep.
- */
-struct report_acc {
-	struct iotap_report *rep;
-	const struct iotap_report_opts *o;
-	struct iotap_pstats blk;		/* the block being measured */
-	uint64_t blk_end;		/* the block closes at this time, ns */
-	uint64_t blk_gap;		/* idle time before the block, ns */
-	struct autoseg seg;
-	int mode;
-	int capped;			/* REPORT_PHASES_MAX reached: markers are only counted */
-	int cur;			/* marks/plan: open phase index, -1: none */
-	unsigned int next_plan;		/* plan: next phase to start */
-	struct iotap_sample_pt last_sample;
-	uint64_t max_end;		/* latest op end so far, ns */
-	uint64_t gap_ns;		/* idle time that ends a block (automatic phases) */
-	uint64_t ord;			/* ops so far, FORGET not counted */
-	unsigned int run_tiny;		/* the last data op was tiny (1) or not (0), 2: none yet ... */
-	uint64_t run_ord;		/* ... and the ord of the first of that run */
-	uint64_t *heap;			/* end times of ops maybe in flight */
-	unsigned int nheap;
-	int err;			/* the accumulator's (the analysing thread's) */
-	int perr;			/* the reading side's, with threads */
-	int *perr_at;			/* where the reading side says it failed: &perr, or &err alone */
 };
 
 void iotap_report_opts_init(struct iotap_report_opts *o)
@@ -149,6 +113,11 @@ static int nm_set(struct iotap_map *m, uint64_t file, uint64_t parent, const cha
 	return 0;
 }
 
+int report_name_set(struct iotap_report *rep, uint64_t file, uint64_t parent, const char *name)
+{
+	return nm_set(&rep->names, file, parent, name);
+}
+
 static void nm_release(struct iotap_map *m)
 {
 	struct iotap_name_ent *e;
@@ -185,45 +154,6 @@ const char *iotap_report_file_name(const struct iotap_report *rep, uint64_t file
 	while (n-- > 0 && l < len)
 		l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? "/" : "", parts[n]);
 	return buf;
-}
-
-/* --- in-flight heap ------------------------------------------------------- */
-
-static inline __attribute__((always_inline)) unsigned int
-inflight_at(struct report_acc *e, uint64_t start, uint64_t end)
-{
-	uint64_t *h = e->heap, x;
-	unsigned int i, c, n;
-
-	/* one op in flight that ended by @start (ops one after the other): replace it */
-	if (e->nheap == 1 && h[0] <= start) {
-		h[0] = end;
-		return 1;
-	}
-	/* pop every op that ended by @start */
-	while (e->nheap && h[0] <= start) {
-		n = --e->nheap;
-		x = h[n];
-		i = 0;
-		while ((c = 2 * i + 1) < n) {
-			if (c + 1 < n && h[c + 1] < h[c])
-				c++;
-			if (h[c] >= x)
-				break;
-			h[i] = h[c];
-			i = c;
-		}
-		h[i] = x;
-	}
-	if (e->nheap < INFLIGHT_MAX) {
-		i = e->nheap++;
-		while (i && h[(i - 1) / 2] > end) {
-			h[i] = h[(i - 1) / 2];
-			i = (i - 1) / 2;
-		}
-		h[i] = end;
-	}
-	return e->nheap;
 }
 
 /* --- phases --------------------------------------------------------------- */
@@ -266,34 +196,42 @@ static void close_phase(struct report_acc *e, uint64_t t, const struct iotap_tra
 	e->cur = -1;
 }
 
-/* Hand the measured block to whatever makes the phases, start a fresh one. */
-static void end_block(struct report_acc *e)
+/* Hand the measured block @b to whatever makes the phases. */
+void report_block_done(struct report_acc *e, const struct iotap_pstats *b, uint64_t gap)
+{
+	if (!b->ops && !b->lost)
+		return;
+	if (e->mode == M_AUTO) {
+		autoseg_block(&e->seg, b, gap);
+		if (e->seg.err)
+			e->err = -ENOMEM;
+		return;
+	}
+	if (e->cur < 0) {
+		if (new_phase(e, e->rep->nphases ? "(between marks)" : "(before marks)", b->first_op)) {
+			e->err = -ENOMEM;
+			return;
+		}
+		e->rep->phases[e->cur].ord_first = b->ord_first;
+	}
+	if (pstats_merge(&e->rep->phases[e->cur], b))
+		e->err = -ENOMEM;
+}
+
+/* End the block being measured, start a fresh one. */
+void report_end_block(struct report_acc *e)
 {
 	struct iotap_pstats *b = &e->blk;
 
 	series_block_end(&e->rep->series);	/* the bins take their counts from the block */
 	if (!b->ops && !b->lost)
 		return;
-	if (e->mode == M_AUTO) {
-		autoseg_block(&e->seg, b, e->blk_gap);
-		if (e->seg.err)
-			e->err = -ENOMEM;
-	} else {
-		if (e->cur < 0) {
-			if (new_phase(e, e->rep->nphases ? "(between marks)" : "(before marks)",
-				      b->first_op)) {
-				e->err = -ENOMEM;
-				goto out;
-			}
-			e->rep->phases[e->cur].ord_first = b->ord_first;
-		}
-		if (pstats_merge(&e->rep->phases[e->cur], b))
-			e->err = -ENOMEM;
-	}
-out:
+	report_block_done(e, b, e->blk_gap);
 	pstats_clear(b);
 	e->blk_gap = 0;
 }
+
+#define end_block report_end_block
 
 /* The first marker: what was measured so far becomes "(before marks)". */
 static int enter_marks(struct report_acc *e)
@@ -325,7 +263,7 @@ static int enter_marks(struct report_acc *e)
 }
 
 /* A writeback WRITE (cache mode) failed: the application did not see it. */
-static void wbfail_note(struct iotap_report *rep, const struct iotap_trace_rec *rec)
+void report_wbfail_note(struct iotap_report *rep, const struct iotap_trace_rec *rec)
 {
 	unsigned int i;
 
@@ -394,9 +332,9 @@ pre_op(struct report_acc *e, const struct iotap_trace_rec *rec, struct pre *p)
 		if (rep->points.cap)
 			points_add(&rep->points, rec);
 	}
-	p->inf = inflight_at(e, rec->time_ns, rec->time_ns + rec->dur_ns);
+	p->inf = inflight_at(e->heap, &e->nheap, rec->time_ns, rec->time_ns + rec->dur_ns);
 	if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1)
-		wbfail_note(rep, rec);
+		report_wbfail_note(rep, rec);
 }
 
 static inline __attribute__((always_inline)) void
@@ -466,9 +404,8 @@ on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre 
 		e->ord++;
 }
 
-static void on_sample(struct report_acc *e, const struct iotap_trace_rec *rec)
+void report_sample_acc(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
-	series_add_sample(&e->rep->series, rec);
 	if (e->blk.ops)
 		pstats_add_sample(&e->blk, rec);
 	else if (e->mode != M_AUTO && e->cur >= 0)
@@ -478,7 +415,13 @@ static void on_sample(struct report_acc *e, const struct iotap_trace_rec *rec)
 	e->last_sample.s = rec->sample;
 }
 
-static void on_phase(struct report_acc *e, const struct iotap_trace_rec *rec)
+static void on_sample(struct report_acc *e, const struct iotap_trace_rec *rec)
+{
+	series_add_sample(&e->rep->series, rec);
+	report_sample_acc(e, rec);
+}
+
+void report_on_phase(struct report_acc *e, const struct iotap_trace_rec *rec)
 {
 	struct iotap_pstats *p;
 
@@ -516,7 +459,7 @@ static void on_phase(struct report_acc *e, const struct iotap_trace_rec *rec)
 	p->cpu_mark_end_ns = p->cpu_mark_begin_ns;
 }
 
-static int finish(struct report_acc *e)
+int report_finish(struct report_acc *e)
 {
 	struct iotap_report *rep = e->rep;
 	unsigned int i;
@@ -612,7 +555,7 @@ acc_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 		on_sample(e, rec);
 		break;
 	case IOTAP_REC_PHASE:
-		on_phase(e, rec);
+		report_on_phase(e, rec);
 		break;
 	case IOTAP_REC_LOST:
 		e->blk.lost += iotap_trace_lost_count(rec);
@@ -636,30 +579,9 @@ acc_rec(struct report_acc *e, const struct iotap_trace_rec *rec)
 #define PIPE_RING	16		/* a side that waits is woken at half a ring: few wake-ups */
 #define PIPE_OTHERS	64		/* SAMPLE, PHASE, LOST records a batch holds */
 
-/*
- * An OP record as the accumulator reads it (pre_op, on_op, pstats_add_op,
- * series_add_op, points_add): 56 bytes, not the record's 104, as the
- * records cross between CPUs. Of pid, mode and aux the accumulator asks one
- * thing each, kept as a bit: an accumulator that reads more of them must
- * carry more here.
- */
-#define PIPE_PID0	1u		/* pid 0 (a writeback, pstats_add_op) */
-#define PIPE_REG	2u		/* S_ISREG(mode) (a GETATTR of a file, pstats_add_op) */
-#define PIPE_AUX1	4u		/* aux 1 (a failed writeback, pre_op) */
-struct pipe_op {
-	uint64_t t, dur, len;
-	uint64_t file;			/* not an OP: its index in .other */
-	uint64_t off;
-	int64_t res;
-	uint32_t tid;
-	uint16_t type;
-	uint8_t op, bits;
-};
-_Static_assert(IOTAP_OP_MAX <= 256, "struct pipe_op keeps the op in a byte");
-
 struct pipe_batch {
 	unsigned int n, nother;
-	struct pipe_op op[PIPE_BATCH];
+	struct rop op[PIPE_BATCH];	/* struct rop, report_i.h */
 	struct iotap_trace_rec other[PIPE_OTHERS];	/* SAMPLE: whole; others: up to .sample */
 	char *names;			/* PHASE names (pre.name_off) */
 	unsigned int name_off[PIPE_OTHERS];
@@ -721,20 +643,11 @@ static int pipe_name(struct pipe_batch *b, unsigned int i, const char *name)
 /* Into batch @b: @rec and what pre_rec found (@p). */
 static void pipe_put(struct report_acc *e, struct pipe_batch *b, const struct iotap_trace_rec *rec)
 {
-	struct pipe_op *d = &b->op[b->n++];
+	struct rop *d = &b->op[b->n++];
 
 	d->type = rec->type;
 	if (rec->type == IOTAP_REC_OP) {
-		d->t = rec->time_ns;
-		d->dur = rec->dur_ns;
-		d->len = rec->length;
-		d->res = rec->result;
-		d->file = rec->file;
-		d->off = rec->offset;
-		d->tid = rec->tid;
-		d->op = (uint8_t)(rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN);
-		d->bits = (uint8_t)((!rec->pid ? PIPE_PID0 : 0) | (S_ISREG(rec->mode) ? PIPE_REG : 0) |
-				    (rec->aux == 1 ? PIPE_AUX1 : 0));
+		rop_put(d, rec);
 		return;
 	}
 	d->file = b->nother++;
@@ -754,21 +667,11 @@ static void pipe_acc(struct report_acc *e, struct pipe_batch *b)
 	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
 	r.type = IOTAP_REC_OP;
 	for (i = 0; i < b->n && !e->err; i++) {
-		const struct pipe_op *d = &b->op[i];
+		const struct rop *d = &b->op[i];
 		struct iotap_trace_rec *o;
 
 		if (d->type == IOTAP_REC_OP) {
-			r.time_ns = d->t;
-			r.dur_ns = d->dur;
-			r.length = d->len;
-			r.result = d->res;
-			r.file = d->file;
-			r.offset = d->off;
-			r.tid = d->tid;
-			r.op = d->op;
-			r.pid = d->bits & PIPE_PID0 ? 0 : 1;
-			r.mode = d->bits & PIPE_REG ? S_IFREG : 0;
-			r.aux = d->bits & PIPE_AUX1 ? 1 : 0;
+			rop_get(&r, d);
 			acc_rec(e, &r);
 			continue;
 		}
@@ -889,35 +792,66 @@ out:
 	return ret;
 }
 
-int iotap_report_build(struct iotap_report *rep, const char *path, const struct iotap_report_opts *o)
+int report_setup(struct iotap_report *rep, const char *path, const struct iotap_report_opts *o,
+		 const struct iotap_trace_header *hdr)
 {
-	struct iotap_report_opts defaults;
+	memset(rep, 0, sizeof(*rep));
+	rep->path = path;
+	rep->flag_factor = o->flag_factor > 1 ? o->flag_factor : 4.0;
+	rep->hist_pool = malloc(sizeof(*rep->hist_pool));
+	if (!rep->hist_pool)
+		return -ENOMEM;
+	iotap_hist_pool_init(rep->hist_pool);
+	copy_header(&rep->hdr, hdr);
+	rep->t0 = rep->hdr.mono_base_ns;
+	seek_map_init(&rep->files);
+	iotap_map_init(&rep->names, sizeof(struct iotap_name_ent));
+	series_init(&rep->series, rep->t0, o->interval_ns ? o->interval_ns : 100000000ull,
+		    o->max_bins ? o->max_bins : 32768);
+	points_init(&rep->points, o->points);
+	return 0;
+}
+
+int report_acc_init(struct report_acc *e, struct iotap_report *rep, const struct iotap_report_opts *o)
+{
+	memset(e, 0, sizeof(*e));
+	e->rep = rep;
+	e->o = o;
+	e->cur = -1;
+	e->mode = o->plan ? M_PLAN : M_AUTO;
+	e->run_tiny = 2;
+	e->gap_ns = o->gap_ns;
+	e->perr_at = &e->err;
+	pstats_init(&e->blk, "", 0, 0);
+	e->blk.pool = rep->hist_pool;
+	autoseg_init(&e->seg, o->gap_ns ? o->gap_ns : DEFAULT_GAP_NS);
+	e->seg.pool = e->seg.pend.pool = rep->hist_pool;
+	e->heap = malloc(INFLIGHT_MAX * sizeof(*e->heap));
+	return e->heap ? 0 : -ENOMEM;
+}
+
+void report_acc_release(struct report_acc *e)
+{
+	free(e->heap);
+	e->heap = NULL;
+	pstats_release(&e->blk);
+	autoseg_release(&e->seg);
+}
+
+/* The one pass: every record of @path in order, on one thread or two (report_pipe). */
+static int report_seq(struct iotap_report *rep, const char *path, const struct iotap_report_opts *o)
+{
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *jn = NULL;
 	const struct iotap_trace_rec *rec;
 	struct report_acc e;
 	int ret;
 
-	if (!o) {
-		iotap_report_opts_init(&defaults);
-		o = &defaults;
-	}
 	memset(rep, 0, sizeof(*rep));
 	memset(&e, 0, sizeof(e));
-	rep->path = path;
-	rep->flag_factor = o->flag_factor > 1 ? o->flag_factor : 4.0;
-	rep->hist_pool = malloc(sizeof(*rep->hist_pool));
-	if (!rep->hist_pool) {
-		analysis_err_set(&rep->err, -ENOMEM, "out of memory reading '%s'", path);
-		return -ENOMEM;
-	}
-	iotap_hist_pool_init(rep->hist_pool);
 	ret = iotap_analysis_trace_open(path, 0, &r, &rep->err);
-	if (ret) {
-		free(rep->hist_pool);
-		rep->hist_pool = NULL;
+	if (ret)
 		return ret;
-	}
 	if (o->threads) {
 		const char *env = getenv("IOTAP_READ_THREADS");
 
@@ -925,29 +859,12 @@ int iotap_report_build(struct iotap_report *rep, const char *path, const struct 
 		if (!env || !*env)
 			iotap_trace_reader_set_threads(r, pipe_read_threads(o->threads));
 	}
-	copy_header(&rep->hdr, iotap_trace_reader_header(r));
-	rep->t0 = rep->hdr.mono_base_ns;
-	seek_map_init(&rep->files);
-	iotap_map_init(&rep->names, sizeof(struct iotap_name_ent));
-	series_init(&rep->series, rep->t0, o->interval_ns ? o->interval_ns : 100000000ull,
-		    o->max_bins ? o->max_bins : 32768);
-	points_init(&rep->points, o->points);
-	e.rep = rep;
-	e.o = o;
-	e.cur = -1;
-	e.mode = o->plan ? M_PLAN : M_AUTO;
-	e.run_tiny = 2;
-	e.gap_ns = o->gap_ns;
-	pstats_init(&e.blk, "", 0, 0);
-	e.blk.pool = rep->hist_pool;
-	series_track(&rep->series, &e.blk);
-	autoseg_init(&e.seg, o->gap_ns ? o->gap_ns : DEFAULT_GAP_NS);
-	e.seg.pool = e.seg.pend.pool = rep->hist_pool;
-	e.heap = malloc(INFLIGHT_MAX * sizeof(*e.heap));
-	if (!e.heap) {
-		ret = -ENOMEM;
+	ret = report_setup(rep, path, o, iotap_trace_reader_header(r));
+	if (!ret)
+		ret = report_acc_init(&e, rep, o);
+	if (ret)
 		goto out;
-	}
+	series_track(&rep->series, &e.blk);
 	/* a read()/write() the kernel cut at its page cap counts once (trace/join.c) */
 	ret = iotap_trace_join_open(&jn, r);
 	if (ret)
@@ -970,27 +887,42 @@ int iotap_report_build(struct iotap_report *rep, const char *path, const struct 
 		ret = rep->app.err;
 	app_finish(&rep->app);
 	if (ret >= 0) {
-		ret = finish(&e);
+		ret = report_finish(&e);
 		rep->ops_ord = e.ord;
 	}
 	iotap_trace_reader_stats(r, &rep->rs);
 	iotap_trace_join_stats(jn, &rep->split_calls, &rep->joined);
-	if (ret >= 0)
-		ret = wbfail_names(rep);
 out:
 	iotap_trace_join_close(jn);
 	iotap_trace_reader_close(r);
-	free(e.heap);
-	pstats_release(&e.blk);
-	autoseg_release(&e.seg);
-	if (ret < 0) {
-		struct iotap_analysis_err err;
+	report_acc_release(&e);
+	return ret;
+}
 
-		if (ret == -ENOMEM)
+int iotap_report_build(struct iotap_report *rep, const char *path, const struct iotap_report_opts *o)
+{
+	struct iotap_report_opts defaults;
+	struct iotap_analysis_err err;
+	int ret;
+
+	if (!o) {
+		iotap_report_opts_init(&defaults);
+		o = &defaults;
+	}
+	ret = report_par(rep, path, o);	/* time windows on threads, where that pays */
+	if (ret == -EXDEV)
+		ret = report_seq(rep, path, o);
+	if (ret >= 0)
+		ret = wbfail_names(rep);
+	if (ret < 0) {
+		if (rep->err.code) {
+			err = rep->err;	/* the trace could not be opened: said already */
+		} else if (ret == -ENOMEM) {
 			analysis_err_set(&err, ret, "out of memory reading '%s'", path);
-		else
+		} else {
 			analysis_err_set(&err, ret, "cannot read trace '%s': %s", path,
 					 strerror(-ret));
+		}
 		iotap_report_release(rep);
 		rep->err = err;	/* release cleared it */
 		return ret;

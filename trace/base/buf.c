@@ -14,6 +14,7 @@
  * price: up to 2 MiB more resident per buffer than asked for (bounded,
  * and only for big ones).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -27,6 +28,73 @@ static size_t buf_round(size_t size)
 	return size >= IOTAP_BUF_HUGE ? (size + HUGE_EXTENT - 1) & ~(HUGE_EXTENT - 1) : size;
 }
 
+/*
+ * Buffers kept for reuse while some caller wants them (iotap_buf_keep):
+ * a report that opens a reader per time window (tools/analysis/report_par.c)
+ * spent half its reading time zeroing the fresh huge pages of each
+ * reader's arrays (perf: clear_page_erms 52% of test_split --bench, 7
+ * windows of a 782 k-record capture).
+ */
+#define KEEP_MAX	64
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int keep_cap, nkept;
+static struct { void *p; size_t size; } kept[KEEP_MAX];
+
+/* A kept buffer of @n bytes (callers size their buffers the same way each time). */
+static void *keep_take(size_t *n)
+{
+	unsigned int i, best = KEEP_MAX;
+	void *p = NULL;
+
+	pthread_mutex_lock(&keep_lock);
+	for (i = 0; i < nkept; i++)
+		if (kept[i].size == *n) {
+			best = i;
+			break;
+		}
+	if (best < KEEP_MAX) {
+		p = kept[best].p;
+		*n = kept[best].size;
+		kept[best] = kept[--nkept];
+	}
+	pthread_mutex_unlock(&keep_lock);
+	return p;
+}
+
+static int keep_put(void *p, size_t size)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&keep_lock);
+	if (nkept < keep_cap) {
+		kept[nkept].p = p;
+		kept[nkept++].size = size;
+		ret = 1;
+	}
+	pthread_mutex_unlock(&keep_lock);
+	return ret;
+}
+
+void iotap_buf_keep(int n)
+{
+	void *drop[KEEP_MAX];
+	size_t dsize[KEEP_MAX];
+	unsigned int nd = 0, i;
+	int cap;
+
+	pthread_mutex_lock(&keep_lock);
+	cap = (int)keep_cap + n;
+	keep_cap = cap < 0 ? 0 : cap > KEEP_MAX ? KEEP_MAX : (unsigned int)cap;
+	while (nkept > keep_cap) {
+		nkept--;
+		drop[nd] = kept[nkept].p;
+		dsize[nd++] = kept[nkept].size;
+	}
+	pthread_mutex_unlock(&keep_lock);
+	for (i = 0; i < nd; i++)
+		munmap(drop[i], dsize[i]);
+}
+
 void *iotap_buf_alloc(size_t *size)
 {
 	size_t n = buf_round(*size ? *size : 1);
@@ -38,6 +106,10 @@ void *iotap_buf_alloc(size_t *size)
 		p = malloc(n);
 		if (p)
 			*size = n;
+		return p;
+	}
+	if (keep_cap && (p = keep_take(&n))) {
+		*size = n;
 		return p;
 	}
 	/* map an extent more, keep the aligned part */
@@ -60,8 +132,10 @@ void iotap_buf_free(void *p, size_t size)
 {
 	if (!p)
 		return;
-	if (size >= IOTAP_BUF_HUGE)
-		munmap(p, size);
+	if (size >= IOTAP_BUF_HUGE) {
+		if (!keep_cap || !keep_put(p, size))
+			munmap(p, size);
+	}
 	else
 		free(p);
 }

@@ -109,11 +109,11 @@ static void *pool_get(struct iotap_hist_pool *p)
 		sl->size = size;
 		p->slab = sl;
 		p->used = SLAB_HEAD;
-		if (size < IOTAP_BUF_HUGE)	/* malloc'ed: not zeroed (a mapping is) */
-			memset((char *)sl + SLAB_HEAD, 0, size - SLAB_HEAD);
 	}
+	/* zeroed here, not by the mapping: a kept buffer (iotap_buf_keep) is not */
 	b = (char *)sl + p->used;
 	p->used += BLOCK_BYTES;
+	memset(b, 0, BLOCK_BYTES);
 	return b;
 }
 

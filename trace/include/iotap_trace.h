@@ -702,6 +702,8 @@ const struct iotap_trace_header *iotap_trace_split_header(const struct iotap_tra
 /* Start time range of window @k: [*lo, *hi), *hi UINT64_MAX for the last. */
 void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, uint64_t *lo,
 			     uint64_t *hi);
+/* About how many records window @k holds (its chunks' counts, from the headers): for sizing. */
+uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k);
 /* Window @k (each at most once); thread-safe: the windows may be read on K threads at once. */
 int iotap_trace_split_window_open(struct iotap_trace_split *s, unsigned int k,
 				  struct iotap_trace_window **w);

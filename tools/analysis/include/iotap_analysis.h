@@ -158,6 +158,8 @@ struct iotap_report {
 	uint64_t t0;			/* trace start: header clock base */
 	const char *phase_source;	/* "markers", "automatic", "phases-from" */
 	uint64_t ops_ord;		/* ops, FORGET not counted (phase plans) */
+	unsigned int par_windows;	/* time windows it was read in on several threads
+					 * (report_par.c), 0: one pass */
 	uint64_t markers;		/* PHASE records seen */
 	uint64_t joined;		/* READ/WRITE pieces of cut calls folded (trace/join.c) */
 	uint64_t split_calls;		/* ...into this many calls */

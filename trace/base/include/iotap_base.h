@@ -700,6 +700,15 @@ void *iotap_buf_alloc(size_t *size);
 /* Free a buffer of iotap_buf_alloc() (NULL: nothing); @size as it returned it. */
 void iotap_buf_free(void *p, size_t size);
 /*
+ * iotap_buf_keep - @n more (or, negative, fewer) huge buffers that
+ * iotap_buf_free() keeps for the next iotap_buf_alloc() of their size (up
+ * to 64, process-wide), instead of unmapping them: no fault, no zeroing
+ * when the same sizes come and go (a reader per time window). Give back
+ * what you asked for when done; kept buffers beyond the count are unmapped.
+ * Thread-safe.
+ */
+void iotap_buf_keep(int n);
+/*
  * iotap_buf_regrow - a buffer of iotap_buf_alloc() (or NULL) grown to @want bytes
  * @size: its size as iotap_buf_alloc() set it (any, for NULL); set to the new one
  *

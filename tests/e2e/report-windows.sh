@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# report-windows: the report read in time windows on several threads
+# (tools/analysis/report_par.c) is the one-pass report byte for byte.
+# IOTAP_REPORT_WINDOWS=K makes `report --threads N` use K windows whatever
+# the file size and CPUs; IOTAP_REPORT_DEBUG=1 says which way it read.
+# Every report output (text, -v, --json, --csv, --auto-phases, --interval
+# CSV, --by file, --bonnie-csv) is compared with --threads 1 at 2 to 40
+# windows on 2 to 4 threads, on: a 300 k-record synthetic trace with marked
+# phases and ops in flight (the in-flight count carried across windows),
+# one with 150 marked phases, and a bonnie++ run of `iotap run bonnie`
+# (runs of 1-byte requests, idle gaps, markers; automatic phases with
+# --auto-phases). The windows must really have been used there; the
+# format-1.0 golden file (LOST records) must be read in one pass, and
+# --phases-from and --html too. No FUSE needed.
+. "$(dirname "$0")/lib.sh"
+SYNTH=$IOTAP_BUILD/tests/unit/report-synth
+[ -x "$SYNTH" ] || fail "no $SYNTH"
+GOLD=$IOTAP_SRC/tests/data/golden-v1.0.iotap
+"$SYNTH" --records 300000 --phases 6 $T/s.iotap > /dev/null || fail "report-synth s"
+"$SYNTH" --records 200000 --phases 150 $T/m.iotap > /dev/null || fail "report-synth m"
+mkdir -p $T/bd
+"$IOTAP" run bonnie $T/bd -s 16 -n 1 -r 8 -q --trace $T/b.iotap > /dev/null 2> $T/err.txt ||
+	{ cat $T/err.txt; fail "run bonnie"; }
+
+outputs() {	# TRACE DIR: every report output, one file each
+	local tr=$1 o=$2
+	mkdir -p $o
+	"$IOTAP" report "$tr" > $o/report.txt 2>&1
+	"$IOTAP" report "$tr" -v > $o/report-v.txt 2>&1
+	"$IOTAP" report "$tr" --json > $o/report.json 2>&1
+	"$IOTAP" report "$tr" --csv > $o/report.csv 2>&1
+	"$IOTAP" report "$tr" --auto-phases --json > $o/auto.json 2>&1
+	"$IOTAP" report "$tr" --auto-phases -v > $o/auto-v.txt 2>&1
+	"$IOTAP" report "$tr" --interval 100ms --csv > $o/interval.csv 2>&1
+	"$IOTAP" report "$tr" --auto-phases --interval 1s --csv > $o/auto-interval.csv 2>&1
+	"$IOTAP" report "$tr" --by file --csv > $o/by-file.csv 2>&1
+	"$IOTAP" report "$tr" --bonnie-csv > $o/bonnie.csv 2>&1
+}
+same() {	# A B WHAT: every output file equal
+	local f
+	for f in $1/*; do
+		cmp -s "$f" "$2/$(basename "$f")" ||
+			{ diff "$f" "$2/$(basename "$f")" | head >&2; fail "$(basename "$f"): $3"; }
+	done
+}
+
+wrap() {	# N: $T/iotap-N, iotap with --threads N after the command's name
+	printf '#!/bin/sh\ncmd=$1\nshift\nexec "%s" "$cmd" --threads %s "$@"\n' "$IOTAP" $1 > $T/iotap-$1
+	chmod +x $T/iotap-$1
+}
+wrap 1; wrap 2; wrap 3; wrap 4
+for tr in s m b; do
+	IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 1 $T/$tr.iotap > /dev/null 2> $T/dbg ||
+		fail "report $tr.iotap"
+	grep -q "one pass (one thread)" $T/dbg || { cat $T/dbg; fail "--threads 1 read $tr in windows"; }
+	IOTAP=$T/iotap-1 outputs $T/$tr.iotap $T/ref	# the reference: one pass, one thread
+	for wn in "2 2" "3 3" "7 2" "40 4"; do
+		set -- $wn
+		export IOTAP_REPORT_WINDOWS=$1
+		IOTAP=$T/iotap-$2 outputs $T/$tr.iotap $T/w$1
+		IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads $2 $T/$tr.iotap > /dev/null 2> $T/dbg
+		grep -q "time windows on" $T/dbg || { cat $T/dbg; fail "$tr.iotap: $1 windows not used"; }
+		same $T/ref $T/w$1 "$tr.iotap differs in $1 windows on $2 threads"
+		unset IOTAP_REPORT_WINDOWS
+	done
+	note "$tr.iotap: $(ls $T/ref | wc -l) outputs identical in 2, 3, 7 and 40 windows ($(sed 's/.*: \([0-9]* time windows\).*/\1/' $T/dbg) the last)"
+	rm -rf $T/ref $T/w*
+done
+
+# what must be read in one pass, and is still the same report
+export IOTAP_REPORT_WINDOWS=3 IOTAP_REPORT_DEBUG=1
+"$IOTAP" report --threads 2 "$GOLD" > $T/g2.txt 2> $T/dbg
+grep -q "one pass (LOST records)" $T/dbg || { cat $T/dbg; fail "golden: not one pass for LOST"; }
+unset IOTAP_REPORT_DEBUG
+"$IOTAP" report --threads 1 "$GOLD" > $T/g1.txt 2> /dev/null
+cmp -s $T/g1.txt $T/g2.txt || fail "golden: the one pass after a refusal differs"
+IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/s.iotap --phases-from $T/m.iotap > /dev/null 2> $T/dbg
+grep -q "one pass (--phases-from)" $T/dbg || { cat $T/dbg; fail "--phases-from in windows"; }
+IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/s.iotap --html $T/s.html > /dev/null 2> $T/dbg
+grep -q "one pass (the HTML" $T/dbg || { cat $T/dbg; fail "--html in windows"; }
+unset IOTAP_REPORT_WINDOWS
+# without the test's override, 2 threads read in one pass (the windows pay from 4 threads and CPUs)
+IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/s.iotap > /dev/null 2> $T/dbg
+grep -q "one pass (fewer threads" $T/dbg || { cat $T/dbg; fail "--threads 2 used windows"; }
+exit 0
