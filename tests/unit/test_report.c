@@ -13,7 +13,9 @@
  * within one second), idle gaps, --phases-from, compare of a trace with
  * itself, the JSON contract's keys, and the fleet report of several hosts'
  * traces (sums over the union of their wall-clock spans), and the same
- * state at any --threads. Block merges and the seek cache: test_stat.c.
+ * state at any --threads, and in time windows (report_par.c: a recorder-
+ * written trace with a long fsync in flight across windows, gaps, runs of
+ * 1-byte requests). Block merges and the seek cache: test_stat.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -968,6 +970,141 @@ static int report_same(const struct iotap_report *a, const struct iotap_report *
 	return na == nb && !memcmp(fa, fb, na * sizeof(*fa)) && !memcmp(ca, cb, na * sizeof(*ca));
 }
 
+/*
+ * A trace written as a recorder writes it (chunks of 2,000 records, each
+ * flush with its watermark) that splits into windows: 300 k ops of four
+ * threads in flight over 50 files (reads and writes, sequential runs and
+ * jumps), runs of 1-byte requests among 8 KiB ones, two idle gaps, a
+ * 2-second FSYNC in flight across many windows, samples, and (@marks)
+ * markers. Return: 0 or -1.
+ */
+static int write_windows_trace(const char *path, int marks)
+{
+	struct iotap_trace_writer *w;
+	struct iotap_trace_rec rec;
+	uint64_t rng = 11, t = 1000000000ull, ends[50] = { 0 }, i, nrec = 0;
+	int ret;
+
+	if (iotap_trace_writer_open(&w, path, NULL, 0))
+		return -1;
+	for (i = 0; i < 300000; i++) {
+		uint64_t r = synth_rng(&rng), f = r % 50;
+		int tiny = (i / 3000) % 5 == 2;
+
+		if (i == 120000 || i == 200000)
+			t += 1500000000ull;	/* an idle gap */
+		t += 1000 + (r >> 8) % 20000;
+		if (marks && i % 40000 == 0) {
+			memset(&rec, 0, sizeof(rec));
+			rec.type = IOTAP_REC_PHASE;
+			rec.flags = IOTAP_PHASE_BEGIN;
+			rec.time_ns = t;
+			rec.name = i % 80000 ? "load" : "scan";
+			iotap_trace_writer_append(w, &rec);
+			nrec++;
+		}
+		if (i % 7000 == 3) {
+			memset(&rec, 0, sizeof(rec));
+			rec.type = IOTAP_REC_SAMPLE;
+			rec.time_ns = t;
+			iotap_trace_writer_append(w, &rec);
+			nrec++;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.type = IOTAP_REC_OP;
+		rec.time_ns = t;
+		rec.tid = 100 + (uint32_t)(r % 4);
+		rec.pid = 10;
+		rec.file = f + 2;
+		if (i == 50000) {
+			rec.op = IOTAP_OP_FSYNC;
+			rec.dur_ns = 2000000000ull;	/* in flight across windows */
+		} else if ((r >> 12) % 9 == 0) {
+			rec.op = IOTAP_OP_GETATTR;
+			rec.dur_ns = 2000;
+		} else {
+			rec.op = (r >> 16) % 3 ? IOTAP_OP_READ : IOTAP_OP_WRITE;
+			rec.length = tiny ? 1 : 8192;
+			rec.offset = (r >> 20) % 11 ? ends[f] : ((r >> 24) % 1000) * 8192;
+			rec.result = (int64_t)rec.length;
+			rec.dur_ns = 5000 + (r >> 28) % 60000;	/* several in flight */
+			ends[f] = rec.offset + rec.length;
+		}
+		iotap_trace_writer_append(w, &rec);
+		if (++nrec % 2000 == 0)
+			iotap_trace_writer_flush(w, t + 1);
+	}
+	ret = iotap_trace_writer_close(w);
+	return ret ? -1 : 0;
+}
+
+/*
+ * The report read in time windows on threads (report_par.c) is the
+ * one-pass report: the same state (report_same) and the same JSON and
+ * time bins, at 2 to 40 windows, marked and automatic phases.
+ */
+static void test_windows(void)
+{
+	static const unsigned int wins[] = { 2, 3, 7, 40 };
+	unsigned int m, k, j;
+
+	for (m = 0; m < 2; m++) {
+		const char *path = tpath(0, m ? "windows-m.iotap" : "windows.iotap");
+
+		if (!ok(write_windows_trace(path, (int)m) == 0, "windows trace %s written", path))
+			return;
+		for (k = 0; k < 2; k++) {
+			struct iotap_report_opts o;
+			struct iotap_report one, many;
+			char *j1 = NULL, *j2 = NULL, *s1 = NULL, *s2 = NULL;
+			size_t l1, l2, sl1, sl2;
+			FILE *f;
+
+			iotap_report_opts_init(&o);
+			o.threads = 1;
+			o.auto_phases = (int)k;
+			o.keep_names = 1;
+			unsetenv("IOTAP_REPORT_WINDOWS");
+			if (!ok(iotap_report_build(&one, path, &o) == 0, "one pass"))
+				continue;
+			f = open_memstream(&j1, &l1);
+			iotap_report_print_json(&one, f);
+			fclose(f);
+			f = open_memstream(&s1, &sl1);
+			iotap_report_print_series(&one, 0, 1, f, NULL);
+			fclose(f);
+			for (j = 0; j < 4; j++) {
+				char env[16];
+
+				snprintf(env, sizeof(env), "%u", wins[j]);
+				setenv("IOTAP_REPORT_WINDOWS", env, 1);
+				o.threads = 2 + j % 3;
+				if (!ok(iotap_report_build(&many, path, &o) == 0, "%u windows", wins[j]))
+					continue;
+				f = open_memstream(&j2, &l2);
+				iotap_report_print_json(&many, f);
+				fclose(f);
+				f = open_memstream(&s2, &sl2);
+				iotap_report_print_series(&many, 0, 1, f, NULL);
+				fclose(f);
+				ok(many.par_windows > 1 && report_same(&one, &many) && l1 == l2 &&
+				   !memcmp(j1, j2, l1) && sl1 == sl2 && !memcmp(s1, s2, sl1),
+				   "%s%s: %u phases, %" PRIu64 " ops, max %" PRIu64 " in flight: the same in %u "
+				   "windows on %u threads", m ? "marked" : "unmarked",
+				   k ? " --auto-phases" : "", one.nphases, one.ops_ord,
+				   (uint64_t)one.total.max_inflight, many.par_windows, o.threads);
+				free(j2);
+				free(s2);
+				iotap_report_release(&many);
+			}
+			unsetenv("IOTAP_REPORT_WINDOWS");
+			free(j1);
+			free(s1);
+			iotap_report_release(&one);
+		}
+	}
+}
+
 /* @capture: a real capture (tests/data/report/capture.iotap: GETATTRs of files, names) */
 static void test_threads_same(const char *capture)
 {
@@ -1036,6 +1173,7 @@ int main(int argc, char **argv)
 	test_app_pgsql();
 	test_threads_auto();
 	test_threads_same(argc > 1 ? argv[1] : NULL);
+	test_windows();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		diag("could not remove %s", dir);
