@@ -771,9 +771,11 @@ static int par_measure(struct par *P, struct pwin *w)
 	struct iotap_trace_rec r;
 	struct iotap_pstats *cur = NULL;
 	struct iotap_sample_pt smp = w->smp;
-	size_t oi = 0, bj = 0, cj = 0;
+	size_t oi = 0, bj = 0, cj = 0, ncarry = w->n_carry;
+	const uint64_t *carry = w->carry;
+	struct pop *ops = w->ops;
 	uint64_t ord = w->ord_off;
-	uint32_t p;
+	uint32_t p, n = (uint32_t)w->n_ops, opos, bpos;
 
 	pthread_mutex_lock(&P->spare_lock);
 	w->bk = P->nbk ? P->bks[--P->nbk] : NULL;
@@ -798,9 +800,12 @@ static int par_measure(struct par *P, struct pwin *w)
 	}
 	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
 	r.type = IOTAP_REC_OP;
-	for (p = 0; p <= w->n_ops; p++) {
+	/* where the next other record and the next block come: locals, not loads through @w */
+	opos = w->n_oth ? w->oth[0].pos : UINT32_MAX;
+	bpos = w->n_bs ? w->bs[0].i : UINT32_MAX;
+	for (p = 0; p <= n; p++) {
 		/* the other records before op @p */
-		for (; oi < w->n_oth && w->oth[oi].pos <= p; oi++) {
+		for (; __builtin_expect(opos <= p, 0); opos = ++oi < w->n_oth ? w->oth[oi].pos : UINT32_MAX) {
 			struct poth *o = &w->oth[oi];
 
 			if (o->type == IOTAP_REC_SAMPLE) {
@@ -819,25 +824,26 @@ static int par_measure(struct par *P, struct pwin *w)
 				cur = NULL;
 			}
 		}
-		if (p == w->n_ops)
+		if (p == n)
 			break;
 		{
-			struct pop *d = &w->ops[p];
+			struct pop *d = &ops[p];
 			unsigned int op = d->op;
 			int data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && d->res >= 0;
 
-			if (bj < w->n_bs && w->bs[bj].i == p) {
+			if (__builtin_expect(p == bpos, 0)) {
 				series_block_end(&w->ser);
 				if (!(cur = bk_block(w->bk, bj++)))
 					return -ENOMEM;
+				bpos = bj < w->n_bs ? w->bs[bj].i : UINT32_MAX;
 				cur->t_begin = d->t;
 				cur->smp_first = smp;
 				cur->ord_first = ord;
 				series_track(&w->ser, cur);
 			}
-			while (cj < w->n_carry && w->carry[cj] <= d->t)
+			while (__builtin_expect(cj < ncarry, 0) && carry[cj] <= d->t)
 				cj++;
-			d->inf += (uint32_t)(w->n_carry - cj);
+			d->inf += (uint32_t)(ncarry - cj);
 			if (!cur)
 				return -EXDEV;	/* S left an op outside every block: never */
 			if (d->inf > cur->max_inflight)
