@@ -340,6 +340,8 @@ int iotap_trace_split_open(struct iotap_trace_split **out, const char *path,
 	k = o ? o->windows : 0;
 	if (!k)
 		k = (unsigned int)(s->plan.file_bytes / SPLIT_BYTES) + 1;
+	if (o && o->min_chunks && k > s->nc / o->min_chunks)
+		k = s->nc / o->min_chunks ? s->nc / o->min_chunks : 1;
 	if (k > s->nc)
 		k = s->nc ? s->nc : 1;
 	ret = sp_bounds(s, k);

@@ -591,5 +591,22 @@ int main(int argc, char **argv)
 	test_damage(wm);
 	test_promise();
 	ok(iotap_trace_split_open(&s, synth, &o) == -EXDEV, "a file under min_bytes: refused");
+	{
+		/* min_chunks: fewer windows where each would hold fewer chunks */
+		struct iotap_trace_split_opts m = { .windows = 1000 };
+		unsigned int all = 0, few = 0;
+
+		if (!iotap_trace_split_open(&s, wm, &m)) {
+			all = iotap_trace_split_count(s);
+			iotap_trace_split_close(s);
+		}
+		m.min_chunks = 8;
+		if (!iotap_trace_split_open(&s, wm, &m)) {
+			few = iotap_trace_split_count(s);
+			iotap_trace_split_close(s);
+		}
+		ok(all > 8 && few > 1 && few <= all / 4,
+		   "min_chunks 8: %u windows where 1000 wanted gave %u", few, all);
+	}
 	return done_testing();
 }

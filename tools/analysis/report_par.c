@@ -60,7 +60,8 @@
 #include "report_i.h"
 
 #define PAR_WINDOW_BYTES	(1ull << 20)	/* a window per MiB of trace file ... */
-#define PAR_MIN_BYTES		(1ull << 20)	/* ... of a file of at least this */
+#define PAR_MIN_BYTES		(1ull << 20)	/* ... of a file of at least this ... */
+#define PAR_MIN_CHUNKS		8		/* ... and of at least this many chunks each */
 #define PAR_MIN_THREADS		4		/* --threads and CPUs: fewer read in one pass */
 #define PAR_KEEP		32		/* huge buffers kept between window readers */
 #define PAR_SPARES		64		/* >= the windows held at once (threads + 2) */
@@ -1103,6 +1104,7 @@ static int par_windows(struct par *P, const char *path, unsigned int threads,
 		n = 2ull * threads;
 	so->windows = (unsigned int)(n < 100000 ? n : 100000);
 	so->min_bytes = PAR_MIN_BYTES;
+	so->min_chunks = PAR_MIN_CHUNKS;
 	return 0;
 }
 

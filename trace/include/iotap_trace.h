@@ -692,6 +692,12 @@ struct iotap_trace_window;
 struct iotap_trace_split_opts {
 	unsigned int windows;		/* wanted (fewer where watermarks repeat); 0: one per 16 MiB */
 	uint64_t min_bytes;		/* smaller files: -EXDEV */
+	/*
+	 * Fewer windows where each would hold fewer chunks than this (0: no
+	 * floor): a window decodes about four chunks beyond its own (two
+	 * before its start for the join, two after its end for the merge).
+	 */
+	unsigned int min_chunks;
 };
 
 /* Plan from the chunk headers. Return: 0, -EXDEV (read it whole), -errno as iotap_trace_reader_open(). */
