@@ -11,8 +11,9 @@
 # one with 150 marked phases, and a bonnie++ run of `iotap run bonnie`
 # (runs of 1-byte requests, idle gaps, markers; automatic phases with
 # --auto-phases). The windows must really have been used there; the
-# format-1.0 golden file (LOST records) must be read in one pass, and
-# --phases-from and --html too. No FUSE needed.
+# format-1.0 golden file (LOST records) and a damaged copy must be read in
+# one pass (with the same report and warning), and --phases-from and
+# --html too. No FUSE needed.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$IOTAP_BUILD/tests/unit/report-synth
 [ -x "$SYNTH" ] || fail "no $SYNTH"
@@ -75,6 +76,16 @@ grep -q "one pass (LOST records)" $T/dbg || { cat $T/dbg; fail "golden: not one 
 unset IOTAP_REPORT_DEBUG
 "$IOTAP" report --threads 1 "$GOLD" > $T/g1.txt 2> /dev/null
 cmp -s $T/g1.txt $T/g2.txt || fail "golden: the one pass after a refusal differs"
+# a damaged copy: the split refuses it, the one pass reports the rest and warns, the same
+cp $T/s.iotap $T/bad.iotap
+size=$(stat -c %s $T/bad.iotap)
+dd if=/dev/urandom of=$T/bad.iotap bs=1 seek=$((size / 2)) count=64 conv=notrunc status=none
+"$IOTAP" report --threads 1 $T/bad.iotap > $T/b1.txt 2>&1
+IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/bad.iotap > $T/b2.txt 2> $T/dbg
+grep -q "one pass (the split refused" $T/dbg || { cat $T/dbg; fail "damaged: not one pass"; }
+"$IOTAP" report --threads 2 $T/bad.iotap > $T/b2.txt 2>&1
+cmp -s $T/b1.txt $T/b2.txt || { diff $T/b1.txt $T/b2.txt | head; fail "damaged: differs"; }
+grep -qi "warning" $T/b1.txt || fail "damaged: no warning"
 IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/s.iotap --phases-from $T/m.iotap > /dev/null 2> $T/dbg
 grep -q "one pass (--phases-from)" $T/dbg || { cat $T/dbg; fail "--phases-from in windows"; }
 IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/s.iotap --html $T/s.html > /dev/null 2> $T/dbg

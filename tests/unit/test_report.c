@@ -1039,6 +1039,39 @@ static int write_windows_trace(const char *path, int marks)
 }
 
 /*
+ * Windows that start where a block is full: ops only, 1 us apart, a chunk
+ * every 2,048 records (8 blocks of AUTO_BLOCK_OPS), so each window after
+ * the first begins with a carried block of exactly 256 ops (the block
+ * plan then searches nothing before op 0).
+ */
+static int write_aligned_trace(const char *path)
+{
+	struct iotap_trace_writer *w;
+	struct iotap_trace_rec rec;
+	uint64_t i;
+
+	if (iotap_trace_writer_open(&w, path, NULL, 0))
+		return -1;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_OP;
+	rec.op = IOTAP_OP_READ;
+	rec.pid = 1;
+	rec.tid = 7;
+	rec.file = 3;
+	rec.length = 4096;
+	rec.result = 4096;
+	for (i = 0; i < 65536; i++) {
+		rec.time_ns = 1000000000ull + i * 1000;
+		rec.dur_ns = 500;
+		rec.offset = i * 4096;
+		iotap_trace_writer_append(w, &rec);
+		if (i % 2048 == 2047)
+			iotap_trace_writer_flush(w, rec.time_ns + 1);
+	}
+	return iotap_trace_writer_close(w) ? -1 : 0;
+}
+
+/*
  * The report read in time windows on threads (report_par.c) is the
  * one-pass report: the same state (report_same) and the same JSON and
  * time bins, at 2 to 40 windows, marked and automatic phases.
@@ -1048,10 +1081,12 @@ static void test_windows(void)
 	static const unsigned int wins[] = { 2, 3, 7, 40 };
 	unsigned int m, k, j;
 
-	for (m = 0; m < 2; m++) {
-		const char *path = tpath(0, m ? "windows-m.iotap" : "windows.iotap");
+	for (m = 0; m < 3; m++) {
+		const char *path = tpath(0, m == 2 ? "aligned.iotap" :
+					    m ? "windows-m.iotap" : "windows.iotap");
 
-		if (!ok(write_windows_trace(path, (int)m) == 0, "windows trace %s written", path))
+		if (!ok((m == 2 ? write_aligned_trace(path) : write_windows_trace(path, (int)m)) == 0,
+			"windows trace %s written", path))
 			return;
 		for (k = 0; k < 2; k++) {
 			struct iotap_report_opts o;
@@ -1090,7 +1125,7 @@ static void test_windows(void)
 				ok(many.par_windows > 1 && report_same(&one, &many) && l1 == l2 &&
 				   !memcmp(j1, j2, l1) && sl1 == sl2 && !memcmp(s1, s2, sl1),
 				   "%s%s: %u phases, %" PRIu64 " ops, max %" PRIu64 " in flight: the same in %u "
-				   "windows on %u threads", m ? "marked" : "unmarked",
+				   "windows on %u threads", m == 2 ? "block-aligned" : m ? "marked" : "unmarked",
 				   k ? " --auto-phases" : "", one.nphases, one.ops_ord,
 				   (uint64_t)one.total.max_inflight, many.par_windows, o.threads);
 				free(j2);

@@ -714,9 +714,11 @@ static int par_plan(struct par *P, struct pwin *w)
 
 			/*
 			 * the time rule, where it comes before the count rule: one
-			 * probe where it does not (dense ops), else a search near @p
+			 * probe where it does not (dense ops), else a search near @p;
+			 * none where the block is full already (q == p: a block
+			 * carried in with AUTO_BLOCK_OPS ops ends before op 0)
 			 */
-			if (q > n || w->ops[q - 1].t >= P->bt0 + AUTO_BLOCK_NS)
+			if (q > p && (q > n || w->ops[q - 1].t >= P->bt0 + AUTO_BLOCK_NS))
 				q = first_at(w, p, (uint32_t)(q < n ? q : n), P->bt0 + AUTO_BLOCK_NS);
 			while (bi < nb && brk[bi] < p)
 				bi++;
