@@ -192,7 +192,8 @@ static void progress_cb(void *arg, uint64_t done, uint64_t total, int end)
 	if (end) {
 		prog.active--;
 		clear_locked();
-		if (prog.mode == PROG_LINES)
+		/* < 0: abandoned (a windowed report that reads in one pass after all) */
+		if (prog.mode == PROG_LINES && end > 0)
 			fprintf(stderr, "iotap %s: %s: read %s in %.1f s\n", prog.cmd, pf->path,
 				fmt_bytes(done, a, sizeof(a)), (now - pf->t0) / 1e9);
 		goto out;

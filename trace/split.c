@@ -88,6 +88,9 @@ struct iotap_trace_split {
 	unsigned char *wdone;		/* window k read to its end */
 	unsigned int ndone;
 	int inexact;
+	/* progress (on r0, iotap_trace_split_reader()): bytes of the windows' own chunks taken */
+	uint64_t progress_done;
+	int progress_ended;
 };
 
 struct iotap_trace_window {
@@ -377,6 +380,19 @@ void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, 
 	*hi = k < s->nwin ? s->t[k + 1] : UINT64_MAX;
 }
 
+struct iotap_trace_reader *iotap_trace_split_reader(struct iotap_trace_split *s)
+{
+	return s->r0;
+}
+
+void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done)
+{
+	if (!s->r0 || !s->r0->progress || s->progress_ended)
+		return;
+	s->progress_ended = 1;
+	s->r0->progress(s->r0->progress_arg, s->plan.file_bytes, s->plan.file_bytes, done ? 1 : -1);
+}
+
 uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k)
 {
 	uint32_t i = k ? s->tc[k] : 0, end = k + 1 < s->nwin ? s->tc[k + 1] : s->nc;
@@ -393,6 +409,7 @@ void iotap_trace_split_close(struct iotap_trace_split *s)
 {
 	if (!s)
 		return;
+	iotap_trace_split_progress_end(s, 0);
 	iotap_trace_reader_close(s->r0);
 	if (s->fd >= 0)
 		close(s->fd);
@@ -427,6 +444,15 @@ static int sp_on_chunk(void *arg, const struct chunk_hdr *h, uint64_t at, const 
 		__atomic_store_n(&c->tmax, b->nrec ? b->tmax : 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->arena, (uint64_t)b->arena_len, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->seen, 1, __ATOMIC_RELEASE);
+	}
+	if (s->r0->progress && c - s->c >= (w->k ? s->tc[w->k] : 0) &&
+	    c - s->c < (w->k + 1 < s->nwin ? s->tc[w->k + 1] : s->nc)) {
+		/* the window's own chunks: each counted once, whichever window reads it too */
+		uint64_t size = (c + 1 < s->c + s->nc ? c[1].off : s->end) - c->off;
+
+		s->r0->progress(s->r0->progress_arg,
+				__atomic_add_fetch(&s->progress_done, size, __ATOMIC_RELAXED),
+				s->plan.file_bytes, 0);
 	}
 	if (!b->nrec || b->tmax < w->lo || b->tmin >= w->hi)
 		return 0;

@@ -13,6 +13,9 @@
 #include "phase.h"
 #include "stat_i.h"
 
+/* Tell iotap_analysis_on_open()'s function of @r (a reader that @path's reading follows). */
+void analysis_opened(const char *path, struct iotap_trace_reader *r);
+
 /* Set @err (may be NULL) to @code and a message; returns @code. */
 int analysis_err_set(struct iotap_analysis_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

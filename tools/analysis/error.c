@@ -70,6 +70,12 @@ static unsigned int threads_for(struct iotap_trace_reader *r)
 	return 2;
 }
 
+void analysis_opened(const char *path, struct iotap_trace_reader *r)
+{
+	if (open_fn)
+		open_fn(open_arg, path, r);
+}
+
 int iotap_analysis_trace_open(const char *path, unsigned int flags, struct iotap_trace_reader **out,
 			struct iotap_analysis_err *err)
 {

@@ -510,7 +510,7 @@ static int par_read(struct par *P, struct pwin *w)
 	}
 	iotap_trace_window_close(tw);
 	if (!err && ret < 0)
-		err = ret;
+		err = ret != -EXDEV ? ret : REFUSE(P, "a window found damage or a broken promise");
 	w->lmax = lm;
 	if (!err && nheap) {
 		w->hend = malloc(nheap * sizeof(*w->hend));
@@ -982,6 +982,8 @@ static int par_merge(struct par *P, struct pwin *w)
 
 static void par_fail(struct par *P, int err)
 {
+	if (err == -EXDEV)
+		(void)REFUSE(P, "the split found a window inexact");	/* where no step said why */
 	if (!P->err)
 		P->err = err;
 	P->stop = 1;
@@ -1169,6 +1171,7 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 		ret = REFUSE(P, "application figures");	/* app.c reads every record in order */
 		goto out;
 	}
+	analysis_opened(path, iotap_trace_split_reader(P->split));	/* progress lines */
 	P->nw = iotap_trace_split_count(P->split);
 	P->win = calloc(P->nw, sizeof(*P->win));
 	if (!P->win) {
@@ -1214,6 +1217,8 @@ out:
 	free(P->win);
 	free(P->carry);
 	report_acc_release(&P->e);
+	if (P->split)
+		iotap_trace_split_progress_end(P->split, ret >= 0);
 	iotap_trace_split_close(P->split);
 	if (ret == -EXDEV)
 		iotap_report_release(rep);

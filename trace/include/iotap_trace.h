@@ -590,7 +590,8 @@ int iotap_trace_reader_set_threads(struct iotap_trace_reader *r, unsigned int n)
  * @fn: called on the reading thread after each chunk it takes (@done:
  *      bytes of the file behind that chunk, @total: the file's size when it
  *      was opened; a file still being written may pass it), and once more
- *      at the end of the file with @end 1; NULL: no more calls
+ *      at the end of the file with @end 1 (-1: the reading was abandoned,
+ *      another reads the file: no final word); NULL: no more calls
  *
  * For progress lines on long reads (the CLI's, tools/traceio.c): one
  * call per chunk of thousands of records.
@@ -708,6 +709,17 @@ const struct iotap_trace_header *iotap_trace_split_header(const struct iotap_tra
 /* Start time range of window @k: [*lo, *hi), *hi UINT64_MAX for the last. */
 void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, uint64_t *lo,
 			     uint64_t *hi);
+/*
+ * The split's own reader (the header; nothing else to read): progress set
+ * on it (iotap_trace_reader_on_progress) follows the windows together,
+ * called on their threads (so the function must be thread-safe) with
+ * the bytes of the chunks read so far, each counted once.
+ * iotap_trace_split_progress_end() makes the last call: @done 1 (the
+ * windows were read and used: @end 1), 0 (abandoned: @end -1); close
+ * makes it with 0 if nothing did.
+ */
+struct iotap_trace_reader *iotap_trace_split_reader(struct iotap_trace_split *s);
+void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done);
 /* About how many records window @k holds (its chunks' counts, from the headers): for sizing. */
 uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k);
 /* Window @k (each at most once); thread-safe: the windows may be read on K threads at once. */
