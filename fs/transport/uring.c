@@ -402,8 +402,17 @@ static void *helper_thread(void *arg)
 		struct fs_uring_ent *e;
 
 		while (!q->off_head && !q->stop) {
+			/*
+			 * Not a condition variable: glibc's pthread_cond_wait()
+			 * takes the mutex back marked contended, so every
+			 * unlock after it was a futex call -- one per fsync.
+			 */
+			unsigned int w = q->hwake;
+
 			q->nhidle++;
-			pthread_cond_wait(&q->hcond, &q->lock);
+			pthread_mutex_unlock(&q->lock);
+			iotap_futex_wait(&q->hwake, w, 0);
+			pthread_mutex_lock(&q->lock);
 			q->nhidle--;
 		}
 		e = q->off_head;
@@ -472,6 +481,8 @@ static int helper_spawn(struct fs_uring_queue *q)
  */
 static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e)
 {
+	bool wake;
+
 	pthread_mutex_lock(&q->lock);
 	/* idle helpers already signalled count down only once they run */
 	if (q->noff >= q->nhidle && helper_spawn(q) && !q->nhelpers) {
@@ -486,8 +497,12 @@ static bool queue_offload(struct fs_uring_queue *q, struct fs_uring_ent *e)
 	q->off_tail = e;
 	q->noff++;
 	uatomic_inc(&q->u->off_busy);
-	pthread_cond_signal(&q->hcond);
+	wake = q->nhidle != 0;
+	CMM_STORE_SHARED(q->hwake, q->hwake + 1);
 	pthread_mutex_unlock(&q->lock);
+	/* after the unlock: the helper woken takes the lock without waiting for ours */
+	if (wake)
+		iotap_futex_wake(&q->hwake, 1, 0);
 	return true;
 }
 

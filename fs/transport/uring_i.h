@@ -7,6 +7,7 @@
 #define IOTAP_FS_URING_I_H
 
 #include <linux/fuse.h>
+#include <limits.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -125,7 +126,9 @@ struct fs_uring_queue {
 	pthread_t *tids;			/* depth slots */
 	struct fs_uring_ent *ents;		/* depth entries */
 	/* requests served off the ring threads (fsync): see queue_offload() */
-	pthread_cond_t hcond;			/* idle helpers wait here */
+	unsigned int hwake;			/* idle helpers sleep on it (futex) while it
+						   holds what they read under lock: bumped
+						   under lock for new work and at stop */
 	struct fs_uring_ent *off_head, *off_tail;
 	unsigned int noff;			/* entries on that list */
 	unsigned int nhelpers, nhidle;
@@ -159,7 +162,8 @@ static inline void queue_stop_locked(struct fs_uring_queue *q)
 	q->stop = true;
 	q->lead = 0;
 	pthread_cond_broadcast(&q->follow);
-	pthread_cond_broadcast(&q->hcond);
+	CMM_STORE_SHARED(q->hwake, q->hwake + 1);
+	iotap_futex_wake(&q->hwake, INT_MAX, 0);
 }
 
 /* uring.c: queue @e's command (under q->sq_lock) */

@@ -195,7 +195,6 @@ static void uring_free(struct fs_uring *u)
 		pthread_mutex_destroy(&q->sq_lock);
 		pthread_mutex_destroy(&q->lock);
 		pthread_cond_destroy(&q->follow);
-		pthread_cond_destroy(&q->hcond);
 		free(q->tids);
 		free(q->htids);
 	}
@@ -282,7 +281,6 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		pthread_mutex_init(&q->sq_lock, NULL);
 		pthread_mutex_init(&q->lock, NULL);
 		pthread_cond_init(&q->follow, NULL);
-		pthread_cond_init(&q->hcond, NULL);
 		q->tids = calloc(depth, sizeof(*q->tids));
 		q->htids = calloc(depth, sizeof(*q->htids));
 		if (!q->tids || !q->htids)
