@@ -69,6 +69,33 @@ struct rop {
 };
 _Static_assert(IOTAP_OP_MAX <= 256, "struct rop keeps the op in a byte");
 
+/* The op of @rec in a byte, and the ROP_* bits of its pid, mode and aux. */
+static inline uint8_t rop_op(const struct iotap_trace_rec *rec)
+{
+	return (uint8_t)(rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN);
+}
+
+static inline uint8_t rop_bits(const struct iotap_trace_rec *rec)
+{
+	return (uint8_t)((!rec->pid ? ROP_PID0 : 0) | (S_ISREG(rec->mode) ? ROP_REG : 0) |
+			 (rec->aux == 1 ? ROP_AUX1 : 0));
+}
+
+/* The fields of an OP record the accumulator reads, back into @r (whose others are zero). */
+static inline void rop_fill(struct iotap_trace_rec *r, uint64_t t, uint64_t dur, uint64_t len,
+			    int64_t res, uint32_t tid, uint8_t op, uint8_t bits)
+{
+	r->time_ns = t;
+	r->dur_ns = dur;
+	r->length = len;
+	r->result = res;
+	r->tid = tid;
+	r->op = op;
+	r->pid = bits & ROP_PID0 ? 0 : 1;
+	r->mode = bits & ROP_REG ? S_IFREG : 0;
+	r->aux = bits & ROP_AUX1 ? 1 : 0;
+}
+
 static inline void rop_put(struct rop *d, const struct iotap_trace_rec *rec)
 {
 	d->type = rec->type;
@@ -79,25 +106,16 @@ static inline void rop_put(struct rop *d, const struct iotap_trace_rec *rec)
 	d->file = rec->file;
 	d->off = rec->offset;
 	d->tid = rec->tid;
-	d->op = (uint8_t)(rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN);
-	d->bits = (uint8_t)((!rec->pid ? ROP_PID0 : 0) | (S_ISREG(rec->mode) ? ROP_REG : 0) |
-			    (rec->aux == 1 ? ROP_AUX1 : 0));
+	d->op = rop_op(rec);
+	d->bits = rop_bits(rec);
 }
 
 /* @r (an OP record whose other fields are zero) from @d. */
 static inline void rop_get(struct iotap_trace_rec *r, const struct rop *d)
 {
-	r->time_ns = d->t;
-	r->dur_ns = d->dur;
-	r->length = d->len;
-	r->result = d->res;
+	rop_fill(r, d->t, d->dur, d->len, d->res, d->tid, d->op, d->bits);
 	r->file = d->file;
 	r->offset = d->off;
-	r->tid = d->tid;
-	r->op = d->op;
-	r->pid = d->bits & ROP_PID0 ? 0 : 1;
-	r->mode = d->bits & ROP_REG ? S_IFREG : 0;
-	r->aux = d->bits & ROP_AUX1 ? 1 : 0;
 }
 
 /*

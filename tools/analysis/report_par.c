@@ -83,15 +83,7 @@ struct pop {
 /* @r (an OP record whose other fields are zero) from @d. */
 static inline void pop_get(struct iotap_trace_rec *r, const struct pop *d)
 {
-	r->time_ns = d->t;
-	r->dur_ns = d->dur;
-	r->length = d->len;
-	r->result = d->res;
-	r->tid = d->tid;
-	r->op = d->op;
-	r->pid = d->bits & ROP_PID0 ? 0 : 1;
-	r->mode = d->bits & ROP_REG ? S_IFREG : 0;
-	r->aux = d->bits & ROP_AUX1 ? 1 : 0;
+	rop_fill(r, d->t, d->dur, d->len, d->res, d->tid, d->op, d->bits);
 }
 
 #define OTH_WBFAIL	0xffffu		/* an OP: a failed writeback (report_wbfail_note) */
@@ -452,9 +444,8 @@ static int par_read(struct par *P, struct pwin *w)
 			d->len = rec->length;
 			d->res = res;
 			d->tid = rec->tid;
-			d->op = (uint8_t)(op < IOTAP_OP_MAX ? op : IOTAP_OP_UNKNOWN);
-			d->bits = (uint8_t)((!rec->pid ? ROP_PID0 : 0) | (S_ISREG(rec->mode) ? ROP_REG : 0) |
-					    (rec->aux == 1 ? ROP_AUX1 : 0));
+			d->op = rop_op(rec);
+			d->bits = rop_bits(rec);
 			d->dist = 0;
 			if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
 				uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
