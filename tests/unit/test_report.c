@@ -1071,6 +1071,19 @@ static int write_aligned_trace(const char *path)
 	return iotap_trace_writer_close(w) ? -1 : 0;
 }
 
+/* @rep's JSON and time bins (CSV), each into a malloc'ed buffer. */
+static void print_json_series(const struct iotap_report *rep, char **json, size_t *jl,
+			      char **series, size_t *sl)
+{
+	FILE *f = open_memstream(json, jl);
+
+	iotap_report_print_json(rep, f);
+	fclose(f);
+	f = open_memstream(series, sl);
+	iotap_report_print_series(rep, 0, 1, f, NULL);
+	fclose(f);
+}
+
 /*
  * The report read in time windows on threads (report_par.c) is the
  * one-pass report: the same state (report_same) and the same JSON and
@@ -1093,7 +1106,6 @@ static void test_windows(void)
 			struct iotap_report one, many;
 			char *j1 = NULL, *j2 = NULL, *s1 = NULL, *s2 = NULL;
 			size_t l1, l2, sl1, sl2;
-			FILE *f;
 
 			iotap_report_opts_init(&o);
 			o.threads = 1;
@@ -1102,12 +1114,7 @@ static void test_windows(void)
 			unsetenv("IOTAP_REPORT_WINDOWS");
 			if (!ok(iotap_report_build(&one, path, &o) == 0, "one pass"))
 				continue;
-			f = open_memstream(&j1, &l1);
-			iotap_report_print_json(&one, f);
-			fclose(f);
-			f = open_memstream(&s1, &sl1);
-			iotap_report_print_series(&one, 0, 1, f, NULL);
-			fclose(f);
+			print_json_series(&one, &j1, &l1, &s1, &sl1);
 			for (j = 0; j < 4; j++) {
 				char env[16];
 
@@ -1116,12 +1123,7 @@ static void test_windows(void)
 				o.threads = 2 + j % 3;
 				if (!ok(iotap_report_build(&many, path, &o) == 0, "%u windows", wins[j]))
 					continue;
-				f = open_memstream(&j2, &l2);
-				iotap_report_print_json(&many, f);
-				fclose(f);
-				f = open_memstream(&s2, &sl2);
-				iotap_report_print_series(&many, 0, 1, f, NULL);
-				fclose(f);
+				print_json_series(&many, &j2, &l2, &s2, &sl2);
 				ok(many.par_windows > 1 && report_same(&one, &many) && l1 == l2 &&
 				   !memcmp(j1, j2, l1) && sl1 == sl2 && !memcmp(s1, s2, sl1),
 				   "%s%s: %u phases, %" PRIu64 " ops, max %" PRIu64 " in flight: the same in %u "
