@@ -22,8 +22,9 @@
  *                    few seek distances and merge the window's seek map into
  *                    the report's; decide which candidates are gaps and
  *                    tiny-run turns; then where every block starts, by the
- *                    count and time rules (a binary search on the start
- *                    times), the gap and tiny rules and the markers.
+ *                    count and time rules (one probe of a start time, or a
+ *                    search among the next 256), the gap and tiny rules and
+ *                    the markers.
  *   B (any thread)   measure every block that starts in the window (its own
  *                    struct iotap_pstats, its own histogram pool), the ops
  *                    in flight corrected by the end times carried in, and the
@@ -36,22 +37,24 @@
  *                    bins are appended (series_append()).
  *
  * The result is the one-thread report byte for byte (tests/unit/test_report.c
- * and tests/e2e/report-parallel.sh compare them at many window counts and
- * threads). Where that cannot be promised, report_par() says -EXDEV and
+ * and tests/e2e/report-windows.sh compare them at many window counts and
+ * threads). It is used from PAR_MIN_THREADS threads and CPUs: below, its
+ * extra work (1.4 to 1.8 times the instructions of one pass, BENCHMARKS.md
+ * "Session 15") costs more than the threads save. Where that cannot be promised, report_par() says -EXDEV and
  * the caller reads the trace in one pass: the split's own refusals (damage,
  * broken watermark promises, dense cut calls), LOST records, start times
  * that go back, ops in flight near the heap's cap, many markers, and the
  * options whose state is sequential through and through (--phases-from,
  * the HTML seek map's points, application figures, a gap of 0).
  *
- * Memory: at most threads + 2 windows are held at once, each its ops (72
+ * Memory: at most threads + 2 windows are held at once, each its ops (56
  * bytes an op), its blocks and its bins; the report's own state as in one
  * pass.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
