@@ -231,8 +231,6 @@ void report_end_block(struct report_acc *e)
 	e->blk_gap = 0;
 }
 
-#define end_block report_end_block
-
 /* The first marker: what was measured so far becomes "(before marks)". */
 static int enter_marks(struct report_acc *e)
 {
@@ -240,7 +238,7 @@ static int enter_marks(struct report_acc *e)
 	unsigned int n, i;
 	int ret = 0;
 
-	end_block(e);
+	report_end_block(e);
 	autoseg_finish(&e->seg);
 	segs = autoseg_take(&e->seg, &n);
 	e->mode = M_MARKS;
@@ -349,7 +347,7 @@ on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre 
 		const struct iotap_phase_plan *pl = e->o->plan;
 
 		while (e->next_plan < pl->n && e->ord >= pl->ord[e->next_plan]) {
-			end_block(e);
+			report_end_block(e);
 			close_phase(e, t, NULL);
 			if (new_phase(e, pl->names[e->next_plan], t)) {
 				e->err = -ENOMEM;
@@ -373,7 +371,7 @@ on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre 
 	if (data && (rec->length <= AUTO_TINY) != e->run_tiny) {
 		if (e->run_tiny < 2 && e->ord - e->run_ord >= AUTO_KIND_RUN && e->blk.ops &&
 		    e->mode == M_AUTO)
-			end_block(e);
+			report_end_block(e);
 		e->run_tiny = rec->length <= AUTO_TINY;
 		e->run_ord = e->ord;
 	}
@@ -386,7 +384,7 @@ on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre 
 	if (e->blk.ops && (e->blk.ops >= AUTO_BLOCK_OPS || t >= e->blk_end ||
 			   (t - e->max_end >= e->gap_ns &&
 			    ((t > e->max_end && e->max_end) || !e->gap_ns) && e->mode == M_AUTO)))
-		end_block(e);
+		report_end_block(e);
 	if (!e->blk.ops) {
 		e->blk.t_begin = t;
 		e->blk_end = t + AUTO_BLOCK_NS;
@@ -436,7 +434,7 @@ void report_on_phase(struct report_acc *e, const struct iotap_trace_rec *rec)
 		e->rep->markers_folded++;
 		return;
 	}
-	end_block(e);
+	report_end_block(e);
 	if (e->rep->nphases + 2 >= REPORT_PHASES_MAX) {
 		/* bounded memory: one last phase takes everything from here on */
 		close_phase(e, rec->time_ns, rec);
@@ -465,7 +463,7 @@ int report_finish(struct report_acc *e)
 	unsigned int i;
 	int ret = 0;
 
-	end_block(e);
+	report_end_block(e);
 	if (e->mode == M_AUTO) {
 		autoseg_finish(&e->seg);
 		rep->phases = autoseg_take(&e->seg, &rep->nphases);
