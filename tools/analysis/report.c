@@ -26,13 +26,15 @@
  * Ops in flight: a min-heap of the end times of ops started so far gives,
  * at each op's start, how many are still running (max_inflight); the
  * time-weighted mean comes from busy_ns.
-
  *
  * Threads (iotap_report_opts.threads >= 2, report --threads): the reading side
  * (pre_rec: decoding, the join, application figures, names) runs on a
  * pool thread and hands the records to the accumulator (acc_rec) in batches
  * (report_pipe); one thread does both otherwise. The accumulator's state is
- * one thread's either way, so the report is the same to the byte.
+ * one thread's either way, so the report is the same to the byte. From 4
+ * threads and CPUs, report_par.c computes the same report from time windows
+ * read at once, with this file's steps (report_i.h); where it cannot, this
+ * one pass reads the trace.
  */
 #include <errno.h>
 #include <inttypes.h>
