@@ -242,14 +242,10 @@ static int big_grow(void **v, size_t *bytes, size_t need)
 		return 0;
 	while (nb < need)
 		nb *= 2;
-	p = iotap_buf_alloc(&nb);
+	p = iotap_buf_grow(*v, bytes, *bytes, nb);
 	if (!p)
 		return -ENOMEM;
-	if (*v)
-		memcpy(p, *v, *bytes);
-	iotap_buf_free(*v, *bytes);
 	*v = p;
-	*bytes = nb;
 	return 0;
 }
 

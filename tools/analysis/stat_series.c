@@ -191,16 +191,13 @@ static int bins_reserve(struct iotap_series *s, uint64_t idx)
 	size = ncap * sizeof(*nb);
 	if (s->cap && size < IOTAP_BUF_HUGE)
 		size = IOTAP_BUF_HUGE;
-	nb = iotap_buf_alloc(&size);
+	nb = iotap_buf_grow(s->bins, &s->bins_size, s->n * sizeof(*nb), size);
 	if (!nb) {
 		s->err = 1;
 		return -1;
 	}
-	if (s->n)
-		memcpy(nb, s->bins, s->n * sizeof(*nb));
-	iotap_buf_free(s->bins, s->bins_size);
 	s->bins = nb;
-	s->bins_size = size;
+	size = s->bins_size;
 	s->cap = size / sizeof(*nb) < s->max ? size / sizeof(*nb) : s->max;
 	return 0;
 }

@@ -232,14 +232,11 @@ static int plain_reserve(struct bytes *b, size_t n)
 	if (need < PLAIN_HUGE)
 		return by_reserve(b, n);
 	size = need * 2 > IOTAP_BUF_HUGE ? need * 2 : IOTAP_BUF_HUGE;
-	np = iotap_buf_alloc(&size);
+	/* b->p: by_reserve()'s (below IOTAP_BUF_HUGE, malloc'ed) or an extent */
+	np = iotap_buf_grow(b->p, &b->cap, b->len, size);
 	if (!np)
 		return -ENOMEM;
-	if (b->len)
-		memcpy(np, b->p, b->len);
-	iotap_buf_free(b->p, b->cap);	/* by_reserve()'s (below IOTAP_BUF_HUGE) or an extent */
 	b->p = np;
-	b->cap = size;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "iotap_base.h"
@@ -138,6 +139,20 @@ void iotap_buf_free(void *p, size_t size)
 	}
 	else
 		free(p);
+}
+
+void *iotap_buf_grow(void *p, size_t *size, size_t used, size_t want)
+{
+	size_t n = want;
+	void *q = iotap_buf_alloc(&n);
+
+	if (!q)
+		return NULL;
+	if (used)
+		memcpy(q, p, used);
+	iotap_buf_free(p, *size);
+	*size = n;
+	return q;
 }
 
 void *iotap_buf_regrow(void *p, size_t *size, size_t want)

@@ -709,6 +709,13 @@ void iotap_buf_free(void *p, size_t size);
  */
 void iotap_buf_keep(int n);
 /*
+ * iotap_buf_grow - a buffer of at least @want bytes holding the first @used
+ * bytes of @p (a buffer of iotap_buf_alloc(), or NULL), which it frees
+ * @size: @p's size as iotap_buf_alloc() set it (any, for NULL); set to the new one
+ * Return: the buffer; NULL when out of memory, @p and *@size then untouched.
+ */
+void *iotap_buf_grow(void *p, size_t *size, size_t used, size_t want);
+/*
  * iotap_buf_regrow - a buffer of iotap_buf_alloc() (or NULL) grown to @want bytes
  * @size: its size as iotap_buf_alloc() set it (any, for NULL); set to the new one
  *
