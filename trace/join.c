@@ -64,6 +64,7 @@ struct iotap_trace_join {
 	bool exact;			/* the header says calls=1: pieces are flagged CONT */
 	uint64_t joined;		/* pieces folded into an earlier record */
 	uint64_t calls;			/* records that took at least one piece */
+	uint64_t count_lo, count_hi;	/* ... of those starting in [lo, hi) (join_count_range()) */
 	int eof;			/* 1: the reader is done; err its last result */
 	int err;
 };
@@ -93,6 +94,7 @@ int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_read
 	j->run = rd_run_of(r);
 	j->max_write = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "max_write");
 	j->exact = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "calls") == 1;
+	j->count_hi = UINT64_MAX;
 	*out = j;
 	return 0;
 }
@@ -112,6 +114,17 @@ void join_counters(const struct iotap_trace_join *j, const uint64_t **calls, con
 {
 	*calls = &j->calls;
 	*pieces = &j->joined;
+}
+
+void join_count_range(struct iotap_trace_join *j, uint64_t lo, uint64_t hi)
+{
+	j->count_lo = lo;
+	j->count_hi = hi;
+}
+
+const unsigned int *join_idle_word(const struct iotap_trace_join *j)
+{
+	return &j->n;
 }
 
 void iotap_trace_join_stats(const struct iotap_trace_join *j, uint64_t *calls, uint64_t *pieces)
@@ -170,6 +183,12 @@ static int fill(struct iotap_trace_join *j)
 	return ret ? ret : 1;
 }
 
+/* Does @h's call count in @j's counters (join_count_range())? */
+static bool counted(const struct iotap_trace_join *j, const struct iotap_trace_rec *h)
+{
+	return h->time_ns >= j->count_lo && h->time_ns < j->count_hi;
+}
+
 /* Fold @c, the next piece of @h's call, into @h. */
 static void fold(struct iotap_trace_rec *h, const struct iotap_trace_rec *c)
 {
@@ -213,11 +232,12 @@ static int resolve(struct iotap_trace_join *j)
 			if (!(c->flags & IOTAP_OPF_CONT) || c->op != h->op || c->fh != h->fh ||
 			    c->file != h->file || c->offset != h->offset + h->length)
 				return 0;
-			if (h->flags & IOTAP_OPF_CUT)
-				j->calls++;
+			if (counted(j, h)) {
+				j->calls += !!(h->flags & IOTAP_OPF_CUT);
+				j->joined++;
+			}
 			fold(h, c);
 			s->dead = true;
-			j->joined++;
 			if (!more)
 				return 0;
 			continue;
@@ -226,11 +246,12 @@ static int resolve(struct iotap_trace_join *j)
 		if (c->op != h->op || c->fh != h->fh || c->file != h->file || rec_is_cut(c) ||
 		    c->offset != h->offset + h->length || h->result != (int64_t)h->length)
 			return 0;
-		if (h->flags & IOTAP_OPF_CUT)
-			j->calls++;
+		if (counted(j, h)) {
+			j->calls += !!(h->flags & IOTAP_OPF_CUT);
+			j->joined++;
+		}
 		fold(h, c);
 		s->dead = true;
-		j->joined++;
 		if (!j->max_write || c->length != j->max_write || c->result != (int64_t)c->length)
 			return 0;
 	}

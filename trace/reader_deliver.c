@@ -292,6 +292,9 @@ static int rd_next_merged(struct iotap_trace_reader *r, const struct iotap_trace
 		}
 		if (r->eof)
 			return 0;
+		/* what is pending starts at or after the watermark: nothing before until is left */
+		if (r->until && r->watermark >= r->until && !*r->until_idle)
+			return 0;
 		ret = rd_next_chunk(r, &b);
 		if (ret < 0)
 			return ret;

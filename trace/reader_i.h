@@ -150,6 +150,14 @@ struct iotap_trace_reader {
 	/* split.c: told of each chunk taken, in file order; non-zero: fail with it */
 	int (*on_chunk)(void *arg, const struct chunk_hdr *h, uint64_t at, const struct rd_batch *b);
 	void *on_chunk_arg;
+	/*
+	 * split.c: the end of a window. Non-zero: where the reader would take
+	 * another chunk although its watermark is at or above @until (every
+	 * record starting before it delivered), it returns 0 instead, while
+	 * *@until_idle is 0 (the join on it holds no piece).
+	 */
+	uint64_t until;
+	const unsigned int *until_idle;
 };
 
 /* The @i-th decoded record of @b (its head only: no sample). */

@@ -33,14 +33,21 @@
  * where JOIN_WINDOW - 2 records in a row hold no cut piece, nothing after
  * them was folded by anything before them: a join started fresh there
  * gives what the sequential one gives from there on. Window k > 0 starts
- * its reader some SPLIT_BACK records before T_k (the watermark of an
- * earlier chunk, F), reads records from F on until JOIN_WINDOW in a row
- * held no cut piece, and starts its join there; the join's output before
- * T_k is dropped (pieces of a call begun before T_k come folded into it,
- * and not again). If T_k comes first it tries again from further back,
- * then refuses. The window's end needs no margin: its reader goes on past
- * T_k+1 as far as the join looks ahead. A joined call counts in the
- * window of its first piece (the join counts it when it returns it).
+ * its reader at a time F before T_k, reads records from F on until
+ * JOIN_WINDOW in a row held no cut piece, and starts its join there; the
+ * join's output before T_k is dropped (pieces of a call begun before T_k
+ * come folded into it, and not again). F is first one past the latest
+ * end (t_last) of the chunks before the one whose watermark is T_k, so the
+ * reader starts at that chunk, which the window before reads too (its
+ * records mostly start before T_k). If T_k comes first, it tries from
+ * SPLIT_BACK records back (the watermark of an earlier chunk, read from
+ * the first chunk that may hold records after it), then from further back,
+ * then refuses. The window's end: once its reader's watermark reaches
+ * T_k+1 every record before it was delivered, and where the join holds no
+ * piece, the next chunk is not taken (reader_i.h, until); while the join
+ * holds one it reads on as far as the join looks ahead. So each window
+ * reads its own chunks and one chunk with the next. A joined call counts
+ * in the window of its first piece (the join counts calls by their start).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +97,7 @@ struct iotap_trace_split {
 	int inexact;
 	/* progress (on r0, iotap_trace_split_reader()): bytes of the windows' own chunks taken */
 	uint64_t progress_done;
+	uint64_t decoded;		/* chunks the windows took, atomic (iotap_trace_split_decoded()) */
 	int progress_ended;
 };
 
@@ -106,6 +114,7 @@ struct iotap_trace_window {
 	uint64_t calls, pieces;
 	int err;			/* sticky */
 	int end;			/* read to its end */
+	int run;			/* its join is open, neither end nor error */
 };
 
 /* --- the plan ----------------------------------------------------------- */
@@ -270,23 +279,41 @@ static int sp_bounds(struct iotap_trace_split *s, unsigned int k)
 }
 
 /*
- * Where window @k's reader starts: about @back records before its start
- * (the watermark of a chunk, *@from) or, short of them, at the first chunk
- * (*@from 0). *@first: the first chunk that may hold a record from *@from on.
+ * Where window @k's reader starts: about @back records before its start,
+ * at *@first, delivering every record from *@from on (0: the file's first
+ * chunk, the join from there). @tight: start at a chunk all chunks before
+ * which end before *@from (their t_last, so no record of theirs starts at
+ * or after it), reading only chunks that can hold such records; else at
+ * the watermark of a chunk, from the first chunk whose t_last reaches it.
+ * Window k's start T_k is chunk tc[k]'s watermark: that chunk's records
+ * mostly start before it and count towards @back.
  */
 static void sp_lookback(const struct iotap_trace_split *s, unsigned int k, uint64_t back,
-			uint64_t *from, uint32_t *first)
+			int tight, uint64_t *from, uint32_t *first)
 {
-	uint32_t i = k ? s->tc[k] : 0;
-	uint64_t sum = 0;
+	uint32_t i = k ? s->tc[k] + tight : 0;
+	uint64_t sum = 0, pm = 0;
 
 	while (i > 0 && sum < back)
 		sum += s->c[--i].nrec;
-	/* chunks i .. tc[k] - 1 hold sum records, all from watermark(i - 1) on */
-	*from = sum >= back && i > 0 ? s->c[i - 1].watermark : 0;
+	*from = 0;
 	*first = 0;
-	if (!*from)
+	if (sum < back || !i)
 		return;
+	if (tight) {
+		uint32_t j;
+
+		for (j = 0; j < i; j++)
+			if (s->c[j].nrec && s->c[j].t_last > pm)
+				pm = s->c[j].t_last;
+		if (pm < s->t[k]) {
+			*from = pm + 1;
+			*first = i;
+			return;
+		}
+	}
+	/* chunks i .. tc[k] - 1 hold sum records, all from watermark(i - 1) on */
+	*from = s->c[i - 1].watermark;
 	while (*first < s->nc && (!s->c[*first].nrec || s->c[*first].t_last < *from))
 		(*first)++;
 }
@@ -393,14 +420,21 @@ void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done)
 	s->r0->progress(s->r0->progress_arg, s->plan.file_bytes, s->plan.file_bytes, done ? 1 : -1);
 }
 
+uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks)
+{
+	*chunks = s->nc;
+	return __atomic_load_n(&s->decoded, __ATOMIC_RELAXED);
+}
+
 uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k)
 {
-	uint32_t i = k ? s->tc[k] : 0, end = k + 1 < s->nwin ? s->tc[k + 1] : s->nc;
+	uint32_t i = k ? s->tc[k] : 0, end = k + 1 < s->nwin ? s->tc[k + 1] + 1 : s->nc;
 	uint64_t n = 0;
 
 	if (k >= s->nwin)
 		return 0;
-	for (; i < end; i++)
+	/* chunk tc[k + 1] too: its records mostly start before the window's end */
+	for (; i < end && i < s->nc; i++)
 		n += s->c[i].nrec;
 	return n;
 }
@@ -436,6 +470,7 @@ static int sp_on_chunk(void *arg, const struct chunk_hdr *h, uint64_t at, const 
 	if (w->next >= s->nc || s->c[w->next].off != at || w->r->stats.chunks_bad)
 		return -EXDEV;	/* a chunk before it did not decode */
 	c = &s->c[w->next++];
+	__atomic_add_fetch(&s->decoded, 1, __ATOMIC_RELAXED);
 	if (b->nrec && (b->tmin < c->t_first || b->bs.tend > c->t_last))
 		return -EXDEV;
 	if (!__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE)) {
@@ -473,16 +508,18 @@ static int sp_on_chunk(void *arg, const struct chunk_hdr *h, uint64_t at, const 
 
 static int sp_fail(struct iotap_trace_window *w, int err)
 {
+	w->run = 0;
 	w->err = err;
 	return err;
 }
 
 /*
- * Start the reader @back records or so before the window, read to where
- * JOIN_WINDOW records in a row held no cut piece, start the join there.
- * 0, 1: T_k came first (try from further back), -errno.
+ * Start the reader @back records or so before the window (@tight:
+ * sp_lookback()), read to where JOIN_WINDOW records in a row held no cut
+ * piece, start the join there. 0, 1: T_k came first (try from further
+ * back), -errno.
  */
-static int sp_start(struct iotap_trace_window *w, uint64_t back)
+static int sp_start(struct iotap_trace_window *w, uint64_t back, int tight)
 {
 	struct iotap_trace_split *s = w->s;
 	const struct iotap_trace_rec *p;
@@ -495,7 +532,7 @@ static int sp_start(struct iotap_trace_window *w, uint64_t back)
 	iotap_trace_reader_close(w->r);
 	w->r = NULL;
 	memset(&w->st, 0, sizeof(w->st));
-	sp_lookback(s, w->k, back, &w->from, &first);
+	sp_lookback(s, w->k, back, tight, &w->from, &first);
 	ret = iotap_trace_reader_open_fd(&w->r, s->fd, 0);
 	if (ret)
 		return ret;
@@ -518,9 +555,17 @@ static int sp_start(struct iotap_trace_window *w, uint64_t back)
 			break;
 	}
 	ret = iotap_trace_join_open(&w->j, w->r);
-	if (!ret)
-		join_counters(w->j, &w->jcalls, &w->jpieces);
-	return ret;
+	if (ret)
+		return ret;
+	join_counters(w->j, &w->jcalls, &w->jpieces);
+	join_count_range(w->j, w->lo, w->hi);
+	if (w->hi != UINT64_MAX) {
+		/* stop at the window's end without the chunks after it, where the join allows */
+		w->r->until = w->hi;
+		w->r->until_idle = join_idle_word(w->j);
+	}
+	w->run = 1;
+	return 0;
 }
 
 /**
@@ -552,10 +597,32 @@ int iotap_trace_split_window_open(struct iotap_trace_split *s, unsigned int k,
 /* The window's end: the reader's stream was exact throughout. */
 static int sp_end(struct iotap_trace_window *w)
 {
+	w->run = 0;
 	if (w->r->stats.late_records || w->r->stats.chunks_bad)
 		return sp_fail(w, -EXDEV);
 	w->end = 1;
+	w->calls = *w->jcalls;
+	w->pieces = *w->jpieces;
 	return 0;
+}
+
+/* The first call, or after the end or an error. */
+static __attribute__((noinline)) int sp_next_slow(struct iotap_trace_window *w)
+{
+	uint64_t back = SPLIT_BACK;
+	int i, ret;
+
+	if (w->err)
+		return w->err;
+	if (w->end)
+		return 0;
+	/* a chunk's worth first, then further back each time */
+	ret = sp_start(w, back, 1);
+	for (i = 0; i < SPLIT_TRIES && ret == 1; i++, back *= 16)
+		ret = sp_start(w, back, 0);
+	if (ret)
+		return sp_fail(w, ret == 1 ? -EXDEV : ret);
+	return 1;
 }
 
 int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap_trace_rec **rec)
@@ -563,33 +630,22 @@ int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap
 	const struct iotap_trace_rec *p;
 	int ret;
 
-	if (w->err)
-		return w->err;
-	if (w->end)
-		return 0;
-	if (!w->j) {
-		uint64_t back = SPLIT_BACK;
-		int i;
-
-		for (i = 0, ret = 1; i < SPLIT_TRIES && ret == 1; i++, back *= 16)
-			ret = sp_start(w, back);
-		if (ret)
-			return sp_fail(w, ret == 1 ? -EXDEV : ret);
+	if (__builtin_expect(!w->run, 0)) {
+		ret = sp_next_slow(w);
+		if (ret <= 0)
+			return ret;
 	}
 	for (;;) {
-		uint64_t c0 = *w->jcalls, p0 = *w->jpieces;
-
 		ret = iotap_trace_join_next_ref(w->j, &p);
-		if (ret < 0)
-			return sp_fail(w, ret);
-		if (ret == 0 || p->time_ns >= w->hi)
+		if (__builtin_expect(ret <= 0 || p->time_ns >= w->hi, 0)) {
+			if (ret < 0)
+				return sp_fail(w, ret);
 			return sp_end(w);
-		if (p->time_ns < w->lo)
-			continue;
-		w->calls += *w->jcalls - c0;
-		w->pieces += *w->jpieces - p0;
-		*rec = p;
-		return 1;
+		}
+		if (p->time_ns >= w->lo) {
+			*rec = p;
+			return 1;
+		}
 	}
 }
 

@@ -361,9 +361,13 @@ static inline int rec_is_cut(const struct iotap_trace_rec *rec)
 	       (rec->op == IOTAP_OP_READ || rec->op == IOTAP_OP_WRITE);
 }
 
-/* Where @j counts (iotap_trace_join_stats()): split.c reads them after every record. */
+/* Where @j counts (iotap_trace_join_stats()): split.c reads them at a window's end. */
 void join_counters(const struct iotap_trace_join *j, const uint64_t **calls,
 		   const uint64_t **pieces);
+/* split.c: count only the calls that start in [@lo, @hi) (default: all) */
+void join_count_range(struct iotap_trace_join *j, uint64_t lo, uint64_t hi);
+/* split.c: 0 while @j holds no record (the reader's until_idle) */
+const unsigned int *join_idle_word(const struct iotap_trace_join *j);
 
 /* The reader's fast-path cursor, for join.c to take records from without a call. */
 struct rd_run *rd_run_of(struct iotap_trace_reader *r);

@@ -720,7 +720,16 @@ void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, 
  */
 struct iotap_trace_reader *iotap_trace_split_reader(struct iotap_trace_split *s);
 void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done);
-/* About how many records window @k holds (its chunks' counts, from the headers): for sizing. */
+/*
+ * How many chunks the windows took so far, one chunk taken by two windows
+ * counted twice (each window shares about one with the next); *@chunks:
+ * the file's.
+ */
+uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks);
+/*
+ * About how many records window @k holds at most (the counts of the chunks
+ * that may hold them, from the headers): for sizing.
+ */
 uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k);
 /* Window @k (each at most once); thread-safe: the windows may be read on K threads at once. */
 int iotap_trace_split_window_open(struct iotap_trace_split *s, unsigned int k,
