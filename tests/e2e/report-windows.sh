@@ -62,6 +62,10 @@ for tr in s m b; do
 		IOTAP=$T/iotap-$2 outputs $T/$tr.iotap $T/w$1
 		IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads $2 $T/$tr.iotap > /dev/null 2> $T/dbg
 		grep -q "time windows on" $T/dbg || { cat $T/dbg; fail "$tr.iotap: $1 windows not used"; }
+		# each window reads its own chunks and the one it shares with the next, no more
+		read -r nw reads nc <<< "$(sed -n 's/.*: \([0-9]*\) time windows.* \([0-9]*\) chunk reads of \([0-9]*\) chunks.*/\1 \2 \3/p' $T/dbg)"
+		[ -n "$nc" ] && [ "$reads" -le $((nc + nw - 1)) ] ||
+			{ cat $T/dbg; fail "$tr.iotap: $nw windows read more than $nc + $nw - 1 chunks"; }
 		same $T/ref $T/w$1 "$tr.iotap differs in $1 windows on $2 threads"
 		unset IOTAP_REPORT_WINDOWS
 	done

@@ -68,6 +68,7 @@ static void test_block_merge(void)
 	struct iotap_series s;
 	struct iotap_seek_map sm;
 	struct iotap_trace_rec r;
+	struct op_in in;
 	uint64_t rng = 11, i, n = 6000, left = 0, width = 100000000ull, lat_ok = 1, bins_ok = 1;
 	const size_t lo = offsetof(struct iotap_pstats, ops), hi = offsetof(struct iotap_pstats,
 				   lat);
@@ -99,9 +100,10 @@ static void test_block_merge(void)
 			left = 1 + synth_rng(&rng) % 300;
 		}
 		left--;
-		series_add_op(&s, &r);
-		pstats_add_op(&blk, &r, dist != 0, dist);
-		pstats_add_op(&all, &r, dist != 0, dist);
+		in = op_in_of(&r);
+		series_add_op(&s, &in);
+		pstats_add_op(&blk, &in, dist != 0, dist);
+		pstats_add_op(&all, &in, dist != 0, dist);
 		/* the bin as counting each op in it gives */
 		w = &want[(r.time_ns - s.origin) / width];
 		w->ops++;
@@ -201,6 +203,8 @@ static void window_rec(uint64_t *rng, uint64_t *t, struct iotap_trace_rec *r, un
 static void window_feed(struct iotap_series *s, struct iotap_pstats *blk, uint64_t *left,
 			uint64_t *rng, const struct iotap_trace_rec *r)
 {
+	struct op_in in;
+
 	if (r->type == IOTAP_REC_SAMPLE) {
 		series_add_sample(s, r);
 		return;
@@ -211,8 +215,9 @@ static void window_feed(struct iotap_series *s, struct iotap_pstats *blk, uint64
 		*left = 1 + synth_rng(rng) % 300;
 	}
 	(*left)--;
-	series_add_op(s, r);
-	pstats_add_op(blk, r, 0, 0);
+	in = op_in_of(r);
+	series_add_op(s, &in);
+	pstats_add_op(blk, &in, 0, 0);
 }
 
 /*

@@ -343,6 +343,7 @@ on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre 
 	struct iotap_report *rep = e->rep;
 	uint64_t t = rec->time_ns, end = t + rec->dur_ns;
 	unsigned int op = rec->op;
+	struct op_in in;
 	int data;
 
 	if (__builtin_expect(e->mode == M_PLAN, 0)) {
@@ -396,8 +397,9 @@ on_op(struct report_acc *e, const struct iotap_trace_rec *rec, const struct pre 
 	}
 	if (p->inf > e->blk.max_inflight)
 		e->blk.max_inflight = p->inf;
-	series_add_op(&rep->series, rec);	/* first: it may fold the block's ops so far */
-	pstats_add_op(&e->blk, rec, data && p->dist != 0, p->dist);
+	in = op_in_of(rec);
+	series_add_op(&rep->series, &in);	/* first: it may fold the block's ops so far */
+	pstats_add_op(&e->blk, &in, data && p->dist != 0, p->dist);
 	if (end > e->max_end)
 		e->max_end = end;
 	if (op != IOTAP_OP_FORGET)

@@ -49,71 +49,44 @@ struct report_acc {
 };
 
 /*
- * struct rop - an OP record as the accumulator reads it (pre_op, on_op,
- * pstats_add_op, series_add_op, points_add): 56 bytes, not the record's
- * 104, as records cross between CPUs or wait in a window. Of pid, mode and
- * aux the accumulator asks one thing each, kept as a bit: an accumulator
- * that reads more of them must carry more here.
+ * struct rop - a record as report_pipe hands it to the accumulator: an OP
+ * as the accumulator reads it (pre_op, on_op: struct op_in, stat_i.h, with
+ * its file and offset), 64 bytes, not the record's 104, as records cross
+ * between CPUs; another record by its index.
  */
-#define ROP_PID0	1u		/* pid 0 (a writeback, pstats_add_op) */
-#define ROP_REG		2u		/* S_ISREG(mode) (a GETATTR of a file, pstats_add_op) */
-#define ROP_AUX1	4u		/* aux 1 (a failed writeback, pre_op) */
 struct rop {
-	uint64_t t, dur, len;
-	uint64_t file;			/* report_pipe, not an OP: its index in .other */
+	struct op_in in;
+	uint64_t file;			/* not an OP: its index in the batch's .other */
 	uint64_t off;
-	int64_t res;
-	uint32_t tid;
 	uint16_t type;
-	uint8_t op, bits;
 };
-_Static_assert(IOTAP_OP_MAX <= 256, "struct rop keeps the op in a byte");
 
-/* The op of @rec in a byte, and the ROP_* bits of its pid, mode and aux. */
-static inline uint8_t rop_op(const struct iotap_trace_rec *rec)
+/* The fields of an OP record the accumulators read, back into @r (whose others are zero). */
+static inline void rop_fill(struct iotap_trace_rec *r, const struct op_in *in)
 {
-	return (uint8_t)(rec->op < IOTAP_OP_MAX ? rec->op : IOTAP_OP_UNKNOWN);
-}
-
-static inline uint8_t rop_bits(const struct iotap_trace_rec *rec)
-{
-	return (uint8_t)((!rec->pid ? ROP_PID0 : 0) | (S_ISREG(rec->mode) ? ROP_REG : 0) |
-			 (rec->aux == 1 ? ROP_AUX1 : 0));
-}
-
-/* The fields of an OP record the accumulator reads, back into @r (whose others are zero). */
-static inline void rop_fill(struct iotap_trace_rec *r, uint64_t t, uint64_t dur, uint64_t len,
-			    int64_t res, uint32_t tid, uint8_t op, uint8_t bits)
-{
-	r->time_ns = t;
-	r->dur_ns = dur;
-	r->length = len;
-	r->result = res;
-	r->tid = tid;
-	r->op = op;
-	r->pid = bits & ROP_PID0 ? 0 : 1;
-	r->mode = bits & ROP_REG ? S_IFREG : 0;
-	r->aux = bits & ROP_AUX1 ? 1 : 0;
+	r->time_ns = in->t;
+	r->dur_ns = in->dur;
+	r->length = in->len;
+	r->result = in->res;
+	r->tid = in->tid;
+	r->op = in->op;
+	r->pid = in->bits & OPB_PID0 ? 0 : 1;
+	r->mode = in->bits & OPB_REG ? S_IFREG : 0;
+	r->aux = in->bits & OPB_AUX1 ? 1 : 0;
 }
 
 static inline void rop_put(struct rop *d, const struct iotap_trace_rec *rec)
 {
 	d->type = rec->type;
-	d->t = rec->time_ns;
-	d->dur = rec->dur_ns;
-	d->len = rec->length;
-	d->res = rec->result;
+	d->in = op_in_of(rec);
 	d->file = rec->file;
 	d->off = rec->offset;
-	d->tid = rec->tid;
-	d->op = rop_op(rec);
-	d->bits = rop_bits(rec);
 }
 
 /* @r (an OP record whose other fields are zero) from @d. */
 static inline void rop_get(struct iotap_trace_rec *r, const struct rop *d)
 {
-	rop_fill(r, d->t, d->dur, d->len, d->res, d->tid, d->op, d->bits);
+	rop_fill(r, &d->in);
 	r->file = d->file;
 	r->offset = d->off;
 }

@@ -75,19 +75,10 @@
  * file, no offset), with its seek distance and ops in flight: 56 bytes.
  */
 struct pop {
-	uint64_t t, dur, len;
-	int64_t res;
+	struct op_in in;
 	int64_t dist;			/* A: in the window; S: corrected */
-	uint32_t tid;
 	uint32_t inf;			/* A: among the window's ops; B: corrected */
-	uint8_t op, bits;		/* bits: ROP_* */
 };
-
-/* @r (an OP record whose other fields are zero) from @d. */
-static inline void pop_get(struct iotap_trace_rec *r, const struct pop *d)
-{
-	rop_fill(r, d->t, d->dur, d->len, d->res, d->tid, d->op, d->bits);
-}
 
 #define OTH_WBFAIL	0xffffu		/* an OP: a failed writeback (report_wbfail_note) */
 
@@ -207,7 +198,10 @@ struct par {
 	uint64_t *heaps[PAR_SPARES];
 	struct pblocks *bks[PAR_SPARES];
 	unsigned int nspare, nheaps, nbk;
+	size_t ops_bytes;		/* every window's ops array: the largest window's, from the headers */
 	uint64_t ns[4];		/* CPU ns in A, S, B, M (IOTAP_REPORT_DEBUG) */
+	uint64_t decoded;		/* chunks the windows read (IOTAP_REPORT_DEBUG) ... */
+	uint32_t nchunks;		/* ... of the file's */
 	const char *why;		/* -EXDEV: why one pass reads it (IOTAP_REPORT_DEBUG) */
 };
 
@@ -407,11 +401,19 @@ static int par_read(struct par *P, struct pwin *w)
 	pthread_mutex_unlock(&P->spare_lock);
 	if (!heap && !(heap = malloc(INFLIGHT_MAX * sizeof(*heap))))
 		return -ENOMEM;
-	/* sized once from the chunk headers: growth would copy, and fault in fresh pages */
-	if (big_grow((void **)&w->ops, &w->c_ops,
-		     (iotap_trace_split_records(P->split, w->k) + 1024) * sizeof(*w->ops))) {
-		heap_put(P, heap);
-		return -ENOMEM;
+	/*
+	 * One size for all, from the chunk headers: every window reuses the
+	 * arrays of those merged (fresh pages cost more than the work on a VM:
+	 * BENCHMARKS.md "Session 16"), and none grows by copying.
+	 */
+	if (w->c_ops < P->ops_bytes) {
+		iotap_buf_free(w->ops, w->c_ops);
+		w->c_ops = P->ops_bytes;
+		if (!(w->ops = iotap_buf_alloc(&w->c_ops))) {
+			w->c_ops = 0;
+			heap_put(P, heap);
+			return -ENOMEM;
+		}
 	}
 	ret = iotap_trace_split_window_open(P->split, w->k, &tw);
 	if (ret) {
@@ -438,13 +440,7 @@ static int par_read(struct par *P, struct pwin *w)
 				err = REFUSE(P, "a start time goes back");
 				break;
 			}
-			d->t = t;
-			d->dur = rec->dur_ns;
-			d->len = rec->length;
-			d->res = res;
-			d->tid = rec->tid;
-			d->op = rop_op(rec);
-			d->bits = rop_bits(rec);
+			d->in = op_in_of(rec);
 			d->dist = 0;
 			if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
 				uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
@@ -529,7 +525,7 @@ static uint32_t first_at(const struct pwin *w, uint32_t lo, uint32_t hi, uint64_
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (w->ops[mid].t < t)
+		if (w->ops[mid].in.t < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -581,7 +577,7 @@ static int plan_seek(struct par *P, struct pwin *w)
 /* The end times still in flight after the window: the carry into the next. */
 static int plan_carry(struct par *P, struct pwin *w)
 {
-	uint64_t tl = w->n_ops ? w->ops[w->n_ops - 1].t : 0, *nc;
+	uint64_t tl = w->n_ops ? w->ops[w->n_ops - 1].in.t : 0, *nc;
 	size_t a = 0, b = 0, n = 0;
 
 	if (!w->n_ops)
@@ -620,7 +616,7 @@ static int par_plan(struct par *P, struct pwin *w)
 	size_t nb = 0, nm = 0, bi = 0, mi = 0, gi = 0, ti = 0, i;
 	int ret;
 
-	if (n && P->any && w->ops[0].t < P->t_last)
+	if (n && P->any && w->ops[0].in.t < P->t_last)
 		return REFUSE(P, "a start time goes back");
 	w->ord_off = P->ord;
 	w->max_end = P->max_end;
@@ -666,7 +662,7 @@ static int par_plan(struct par *P, struct pwin *w)
 		if (gi < w->n_gap && w->gap[gi].i == at) {
 			const struct pgap *g = &w->gap[gi++];
 			uint64_t m = g->has_lm && g->lm > P->max_end ? g->lm : P->max_end;
-			uint64_t t = w->ops[at].t;
+			uint64_t t = w->ops[at].in.t;
 
 			if (m && t > m && t - m >= o->gap_ns) {
 				isb = 1;
@@ -708,7 +704,7 @@ static int par_plan(struct par *P, struct pwin *w)
 			 * none where the block is full already (q == p: a block
 			 * carried in with AUTO_BLOCK_OPS ops ends before op 0)
 			 */
-			if (q > p && (q > n || w->ops[q - 1].t >= P->bt0 + AUTO_BLOCK_NS))
+			if (q > p && (q > n || w->ops[q - 1].in.t >= P->bt0 + AUTO_BLOCK_NS))
 				q = first_at(w, p, (uint32_t)(q < n ? q : n), P->bt0 + AUTO_BLOCK_NS);
 			while (bi < nb && brk[bi] < p)
 				bi++;
@@ -730,13 +726,13 @@ static int par_plan(struct par *P, struct pwin *w)
 		s->i = p;
 		s->gap = bi < nb && brk[bi] == p ? bgap[bi] : 0;
 		P->open = 1;
-		P->bt0 = w->ops[p].t;
+		P->bt0 = w->ops[p].in.t;
 		P->bops = 1;
 		p++;
 	}
 	/* what the next window starts from */
 	if (n) {
-		P->t_last = w->ops[n - 1].t;
+		P->t_last = w->ops[n - 1].in.t;
 		P->any = 1;
 	}
 	P->ord += w->nord;
@@ -761,7 +757,6 @@ out:
 
 static int par_measure(struct par *P, struct pwin *w)
 {
-	struct iotap_trace_rec r;
 	struct iotap_pstats *cur = NULL;
 	struct iotap_sample_pt smp = w->smp;
 	size_t oi = 0, bj = 0, cj = 0, ncarry = w->n_carry;
@@ -778,6 +773,9 @@ static int par_measure(struct par *P, struct pwin *w)
 			return -ENOMEM;
 		iotap_hist_pool_init(&w->bk->pool);
 	}
+	/* room for every block at once: growing one at a time copied them all, twice or more */
+	if (big_grow((void **)&w->bk->blk, &w->bk->cap, (w->n_bs + 1) * sizeof(*w->bk->blk)))
+		return -ENOMEM;
 	if (w->bk->cont_inited) {
 		pstats_clear(&w->bk->cont);
 	} else {
@@ -791,8 +789,6 @@ static int par_measure(struct par *P, struct pwin *w)
 		cur = &w->bk->cont;
 		series_track(&w->ser, cur);
 	}
-	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
-	r.type = IOTAP_REC_OP;
 	/* where the next other record and the next block come: locals, not loads through @w */
 	opos = w->n_oth ? w->oth[0].pos : UINT32_MAX;
 	bpos = w->n_bs ? w->bs[0].i : UINT32_MAX;
@@ -821,29 +817,28 @@ static int par_measure(struct par *P, struct pwin *w)
 			break;
 		{
 			struct pop *d = &ops[p];
-			unsigned int op = d->op;
-			int data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && d->res >= 0;
+			unsigned int op = d->in.op;
+			int data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && d->in.res >= 0;
 
 			if (__builtin_expect(p == bpos, 0)) {
 				series_block_end(&w->ser);
 				if (!(cur = bk_block(w->bk, bj++)))
 					return -ENOMEM;
 				bpos = bj < w->n_bs ? w->bs[bj].i : UINT32_MAX;
-				cur->t_begin = d->t;
+				cur->t_begin = d->in.t;
 				cur->smp_first = smp;
 				cur->ord_first = ord;
 				series_track(&w->ser, cur);
 			}
-			while (__builtin_expect(cj < ncarry, 0) && carry[cj] <= d->t)
+			while (__builtin_expect(cj < ncarry, 0) && carry[cj] <= d->in.t)
 				cj++;
 			d->inf += (uint32_t)(ncarry - cj);
 			if (!cur)
 				return -EXDEV;	/* S left an op outside every block: never */
 			if (d->inf > cur->max_inflight)
 				cur->max_inflight = d->inf;
-			pop_get(&r, d);
-			series_add_op(&w->ser, &r);	/* first: it may fold the block's ops so far */
-			pstats_add_op(cur, &r, data && d->dist != 0, d->dist);
+			series_add_op(&w->ser, &d->in);	/* first: it may fold the block's ops so far */
+			pstats_add_op(cur, &d->in, data && d->dist != 0, d->dist);
 			if (op != IOTAP_OP_FORGET)
 				ord++;
 		}
@@ -884,13 +879,10 @@ static int par_merge(struct par *P, struct pwin *w)
 {
 	struct report_acc *e = &P->e;
 	struct iotap_report *rep = P->rep;
-	struct iotap_trace_rec r;
 	size_t oi, bj = 0;
 	long ob = -1;			/* the block of B open */
 	uint32_t p = 0;
 
-	memset(&r, 0, offsetof(struct iotap_trace_rec, sample));
-	r.type = IOTAP_REC_OP;
 	for (oi = 0; oi <= w->n_oth && !e->err; oi++) {
 		uint32_t pos = oi < w->n_oth ? w->oth[oi].pos : (uint32_t)w->n_ops;
 		struct poth *o;
@@ -910,13 +902,12 @@ static int par_merge(struct par *P, struct pwin *w)
 			} else {
 				/* an op of the block begun before: into it, as one pass adds it */
 				const struct pop *d = &w->ops[p++];
-				unsigned int op = d->op;
-				int data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && d->res >= 0;
+				unsigned int op = d->in.op;
+				int data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && d->in.res >= 0;
 
-				pop_get(&r, d);
 				if (d->inf > e->blk.max_inflight)
 					e->blk.max_inflight = d->inf;
-				pstats_add_op(&e->blk, &r, data && d->dist != 0, d->dist);
+				pstats_add_op(&e->blk, &d->in, data && d->dist != 0, d->dist);
 			}
 		}
 		if (oi == w->n_oth)
@@ -1117,9 +1108,11 @@ int report_par(struct iotap_report *rep, const char *path, const struct iotap_re
 			fprintf(stderr, "iotap report: %s: one pass (%s)\n", path,
 				P.why ? P.why : "?");
 		else
-			fprintf(stderr, "iotap report: %s: %u time windows on %u threads, CPU ms: "
-				"read %.0f, plan %.0f, measure %.0f, merge %.0f\n", path, P.nw,
-				P.nt, P.ns[0] / 1e6, P.ns[1] / 1e6, P.ns[2] / 1e6, P.ns[3] / 1e6);
+			fprintf(stderr, "iotap report: %s: %u time windows on %u threads, "
+				"%" PRIu64 " chunk reads of %u chunks, CPU ms: read %.0f, "
+				"plan %.0f, measure %.0f, merge %.0f\n", path, P.nw, P.nt,
+				P.decoded, P.nchunks, P.ns[0] / 1e6, P.ns[1] / 1e6,
+				P.ns[2] / 1e6, P.ns[3] / 1e6);
 	}
 	return ret;
 }
@@ -1168,8 +1161,13 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < P->nw; i++)
+	for (i = 0; i < P->nw; i++) {
+		size_t b = (iotap_trace_split_records(P->split, i) + 1024) * sizeof(struct pop);
+
 		P->win[i].k = i;
+		if (b > P->ops_bytes)
+			P->ops_bytes = b;
+	}
 	nt = o->threads < P->nw ? o->threads : P->nw;
 	P->nt = nt;
 	P->held_max = nt + 2;
@@ -1195,6 +1193,7 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 	for (i = 0; i < P->nbk; i++)
 		bk_free(P->bks[i]);
 	pthread_mutex_destroy(&P->spare_lock);
+	P->decoded = iotap_trace_split_decoded(P->split, &P->nchunks);
 	if (!ret && iotap_trace_split_stats(P->split, &rep->rs, &rep->split_calls, &rep->joined))
 		ret = REFUSE(P, "the one-pass reader may release early here (split_stats)");
 	if (!ret) {

@@ -55,7 +55,7 @@ void pstats_init(struct iotap_pstats *p, const char *name, unsigned int index, u
 void pstats_release(struct iotap_pstats *p);
 /* Zero the counters and histograms of a block, keeping its allocations. */
 void pstats_clear(struct iotap_pstats *p);
-/* pstats_add_op(): one OP record (inline, below tid_slot()). */
+/* pstats_add_op(): one OP record (inline, below tid_slot()), as a struct op_in. */
 void pstats_add_sample(struct iotap_pstats *p, const struct iotap_trace_rec *r);
 /* Add @src (which follows @dst in time) to @dst. Return: 0 or -ENOMEM. */
 int pstats_merge(struct iotap_pstats *dst, const struct iotap_pstats *src);
@@ -87,6 +87,40 @@ static inline unsigned int tid_slot(uint32_t tid)
 }
 
 /* --- pstats_add_op: one OP record, on every record's path (inline) ------- */
+
+/*
+ * struct op_in - what pstats_add_op() and series_add_op() read of an OP
+ * record: op_in_of() takes it from a record; report_par.c's windows keep
+ * their ops as these, and the pipe (report.c) carries them between CPUs.
+ * Of pid, mode and aux the accumulators ask one thing each, of one op
+ * each, kept as a bit for that op only: one that reads more of them must
+ * carry more here.
+ */
+#define OPB_PID0	1u		/* a WRITE's pid is 0 (a writeback, pstats_add_op) */
+#define OPB_REG		2u		/* a GETATTR's S_ISREG(mode) (pstats_add_op) */
+#define OPB_AUX1	4u		/* a WRITE's aux is 1 (a failed writeback, report.c pre_op) */
+struct op_in {
+	uint64_t t, dur, len;		/* time_ns, dur_ns, length */
+	int64_t res;			/* result */
+	uint32_t tid;
+	uint8_t op;			/* below IOTAP_OP_MAX (else IOTAP_OP_UNKNOWN) */
+	uint8_t bits;			/* OPB_* */
+};
+_Static_assert(IOTAP_OP_MAX <= 256, "struct op_in keeps the op in a byte");
+
+static inline __attribute__((always_inline)) struct op_in
+op_in_of(const struct iotap_trace_rec *r)
+{
+	unsigned int op = r->op < IOTAP_OP_MAX ? r->op : IOTAP_OP_UNKNOWN, bits = 0;
+
+	if (op == IOTAP_OP_WRITE)
+		bits = (!r->pid ? OPB_PID0 : 0) | (r->aux == 1 ? OPB_AUX1 : 0);
+	else if (op == IOTAP_OP_GETATTR && S_ISREG(r->mode))
+		bits = OPB_REG;
+	return (struct op_in){ .t = r->time_ns, .dur = r->dur_ns, .len = r->length,
+			       .res = r->result, .tid = r->tid, .op = (uint8_t)op,
+			       .bits = (uint8_t)bits };
+}
 
 /*
  * What each op is to the counters, one byte an op (pstats_op_flags[op]):
@@ -143,11 +177,11 @@ static inline void dir_other_size(struct iotap_dir_stats *d, unsigned int sb, ui
 }
 
 static inline __attribute__((always_inline)) void
-pstats_add_op(struct iotap_pstats *p, const struct iotap_trace_rec *r, int is_seek, int64_t dist)
+pstats_add_op(struct iotap_pstats *p, const struct op_in *r, int is_seek, int64_t dist)
 {
-	uint64_t t = r->time_ns, dur = r->dur_ns, len = r->length;
-	int64_t res = r->result;
-	unsigned int op = r->op < IOTAP_OP_MAX ? r->op : IOTAP_OP_UNKNOWN;
+	uint64_t t = r->t, dur = r->dur, len = r->len;
+	int64_t res = r->res;
+	unsigned int op = r->op;
 	unsigned int f = pstats_op_flags[op], sync = f & PSF_SYNC;
 	/* nobody waits for a FORGET (it has no reply): it ends where it starts */
 	uint64_t end = t + (op == IOTAP_OP_FORGET ? 0 : dur);
@@ -166,7 +200,7 @@ pstats_add_op(struct iotap_pstats *p, const struct iotap_trace_rec *r, int is_se
 	p->m_tid |= 1ull << word;
 	if (res < 0)
 		p->op_errors[op]++;
-	else if (op == IOTAP_OP_GETATTR && S_ISREG(r->mode))
+	else if (op == IOTAP_OP_GETATTR && (r->bits & OPB_REG))
 		p->stat_files++;
 	/* ends_sync is 0 or 1: the AND keeps it where PSF_KEEP (bit 1) is set */
 	p->ends_sync = (int)(sync | ((unsigned int)p->ends_sync & (f >> 1)));
@@ -176,7 +210,7 @@ pstats_add_op(struct iotap_pstats *p, const struct iotap_trace_rec *r, int is_se
 		struct iotap_dir_stats *d = w ? &p->wr : &p->rd;
 
 		/* FUSE sends writeback (writepage) requests with pid 0 */
-		if (w && !r->pid)
+		if (w && (r->bits & OPB_PID0))
 			p->wb_writes++;
 		d->ops++;
 		if (res > 0)
@@ -239,9 +273,9 @@ static inline struct iotap_bin *series_bin(struct iotap_series *s, uint64_t t)
  * bytes, seeks...) come from @s->src, so @r must be added to @s->src
  * after this call and before the next fold (series_track()).
  */
-static inline void series_add_op(struct iotap_series *s, const struct iotap_trace_rec *r)
+static inline void series_add_op(struct iotap_series *s, const struct op_in *r)
 {
-	uint64_t t = r->time_ns, dur = r->dur_ns, end = t + dur;
+	uint64_t t = r->t, dur = r->dur, end = t + dur;
 	unsigned int slot = tid_slot(r->tid);
 	struct iotap_bin *b = series_bin(s, t);
 
