@@ -370,6 +370,16 @@ int iotap_trace_split_open(struct iotap_trace_split **out, const char *path,
 	k = o ? o->windows : 0;
 	if (!k)
 		k = (unsigned int)(s->plan.file_bytes / SPLIT_BYTES) + 1;
+	if (o && o->records) {
+		uint64_t total = 0, kr;
+		uint32_t i;
+
+		for (i = 0; i < s->nc; i++)
+			total += s->c[i].nrec;
+		kr = (total + o->records - 1) / o->records;
+		if (kr > k)
+			k = (unsigned int)(kr < 100000 ? kr : 100000);
+	}
 	if (o && o->min_chunks && k > s->nc / o->min_chunks)
 		k = s->nc / o->min_chunks ? s->nc / o->min_chunks : 1;
 	if (k > s->nc)

@@ -608,5 +608,29 @@ int main(int argc, char **argv)
 		ok(all > 8 && few > 1 && few <= all / 4,
 		   "min_chunks 8: %u windows where 1000 wanted gave %u", few, all);
 	}
+	{
+		/* records: more windows where each would hold more records, as the headers count them */
+		struct iotap_trace_split_opts m = { .windows = 2 };
+		unsigned int two = 0, by = 0, k;
+		uint64_t most = 0, total = 0;
+
+		if (!iotap_trace_split_open(&s, wm, &m)) {
+			two = iotap_trace_split_count(s);
+			for (k = 0; k < two; k++)
+				total += iotap_trace_split_records(s, k);
+			iotap_trace_split_close(s);
+		}
+		m.records = total / 20;
+		if (m.records && !iotap_trace_split_open(&s, wm, &m)) {
+			by = iotap_trace_split_count(s);
+			for (k = 0; k < by; k++)
+				if (iotap_trace_split_records(s, k) > most)
+					most = iotap_trace_split_records(s, k);
+			iotap_trace_split_close(s);
+		}
+		ok(two == 2 && by >= 10 && by <= 21 && most <= 3 * m.records,
+		   "records %" PRIu64 ": %u windows where 2 wanted (largest %" PRIu64 " records)",
+		   m.records, by, most);
+	}
 	return done_testing();
 }

@@ -62,9 +62,15 @@
 
 #include "report_i.h"
 
-#define PAR_WINDOW_BYTES	(1ull << 20)	/* a window per MiB of trace file ... */
-#define PAR_MIN_BYTES		(1ull << 20)	/* ... of a file of at least this ... */
-#define PAR_MIN_CHUNKS		8		/* ... and of at least this many chunks each */
+/*
+ * Windows: at least two a thread, at most PAR_WINDOW_RECORDS records each
+ * (memory: each held window keeps about 90 bytes an op, its ops and its
+ * blocks), at least PAR_MIN_CHUNKS chunks each (each reads one chunk more,
+ * the one it shares with the next), of a file of at least PAR_MIN_BYTES.
+ */
+#define PAR_WINDOW_RECORDS	(512u << 10)
+#define PAR_MIN_CHUNKS		4
+#define PAR_MIN_BYTES		(1ull << 20)
 #define PAR_MIN_THREADS		4		/* --threads and CPUs: fewer read in one pass */
 #define PAR_KEEP		32		/* huge buffers kept between window readers */
 #define PAR_SPARES		64		/* >= the windows held at once (threads + 2) */
@@ -773,9 +779,20 @@ static int par_measure(struct par *P, struct pwin *w)
 			return -ENOMEM;
 		iotap_hist_pool_init(&w->bk->pool);
 	}
-	/* room for every block at once: growing one at a time copied them all, twice or more */
-	if (big_grow((void **)&w->bk->blk, &w->bk->cap, (w->n_bs + 1) * sizeof(*w->bk->blk)))
-		return -ENOMEM;
+	/*
+	 * Room for every block at once, and a quarter more for the next
+	 * windows: growing one at a time (doubling) copied them all, twice or
+	 * more, and left arrays twice the size needed.
+	 */
+	if ((w->n_bs + 1) * sizeof(*w->bk->blk) > w->bk->cap) {
+		size_t want = (w->n_bs + 1) * sizeof(*w->bk->blk) / 4 * 5;
+		void *p = iotap_buf_grow(w->bk->blk, &w->bk->cap,
+					 w->bk->inited * sizeof(*w->bk->blk), want);
+
+		if (!p)
+			return -ENOMEM;
+		w->bk->blk = p;
+	}
 	if (w->bk->cont_inited) {
 		pstats_clear(&w->bk->cont);
 	} else {
@@ -1058,15 +1075,14 @@ static void par_work(void *arg)
 
 /*
  * The windows wanted: IOTAP_REPORT_WINDOWS=K (tests: K windows, at any
- * thread count and file size), else one per PAR_WINDOW_BYTES of file and
- * at least two per thread. Return: 0, -EXDEV: one pass.
+ * thread count and file size), else as PAR_WINDOW_RECORDS says. Return:
+ * 0, -EXDEV: one pass.
  */
 static int par_windows(struct par *P, const char *path, unsigned int threads,
 		       struct iotap_trace_split_opts *so)
 {
 	const char *env = getenv("IOTAP_REPORT_WINDOWS");
 	struct stat st;
-	uint64_t n;
 
 	memset(so, 0, sizeof(*so));
 	if (env && *env) {
@@ -1084,10 +1100,8 @@ static int par_windows(struct par *P, const char *path, unsigned int threads,
 		return REFUSE(P, "fewer CPUs than it pays for");
 	if (stat(path, &st))
 		return REFUSE(P, "no file");	/* the one pass says why */
-	n = (uint64_t)st.st_size / PAR_WINDOW_BYTES;
-	if (n < 2ull * threads)
-		n = 2ull * threads;
-	so->windows = (unsigned int)(n < 100000 ? n : 100000);
+	so->windows = threads < 50000 ? 2 * threads : 100000;
+	so->records = PAR_WINDOW_RECORDS;
 	so->min_bytes = PAR_MIN_BYTES;
 	so->min_chunks = PAR_MIN_CHUNKS;
 	return 0;

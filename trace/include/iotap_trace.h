@@ -695,10 +695,12 @@ struct iotap_trace_split_opts {
 	uint64_t min_bytes;		/* smaller files: -EXDEV */
 	/*
 	 * Fewer windows where each would hold fewer chunks than this (0: no
-	 * floor): a window decodes about four chunks beyond its own (two
-	 * before its start for the join, two after its end for the merge).
+	 * floor): a window decodes about one chunk beyond its own (the one it
+	 * shares with the next).
 	 */
 	unsigned int min_chunks;
+	/* More windows where each would hold more records than this (the headers' counts; 0: no cap). */
+	uint64_t records;
 };
 
 /* Plan from the chunk headers. Return: 0, -EXDEV (read it whole), -errno as iotap_trace_reader_open(). */
