@@ -20,13 +20,14 @@
 # thread's share of the CPU time; the busiest thread's CPU seconds bound
 # the wall time from below whatever the load (the critical path).
 # Needs the build directory: set IOTAP_BUILD, or run from the source tree
-# with build/ in it.
+# with build/ in it; or IOTAP and SYNTH, the programs themselves (a bundle
+# for another host: tests/bench/report-bundle.sh).
 set -u
 DIR=${1:-${TMPDIR:-/tmp}}
 N=${RECORDS:-20000000}
 BUILD=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 IOTAP=${IOTAP:-$BUILD/tools/iotap}
-SYNTH=$BUILD/tests/unit/report-synth
+SYNTH=${SYNTH:-$BUILD/tests/unit/report-synth}
 TR=$DIR/report-bench-$N.iotap
 ROUNDS=${ROUNDS:-5}
 THREADS=${THREADS:-1 2}
