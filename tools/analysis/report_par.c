@@ -393,8 +393,10 @@ static int par_read(struct par *P, struct pwin *w)
 	const struct iotap_report_opts *o = P->o;
 	struct iotap_trace_window *tw;
 	const struct iotap_trace_rec *rec;
-	uint64_t *heap, tprev = 0, lm = 0;
-	unsigned int nheap = 0, run = 2;
+	uint64_t *heap, tprev = 0, lm = 0, nord = 0, gap_ns = o->gap_ns;
+	unsigned int nheap = 0, run = 2, maxheap = 0;
+	struct pop *ops;
+	size_t nops = 0, cap;
 	int ret, any = 0, err = 0;
 
 	seek_map_init(&w->lmap);
@@ -426,21 +428,28 @@ static int par_read(struct par *P, struct pwin *w)
 		heap_put(P, heap);
 		return ret;
 	}
+	/* the loop's state in locals, not loads and stores through @w beside the ops' stores */
+	ops = w->ops;
+	cap = w->c_ops / sizeof(*ops);
 	while (!err && (ret = iotap_trace_window_next_ref(tw, &rec)) > 0) {
 		if (__builtin_expect(rec->type == IOTAP_REC_OP, 1)) {
 			uint64_t t = rec->time_ns, end = t + rec->dur_ns;
 			unsigned int op = rec->op;
 			int64_t res = rec->result;
-			uint32_t i = (uint32_t)w->n_ops;
-			struct pop *d = NULL;
+			uint32_t i = (uint32_t)nops;
+			struct pop *d;
 
-			if (__builtin_expect((w->n_ops + 1) * sizeof(*d) <= w->c_ops, 1) ||
-			    !big_grow((void **)&w->ops, &w->c_ops, (w->n_ops + 1) * sizeof(*d)))
-				d = &w->ops[w->n_ops++];
-			if (!d || w->n_ops >= UINT32_MAX) {
-				err = -ENOMEM;
-				break;
+			if (__builtin_expect(nops >= cap, 0)) {
+				/* more than the headers said: grow, copying */
+				if (nops >= UINT32_MAX - 1 ||
+				    big_grow((void **)&w->ops, &w->c_ops, (nops + 1) * sizeof(*d))) {
+					err = -ENOMEM;
+					break;
+				}
+				ops = w->ops;
+				cap = w->c_ops / sizeof(*ops);
 			}
+			d = &ops[nops++];
 			if (any && t < tprev) {
 				/* in-flight counts and the time rule need start times in order */
 				err = REFUSE(P, "a start time goes back");
@@ -459,14 +468,14 @@ static int par_read(struct par *P, struct pwin *w)
 					if (!(tn = PUSH(w, tiny)))
 						err = -ENOMEM;
 					else
-						*tn = (struct ptiny){ .i = i, .tiny = tiny, .ord = w->nord };
+						*tn = (struct ptiny){ .i = i, .tiny = tiny, .ord = nord };
 					run = tiny;
 				}
 			}
 			d->inf = inflight_at(heap, &nheap, t, end);
-			if (nheap > w->maxheap)
-				w->maxheap = nheap;
-			if (!any || (t > lm && t - lm >= o->gap_ns)) {
+			if (nheap > maxheap)
+				maxheap = nheap;
+			if (!any || (t > lm && t - lm >= gap_ns)) {
 				struct pgap *g = PUSH(w, gap);
 
 				if (!g)
@@ -474,17 +483,22 @@ static int par_read(struct par *P, struct pwin *w)
 				else
 					*g = (struct pgap){ .i = i, .has_lm = (uint32_t)any, .lm = lm };
 			}
-			if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1 &&
-			    a_other(w, rec, OTH_WBFAIL))
-				err = -ENOMEM;
+			if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1) {
+				w->n_ops = nops;
+				w->nord = nord;
+				if (a_other(w, rec, OTH_WBFAIL))
+					err = -ENOMEM;
+			}
 			if (end > lm)
 				lm = end;
 			any = 1;
 			tprev = t;
 			if (op != IOTAP_OP_FORGET)
-				w->nord++;
+				nord++;
 			continue;
 		}
+		w->n_ops = nops;	/* where the record comes (a_other) */
+		w->nord = nord;
 		switch (rec->type) {
 		case IOTAP_REC_SAMPLE:
 		case IOTAP_REC_PHASE:
@@ -501,6 +515,9 @@ static int par_read(struct par *P, struct pwin *w)
 		}
 	}
 	iotap_trace_window_close(tw);
+	w->n_ops = nops;
+	w->nord = nord;
+	w->maxheap = maxheap;
 	if (!err && ret < 0)
 		err = ret != -EXDEV ? ret : REFUSE(P, "a window found damage or a broken promise");
 	w->lmax = lm;
