@@ -166,8 +166,10 @@ struct pwin {
 	uint64_t ord_off, max_end;	/* ops and the latest end before the window */
 	struct iotap_sample_pt smp;	/* the last sample before the window */
 	int flag_marks;			/* markers end blocks */
+	uint32_t fm;			/* ops before it are in automatic mode (first marker; n + 1: none) */
 	/* B */
-	struct pblocks *bk;		/* its blocks: n_bs of bk->blk */
+	struct pblocks *bk;		/* its blocks' struct iotap_pstats */
+	uint32_t *bref;			/* block j's in bk->blk for M, UINT32_MAX: folded (par_measure) */
 	struct iotap_series ser;
 	int last_open;			/* the last block is still open at the window's end */
 };
@@ -317,6 +319,7 @@ static void win_free(struct par *P, struct pwin *w)
 	free(w->names);
 	free(w->hend);
 	free(w->bs);
+	free(w->bref);
 	free(w->carry);
 	seek_map_release(&w->lmap);
 	if (w->bk) {
@@ -668,6 +671,7 @@ static int par_plan(struct par *P, struct pwin *w)
 	}
 	if (P->marks && fm == n + 1)
 		fm = 0;	/* a window before turned them */
+	w->fm = fm;
 	/* gap and tiny-run turns, in automatic mode (ops before the first marker) */
 	brk = malloc((w->n_gap + w->n_tiny + 1) * sizeof(*brk));
 	bgap = malloc((w->n_gap + w->n_tiny + 1) * sizeof(*bgap));
@@ -778,15 +782,59 @@ out:
 
 /* --- B: the window's blocks and bins ------------------------------------- */
 
+/*
+ * Blocks that M would merge one by one into the same phase -- after the
+ * first marker, with no marker between them, not the window's last block
+ * if it goes on in the next -- are folded here instead: each measured in
+ * one scratch block while it runs, then merged into the run's own block,
+ * which M merges once (pstats_merge() of blocks that follow one another
+ * adds up the same either way). M's serial work and the window's block
+ * memory then grow with its markers, not with its ops.
+ */
+struct pfold {
+	struct pblocks *bk;
+	uint32_t nslot;			/* bk->blk in use */
+	struct iotap_pstats *scratch;	/* the folding block being measured */
+	long run;			/* the open run's slot, -1: none */
+	uint32_t run_last;		/* the last block folded into it */
+};
+
+/* The folding block measured in the scratch block ended: into the run. */
+static int fold_end(struct pfold *f)
+{
+	struct iotap_pstats *r;
+
+	if (f->run < 0) {
+		if (!bk_block(f->bk, f->nslot))
+			return -ENOMEM;
+		f->run = f->nslot++;
+	}
+	r = &f->bk->blk[f->run];
+	if (pstats_merge(r, f->scratch))
+		return -ENOMEM;
+	pstats_clear(f->scratch);
+	return 0;
+}
+
+/* The run ends: M merges it where it merged the run's last block. */
+static void fold_close(struct pfold *f, uint32_t *bref)
+{
+	if (f->run >= 0)
+		bref[f->run_last] = (uint32_t)f->run;
+	f->run = -1;
+}
+
 static int par_measure(struct par *P, struct pwin *w)
 {
 	struct iotap_pstats *cur = NULL;
 	struct iotap_sample_pt smp = w->smp;
-	size_t oi = 0, bj = 0, cj = 0, ncarry = w->n_carry;
+	size_t oi = 0, bj = 0, cj = 0, ncarry = w->n_carry, nslots, i;
 	const uint64_t *carry = w->carry;
 	struct pop *ops = w->ops;
 	uint64_t ord = w->ord_off;
-	uint32_t p, n = (uint32_t)w->n_ops, opos, bpos;
+	uint32_t p, n = (uint32_t)w->n_ops, opos, bpos, last_phase = 0;
+	struct pfold f = { .run = -1 };
+	int cur_fold = 0, has_phase = 0, ret;
 
 	pthread_mutex_lock(&P->spare_lock);
 	w->bk = P->nbk ? P->bks[--P->nbk] : NULL;
@@ -796,19 +844,31 @@ static int par_measure(struct par *P, struct pwin *w)
 			return -ENOMEM;
 		iotap_hist_pool_init(&w->bk->pool);
 	}
+	f.bk = w->bk;
+	if (!(w->bref = malloc((w->n_bs + 1) * sizeof(*w->bref))))
+		return -ENOMEM;
+	/* a folding window's last block folds only where a marker ends it */
+	for (i = 0; w->flag_marks && i < w->n_oth; i++)
+		if (w->oth[i].type == IOTAP_REC_PHASE) {
+			has_phase = 1;
+			last_phase = w->oth[i].pos;
+		}
 	/*
-	 * Room for every block at once, and a quarter more for the next
-	 * windows: growing one at a time (doubling) copied them all, twice or
-	 * more, and left arrays twice the size needed.
+	 * Room for every block at once (blocks, runs and the scratch: at most
+	 * the blocks, the markers and two), and a quarter more for the next
+	 * windows, so that no pointer into it moves: growing one at a time
+	 * (doubling) copied them all, twice or more, and left arrays twice the
+	 * size needed.
 	 */
-	if ((w->n_bs + 1) * sizeof(*w->bk->blk) > w->bk->cap) {
-		size_t want = (w->n_bs + 1) * sizeof(*w->bk->blk) / 4 * 5;
-		void *p = iotap_buf_grow(w->bk->blk, &w->bk->cap,
+	nslots = w->n_bs + w->n_oth + 2;
+	if (nslots * sizeof(*w->bk->blk) > w->bk->cap) {
+		size_t want = nslots * sizeof(*w->bk->blk) / 4 * 5;
+		void *q = iotap_buf_grow(w->bk->blk, &w->bk->cap,
 					 w->bk->inited * sizeof(*w->bk->blk), want);
 
-		if (!p)
+		if (!q)
 			return -ENOMEM;
-		w->bk->blk = p;
+		w->bk->blk = q;
 	}
 	if (w->bk->cont_inited) {
 		pstats_clear(&w->bk->cont);
@@ -844,7 +904,11 @@ static int par_measure(struct par *P, struct pwin *w)
 				/* the block ends: the bins stop counting it (one pass clears it) */
 				series_block_end(&w->ser);
 				series_track(&w->ser, NULL);
+				if (cur_fold && (ret = fold_end(&f)))
+					return ret;
+				fold_close(&f, w->bref);
 				cur = NULL;
+				cur_fold = 0;
 			}
 		}
 		if (p == n)
@@ -856,8 +920,23 @@ static int par_measure(struct par *P, struct pwin *w)
 
 			if (__builtin_expect(p == bpos, 0)) {
 				series_block_end(&w->ser);
-				if (!(cur = bk_block(w->bk, bj++)))
-					return -ENOMEM;
+				if (cur_fold && (ret = fold_end(&f)))
+					return ret;
+				cur_fold = w->flag_marks && p >= w->fm &&
+					   (bj + 1 < w->n_bs || (has_phase && last_phase > p));
+				if (cur_fold) {
+					if (!f.scratch && !(f.scratch = bk_block(w->bk, f.nslot++)))
+						return -ENOMEM;
+					cur = f.scratch;
+					w->bref[bj] = UINT32_MAX;
+					f.run_last = (uint32_t)bj;
+				} else {
+					fold_close(&f, w->bref);
+					if (!(cur = bk_block(w->bk, f.nslot)))
+						return -ENOMEM;
+					w->bref[bj] = f.nslot++;
+				}
+				bj++;
 				bpos = bj < w->n_bs ? w->bs[bj].i : UINT32_MAX;
 				cur->t_begin = d->in.t;
 				cur->smp_first = smp;
@@ -878,6 +957,9 @@ static int par_measure(struct par *P, struct pwin *w)
 		}
 	}
 	series_block_end(&w->ser);
+	if (cur_fold)
+		return -EXDEV;	/* a folding block open at the end: never (the test above) */
+	fold_close(&f, w->bref);
 	w->last_open = cur && cur != &w->bk->cont;
 	return w->ser.err ? -ENOMEM : 0;
 }
@@ -909,6 +991,15 @@ static int take_block(struct iotap_pstats *dst, const struct iotap_pstats *src)
 	return ret;
 }
 
+/* Block @ob of @w ends: to the phases, or its run where it is a run's last (folded: nothing). */
+static void m_block_done(struct report_acc *e, const struct pwin *w, long ob)
+{
+	uint32_t s = w->bref[ob];
+
+	if (s != UINT32_MAX)
+		report_block_done(e, &w->bk->blk[s], w->bs[ob].gap);
+}
+
 static int par_merge(struct par *P, struct pwin *w)
 {
 	struct report_acc *e = &P->e;
@@ -924,7 +1015,7 @@ static int par_merge(struct par *P, struct pwin *w)
 		while (p < pos) {
 			if (bj < w->n_bs && w->bs[bj].i == p) {
 				if (ob >= 0)
-					report_block_done(e, &w->bk->blk[ob], w->bs[ob].gap);
+					m_block_done(e, w, ob);
 				else
 					report_end_block(e);
 				ob = (long)bj++;
@@ -959,7 +1050,7 @@ static int par_merge(struct par *P, struct pwin *w)
 			break;
 		case IOTAP_REC_PHASE:
 			if (w->flag_marks && ob >= 0) {
-				report_block_done(e, &w->bk->blk[ob], w->bs[ob].gap);
+				m_block_done(e, w, ob);
 				ob = -1;
 			}
 			e->ord = w->ord_off + o->ord;
@@ -979,9 +1070,9 @@ static int par_merge(struct par *P, struct pwin *w)
 	if (e->err)
 		return e->err;
 	if (ob >= 0) {
-		if (!w->last_open)
+		if (!w->last_open || w->bref[ob] == UINT32_MAX)
 			return -EXDEV;	/* B and M disagree: never */
-		if (take_block(&e->blk, &w->bk->blk[ob]))
+		if (take_block(&e->blk, &w->bk->blk[w->bref[ob]]))
 			return -ENOMEM;
 		e->blk_gap = w->bs[ob].gap;
 	}
