@@ -347,6 +347,9 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		u->watchdog_up = !pthread_create(&u->watchdog, NULL, uring_watchdog_thread, u);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* by name in /proc/PID/task/ (its wake-ups: e2e fs-uring-idle) */
+		if (u->watchdog_up)
+			pthread_setname_np(u->watchdog, "iotap-watchdog");
 	}
 	if (started < nq || !u->watchdog_up)
 		fs_log(FS_LOG_ERR, "io_uring: cannot start every ring thread; requests stay "
