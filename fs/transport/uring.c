@@ -107,6 +107,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uring_i.h"
@@ -878,18 +879,21 @@ void uring_watchdog_wake(struct fs_uring *u)
 
 void *uring_watchdog_thread(void *arg)
 {
+	/*
+	 * Between looks a plain sleep, no condition variable: glibc's timed
+	 * wait takes its mutex back marked contended, so it cost a
+	 * FUTEX_WAKE per look besides the wait. fs_uring_stop() waits for
+	 * the look in progress, at most a period.
+	 */
+	const struct timespec period = { 0, URING_WATCH_NS };
 	struct fs_uring *u = arg;
 	unsigned int idle = 0;
 
-	pthread_mutex_lock(&u->wlock);
 	while (!CMM_LOAD_SHARED(u->stopping)) {
 		if (watchdog_look(u)) {
 			idle = 0;
 		} else if (++idle >= URING_WATCH_IDLE && u->wd_can_sleep) {
-			/* not under wlock: fs_uring_stop() takes it to signal wcond */
-			pthread_mutex_unlock(&u->wlock);
 			watchdog_sleep(u);
-			pthread_mutex_lock(&u->wlock);
 			idle = 0;
 			/*
 			 * Look at once: it notes the seq of the request that
@@ -898,9 +902,8 @@ void *uring_watchdog_thread(void *arg)
 			 */
 			continue;
 		}
-		iotap_cond_wait_ns(&u->wcond, &u->wlock, URING_WATCH_NS);
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &period, NULL);
 	}
-	pthread_mutex_unlock(&u->wlock);
 	return NULL;
 }
 

@@ -153,13 +153,11 @@ struct fs_uring {
 	pthread_t watchdog;
 	bool watchdog_up;
 	bool wd_can_sleep;			/* membarrier(2) registered: see watchdog_sleep() */
-	pthread_mutex_t wlock;
-	pthread_cond_t wcond;			/* the watchdog waits here between looks */
 	/*
 	 * 1 while the watchdog sleeps until a leader enters a handler
 	 * (futex). Every leader reads it per request; it is written only as
 	 * the watchdog falls asleep and is woken, so it has a cache line of
-	 * its own: off_busy's and wlock's writes would otherwise take that
+	 * its own: off_busy's writes (per fsync) would otherwise take that
 	 * line from every CPU's cache.
 	 */
 	unsigned int wd_asleep __attribute__((aligned(CAA_CACHE_LINE_SIZE)));

@@ -210,8 +210,6 @@ static void uring_free(struct fs_uring *u)
 	}
 	if (u->evfd >= 0)
 		close(u->evfd);
-	pthread_mutex_destroy(&u->wlock);
-	pthread_cond_destroy(&u->wcond);
 	free(u->queues);
 	free(u->ents);
 	free(u);
@@ -270,8 +268,6 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 	u->direct = fs->uring_direct != 0;
 	u->payload_sz = payload_sz;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
-	pthread_mutex_init(&u->wlock, NULL);
-	pthread_cond_init(&u->wcond, NULL);
 	u->queues = calloc(nq, sizeof(*u->queues));
 	u->ents = calloc((size_t)nq * depth, sizeof(*u->ents));
 	if (u->evfd < 0 || !u->queues || !u->ents)
@@ -420,10 +416,11 @@ void fs_uring_stop(struct fs_ctx *fs)
 	CMM_STORE_SHARED(u->stopping, 1);
 	if (write(u->evfd, &one, sizeof(one)) != sizeof(one))
 		fs_log(FS_LOG_WARN, "io_uring: cannot wake the ring threads: %s", strerror(errno));
-	pthread_mutex_lock(&u->wlock);
-	pthread_cond_signal(&u->wcond);
-	pthread_mutex_unlock(&u->wlock);
-	/* asleep till a leader enters a handler: stopping, then wd_asleep (watchdog_sleep()) */
+	/*
+	 * The watchdog ends at its next look (a period at most), or, asleep
+	 * till a leader enters a handler, once woken: stopping, then
+	 * wd_asleep, as a leader does busy (uring.c, watchdog_sleep()).
+	 */
 	cmm_smp_mb();
 	if (CMM_LOAD_SHARED(u->wd_asleep))
 		uring_watchdog_wake(u);
