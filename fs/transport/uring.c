@@ -62,7 +62,8 @@
  *    other entries keep serving (e2e fs-uring proves it with an
  *    interruptible delay) -- but not while that handler sleeps
  *    uninterruptibly. While no leader is in a handler the watchdog
- *    sleeps, and the leader that enters one wakes it (e2e fs-uring-idle). The queue depth an application gets is uring_depth
+ *    sleeps, and the leader that enters one wakes it (e2e
+ *    fs-uring-idle). The queue depth an application gets is uring_depth
  *    per CPU, like libfuse's worker threads on /dev/fuse.
  *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
  *    -- fuse_in_header, the op's header, then the payload -- without moving
@@ -679,7 +680,7 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 			 * wakes; that store-load pair needs a full barrier,
 			 * which watchdog_sleep()'s membarrier() supplies, so
 			 * on x86 both barriers here are the compiler's and the
-			 * request costs one read of a line no one writes.
+			 * request costs one read of a line written per sleep.
 			 */
 			CMM_STORE_SHARED(q->seq, q->seq + 1);
 			cmm_smp_wmb();
@@ -757,11 +758,9 @@ int uring_queue_spawn(struct fs_uring_queue *q)
 }
 
 /*
- * --- the watchdog ---
- *
- * A leader that has been in one handler for one to two URING_WATCH_NS
- * (an fsync on a slow disk, a read of a FIFO) loses the lead to another
- * thread, so the queue's other entries keep serving.
+ * The watchdog: a leader that has been in one handler for one to two
+ * URING_WATCH_NS (an fsync on a slow disk, a read of a FIFO) loses the
+ * lead to another thread, so the queue's other entries keep serving.
  *
  * It looks every URING_WATCH_NS only while there is something to look
  * at: after URING_WATCH_IDLE looks in a row in which no request began and
@@ -845,10 +844,11 @@ static bool uring_any_busy(const struct fs_uring *u)
  * pays for both: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
  * barrier on every CPU that runs a thread of this process (those that
  * run none passed one in the scheduler), the asymmetric fence of the
- * membarrier(2) man page and of liburcu's memb flavour. A leader that
- * hits the window between the two is at worst woken for nothing (one
- * FUTEX_WAKE, the watchdog looks again and sleeps again). fs_uring_stop()
- * is the same dance with u->stopping for q->busy, with a full barrier.
+ * membarrier(2) man page and of liburcu's memb flavour. Both may see
+ * each other (a leader entering its handler between the watchdog's
+ * store and its look): then the watchdog stays awake and the leader's
+ * FUTEX_WAKE finds no one, the only cost. fs_uring_stop() is the same
+ * dance with u->stopping for q->busy, with a full barrier.
  * Where membarrier(2) is refused (u->wd_can_sleep false) it never sleeps
  * and looks every period as before.
  */
@@ -885,7 +885,9 @@ void *uring_watchdog_thread(void *arg)
 	 * FUTEX_WAKE per look besides the wait. fs_uring_stop() waits for
 	 * the look in progress, at most a period.
 	 */
-	const struct timespec period = { 0, URING_WATCH_NS };
+	const struct timespec period = {
+		URING_WATCH_NS / 1000000000, URING_WATCH_NS % 1000000000
+	};
 	struct fs_uring *u = arg;
 	unsigned int idle = 0;
 
