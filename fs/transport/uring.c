@@ -61,7 +61,9 @@
  *    another thread of the queue (up to one per entry) to lead, so the
  *    other entries keep serving (e2e fs-uring proves it with an
  *    interruptible delay) -- but not while that handler sleeps
- *    uninterruptibly. The queue depth an application gets is uring_depth
+ *    uninterruptibly. While no leader is in a handler the watchdog
+ *    sleeps, and the leader that enters one wakes it (e2e
+ *    fs-uring-idle). The queue depth an application gets is uring_depth
  *    per CPU, like libfuse's worker threads on /dev/fuse.
  *  - A request (CQE) is rebuilt as the contiguous message libfuse expects
  *    -- fuse_in_header, the op's header, then the payload -- without moving
@@ -97,6 +99,7 @@
  */
 #include <errno.h>
 #include <linux/fuse.h>
+#include <linux/membarrier.h>
 #include <liburing.h>
 #include <sched.h>
 #include <signal.h>
@@ -105,6 +108,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uring_i.h"
@@ -668,9 +672,22 @@ static bool lead(struct fs_uring_queue *q, uint64_t token)
 			if (offload_op(((const struct fuse_in_header *)e->hdr->in_out)->opcode) &&
 			    queue_offload(q, e))
 				continue;
-			/* no clock, no lock: the watchdog sees seq stand still */
+			/*
+			 * No clock, no lock: the watchdog sees seq stand still.
+			 * seq before busy (watchdog_look() reads them the other
+			 * way round), and busy before the look at wd_asleep, a
+			 * line only written when the watchdog falls asleep or
+			 * wakes; that store-load pair needs a full barrier,
+			 * which watchdog_sleep()'s membarrier() supplies, so
+			 * on x86 both barriers here are the compiler's and the
+			 * request costs one read of a line written per sleep.
+			 */
 			CMM_STORE_SHARED(q->seq, q->seq + 1);
+			cmm_smp_wmb();
 			CMM_STORE_SHARED(q->busy, 1);
+			cmm_barrier();
+			if (caa_unlikely(CMM_LOAD_SHARED(q->u->wd_asleep)))
+				uring_watchdog_wake(q->u);
 			served = ent_serve(e);
 			pthread_mutex_lock(&q->lock);
 			q->served += served;
@@ -742,25 +759,45 @@ int uring_queue_spawn(struct fs_uring_queue *q)
 
 /*
  * The watchdog: a leader that has been in one handler for one to two
- * URING_WATCH_NS
- * (an fsync on a slow disk, a read of a FIFO) loses the lead to another
- * thread, so the queue's other entries keep serving.
+ * URING_WATCH_NS (an fsync on a slow disk, a read of a FIFO) loses the
+ * lead to another thread, so the queue's other entries keep serving.
+ *
+ * It looks every URING_WATCH_NS only while there is something to look
+ * at: after URING_WATCH_IDLE looks in a row in which no request began and
+ * no leader was in a handler it sleeps (watchdog_sleep()) until a leader
+ * enters one, so an idle mount costs no wake-ups at all (it cost 1,000 a
+ * second: BENCHMARKS.md, session 16). The idle looks before it sleeps keep
+ * it awake under a steady load, where a leader would otherwise pay a
+ * futex wake for the first request after each sleep.
  */
-void *uring_watchdog_thread(void *arg)
+
+/*
+ * Look at every queue once: hand on the lead of a queue whose leader has
+ * been in the same handler since the last look. Return: whether anything
+ * moved -- a leader in a handler, or a request begun since the last look.
+ * q->lock is taken only where a hand-on is likely (the leaders take it per
+ * request: the look does not pull its line from them every period).
+ */
+static bool watchdog_look(struct fs_uring *u)
 {
-	struct fs_uring *u = arg;
+	bool moved = false;
 	unsigned int i;
 
-	pthread_mutex_lock(&u->wlock);
-	while (!CMM_LOAD_SHARED(u->stopping)) {
-		iotap_cond_wait_ns(&u->wcond, &u->wlock, URING_WATCH_NS);
-		for (i = 0; i < u->nr_queues; i++) {
-			struct fs_uring_queue *q = &u->queues[i];
-			uint64_t seq = CMM_LOAD_SHARED(q->seq);
+	for (i = 0; i < u->nr_queues; i++) {
+		struct fs_uring_queue *q = &u->queues[i];
+		int busy = CMM_LOAD_SHARED(q->busy);
+		uint64_t seq;
 
+		/* seq no older than that busy: the leader bumps seq, then sets busy */
+		cmm_smp_rmb();
+		seq = CMM_LOAD_SHARED(q->seq);
+		if (busy || seq != q->seen_seq)
+			moved = true;
+		/* busy in the same request as a period ago: 1-2 periods */
+		if (busy && seq == q->seen_seq) {
 			pthread_mutex_lock(&q->lock);
-			/* busy in the same request as a period ago: 1-2 periods */
-			if (q->lead && !q->stop && CMM_LOAD_SHARED(q->busy) && seq == q->seen_seq &&
+			/* again under the lock: the handler may have returned since */
+			if (q->lead && !q->stop && q->busy && CMM_LOAD_SHARED(q->seq) == seq &&
 			    (q->nidle || q->nthreads < u->depth)) {
 				q->lead = 0;
 				CMM_STORE_SHARED(q->busy, 0);
@@ -770,11 +807,105 @@ void *uring_watchdog_thread(void *arg)
 				else if (uring_queue_spawn(q))
 					q->handoffs--;	/* no thread: the old leader keeps it */
 			}
-			q->seen_seq = seq;
 			pthread_mutex_unlock(&q->lock);
 		}
+		q->seen_seq = seq;
 	}
-	pthread_mutex_unlock(&u->wlock);
+	return moved;
+}
+
+static bool uring_any_busy(const struct fs_uring *u)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nr_queues; i++)
+		if (CMM_LOAD_SHARED(u->queues[i].busy))
+			return true;
+	return false;
+}
+
+/*
+ * Sleep until a leader enters a handler (or the transport stops). The
+ * race: the watchdog decides to sleep just as a leader enters a slow
+ * handler. It is Dekker's:
+ *
+ *	leader (lead())			watchdog (here)
+ *	store q->busy = 1		store u->wd_asleep = 1
+ *	(barrier)			membarrier()
+ *	load u->wd_asleep		load every q->busy
+ *
+ * With a full barrier on both sides, at least one of them sees the
+ * other's store: either the leader sees wd_asleep and wakes the watchdog
+ * (uring_watchdog_wake(): it clears the word first, so the FUTEX_WAIT
+ * below returns at once if it comes later), or the watchdog sees busy
+ * and does not sleep -- never both miss, so no leader stays in a handler
+ * unwatched. The leader's barrier is per request, the watchdog's once
+ * per sleep, so the leader's is only a compiler barrier and the watchdog
+ * pays for both: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
+ * barrier on every CPU that runs a thread of this process (those that
+ * run none passed one in the scheduler), the asymmetric fence of the
+ * membarrier(2) man page and of liburcu's memb flavour. Both may see
+ * each other (a leader entering its handler between the watchdog's
+ * store and its look): then the watchdog stays awake and the leader's
+ * FUTEX_WAKE finds no one, the only cost. fs_uring_stop() is the same
+ * dance with u->stopping for q->busy, with a full barrier.
+ * Where membarrier(2) is refused (u->wd_can_sleep false) it never sleeps
+ * and looks every period as before.
+ */
+static void watchdog_sleep(struct fs_uring *u)
+{
+	uatomic_set(&u->wd_asleep, 1);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0)) {
+		uatomic_set(&u->wd_asleep, 0);
+		u->wd_can_sleep = false;
+		return;
+	}
+	if (!uring_any_busy(u) && !CMM_LOAD_SHARED(u->stopping))
+		while (CMM_LOAD_SHARED(u->wd_asleep) && !CMM_LOAD_SHARED(u->stopping))
+			iotap_futex_wait(&u->wd_asleep, 1, 0);
+	/* not slept, or stopping: a leader may be clearing it too, one of us does */
+	uatomic_cmpxchg(&u->wd_asleep, 1, 0);
+}
+
+/*
+ * A leader entering a handler, or fs_uring_stop(), saw u->wd_asleep set:
+ * wake the watchdog. Whoever clears the word wakes it, once a sleep.
+ */
+void uring_watchdog_wake(struct fs_uring *u)
+{
+	if (uatomic_cmpxchg(&u->wd_asleep, 1, 0) == 1)
+		iotap_futex_wake(&u->wd_asleep, 1, 0);
+}
+
+void *uring_watchdog_thread(void *arg)
+{
+	/*
+	 * Between looks a plain sleep, no condition variable: glibc's timed
+	 * wait takes its mutex back marked contended, so it cost a
+	 * FUTEX_WAKE per look besides the wait. fs_uring_stop() waits for
+	 * the look in progress, at most a period.
+	 */
+	const struct timespec period = {
+		URING_WATCH_NS / 1000000000, URING_WATCH_NS % 1000000000
+	};
+	struct fs_uring *u = arg;
+	unsigned int idle = 0;
+
+	while (!CMM_LOAD_SHARED(u->stopping)) {
+		if (watchdog_look(u)) {
+			idle = 0;
+		} else if (++idle >= URING_WATCH_IDLE && u->wd_can_sleep) {
+			watchdog_sleep(u);
+			idle = 0;
+			/*
+			 * Look at once: it notes the seq of the request that
+			 * woke us, so a handler busy since is handed on at the
+			 * next look, one period on, as when awake.
+			 */
+			continue;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &period, NULL);
+	}
 	return NULL;
 }
 

@@ -69,6 +69,8 @@ _Static_assert(sizeof(struct fuse_uring_cmd_req) <= 80, "fuse_uring_cmd_req");
 #endif
 #define URING_WATCH_NS		1000000ull	/* how often the watchdog looks: a handler
 						   busy 1-2 periods hands the ring on */
+#define URING_WATCH_IDLE	8u		/* looks with no request begun and none
+						   in a handler before it sleeps */
 
 struct fs_uring_queue;
 
@@ -114,7 +116,7 @@ struct fs_uring_queue {
 	uint64_t next_token;
 	int busy;				/* atomic: the leader is in a handler */
 	uint64_t seq;				/* atomic: requests the leaders began */
-	uint64_t seen_seq;			/* the watchdog's last look at seq */
+	uint64_t seen_seq;			/* the watchdog's last look at seq (its own) */
 	unsigned int nthreads, nidle;
 	uint64_t handoffs;			/* leads handed on by the watchdog */
 	uint64_t served;
@@ -150,9 +152,16 @@ struct fs_uring {
 	unsigned int off_busy;			/* atomic: requests handed to helpers, unanswered */
 	pthread_t watchdog;
 	bool watchdog_up;
-	pthread_mutex_t wlock;
-	pthread_cond_t wcond;			/* the watchdog sleeps here */
-	struct fs_uring_queue *queues;
+	bool wd_can_sleep;			/* membarrier(2) registered: see watchdog_sleep() */
+	/*
+	 * 1 while the watchdog sleeps until a leader enters a handler
+	 * (futex). Every leader reads it per request; it is written only as
+	 * the watchdog falls asleep and is woken, so it has a cache line of
+	 * its own: off_busy's writes (per fsync) would otherwise take that
+	 * line from every CPU's cache.
+	 */
+	unsigned int wd_asleep __attribute__((aligned(CAA_CACHE_LINE_SIZE)));
+	struct fs_uring_queue *queues __attribute__((aligned(CAA_CACHE_LINE_SIZE)));
 	struct fs_uring_ent *ents;		/* nr_queues * depth */
 };
 
@@ -172,5 +181,7 @@ int uring_ent_prep(struct fs_uring_ent *e, uint32_t cmd_op);
 int uring_queue_spawn(struct fs_uring_queue *q);
 /* uring.c: the watchdog thread of @arg, a struct fs_uring */
 void *uring_watchdog_thread(void *arg);
+/* uring.c: wake the watchdog from its sleep (u->wd_asleep seen set) */
+void uring_watchdog_wake(struct fs_uring *u);
 
 #endif /* IOTAP_FS_URING_I_H */

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <linux/fuse.h>
+#include <linux/membarrier.h>
 #include <liburing.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,8 +210,6 @@ static void uring_free(struct fs_uring *u)
 	}
 	if (u->evfd >= 0)
 		close(u->evfd);
-	pthread_mutex_destroy(&u->wlock);
-	pthread_cond_destroy(&u->wcond);
 	free(u->queues);
 	free(u->ents);
 	free(u);
@@ -253,9 +253,12 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 
 	if (depth > URING_MAX_DEPTH)
 		depth = URING_MAX_DEPTH;
-	u = calloc(1, sizeof(*u));
+	/* aligned: u->wd_asleep has a cache line of its own */
+	u = aligned_alloc(CAA_CACHE_LINE_SIZE, (sizeof(*u) + CAA_CACHE_LINE_SIZE - 1) &
+			  ~(size_t)(CAA_CACHE_LINE_SIZE - 1));
 	if (!u)
 		goto enomem;
+	memset(u, 0, sizeof(*u));
 	u->fs = fs;
 	u->fd = fd;
 	u->nr_queues = nq;
@@ -265,8 +268,6 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 	u->direct = fs->uring_direct != 0;
 	u->payload_sz = payload_sz;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
-	pthread_mutex_init(&u->wlock, NULL);
-	pthread_cond_init(&u->wcond, NULL);
 	u->queues = calloc(nq, sizeof(*u->queues));
 	u->ents = calloc((size_t)nq * depth, sizeof(*u->ents));
 	if (u->evfd < 0 || !u->queues || !u->ents)
@@ -325,6 +326,16 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		started += !uring_queue_spawn(&u->queues[i]);
 		pthread_mutex_unlock(&u->queues[i].lock);
 	}
+	/*
+	 * The watchdog sleeps while no leader is in a handler only if it can
+	 * order its sleep against them with membarrier(2) (uring.c,
+	 * watchdog_sleep()); otherwise it looks every period, as it did.
+	 */
+	u->wd_can_sleep = !syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+	if (!u->wd_can_sleep)
+		fs_log(FS_LOG_DEBUG, "io_uring: no membarrier(2) (%s): the watchdog looks every "
+		       "%llu us, also while idle", strerror(errno),
+		       (unsigned long long)(URING_WATCH_NS / 1000));
 	{
 		sigset_t all, old;
 
@@ -332,6 +343,9 @@ static void uring_start(struct fs_ctx *fs, int fd, size_t payload_sz)
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		u->watchdog_up = !pthread_create(&u->watchdog, NULL, uring_watchdog_thread, u);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* by name in /proc/PID/task/ (its wake-ups: e2e fs-uring-idle) */
+		if (u->watchdog_up)
+			pthread_setname_np(u->watchdog, "iotap-watchdog");
 	}
 	if (started < nq || !u->watchdog_up)
 		fs_log(FS_LOG_ERR, "io_uring: cannot start every ring thread; requests stay "
@@ -402,9 +416,14 @@ void fs_uring_stop(struct fs_ctx *fs)
 	CMM_STORE_SHARED(u->stopping, 1);
 	if (write(u->evfd, &one, sizeof(one)) != sizeof(one))
 		fs_log(FS_LOG_WARN, "io_uring: cannot wake the ring threads: %s", strerror(errno));
-	pthread_mutex_lock(&u->wlock);
-	pthread_cond_signal(&u->wcond);
-	pthread_mutex_unlock(&u->wlock);
+	/*
+	 * The watchdog ends at its next look (a period at most), or, asleep
+	 * till a leader enters a handler, once woken: stopping, then
+	 * wd_asleep, as a leader does busy (uring.c, watchdog_sleep()).
+	 */
+	cmm_smp_mb();
+	if (CMM_LOAD_SHARED(u->wd_asleep))
+		uring_watchdog_wake(u);
 	if (u->watchdog_up)
 		pthread_join(u->watchdog, NULL);
 	clock_gettime(CLOCK_REALTIME, &dl);
