@@ -104,7 +104,16 @@ for tr in $T/b.iotap "$GOLD"; do
 	cmp -s $T/p.out $T/p1.out || fail "--progress changed the report of $tr"
 done
 unset IOTAP_REPORT_WINDOWS
-# without the test's override, 2 threads read in one pass (the windows pay from 4 threads and CPUs)
+# without the test's override: windows from 2 threads and CPUs, for a trace of 1 MiB or more
 IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/s.iotap > /dev/null 2> $T/dbg
-grep -q "one pass (fewer threads" $T/dbg || { cat $T/dbg; fail "--threads 2 used windows"; }
+grep -q "one pass (a trace under 1 MiB)" $T/dbg || { cat $T/dbg; fail "--threads 2 split a small trace"; }
+"$SYNTH" --records 2000000 $T/l.iotap > /dev/null || fail "report-synth l"
+IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/l.iotap > $T/l2.txt 2> $T/dbg
+if [ "$(nproc)" -ge 2 ]; then
+	grep -q ": 4 time windows on 2 threads" $T/dbg || { cat $T/dbg; fail "--threads 2: not 4 windows of 512 K records"; }
+else
+	grep -q "one pass (fewer CPUs" $T/dbg || { cat $T/dbg; fail "--threads 2 on one CPU used windows"; }
+fi
+"$IOTAP" report --threads 1 $T/l.iotap > $T/l1.txt 2> /dev/null
+cmp -s $T/l1.txt $T/l2.txt || fail "2 M records: --threads 2 printed another report than --threads 1"
 exit 0

@@ -38,18 +38,19 @@
  *
  * The result is the one-thread report byte for byte (tests/unit/test_report.c
  * and tests/e2e/report-windows.sh compare them at many window counts and
- * threads). It is used from PAR_MIN_THREADS threads and CPUs: below, its
- * extra work (1.4 to 1.8 times the instructions of one pass, BENCHMARKS.md
- * "Session 15") costs more than the threads save. Where that cannot be promised, report_par() says -EXDEV and
- * the caller reads the trace in one pass: the split's own refusals (damage,
+ * threads). It is used from PAR_MIN_THREADS threads and CPUs (its extra
+ * work: 1.15 to 1.35 times the instructions of one pass, BENCHMARKS.md
+ * "Session 16"). Where that cannot be promised, report_par() says -EXDEV
+ * and the caller reads the trace in one pass: the split's own refusals (damage,
  * broken watermark promises, dense cut calls), LOST records, start times
  * that go back, ops in flight near the heap's cap, many markers, and the
  * options whose state is sequential through and through (--phases-from,
  * the HTML seek map's points, application figures, a gap of 0).
  *
  * Memory: at most threads + 2 windows are held at once, each its ops (56
- * bytes an op), its blocks and its bins; the report's own state as in one
- * pass.
+ * bytes an op), its blocks (those B folds into runs, par_measure(): a
+ * scratch block and one a run) and its bins; the report's own state as in
+ * one pass; a window reader's batches for each thread.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -71,7 +72,7 @@
 #define PAR_WINDOW_RECORDS	(512u << 10)
 #define PAR_MIN_CHUNKS		4
 #define PAR_MIN_BYTES		(1ull << 20)
-#define PAR_MIN_THREADS		4		/* --threads and CPUs: fewer read in one pass */
+#define PAR_MIN_THREADS		2		/* --threads and CPUs: fewer read in one pass */
 #define PAR_KEEP		32		/* huge buffers kept between window readers */
 #define PAR_SPARES		64		/* >= the windows held at once (threads + 2) */
 #define PAR_MARKERS_MAX		((REPORT_PHASES_MAX - 4) / 2)	/* more: "(later phases)" may fold */
@@ -1208,6 +1209,8 @@ static int par_windows(struct par *P, const char *path, unsigned int threads,
 		return REFUSE(P, "fewer CPUs than it pays for");
 	if (stat(path, &st))
 		return REFUSE(P, "no file");	/* the one pass says why */
+	if ((uint64_t)st.st_size < PAR_MIN_BYTES)
+		return REFUSE(P, "a trace under 1 MiB");
 	so->windows = threads < 50000 ? 2 * threads : 100000;
 	so->records = PAR_WINDOW_RECORDS;
 	so->min_bytes = PAR_MIN_BYTES;
