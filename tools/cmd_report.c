@@ -74,9 +74,9 @@ static const struct opt_desc report_opts[] = {
 		       "metadata, concurrency, device, latency), not only\n"
 		       "the phase table and the flags" },
 	[O_THREADS] = OPT_UINT(0, "threads", &opt_threads, "N",
-			       "read on one thread and analyse on another, with N - 1\n"
-			       "decompressing; N >= 4 on as many CPUs: the trace read\n"
-			       "in time windows, N at once (default: one analysing\n"
+			       "read the trace in time windows, N at once (a trace\n"
+			       "of 1 MiB or more, 2 CPUs or more; else one thread\n"
+			       "reads, another analyses) (default: one analysing\n"
 			       "thread and the reader's own; 1: one thread); several\n"
 			       "traces: N reports read at once (default: a CPU each);\n"
 			       "the report is the same", 1,
