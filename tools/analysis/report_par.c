@@ -997,8 +997,20 @@ static void m_block_done(struct report_acc *e, const struct pwin *w, long ob)
 {
 	uint32_t s = w->bref[ob];
 
-	if (s != UINT32_MAX)
-		report_block_done(e, &w->bk->blk[s], w->bs[ob].gap);
+	if (s == UINT32_MAX)
+		return;
+	/*
+	 * The next block, written by B on another CPU, is cold here: fetch it
+	 * while this one is merged (its lines are read at scattered places).
+	 */
+	if ((size_t)ob + 1 < w->n_bs && w->bref[ob + 1] != UINT32_MAX) {
+		const char *nb = (const char *)&w->bk->blk[w->bref[ob + 1]];
+		size_t i;
+
+		for (i = 0; i < sizeof(struct iotap_pstats); i += 64)
+			__builtin_prefetch(nb + i);
+	}
+	report_block_done(e, &w->bk->blk[s], w->bs[ob].gap);
 }
 
 static int par_merge(struct par *P, struct pwin *w)
