@@ -835,7 +835,8 @@ static int par_measure(struct par *P, struct pwin *w)
 	uint64_t ord = w->ord_off;
 	uint32_t p, n = (uint32_t)w->n_ops, opos, bpos, last_phase = 0;
 	struct pfold f = { .run = -1 };
-	int cur_fold = 0, has_phase = 0, ret;
+	size_t nphase = 0;		/* markers that end blocks here: a run ends at each */
+	int cur_fold = 0, ret;
 
 	pthread_mutex_lock(&P->spare_lock);
 	w->bk = P->nbk ? P->bks[--P->nbk] : NULL;
@@ -851,7 +852,7 @@ static int par_measure(struct par *P, struct pwin *w)
 	/* a folding window's last block folds only where a marker ends it */
 	for (i = 0; w->flag_marks && i < w->n_oth; i++)
 		if (w->oth[i].type == IOTAP_REC_PHASE) {
-			has_phase = 1;
+			nphase++;
 			last_phase = w->oth[i].pos;
 		}
 	/*
@@ -861,7 +862,7 @@ static int par_measure(struct par *P, struct pwin *w)
 	 * (doubling) copied them all, twice or more, and left arrays twice the
 	 * size needed.
 	 */
-	nslots = w->n_bs + w->n_oth + 2;
+	nslots = w->n_bs + nphase + 2;
 	if (nslots * sizeof(*w->bk->blk) > w->bk->cap) {
 		size_t want = nslots * sizeof(*w->bk->blk) / 4 * 5;
 		void *q = iotap_buf_grow(w->bk->blk, &w->bk->cap,
@@ -924,7 +925,7 @@ static int par_measure(struct par *P, struct pwin *w)
 				if (cur_fold && (ret = fold_end(&f)))
 					return ret;
 				cur_fold = w->flag_marks && p >= w->fm &&
-					   (bj + 1 < w->n_bs || (has_phase && last_phase > p));
+					   (bj + 1 < w->n_bs || (nphase && last_phase > p));
 				if (cur_fold) {
 					if (!f.scratch && !(f.scratch = bk_block(w->bk, f.nslot++)))
 						return -ENOMEM;
