@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,13 +52,15 @@ struct join_slot {
 struct iotap_trace_join {
 	struct iotap_trace_reader *r;
 	struct rd_run *run;		/* the reader's fast path */
-	struct join_slot ring[JOIN_WINDOW];
 	unsigned int head, n;		/* live slots: head .. head + n - 1 */
 	/*
-	 * Slots at and above it were never written. The ring is 1.1 MB of
-	 * calloc'd memory a capture without cut calls never touches; freeing
-	 * the names of all of it at close faulted every page in (~270 page
-	 * faults, a few ms of a short report).
+	 * Slots at and above it were never written, nor set: the ring is
+	 * 1.1 MB that a capture without cut calls never touches. Freeing the
+	 * names of all of it at close faulted every page in (~270 page faults,
+	 * a few ms of a short report); so did calloc() clearing it where it
+	 * came from the heap, once a join for each time window of a report
+	 * (report_par.c: 72% of a 39-window report's page faults, 43 MB).
+	 * Slots are taken in ring order, so those below it are all set.
 	 */
 	unsigned int touched;
 	uint64_t max_write;		/* from the header, 0: not known */
@@ -67,6 +70,7 @@ struct iotap_trace_join {
 	uint64_t count_lo, count_hi;	/* ... of those starting in [lo, hi) (join_count_range()) */
 	int eof;			/* 1: the reader is done; err its last result */
 	int err;
+	struct join_slot ring[JOIN_WINDOW];	/* last: not cleared (touched) */
 };
 
 uint64_t iotap_trace_fuse_field(const char *fuse, const char *key)
@@ -86,10 +90,11 @@ uint64_t iotap_trace_fuse_field(const char *fuse, const char *key)
 
 int iotap_trace_join_open(struct iotap_trace_join **out, struct iotap_trace_reader *r)
 {
-	struct iotap_trace_join *j = calloc(1, sizeof(*j));
+	struct iotap_trace_join *j = malloc(sizeof(*j));
 
 	if (!j)
 		return -ENOMEM;
+	memset(j, 0, offsetof(struct iotap_trace_join, ring));
 	j->r = r;
 	j->run = rd_run_of(r);
 	j->max_write = iotap_trace_fuse_field(iotap_trace_reader_header(r)->fuse, "max_write");
@@ -144,8 +149,12 @@ static int push(struct iotap_trace_join *j, const struct iotap_trace_rec *rec)
 	unsigned int at = (j->head + j->n) % JOIN_WINDOW;
 	struct join_slot *s = &j->ring[at];
 
-	if (at >= j->touched)
+	if (at >= j->touched) {
+		/* the first time round the ring: @at is j->touched */
+		s->name = NULL;
+		s->name_cap = 0;
 		j->touched = at + 1;
+	}
 	rec_copy_out(&s->rec, rec);	/* @rec may be a head only (next_ref) */
 	s->dead = false;
 	if (rec->name) {
