@@ -895,6 +895,7 @@ static void test_ring(void)
 	static struct worker wk;
 	uint64_t first = UINT64_MAX, last = 0, n = 0, gaps = 0, prev = 0, name_t = 0, min_t = UINT64_MAX;
 	int rebinds = 0, ret, ret2;
+	struct stat sb;
 
 	unlink(path);
 	memset(&o, 0, sizeof(o));
@@ -936,9 +937,20 @@ static void test_ring(void)
 	}
 	iotap_trace_reader_stats(rd, &st);
 	iotap_trace_reader_close(rd);
+	if (stat(path, &sb))
+		sb.st_size = 0;
+	diag("saved window: %lld bytes, ring %zu", (long long)sb.st_size, o.ring_bytes);
 	ok(st.has_end && !st.chunks_bad && !st.bytes_skipped && !st.late_records &&
 	   !st.lost_records, "saved window is a complete, clean trace");
-	ok(n > 1000 && first > 0 && last == N - 1 && !gaps && n == last - first + 1,
+	/*
+	 * The ring keeps the last ring_bytes of compressed chunks: how many
+	 * ops that is depends on how the writer thread cut them (one late
+	 * batch of perfectly ordered ops compresses far better than many
+	 * small ones). Everything kept (first == 0) is right only when the
+	 * whole window fits in the ring.
+	 */
+	ok(n > 1000 && (first > 0 || (uint64_t)sb.st_size <= o.ring_bytes + 4096) &&
+	   last == N - 1 && !gaps && n == last - first + 1,
 	   "it holds the last %" PRIu64 " ops (%" PRIu64 "..%" PRIu64 " of 0..%d), none older, "
 	   "no gap (%" PRIu64 ")", n, first, last, N - 1, gaps);
 	ok(name_t && name_t <= min_t, "the rebind records come first");
