@@ -98,6 +98,7 @@ struct iotap_trace_split {
 	/* progress (on r0, iotap_trace_split_reader()): bytes of the windows' own chunks taken */
 	uint64_t progress_done;
 	uint64_t decoded;		/* chunks the windows took, atomic (iotap_trace_split_decoded()) */
+	uint64_t back;			/* ... of them before the taker's own (its join's lookback) */
 	int progress_ended;
 };
 
@@ -430,9 +431,11 @@ void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done)
 	s->r0->progress(s->r0->progress_arg, s->plan.file_bytes, s->plan.file_bytes, done ? 1 : -1);
 }
 
-uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks)
+uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks,
+				   uint64_t *back)
 {
 	*chunks = s->nc;
+	*back = __atomic_load_n(&s->back, __ATOMIC_RELAXED);
 	return __atomic_load_n(&s->decoded, __ATOMIC_RELAXED);
 }
 
@@ -481,6 +484,8 @@ static int sp_on_chunk(void *arg, const struct chunk_hdr *h, uint64_t at, const 
 		return -EXDEV;	/* a chunk before it did not decode */
 	c = &s->c[w->next++];
 	__atomic_add_fetch(&s->decoded, 1, __ATOMIC_RELAXED);
+	if (w->k && c - s->c < s->tc[w->k])
+		__atomic_add_fetch(&s->back, 1, __ATOMIC_RELAXED);
 	if (b->nrec && (b->tmin < c->t_first || b->bs.tend > c->t_last))
 		return -EXDEV;
 	if (!__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE)) {

@@ -725,9 +725,13 @@ void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done);
 /*
  * How many chunks the windows took so far, one chunk taken by two windows
  * counted twice (each window shares about one with the next); *@chunks:
- * the file's.
+ * the file's; *@back: how many of those a window took before its own
+ * chunks, where its join starts (one chunk or none where the trace's
+ * chunks keep to their times; more where a long call stretches a chunk's
+ * end, or dense cut calls send the join further back, each try counted).
  */
-uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks);
+uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks,
+				   uint64_t *back);
 /*
  * About how many records window @k holds at most (the counts of the chunks
  * that may hold them, from the headers): for sizing.
