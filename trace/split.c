@@ -99,6 +99,8 @@ struct iotap_trace_split {
 	uint64_t progress_done;
 	uint64_t decoded;		/* chunks the windows took, atomic (iotap_trace_split_decoded()) */
 	uint64_t back;			/* ... of them before the taker's own (its join's lookback) */
+	uint64_t ahead;			/* ... after its own and the one shared (its join's lookahead) */
+	uint64_t again;			/* ... by a try that started too late (sp_next_slow()) */
 	int progress_ended;
 };
 
@@ -111,6 +113,7 @@ struct iotap_trace_window {
 	struct iotap_trace_join *j;
 	const uint64_t *jcalls, *jpieces;	/* its counters (join_counters()) */
 	uint32_t next;			/* the chunk its reader takes next */
+	uint64_t taken, tback, tahead;	/* chunks this try took: all, before, after (debug counts) */
 	struct iotap_trace_read_stats st;	/* records of [lo, hi) decoded */
 	uint64_t calls, pieces;
 	int err;			/* sticky */
@@ -432,10 +435,12 @@ void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done)
 }
 
 uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks,
-				   uint64_t *back)
+				   uint64_t *back, uint64_t *ahead, uint64_t *again)
 {
 	*chunks = s->nc;
 	*back = __atomic_load_n(&s->back, __ATOMIC_RELAXED);
+	*ahead = __atomic_load_n(&s->ahead, __ATOMIC_RELAXED);
+	*again = __atomic_load_n(&s->again, __ATOMIC_RELAXED);
 	return __atomic_load_n(&s->decoded, __ATOMIC_RELAXED);
 }
 
@@ -484,8 +489,14 @@ static int sp_on_chunk(void *arg, const struct chunk_hdr *h, uint64_t at, const 
 		return -EXDEV;	/* a chunk before it did not decode */
 	c = &s->c[w->next++];
 	__atomic_add_fetch(&s->decoded, 1, __ATOMIC_RELAXED);
-	if (w->k && c - s->c < s->tc[w->k])
+	w->taken++;
+	if (w->k && c - s->c < s->tc[w->k]) {
+		w->tback++;
 		__atomic_add_fetch(&s->back, 1, __ATOMIC_RELAXED);
+	} else if (w->k + 1 < s->nwin && c - s->c > s->tc[w->k + 1]) {
+		w->tahead++;
+		__atomic_add_fetch(&s->ahead, 1, __ATOMIC_RELAXED);
+	}
 	if (b->nrec && (b->tmin < c->t_first || b->bs.tend > c->t_last))
 		return -EXDEV;
 	if (!__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE)) {
@@ -547,6 +558,11 @@ static int sp_start(struct iotap_trace_window *w, uint64_t back, int tight)
 	iotap_trace_reader_close(w->r);
 	w->r = NULL;
 	memset(&w->st, 0, sizeof(w->st));
+	/* a try before this one: its chunks were taken for nothing */
+	__atomic_add_fetch(&s->again, w->taken, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->back, w->tback, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->ahead, w->tahead, __ATOMIC_RELAXED);
+	w->taken = w->tback = w->tahead = 0;
 	sp_lookback(s, w->k, back, tight, &w->from, &first);
 	ret = iotap_trace_reader_open_fd(&w->r, s->fd, 0);
 	if (ret)

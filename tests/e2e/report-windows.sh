@@ -48,17 +48,18 @@ same() {	# A B WHAT: every output file equal
 
 # DEBUG-OUTPUT WHAT: each window read its own chunks and the one it shares
 # with the next, no more, where windows hold 4 chunks or more (as they do
-# by default: nearer one chunk a window, a window's lookback for cut calls
-# may take a chunk more where chunks are small). The chunks a window read
-# before its own, for its join's lookback, are counted apart: a long call
-# stretches its chunk's end over later chunks (a bonnie++ capture on a
-# loaded machine), and the window after must start its reader there.
+# by default), but for its join, whose reads the line counts apart: the
+# chunks a window read before its own (its join starts SPLIT_BACK records
+# back: several chunks where they are small, as a bonnie++ capture's on a
+# loaded machine are), after the one it shares (a call's pieces going on
+# past its end), and again (a start that came too late, tried again from
+# further back).
 reads_ok() {
-	local nw reads nc back
-	read -r nw reads nc back <<< "$(sed -n 's/.*: \([0-9]*\) time windows.* \([0-9]*\) chunk reads of \([0-9]*\) chunks (\([0-9]*\) before their window).*/\1 \2 \3 \4/p' "$1")"
-	[ -n "$back" ] || { cat "$1"; fail "$2: no chunk reads in the debug line"; }
-	[ "$nc" -lt $((4 * nw)) ] || [ $((reads - back)) -le $((nc + nw - 1)) ] ||
-		{ cat "$1"; fail "$2: $nw windows read $reads chunks ($back before their window), more than $nc + $nw - 1 + $back"; }
+	local nw reads nc back ahead again
+	read -r nw reads nc back ahead again <<< "$(sed -n 's/.*: \([0-9]*\) time windows.* \([0-9]*\) chunk reads of \([0-9]*\) chunks (\([0-9]*\) before their window, \([0-9]*\) after, \([0-9]*\) again).*/\1 \2 \3 \4 \5 \6/p' "$1")"
+	[ -n "$again" ] || { cat "$1"; fail "$2: no chunk reads in the debug line"; }
+	[ "$nc" -lt $((4 * nw)) ] || [ $((reads - back - ahead - again)) -le $((nc + nw - 1)) ] ||
+		{ cat "$1"; fail "$2: $nw windows read $reads chunks, more than $nc + $nw - 1 + $back before + $ahead after + $again again"; }
 }
 
 wrap() {	# N: $T/iotap-N, iotap with --threads N after the command's name

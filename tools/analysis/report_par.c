@@ -211,7 +211,7 @@ struct par {
 	uint64_t ns[4];		/* CPU ns in A, S, B, M (IOTAP_REPORT_DEBUG) */
 	uint64_t decoded;		/* chunks the windows read (IOTAP_REPORT_DEBUG) ... */
 	uint32_t nchunks;		/* ... of the file's */
-	uint64_t back;			/* ... of them before a window's own (its join's lookback) */
+	uint64_t back, ahead, again;	/* ... of them: iotap_trace_split_decoded() */
 	const char *why;		/* -EXDEV: why one pass reads it (IOTAP_REPORT_DEBUG) */
 };
 
@@ -1249,8 +1249,9 @@ int report_par(struct iotap_report *rep, const char *path, const struct iotap_re
 		else
 			fprintf(stderr, "iotap report: %s: %u time windows on %u threads, "
 				"%" PRIu64 " chunk reads of %u chunks (%" PRIu64 " before their "
-				"window), CPU ms: read %.0f, plan %.0f, measure %.0f, merge %.0f\n",
-				path, P.nw, P.nt, P.decoded, P.nchunks, P.back,
+				"window, %" PRIu64 " after, %" PRIu64 " again), CPU ms: read %.0f, "
+				"plan %.0f, measure %.0f, merge %.0f\n",
+				path, P.nw, P.nt, P.decoded, P.nchunks, P.back, P.ahead, P.again,
 				P.ns[0] / 1e6, P.ns[1] / 1e6,
 				P.ns[2] / 1e6, P.ns[3] / 1e6);
 	}
@@ -1333,7 +1334,8 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 	for (i = 0; i < P->nbk; i++)
 		bk_free(P->bks[i]);
 	pthread_mutex_destroy(&P->spare_lock);
-	P->decoded = iotap_trace_split_decoded(P->split, &P->nchunks, &P->back);
+	P->decoded = iotap_trace_split_decoded(P->split, &P->nchunks, &P->back, &P->ahead,
+					       &P->again);
 	if (!ret && iotap_trace_split_stats(P->split, &rep->rs, &rep->split_calls, &rep->joined))
 		ret = REFUSE(P, "the one-pass reader may release early here (split_stats)");
 	if (!ret) {
