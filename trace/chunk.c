@@ -464,7 +464,7 @@ int chunk_dec_into(struct chunk_dec *cd, const struct chunk_hdr *h, const uint8_
 		/*
 		 * The last payload is spent: regrown, not kept, and at least
 		 * one 2 MiB extent a huge page backs (a writer's chunks are up
-		 * to 1 MiB raw), so that it does not regrow chunk by chunk,
+		 * to 128 KiB raw, older files' 1 MiB), so that it does not regrow chunk by chunk,
 		 * copying and faulting pages in anew each time.
 		 */
 		*raw = iotap_buf_regrow(*raw, raw_cap,

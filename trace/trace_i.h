@@ -58,7 +58,7 @@ int fhdr_decode(const uint8_t *p, size_t len, struct iotap_trace_header *hdr,
 #define CHUNK_HDR_MAX		4096		/* readers refuse larger headers */
 #define CHUNK_RAW_MAX		(16u << 20)	/* largest raw payload a reader accepts */
 #define CHUNK_REC_MAX		(1u << 20)	/* most records a reader accepts per chunk */
-#define CHUNK_RAW_TARGET	(1u << 20)	/* writers close a chunk at this raw size */
+#define CHUNK_RAW_TARGET	(128u << 10)	/* writers close a chunk at this raw size (BENCHMARKS.md "Session 17") */
 #define CHUNK_REC_TARGET	(1u << 18)	/* ... or at this many records */
 #define CHUNK_FLAGS_REQUIRED	0xffff0000u	/* unknown ones make a chunk unreadable */
 
