@@ -112,6 +112,7 @@ struct iotap_trace_window {
 	struct iotap_trace_reader *r;
 	struct iotap_trace_join *j;
 	const uint64_t *jcalls, *jpieces;	/* its counters (join_counters()) */
+	const unsigned int *jidle;	/* 0: its join holds no piece (join_idle_word()) */
 	uint32_t next;			/* the chunk its reader takes next */
 	uint64_t taken, tback, tahead;	/* chunks this try took: all, before, after (debug counts) */
 	struct iotap_trace_read_stats st;	/* records of [lo, hi) decoded */
@@ -589,6 +590,7 @@ static int sp_start(struct iotap_trace_window *w, uint64_t back, int tight)
 	if (ret)
 		return ret;
 	join_counters(w->j, &w->jcalls, &w->jpieces);
+	w->jidle = join_idle_word(w->j);
 	join_count_range(w->j, w->lo, w->hi);
 	if (w->hi != UINT64_MAX) {
 		/* stop at the window's end without the chunks after it, where the join allows */
@@ -654,6 +656,41 @@ static __attribute__((noinline)) int sp_next_slow(struct iotap_trace_window *w)
 	if (ret)
 		return sp_fail(w, ret == 1 ? -EXDEV : ret);
 	return 1;
+}
+
+/*
+ * The common path takes what the join's own fast path would pass through
+ * (iotap_trace_join_next_ref(): the join holds no piece, the reader's run
+ * has a record that is no cut piece) straight from the reader's run, while
+ * the records stay inside the window; the run's records all lie in one
+ * batch, valid until the reader's next slow step, i.e. the next call.
+ * Anything else goes one record through iotap_trace_window_next_ref().
+ */
+int iotap_trace_window_next_refs(struct iotap_trace_window *w, const struct iotap_trace_rec **recs,
+				 unsigned int max)
+{
+	const struct iotap_trace_rec *p;
+	unsigned int n = 0;
+	int ret;
+
+	if (__builtin_expect(w->run && !*w->jidle && max, 1)) {
+		struct rd_run *run = rd_run_of(w->r);
+
+		while (n < max && (p = rd_run_next(run))) {
+			if (__builtin_expect(rec_is_cut(p) || p->time_ns >= w->hi ||
+					     p->time_ns < w->lo, 0)) {
+				run->pos--;	/* not taken: the slow path decides */
+				break;
+			}
+			recs[n++] = p;
+		}
+		if (n)
+			return (int)n;
+	}
+	if (!max)
+		return -EINVAL;
+	ret = iotap_trace_window_next_ref(w, &recs[0]);
+	return ret;
 }
 
 int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap_trace_rec **rec)

@@ -103,6 +103,7 @@ struct job {
 	struct iotap_trace_split *s;
 	unsigned int k;
 	bool keep;			/* the records, not only their number */
+	unsigned int batch;		/* 0: one record a call, else up to this many (next_refs) */
 	struct recs out;
 	int ret;
 };
@@ -111,22 +112,35 @@ static void *window_job(void *arg)
 {
 	struct job *jb = arg;
 	struct iotap_trace_window *w;
-	const struct iotap_trace_rec *rec;
+	const struct iotap_trace_rec *rec, *rv[64];
+	int i;
 
 	jb->ret = iotap_trace_split_window_open(jb->s, jb->k, &w);
 	if (jb->ret)
 		return NULL;
-	while ((jb->ret = iotap_trace_window_next_ref(w, &rec)) == 1)
-		if (jb->keep)
-			recs_add(&jb->out, rec);
+	if (!jb->batch) {
+		while ((jb->ret = iotap_trace_window_next_ref(w, &rec)) == 1)
+			if (jb->keep)
+				recs_add(&jb->out, rec);
+	} else {
+		/* all of a call's records are valid until the next call */
+		while ((jb->ret = iotap_trace_window_next_refs(w, rv, jb->batch)) > 0)
+			for (i = 0; i < jb->ret && jb->keep; i++)
+				recs_add(&jb->out, rv[i]);
+	}
 	iotap_trace_window_close(w);
 	return NULL;
 }
 
-/* Read @path split in @k windows (on threads or one after the other) into @a: 0 or -errno. */
-static int split_read(const char *path, unsigned int k, bool threads, struct recs *a,
-		      unsigned int *nwin)
+/*
+ * Read @path split in @k windows (on threads or one after the other; with
+ * @batched, in calls of 1, 5 or 64 records, window by window) into @a: 0
+ * or -errno.
+ */
+static int split_read_as(const char *path, unsigned int k, bool threads, bool batched,
+			 struct recs *a, unsigned int *nwin)
 {
+	static const unsigned int batches[] = { 1, 5, 64 };
 	struct iotap_trace_split_opts o = { .windows = k };
 	struct iotap_trace_split *s;
 	struct job *jobs;
@@ -150,6 +164,7 @@ static int split_read(const char *path, unsigned int k, bool threads, struct rec
 		jobs[i].s = s;
 		jobs[i].k = i;
 		jobs[i].keep = keep;
+		jobs[i].batch = batched ? batches[i % 3] : 0;
 		if (threads)
 			pthread_create(&tid[i], NULL, window_job, &jobs[i]);
 		else
@@ -176,6 +191,12 @@ static int split_read(const char *path, unsigned int k, bool threads, struct rec
 	return ret;
 }
 
+static int split_read(const char *path, unsigned int k, bool threads, struct recs *a,
+		      unsigned int *nwin)
+{
+	return split_read_as(path, k, threads, false, a, nwin);
+}
+
 static bool stats_eq(const struct iotap_trace_read_stats *a, const struct iotap_trace_read_stats *b,
 		     char *why, size_t n)
 {
@@ -199,13 +220,13 @@ static void compare_split(const char *path, const char *what, unsigned int k,
 {
 	int t;
 
-	for (t = 0; t < 2; t++) {
+	for (t = 0; t < 3; t++) {
 		struct recs a;
 		char why[160] = "";
 		unsigned int nwin = 0;
 		size_t i;
 		bool same;
-		int ret = split_read(path, k, t, &a, &nwin);
+		int ret = split_read_as(path, k, t == 1, t == 2, &a, &nwin);
 
 		same = ret == 0 && a.n == seq->n;
 		if (ret)
@@ -227,7 +248,7 @@ static void compare_split(const char *path, const char *what, unsigned int k,
 			same = false;
 		}
 		ok(same, "%s: %u windows (%u asked)%s = sequential (%zu records) %s", what, nwin,
-		   k, t ? " on threads" : "", seq->n, why);
+		   k, t == 1 ? " on threads" : t == 2 ? " in batches" : "", seq->n, why);
 		recs_free(&a);
 	}
 }

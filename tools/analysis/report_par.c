@@ -75,6 +75,7 @@
 #define PAR_MIN_THREADS		2		/* --threads and CPUs: fewer read in one pass */
 #define PAR_KEEP		32		/* huge buffers kept between window readers */
 #define PAR_SPARES		64		/* >= the windows held at once (threads + 2) */
+#define PAR_BATCH		64		/* records a window hands over a call */
 #define PAR_MARKERS_MAX		((REPORT_PHASES_MAX - 4) / 2)	/* more: "(later phases)" may fold */
 
 /*
@@ -397,12 +398,12 @@ static int par_read(struct par *P, struct pwin *w)
 {
 	const struct iotap_report_opts *o = P->o;
 	struct iotap_trace_window *tw;
-	const struct iotap_trace_rec *rec;
+	const struct iotap_trace_rec *rec, *rv[PAR_BATCH];
 	uint64_t *heap, tprev = 0, lm = 0, nord = 0, gap_ns = o->gap_ns;
 	unsigned int nheap = 0, run = 2, maxheap = 0;
 	struct pop *ops;
 	size_t nops = 0, cap;
-	int ret, any = 0, err = 0;
+	int ret, bi, any = 0, err = 0;
 
 	seek_map_init(&w->lmap);
 	pthread_mutex_lock(&P->spare_lock);
@@ -436,87 +437,96 @@ static int par_read(struct par *P, struct pwin *w)
 	/* the loop's state in locals, not loads and stores through @w beside the ops' stores */
 	ops = w->ops;
 	cap = w->c_ops / sizeof(*ops);
-	while (!err && (ret = iotap_trace_window_next_ref(tw, &rec)) > 0) {
-		if (__builtin_expect(rec->type == IOTAP_REC_OP, 1)) {
-			uint64_t t = rec->time_ns, end = t + rec->dur_ns;
-			unsigned int op = rec->op;
-			int64_t res = rec->result;
-			uint32_t i = (uint32_t)nops;
-			struct pop *d;
+	while (!err && (ret = iotap_trace_window_next_refs(tw, rv, PAR_BATCH)) > 0) {
+		for (bi = 0; bi < ret && !err; bi++) {
+			rec = rv[bi];
+			if (__builtin_expect(rec->type == IOTAP_REC_OP, 1)) {
+				uint64_t t = rec->time_ns, end = t + rec->dur_ns;
+				unsigned int op = rec->op;
+				int64_t res = rec->result;
+				uint32_t i = (uint32_t)nops;
+				struct pop *d;
 
-			if (__builtin_expect(nops >= cap, 0)) {
-				/* more than the headers said: grow, copying */
-				if (nops >= UINT32_MAX - 1 ||
-				    big_grow((void **)&w->ops, &w->c_ops, (nops + 1) * sizeof(*d))) {
-					err = -ENOMEM;
+				if (__builtin_expect(nops >= cap, 0)) {
+					/* more than the headers said: grow, copying */
+					if (nops >= UINT32_MAX - 1 ||
+					    big_grow((void **)&w->ops, &w->c_ops,
+						     (nops + 1) * sizeof(*d))) {
+						err = -ENOMEM;
+						break;
+					}
+					ops = w->ops;
+					cap = w->c_ops / sizeof(*ops);
+				}
+				d = &ops[nops++];
+				if (any && t < tprev) {
+					/* in-flight counts, the time rule: starts in order */
+					err = REFUSE(P, "a start time goes back");
 					break;
 				}
-				ops = w->ops;
-				cap = w->c_ops / sizeof(*ops);
-			}
-			d = &ops[nops++];
-			if (any && t < tprev) {
-				/* in-flight counts and the time rule need start times in order */
-				err = REFUSE(P, "a start time goes back");
-				break;
-			}
-			d->in = op_in_of(rec);
-			d->dist = 0;
-			if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
-				uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
-				struct ptiny *tn;
-				unsigned int tiny = rec->length <= AUTO_TINY;
+				d->in = op_in_of(rec);
+				d->dist = 0;
+				if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
+					uint64_t off = rec->offset;
+					uint64_t len = res > 0 ? (uint64_t)res : rec->length;
+					struct ptiny *tn;
+					unsigned int tiny = rec->length <= AUTO_TINY;
 
-				d->dist = a_seek(w, i, rec->file, off, off + len, op == IOTAP_OP_WRITE ?
-						 IOTAP_SEEK_WRITE : IOTAP_SEEK_READ, &err);
-				if (tiny != run) {
-					if (!(tn = PUSH(w, tiny)))
+					d->dist = a_seek(w, i, rec->file, off, off + len,
+							 op == IOTAP_OP_WRITE ? IOTAP_SEEK_WRITE :
+							 IOTAP_SEEK_READ, &err);
+					if (tiny != run) {
+						if (!(tn = PUSH(w, tiny)))
+							err = -ENOMEM;
+						else
+							*tn = (struct ptiny){ .i = i, .tiny = tiny,
+									      .ord = nord };
+						run = tiny;
+					}
+				}
+				d->inf = inflight_at(heap, &nheap, t, end);
+				if (nheap > maxheap)
+					maxheap = nheap;
+				if (!any || (t > lm && t - lm >= gap_ns)) {
+					struct pgap *g = PUSH(w, gap);
+
+					if (!g)
 						err = -ENOMEM;
 					else
-						*tn = (struct ptiny){ .i = i, .tiny = tiny, .ord = nord };
-					run = tiny;
+						*g = (struct pgap){ .i = i, .has_lm = (uint32_t)any,
+								    .lm = lm };
 				}
+				if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE &&
+				    rec->aux == 1) {
+					w->n_ops = nops;
+					w->nord = nord;
+					if (a_other(w, rec, OTH_WBFAIL))
+						err = -ENOMEM;
+				}
+				if (end > lm)
+					lm = end;
+				any = 1;
+				tprev = t;
+				if (op != IOTAP_OP_FORGET)
+					nord++;
+				continue;
 			}
-			d->inf = inflight_at(heap, &nheap, t, end);
-			if (nheap > maxheap)
-				maxheap = nheap;
-			if (!any || (t > lm && t - lm >= gap_ns)) {
-				struct pgap *g = PUSH(w, gap);
-
-				if (!g)
-					err = -ENOMEM;
-				else
-					*g = (struct pgap){ .i = i, .has_lm = (uint32_t)any, .lm = lm };
-			}
-			if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1) {
-				w->n_ops = nops;
-				w->nord = nord;
-				if (a_other(w, rec, OTH_WBFAIL))
-					err = -ENOMEM;
-			}
-			if (end > lm)
-				lm = end;
-			any = 1;
-			tprev = t;
-			if (op != IOTAP_OP_FORGET)
-				nord++;
-			continue;
-		}
-		w->n_ops = nops;	/* where the record comes (a_other) */
-		w->nord = nord;
-		switch (rec->type) {
-		case IOTAP_REC_SAMPLE:
-		case IOTAP_REC_PHASE:
-			err = a_other(w, rec, rec->type);
-			break;
-		case IOTAP_REC_NAME:
-			if (o->keep_names)
+			w->n_ops = nops;	/* where the record comes (a_other) */
+			w->nord = nord;
+			switch (rec->type) {
+			case IOTAP_REC_SAMPLE:
+			case IOTAP_REC_PHASE:
 				err = a_other(w, rec, rec->type);
-			break;
-		case IOTAP_REC_LOST:
-			/* counted into whatever block is open, ops or none */
-			err = REFUSE(P, "LOST records");
-			break;
+				break;
+			case IOTAP_REC_NAME:
+				if (o->keep_names)
+					err = a_other(w, rec, rec->type);
+				break;
+			case IOTAP_REC_LOST:
+				/* counted into whatever block is open, ops or none */
+				err = REFUSE(P, "LOST records");
+				break;
+			}
 		}
 	}
 	iotap_trace_window_close(tw);

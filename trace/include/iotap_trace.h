@@ -749,6 +749,13 @@ int iotap_trace_split_window_open(struct iotap_trace_split *s, unsigned int k,
  * Return: 1, 0 at the window's end, -errno; -EXDEV: the split is not exact (sticky).
  */
 int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap_trace_rec **rec);
+/*
+ * Up to @max next records at once (one call, not one per record, on the
+ * common path): @recs[0..n-1], each valid until the next call on @w.
+ * Return: n >= 1, 0 at the window's end, -errno as iotap_trace_window_next_ref().
+ */
+int iotap_trace_window_next_refs(struct iotap_trace_window *w, const struct iotap_trace_rec **recs,
+				 unsigned int max);
 /* Free the window; one read to its end adds its share of the statistics to its split. */
 void iotap_trace_window_close(struct iotap_trace_window *w);
 /*
