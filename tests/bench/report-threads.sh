@@ -44,7 +44,7 @@ fi
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/report-threads.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 
-echo "# trace: $TR, $(stat -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '$1 == "records" { print $2 }') records"
+echo "# trace: $TR, $(stat -L -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '$1 == "records" { print $2 }') records"
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 echo "# command: iotap report --threads N $RUN TRACE > FILE"
 printf "| %5s | %7s | %7s | %7s |\n" "round" "threads" "wall s" "cpu s"
