@@ -65,7 +65,7 @@ import re, sys
 log = open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')
 path = sys.argv[2]
 drawn = [m for m in re.finditer(r'\r\x1b\[Kiotap dump: ' + re.escape(path) +
-                                r'  ?\d+% \([0-9.]+ kB of [0-9.]+ kB\)(, \d+ s left)?', log)]
+                                r' +\d+% \([0-9.]+ kB of [0-9.]+ kB\)(, \d+ s left)?', log)]
 if not drawn:
     sys.exit("no line drawn: %r" % log[-400:])
 # the last line drawn is erased: the next thing after it is "\r\e[K"
