@@ -15,6 +15,14 @@
 # a difference fails the bench. RUN="--auto-phases" (or any report
 # options) times that report instead.
 #
+# The host's own ceiling: CONTROL=1 also runs, in each round, N
+# independent one-pass reports of the trace at once (each pinned to its own
+# CPU where taskset is there) for each N > 1 in THREADS, and prints the
+# throughput they reach against one alone (N x one's wall / the slowest
+# one's): what N threads can give at best on this host now, whatever the
+# report does. On a VM whose CPUs share a core or its memory with others,
+# it is well under N, and --threads N cannot beat it.
+#
 # On a machine others load, wall times say little: PERF=1 also records
 # each run once with `perf record -e task-clock` and prints every
 # thread's share of the CPU time; the busiest thread's CPU seconds bound
@@ -58,6 +66,23 @@ for r in $(seq 1 "$ROUNDS"); do
 		echo "$t $w $(echo "$u + $s" | bc)" >> "$OUT/runs"
 		printf "| %5s | %7s | %7s | %7s |\n" "$r" "$t" "$w" "$(echo "$u + $s" | bc)"
 	done
+	if [ "${CONTROL:-0}" = 1 ]; then
+		for t in $THREADS; do
+			[ "$t" -gt 1 ] || continue
+			for i in $(seq 1 "$t"); do
+				pin=""
+				command -v taskset >/dev/null && pin="taskset -c $(( (i - 1) % $(nproc) ))"
+				# shellcheck disable=SC2086
+				/usr/bin/time -f "%e" -o "$OUT/ctime.$i" $pin "$IOTAP" report --threads 1 \
+					$RUN "$TR" > /dev/null 2>&1 &
+			done
+			wait
+			w=$(cat "$OUT"/ctime.* | sort -n | tail -1)
+			rm -f "$OUT"/ctime.*
+			echo "$t $w" >> "$OUT/control"
+			printf "| %5s | %7s | %7s | %7s |\n" "$r" "${t} x 1" "$w" "-"
+		done
+	fi
 	first=${THREADS%% *}
 	for t in $THREADS; do
 		cmp -s "$OUT/out.$first" "$OUT/out.$t" ||
@@ -75,6 +100,15 @@ for t in $THREADS; do
 	[ -n "$base" ] || base=$w
 	printf "| %7s | %13s | %12s | %14s |\n" "$t" "$w" "$c" "$(echo "scale=2; $base / $w" | bc)"
 done
+if [ -s "$OUT/control" ]; then
+	printf "\n| %7s | %28s | %26s |\n" "N" "N one-pass at once: median s" "their throughput / one's"
+	printf "|%s|%s|%s|\n" "---------" "------------------------------" "----------------------------"
+	for t in $THREADS; do
+		[ "$t" -gt 1 ] || continue
+		w=$(awk -v t="$t" '$1 == t { print $2 }' "$OUT/control" | median)
+		printf "| %7s | %28s | %26s |\n" "$t" "$w" "$(echo "scale=2; $t * $base / $w" | bc)"
+	done
+fi
 if [ "${PERF:-0}" = 1 ] && command -v perf >/dev/null; then
 	echo
 	echo "# CPU seconds per thread (perf record -e task-clock), busiest first"
