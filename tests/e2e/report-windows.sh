@@ -123,7 +123,7 @@ grep -q "one pass (a trace under 1 MiB)" $T/dbg || { cat $T/dbg; fail "--threads
 "$SYNTH" --records 2000000 $T/l.iotap > /dev/null || fail "report-synth l"
 IOTAP_REPORT_DEBUG=1 "$IOTAP" report --threads 2 $T/l.iotap > $T/l2.txt 2> $T/dbg
 if [ "$(nproc)" -ge 2 ]; then
-	grep -q ": 4 time windows on 2 threads" $T/dbg || { cat $T/dbg; fail "--threads 2: not 4 windows of 512 K records"; }
+	grep -q ": 8 time windows on 2 threads" $T/dbg || { cat $T/dbg; fail "--threads 2: not 8 windows of 256 K records"; }
 	reads_ok $T/dbg l.iotap
 else
 	grep -q "one pass (fewer CPUs" $T/dbg || { cat $T/dbg; fail "--threads 2 on one CPU used windows"; }

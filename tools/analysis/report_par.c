@@ -69,8 +69,13 @@
  * (memory: each held window keeps about 90 bytes an op, its ops and its
  * blocks), at least PAR_MIN_CHUNKS chunks each (each reads one chunk more,
  * the one it shares with the next), of a file of at least PAR_MIN_BYTES.
+ * 256 K, not 512 K: with chunks of 128 KiB raw (about 14,000 records) the
+ * reads a window shares cost little, and each held window's ops (14 MB,
+ * not 29) are fresh memory the first time round, dear on a VM: a 100
+ * M-record report on 2 threads took 2.88 s against 3.09 s, system time
+ * 0.20 s against 0.47 s (BENCHMARKS.md, "Session 17"; 128 K: 3.03 s).
  */
-#define PAR_WINDOW_RECORDS	(512u << 10)
+#define PAR_WINDOW_RECORDS	(256u << 10)
 #define PAR_MIN_CHUNKS		4
 #define PAR_MIN_BYTES		(1ull << 20)
 #define PAR_MIN_THREADS		2		/* --threads and CPUs: fewer read in one pass */
