@@ -696,9 +696,10 @@ int iotap_trace_window_next_refs(struct iotap_trace_window *w, const struct iota
 {
 	const struct iotap_trace_rec *p;
 	unsigned int n = 0;
-	int ret;
 
-	if (__builtin_expect(w->run && !*w->jidle && max, 1)) {
+	if (!max)
+		return -EINVAL;
+	if (__builtin_expect(w->run && !*w->jidle, 1)) {
 		struct rd_run *run = rd_run_of(w->r);
 
 		while (n < max && (p = rd_run_next(run))) {
@@ -712,10 +713,7 @@ int iotap_trace_window_next_refs(struct iotap_trace_window *w, const struct iota
 		if (n)
 			return (int)n;
 	}
-	if (!max)
-		return -EINVAL;
-	ret = iotap_trace_window_next_ref(w, &recs[0]);
-	return ret;
+	return iotap_trace_window_next_ref(w, &recs[0]);
 }
 
 int iotap_trace_window_next_ref(struct iotap_trace_window *w, const struct iotap_trace_rec **rec)
