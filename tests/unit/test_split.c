@@ -384,6 +384,127 @@ static int write_wm(const char *path, const uint64_t *seams, unsigned int nseams
 	return iotap_trace_writer_close(w);
 }
 
+/*
+ * A capture's watermarks: thread 1 makes short ops back to back, thread 2
+ * now and then a long one (HELD_LONG of thread 1's ops long). The writer
+ * collects the threads' records a round at a time (the recorder's writer
+ * thread), thread 2's first: the long op lands in a chunk before the
+ * chunks of thread 1's records made while it ran. While it runs it holds
+ * the watermark at its start; when it ends the watermark jumps to the
+ * round's end, just past that chunk's end (t_last). So a window that
+ * starts at such a watermark finds no record between the end of the
+ * chunks before its first chunk and its start (a bonnie++ capture's every
+ * window, session 17): its join must not try to start there first.
+ */
+#define HELD_OPS	400000
+#define HELD_EVERY	100000
+#define HELD_ROUND	40000
+
+static int write_held(const char *path)
+{
+	struct iotap_trace_writer *w;
+	struct iotap_trace_header h;
+	struct iotap_trace_rec rec, lng;
+	uint64_t t = 1000000, t0, long_end = 0;
+	unsigned int i, r;
+	int held = 0, ret = 0;
+
+	iotap_trace_header_init(&h, IOTAP_SOURCE_CAPTURE);
+	ret = iotap_trace_writer_open(&w, path, &h, 0);
+	if (ret)
+		return ret;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = IOTAP_REC_OP;
+	rec.op = IOTAP_OP_WRITE;
+	rec.tid = 1;
+	rec.file = rec.fh = 1;
+	rec.length = rec.result = 4096;
+	lng = rec;
+	/* caller-given watermarks from the start (FORMAT.md: "Single-threaded writer") */
+	ret = iotap_trace_writer_flush(w, t);
+	for (i = 0; i < HELD_OPS && !ret; i += HELD_ROUND) {
+		t0 = t;
+		if (!held && i % HELD_EVERY == 0) {
+			/* thread 2 begins a long fsync in this round */
+			lng.tid = 2;
+			lng.file = lng.fh = 2;
+			lng.op = IOTAP_OP_FSYNC;
+			lng.length = lng.result = 0;
+			lng.offset = 0;
+			lng.time_ns = t + 7000;
+			/* it ends 3 us before the next round does, as it did there */
+			long_end = t + 2ull * HELD_ROUND * 1000 - 3000;
+			held = 1;
+		}
+		/* the round's end: thread 2's record first, if its op ended */
+		if (held && long_end < t0 + (uint64_t)HELD_ROUND * 1000) {
+			lng.dur_ns = long_end - lng.time_ns;
+			ret = iotap_trace_writer_append(w, &lng);
+			held = 0;
+		}
+		for (r = 0; r < HELD_ROUND && !ret; r++) {
+			rec.time_ns = t;
+			rec.dur_ns = 500;
+			rec.offset = (uint64_t)(i + r) * 4096;
+			ret = iotap_trace_writer_append(w, &rec);
+			t += 1000;
+		}
+		if (!ret)
+			ret = iotap_trace_writer_flush(w, held ? lng.time_ns : t);
+	}
+	if (!ret)
+		ret = iotap_trace_writer_flush(w, 0);
+	if (iotap_trace_writer_close(w) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+/* @path in @k windows one after the other: the chunks taken again and before the windows. */
+static int split_again(const char *path, unsigned int k, uint64_t *again, uint64_t *back,
+		       uint64_t *reads, uint32_t *nc, unsigned int *nwin)
+{
+	struct iotap_trace_split_opts o = { .windows = k };
+	struct iotap_trace_split *s;
+	struct job jb;
+	uint64_t ahead;
+	unsigned int i;
+	int ret = iotap_trace_split_open(&s, path, &o);
+
+	if (ret)
+		return ret;
+	*nwin = iotap_trace_split_count(s);
+	for (i = 0; i < *nwin && !ret; i++) {
+		memset(&jb, 0, sizeof(jb));
+		jb.s = s;
+		jb.k = i;
+		window_job(&jb);
+		ret = jb.ret;
+	}
+	*reads = iotap_trace_split_decoded(s, nc, back, &ahead, again);
+	iotap_trace_split_close(s);
+	return ret;
+}
+
+static void test_held(const char *path)
+{
+	static const unsigned int ks[] = { 3, 7, 20 };
+	unsigned int i, nwin = 0;
+	uint64_t again = 0, back = 0, reads = 0;
+	uint32_t nc = 0;
+	int ret;
+
+	if (!ok(write_held(path) == 0, "trace with held watermarks written"))
+		return;
+	compare_all(path, "held watermarks", NCOUNTS);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		ret = split_again(path, ks[i], &again, &back, &reads, &nc, &nwin);
+		ok(ret == 0 && again == 0,
+		   "held watermarks, %u windows: no join start tried again (%" PRIu64 " chunks again, "
+		   "%" PRIu64 " before their window, %" PRIu64 " reads of %u chunks; %d)", nwin,
+		   again, back, reads, nc, ret);
+	}
+}
+
 static void test_synth(const char *path)
 {
 	static const char script[] =
@@ -609,6 +730,7 @@ int main(int argc, char **argv)
 
 	test_synth(synth);
 	test_overlap(wm);
+	test_held(tpath("held.iotap"));
 	test_damage(wm);
 	test_promise();
 	ok(iotap_trace_split_open(&s, synth, &o) == -EXDEV, "a file under min_bytes: refused");
