@@ -97,10 +97,7 @@ struct iotap_trace_split {
 	int inexact;
 	/* progress (on r0, iotap_trace_split_reader()): bytes of the windows' own chunks taken */
 	uint64_t progress_done;
-	uint64_t decoded;		/* chunks the windows took, atomic (iotap_trace_split_decoded()) */
-	uint64_t back;			/* ... of them before the taker's own (its join's lookback) */
-	uint64_t ahead;			/* ... after its own and the one shared (its join's lookahead) */
-	uint64_t again;			/* ... by a try that started too late (sp_next_slow()) */
+	struct iotap_trace_split_reads reads;	/* of the windows closed (s->lock) */
 	int progress_ended;
 };
 
@@ -114,7 +111,7 @@ struct iotap_trace_window {
 	const uint64_t *jcalls, *jpieces;	/* its counters (join_counters()) */
 	const unsigned int *jidle;	/* 0: its join holds no piece (join_idle_word()) */
 	uint32_t next;			/* the chunk its reader takes next */
-	uint64_t taken, tback, tahead;	/* chunks this try took: all, before, after (debug counts) */
+	struct iotap_trace_split_reads rd;	/* this try's reads; .again: the tries before */
 	struct iotap_trace_read_stats st;	/* records of [lo, hi) decoded */
 	uint64_t calls, pieces;
 	int err;			/* sticky */
@@ -460,14 +457,12 @@ void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done)
 	s->r0->progress(s->r0->progress_arg, s->plan.file_bytes, s->plan.file_bytes, done ? 1 : -1);
 }
 
-uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks,
-				   uint64_t *back, uint64_t *ahead, uint64_t *again)
+void iotap_trace_split_reads(struct iotap_trace_split *s, struct iotap_trace_split_reads *out)
 {
-	*chunks = s->nc;
-	*back = __atomic_load_n(&s->back, __ATOMIC_RELAXED);
-	*ahead = __atomic_load_n(&s->ahead, __ATOMIC_RELAXED);
-	*again = __atomic_load_n(&s->again, __ATOMIC_RELAXED);
-	return __atomic_load_n(&s->decoded, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&s->lock);
+	*out = s->reads;
+	pthread_mutex_unlock(&s->lock);
+	out->chunks = s->nc;
 }
 
 uint64_t iotap_trace_split_records(const struct iotap_trace_split *s, unsigned int k)
@@ -514,15 +509,11 @@ static int sp_on_chunk(void *arg, const struct chunk_hdr *h, uint64_t at, const 
 	if (w->next >= s->nc || s->c[w->next].off != at || w->r->stats.chunks_bad)
 		return -EXDEV;	/* a chunk before it did not decode */
 	c = &s->c[w->next++];
-	__atomic_add_fetch(&s->decoded, 1, __ATOMIC_RELAXED);
-	w->taken++;
-	if (w->k && c - s->c < s->tc[w->k]) {
-		w->tback++;
-		__atomic_add_fetch(&s->back, 1, __ATOMIC_RELAXED);
-	} else if (w->k + 1 < s->nwin && c - s->c > s->tc[w->k + 1]) {
-		w->tahead++;
-		__atomic_add_fetch(&s->ahead, 1, __ATOMIC_RELAXED);
-	}
+	w->rd.taken++;
+	if (w->k && c - s->c < s->tc[w->k])
+		w->rd.back++;
+	else if (w->k + 1 < s->nwin && c - s->c > s->tc[w->k + 1])
+		w->rd.ahead++;
 	if (b->nrec && (b->tmin < c->t_first || b->bs.tend > c->t_last))
 		return -EXDEV;
 	if (!__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE)) {
@@ -585,10 +576,8 @@ static int sp_start(struct iotap_trace_window *w, uint64_t back, int tight)
 	w->r = NULL;
 	memset(&w->st, 0, sizeof(w->st));
 	/* a try before this one: its chunks were taken for nothing */
-	__atomic_add_fetch(&s->again, w->taken, __ATOMIC_RELAXED);
-	__atomic_sub_fetch(&s->back, w->tback, __ATOMIC_RELAXED);
-	__atomic_sub_fetch(&s->ahead, w->tahead, __ATOMIC_RELAXED);
-	w->taken = w->tback = w->tahead = 0;
+	w->rd.again += w->rd.taken;
+	w->rd.taken = w->rd.back = w->rd.ahead = 0;
 	sp_lookback(s, w->k, back, tight, &w->from, &first);
 	ret = iotap_trace_reader_open_fd(&w->r, s->fd, 0);
 	if (ret)
@@ -768,6 +757,10 @@ void iotap_trace_window_close(struct iotap_trace_window *w)
 	pthread_mutex_lock(&s->lock);
 	if (w->err == -EXDEV)
 		s->inexact = 1;
+	s->reads.taken += w->rd.taken + w->rd.again;
+	s->reads.back += w->rd.back;
+	s->reads.ahead += w->rd.ahead;
+	s->reads.again += w->rd.again;
 	if (w->end && !s->wdone[w->k]) {
 		s->wdone[w->k] = 1;
 		s->ndone++;

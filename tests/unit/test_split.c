@@ -134,11 +134,12 @@ static void *window_job(void *arg)
 
 /*
  * Read @path split in @k windows (on threads or one after the other; with
- * @batched, in calls of 1, 5 or 64 records, window by window) into @a: 0
- * or -errno.
+ * @batched, in calls of 1, 5 or 64 records, window by window) into @a
+ * (NULL: counted only), the windows' chunk reads into @rd (or NULL): 0 or
+ * -errno.
  */
 static int split_read_as(const char *path, unsigned int k, bool threads, bool batched,
-			 struct recs *a, unsigned int *nwin)
+			 struct recs *a, unsigned int *nwin, struct iotap_trace_split_reads *rd)
 {
 	static const unsigned int batches[] = { 1, 5, 64 };
 	struct iotap_trace_split_opts o = { .windows = k };
@@ -183,6 +184,8 @@ static int split_read_as(const char *path, unsigned int k, bool threads, bool ba
 	}
 	if (!ret)
 		ret = iotap_trace_split_stats(s, &a->st, &a->calls, &a->pieces);
+	if (rd)
+		iotap_trace_split_reads(s, rd);
 	free(jobs);
 	free(tid);
 	iotap_trace_split_close(s);
@@ -194,7 +197,7 @@ static int split_read_as(const char *path, unsigned int k, bool threads, bool ba
 static int split_read(const char *path, unsigned int k, bool threads, struct recs *a,
 		      unsigned int *nwin)
 {
-	return split_read_as(path, k, threads, false, a, nwin);
+	return split_read_as(path, k, threads, false, a, nwin, NULL);
 }
 
 static bool stats_eq(const struct iotap_trace_read_stats *a, const struct iotap_trace_read_stats *b,
@@ -226,7 +229,7 @@ static void compare_split(const char *path, const char *what, unsigned int k,
 		unsigned int nwin = 0;
 		size_t i;
 		bool same;
-		int ret = split_read_as(path, k, t == 1, t == 2, &a, &nwin);
+		int ret = split_read_as(path, k, t == 1, t == 2, &a, &nwin, NULL);
 
 		same = ret == 0 && a.n == seq->n;
 		if (ret)
@@ -386,7 +389,7 @@ static int write_wm(const char *path, const uint64_t *seams, unsigned int nseams
 
 /*
  * A capture's watermarks: thread 1 makes short ops back to back, thread 2
- * now and then a long one (HELD_LONG of thread 1's ops long). The writer
+ * now and then a long one (two rounds long). The writer
  * collects the threads' records a round at a time (the recorder's writer
  * thread), thread 2's first: the long op lands in a chunk before the
  * chunks of thread 1's records made while it ran. While it runs it holds
@@ -407,7 +410,7 @@ static int write_held(const char *path)
 	struct iotap_trace_rec rec, lng;
 	uint64_t t = 1000000, t0, long_end = 0;
 	unsigned int i, r;
-	int held = 0, ret = 0;
+	int held = 0, ret = 0, closed;
 
 	iotap_trace_header_init(&h, IOTAP_SOURCE_CAPTURE);
 	ret = iotap_trace_writer_open(&w, path, &h, 0);
@@ -432,11 +435,11 @@ static int write_held(const char *path)
 			lng.length = lng.result = 0;
 			lng.offset = 0;
 			lng.time_ns = t + 7000;
-			/* it ends 3 us before the next round does, as it did there */
+			/* it ends 3 us before the next round does (the bonnie++ capture's 2-5 us) */
 			long_end = t + 2ull * HELD_ROUND * 1000 - 3000;
 			held = 1;
 		}
-		/* the round's end: thread 2's record first, if its op ended */
+		/* collected at the round's end: thread 2's record first, if its op ended */
 		if (held && long_end < t0 + (uint64_t)HELD_ROUND * 1000) {
 			lng.dur_ns = long_end - lng.time_ns;
 			ret = iotap_trace_writer_append(w, &lng);
@@ -454,54 +457,27 @@ static int write_held(const char *path)
 	}
 	if (!ret)
 		ret = iotap_trace_writer_flush(w, 0);
-	if (iotap_trace_writer_close(w) && !ret)
-		ret = -EIO;
-	return ret;
-}
-
-/* @path in @k windows one after the other: the chunks taken again and before the windows. */
-static int split_again(const char *path, unsigned int k, uint64_t *again, uint64_t *back,
-		       uint64_t *reads, uint32_t *nc, unsigned int *nwin)
-{
-	struct iotap_trace_split_opts o = { .windows = k };
-	struct iotap_trace_split *s;
-	struct job jb;
-	uint64_t ahead;
-	unsigned int i;
-	int ret = iotap_trace_split_open(&s, path, &o);
-
-	if (ret)
-		return ret;
-	*nwin = iotap_trace_split_count(s);
-	for (i = 0; i < *nwin && !ret; i++) {
-		memset(&jb, 0, sizeof(jb));
-		jb.s = s;
-		jb.k = i;
-		window_job(&jb);
-		ret = jb.ret;
-	}
-	*reads = iotap_trace_split_decoded(s, nc, back, &ahead, again);
-	iotap_trace_split_close(s);
-	return ret;
+	closed = iotap_trace_writer_close(w);
+	return ret ? ret : closed;
 }
 
 static void test_held(const char *path)
 {
 	static const unsigned int ks[] = { 3, 7, 20 };
+	struct iotap_trace_split_reads rd;
 	unsigned int i, nwin = 0;
-	uint64_t again = 0, back = 0, reads = 0;
-	uint32_t nc = 0;
 	int ret;
 
 	if (!ok(write_held(path) == 0, "trace with held watermarks written"))
 		return;
 	compare_all(path, "held watermarks", NCOUNTS);
 	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
-		ret = split_again(path, ks[i], &again, &back, &reads, &nc, &nwin);
-		ok(ret == 0 && again == 0,
+		memset(&rd, 0, sizeof(rd));
+		ret = split_read_as(path, ks[i], false, false, NULL, &nwin, &rd);
+		ok(ret == 0 && rd.again == 0,
 		   "held watermarks, %u windows: no join start tried again (%" PRIu64 " chunks again, "
 		   "%" PRIu64 " before their window, %" PRIu64 " reads of %u chunks; %d)", nwin,
-		   again, back, reads, nc, ret);
+		   rd.again, rd.back, rd.taken, rd.chunks, ret);
 	}
 }
 

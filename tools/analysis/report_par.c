@@ -216,9 +216,7 @@ struct par {
 	unsigned int nspare, nheaps, nbk;
 	size_t ops_bytes;		/* every window's ops array: the largest window's, from the headers */
 	uint64_t ns[4];		/* CPU ns in A, S, B, M (IOTAP_REPORT_DEBUG) */
-	uint64_t decoded;		/* chunks the windows read (IOTAP_REPORT_DEBUG) ... */
-	uint32_t nchunks;		/* ... of the file's */
-	uint64_t back, ahead, again;	/* ... of them: iotap_trace_split_decoded() */
+	struct iotap_trace_split_reads reads;	/* the windows' chunk reads (IOTAP_REPORT_DEBUG) */
 	const char *why;		/* -EXDEV: why one pass reads it (IOTAP_REPORT_DEBUG) */
 };
 
@@ -400,6 +398,24 @@ static void heap_put(struct par *P, uint64_t *heap)
 	free(heap);
 }
 
+/*
+ * The window's next record, from @rv, refilled PAR_BATCH at a time
+ * (iotap_trace_window_next_refs(): one call a batch, not one a record);
+ * *@bi and *@nb 0 at first. Return: 1, 0 at the end, -errno.
+ */
+static inline int win_next(struct iotap_trace_window *tw, const struct iotap_trace_rec **rv,
+			   int *bi, int *nb, const struct iotap_trace_rec **rec)
+{
+	if (*bi == *nb) {
+		*bi = 0;
+		*nb = iotap_trace_window_next_refs(tw, rv, PAR_BATCH);
+		if (*nb <= 0)
+			return *nb;
+	}
+	*rec = rv[(*bi)++];
+	return 1;
+}
+
 static int par_read(struct par *P, struct pwin *w)
 {
 	const struct iotap_report_opts *o = P->o;
@@ -409,7 +425,7 @@ static int par_read(struct par *P, struct pwin *w)
 	unsigned int nheap = 0, run = 2, maxheap = 0;
 	struct pop *ops;
 	size_t nops = 0, cap;
-	int ret, bi, any = 0, err = 0;
+	int ret, bi = 0, nb = 0, any = 0, err = 0;
 
 	seek_map_init(&w->lmap);
 	pthread_mutex_lock(&P->spare_lock);
@@ -443,96 +459,87 @@ static int par_read(struct par *P, struct pwin *w)
 	/* the loop's state in locals, not loads and stores through @w beside the ops' stores */
 	ops = w->ops;
 	cap = w->c_ops / sizeof(*ops);
-	while (!err && (ret = iotap_trace_window_next_refs(tw, rv, PAR_BATCH)) > 0) {
-		for (bi = 0; bi < ret && !err; bi++) {
-			rec = rv[bi];
-			if (__builtin_expect(rec->type == IOTAP_REC_OP, 1)) {
-				uint64_t t = rec->time_ns, end = t + rec->dur_ns;
-				unsigned int op = rec->op;
-				int64_t res = rec->result;
-				uint32_t i = (uint32_t)nops;
-				struct pop *d;
+	while (!err && (ret = win_next(tw, rv, &bi, &nb, &rec)) > 0) {
+		if (__builtin_expect(rec->type == IOTAP_REC_OP, 1)) {
+			uint64_t t = rec->time_ns, end = t + rec->dur_ns;
+			unsigned int op = rec->op;
+			int64_t res = rec->result;
+			uint32_t i = (uint32_t)nops;
+			struct pop *d;
 
-				if (__builtin_expect(nops >= cap, 0)) {
-					/* more than the headers said: grow, copying */
-					if (nops >= UINT32_MAX - 1 ||
-					    big_grow((void **)&w->ops, &w->c_ops,
-						     (nops + 1) * sizeof(*d))) {
-						err = -ENOMEM;
-						break;
-					}
-					ops = w->ops;
-					cap = w->c_ops / sizeof(*ops);
-				}
-				d = &ops[nops++];
-				if (any && t < tprev) {
-					/* in-flight counts, the time rule: starts in order */
-					err = REFUSE(P, "a start time goes back");
+			if (__builtin_expect(nops >= cap, 0)) {
+				/* more than the headers said: grow, copying */
+				if (nops >= UINT32_MAX - 1 ||
+				    big_grow((void **)&w->ops, &w->c_ops, (nops + 1) * sizeof(*d))) {
+					err = -ENOMEM;
 					break;
 				}
-				d->in = op_in_of(rec);
-				d->dist = 0;
-				if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
-					uint64_t off = rec->offset;
-					uint64_t len = res > 0 ? (uint64_t)res : rec->length;
-					struct ptiny *tn;
-					unsigned int tiny = rec->length <= AUTO_TINY;
+				ops = w->ops;
+				cap = w->c_ops / sizeof(*ops);
+			}
+			d = &ops[nops++];
+			if (any && t < tprev) {
+				/* in-flight counts and the time rule need start times in order */
+				err = REFUSE(P, "a start time goes back");
+				break;
+			}
+			d->in = op_in_of(rec);
+			d->dist = 0;
+			if ((op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && res >= 0) {
+				uint64_t off = rec->offset, len = res > 0 ? (uint64_t)res : rec->length;
+				struct ptiny *tn;
+				unsigned int tiny = rec->length <= AUTO_TINY;
 
-					d->dist = a_seek(w, i, rec->file, off, off + len,
-							 op == IOTAP_OP_WRITE ? IOTAP_SEEK_WRITE :
-							 IOTAP_SEEK_READ, &err);
-					if (tiny != run) {
-						if (!(tn = PUSH(w, tiny)))
-							err = -ENOMEM;
-						else
-							*tn = (struct ptiny){ .i = i, .tiny = tiny,
-									      .ord = nord };
-						run = tiny;
-					}
-				}
-				d->inf = inflight_at(heap, &nheap, t, end);
-				if (nheap > maxheap)
-					maxheap = nheap;
-				if (!any || (t > lm && t - lm >= gap_ns)) {
-					struct pgap *g = PUSH(w, gap);
-
-					if (!g)
+				d->dist = a_seek(w, i, rec->file, off, off + len, op == IOTAP_OP_WRITE ?
+						 IOTAP_SEEK_WRITE : IOTAP_SEEK_READ, &err);
+				if (tiny != run) {
+					if (!(tn = PUSH(w, tiny)))
 						err = -ENOMEM;
 					else
-						*g = (struct pgap){ .i = i, .has_lm = (uint32_t)any,
-								    .lm = lm };
+						*tn = (struct ptiny){ .i = i, .tiny = tiny, .ord = nord };
+					run = tiny;
 				}
-				if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE &&
-				    rec->aux == 1) {
-					w->n_ops = nops;
-					w->nord = nord;
-					if (a_other(w, rec, OTH_WBFAIL))
-						err = -ENOMEM;
-				}
-				if (end > lm)
-					lm = end;
-				any = 1;
-				tprev = t;
-				if (op != IOTAP_OP_FORGET)
-					nord++;
-				continue;
 			}
-			w->n_ops = nops;	/* where the record comes (a_other) */
-			w->nord = nord;
-			switch (rec->type) {
-			case IOTAP_REC_SAMPLE:
-			case IOTAP_REC_PHASE:
+			d->inf = inflight_at(heap, &nheap, t, end);
+			if (nheap > maxheap)
+				maxheap = nheap;
+			if (!any || (t > lm && t - lm >= gap_ns)) {
+				struct pgap *g = PUSH(w, gap);
+
+				if (!g)
+					err = -ENOMEM;
+				else
+					*g = (struct pgap){ .i = i, .has_lm = (uint32_t)any, .lm = lm };
+			}
+			if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1) {
+				w->n_ops = nops;
+				w->nord = nord;
+				if (a_other(w, rec, OTH_WBFAIL))
+					err = -ENOMEM;
+			}
+			if (end > lm)
+				lm = end;
+			any = 1;
+			tprev = t;
+			if (op != IOTAP_OP_FORGET)
+				nord++;
+			continue;
+		}
+		w->n_ops = nops;	/* where the record comes (a_other) */
+		w->nord = nord;
+		switch (rec->type) {
+		case IOTAP_REC_SAMPLE:
+		case IOTAP_REC_PHASE:
+			err = a_other(w, rec, rec->type);
+			break;
+		case IOTAP_REC_NAME:
+			if (o->keep_names)
 				err = a_other(w, rec, rec->type);
-				break;
-			case IOTAP_REC_NAME:
-				if (o->keep_names)
-					err = a_other(w, rec, rec->type);
-				break;
-			case IOTAP_REC_LOST:
-				/* counted into whatever block is open, ops or none */
-				err = REFUSE(P, "LOST records");
-				break;
-			}
+			break;
+		case IOTAP_REC_LOST:
+			/* counted into whatever block is open, ops or none */
+			err = REFUSE(P, "LOST records");
+			break;
 		}
 	}
 	iotap_trace_window_close(tw);
@@ -1267,7 +1274,8 @@ int report_par(struct iotap_report *rep, const char *path, const struct iotap_re
 				"%" PRIu64 " chunk reads of %u chunks (%" PRIu64 " before their "
 				"window, %" PRIu64 " after, %" PRIu64 " again), CPU ms: read %.0f, "
 				"plan %.0f, measure %.0f, merge %.0f\n",
-				path, P.nw, P.nt, P.decoded, P.nchunks, P.back, P.ahead, P.again,
+				path, P.nw, P.nt, P.reads.taken, P.reads.chunks, P.reads.back,
+				P.reads.ahead, P.reads.again,
 				P.ns[0] / 1e6, P.ns[1] / 1e6,
 				P.ns[2] / 1e6, P.ns[3] / 1e6);
 	}
@@ -1280,7 +1288,7 @@ int report_par(struct iotap_report *rep, const char *path, const struct iotap_re
  * up (mmap) and a heap's free top (trim) back to the kernel, and the next
  * window faults them in anew. On a 6.5 M-record bonnie++ capture, 13
  * windows on 2 threads, these settings took 40,000-53,000 page faults to
- * 11,400 and system time from 0.10-0.34 s to 0.02-0.04 s (BENCHMARKS.md,
+ * 11,400-11,600 and system time from 0.10-0.34 s to 0.02-0.05 s (BENCHMARKS.md,
  * "Session 17"). The process keeps what its largest windows held, as one
  * pass does; it is iotap's report, not a long-lived library user.
  */
@@ -1368,8 +1376,7 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 	for (i = 0; i < P->nbk; i++)
 		bk_free(P->bks[i]);
 	pthread_mutex_destroy(&P->spare_lock);
-	P->decoded = iotap_trace_split_decoded(P->split, &P->nchunks, &P->back, &P->ahead,
-					       &P->again);
+	iotap_trace_split_reads(P->split, &P->reads);
 	if (!ret && iotap_trace_split_stats(P->split, &rep->rs, &rep->split_calls, &rep->joined))
 		ret = REFUSE(P, "the one-pass reader may release early here (split_stats)");
 	if (!ret) {

@@ -723,19 +723,24 @@ void iotap_trace_split_range(const struct iotap_trace_split *s, unsigned int k, 
 struct iotap_trace_reader *iotap_trace_split_reader(struct iotap_trace_split *s);
 void iotap_trace_split_progress_end(struct iotap_trace_split *s, int done);
 /*
- * How many chunks the windows took so far, one chunk taken by two windows
- * counted twice (each window shares one with the next); *@chunks: the
- * file's; *@back: how many of those a window took before its own chunks,
- * where its join starts (none where the chunk it shares holds SPLIT_BACK
- * records; more where chunks are small, a long call stretches a chunk's
- * end, or dense cut calls send the join further back, each try counted);
- * *@ahead: after its own and the shared one (where a call's pieces go on
- * past the window's end, its join looks ahead); *@again: by a try to
- * start the join that began too late and was made again from further
- * back (the others counted for the try that stood only).
+ * The chunks the windows took, once they are closed (IOTAP_REPORT_DEBUG):
+ * a chunk taken by two windows counts twice, as each window shares one
+ * with the next. The three kinds the window's join adds are counted apart.
  */
-uint64_t iotap_trace_split_decoded(const struct iotap_trace_split *s, uint32_t *chunks,
-				   uint64_t *back, uint64_t *ahead, uint64_t *again);
+struct iotap_trace_split_reads {
+	uint32_t chunks;		/* the file's */
+	uint64_t taken;			/* chunk reads, every try of every window */
+	/*
+	 * ... before a window's own chunks, where its join starts: none where
+	 * the chunk it shares holds the join's lookback (16 K records); more
+	 * where chunks are small, a long call stretches a chunk's end, or
+	 * dense cut calls send the join further back
+	 */
+	uint64_t back;
+	uint64_t ahead;			/* ... after its own and the shared one: a call's pieces go on */
+	uint64_t again;			/* ... by a join start that came too late, tried again further back */
+};
+void iotap_trace_split_reads(struct iotap_trace_split *s, struct iotap_trace_split_reads *out);
 /*
  * About how many records window @k holds at most (the counts of the chunks
  * that may hold them, from the headers): for sizing.
