@@ -69,16 +69,20 @@ for r in $(seq 1 "$ROUNDS"); do
 	if [ "${CONTROL:-0}" = 1 ]; then
 		for t in $THREADS; do
 			[ "$t" -gt 1 ] || continue
+			pids=""
 			for i in $(seq 1 "$t"); do
 				pin=""
 				command -v taskset >/dev/null && pin="taskset -c $(( (i - 1) % $(nproc) ))"
 				# shellcheck disable=SC2086
 				/usr/bin/time -f "%e" -o "$OUT/ctime.$i" $pin "$IOTAP" report --threads 1 \
-					$RUN "$TR" > /dev/null 2>&1 &
+					$RUN "$TR" > /dev/null 2> "$OUT/cerr.$i" &
+				pids="$pids $!"
 			done
-			wait
+			for p in $pids; do
+				wait "$p" || { cat "$OUT"/cerr.* >&2; echo "report-threads: a control run failed" >&2; exit 1; }
+			done
 			w=$(cat "$OUT"/ctime.* | sort -n | tail -1)
-			rm -f "$OUT"/ctime.*
+			rm -f "$OUT"/ctime.* "$OUT"/cerr.*
 			echo "$t $w" >> "$OUT/control"
 			printf "| %5s | %7s | %7s | %7s |\n" "$r" "${t} x 1" "$w" "-"
 		done
