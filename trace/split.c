@@ -37,12 +37,13 @@
  * JOIN_WINDOW in a row held no cut piece, and starts its join there; the
  * join's output before T_k is dropped (pieces of a call begun before T_k
  * come folded into it, and not again). F is first one past the latest
- * end (t_last) of the chunks before the one whose watermark is T_k, so the
- * reader starts at that chunk, which the window before reads too (its
- * records mostly start before T_k). If T_k comes first, it tries from
- * SPLIT_BACK records back (the watermark of an earlier chunk, read from
- * the first chunk that may hold records after it), then from further back,
- * then refuses. The window's end: once its reader's watermark reaches
+ * end (t_last) of the chunks before a chunk i, the one whose watermark is
+ * T_k or, where that leaves too few records before T_k, one a little
+ * before it, so the reader starts at chunk i, which the window before
+ * reads too (its records mostly start before T_k). If T_k comes first,
+ * it tries from SPLIT_BACK records back (the watermark of an earlier
+ * chunk, read from the first chunk that may hold records after it), then
+ * from further back, then refuses. The window's end: once its reader's watermark reaches
  * T_k+1 every record before it was delivered, and where the join holds no
  * piece, the next chunk is not taken (reader_i.h, until); while the join
  * holds one it reads on as far as the join looks ahead. So each window
@@ -64,12 +65,15 @@
 #define SPLIT_BYTES	(16ull << 20)		/* windows = 0: one per this much file */
 #define SPLIT_BACK	(4ull * JOIN_WINDOW)	/* records a window's join starts before it, about */
 #define SPLIT_TRIES	3			/* lookbacks tried, each 16 times further */
+#define SPLIT_TIGHT	(16 * SPLIT_BACK)	/* records a tight start looks back over, at most */
+#define SPLIT_TIGHT_CHUNKS 64			/* ... and chunks */
 
 /* One chunk of the plan. */
 struct sp_chunk {
 	uint64_t off;			/* file offset of its header */
 	uint64_t t_first, t_last, watermark;
 	uint32_t nrec;			/* as its header says */
+	uint64_t before;		/* the latest t_last of the chunks before it (0: none) */
 	/* set by the windows that decode it (atomically: they agree) */
 	uint32_t seen;			/* 1: the fields below hold */
 	uint32_t got;			/* records decoded (known types) */
@@ -206,6 +210,9 @@ static int sp_walk(struct iotap_trace_split *s, uint64_t fsize)
 		}
 		c = &s->c[s->nc++];
 		memset(c, 0, sizeof(*c));
+		if (s->nc > 1)
+			c->before = c[-1].nrec && c[-1].t_last > c[-1].before ? c[-1].t_last :
+				    c[-1].before;
 		c->off = off;
 		c->t_first = h.t_first;
 		c->t_last = h.t_last;
@@ -242,10 +249,19 @@ static int sp_promised(const struct iotap_trace_split *s)
 	return 1;
 }
 
-/* Window bounds: watermarks of the chunks where each 1/@k of the payload bytes ends. */
+/*
+ * Window bounds: watermarks of the chunks where each 1/@k of the records
+ * ends. Records, not payload bytes: a window's ops are held while it is
+ * measured, and every window's ops array is the largest window's size.
+ * Cut by bytes, a 100 M-record trace's 382 windows held 271 K records on
+ * average and 952 K at most (records compress unevenly), a 6.5 M-record
+ * bonnie++ capture's 25 windows 468 K at most; cut by records, 278 K and
+ * 374 K (BENCHMARKS.md, "Session 18"). A bound whose watermark is the
+ * last one's (held back by a call in flight) is left out.
+ */
 static int sp_bounds(struct iotap_trace_split *s, unsigned int k)
 {
-	uint64_t sum = 0, total = s->plan.compressed_bytes;
+	uint64_t sum = 0, total = 0;
 	unsigned int n = 1, i;
 	uint32_t c = 0;
 
@@ -253,18 +269,17 @@ static int sp_bounds(struct iotap_trace_split *s, unsigned int k)
 	s->tc = calloc((size_t)k + 1, sizeof(*s->tc));
 	if (!s->t || !s->tc)
 		return -ENOMEM;
+	for (c = 0; c < s->nc; c++)
+		total += s->c[c].nrec;
+	c = 0;
 	s->t[0] = 0;
 	for (i = 1; i < k; i++) {
 		uint64_t want = total / k * i + total % k * i / k;
 		uint64_t w;
 		uint32_t f;
 
-		while (c < s->nc && sum < want) {
-			uint64_t size = (c + 1 < s->nc ? s->c[c + 1].off : s->end) - s->c[c].off;
-
-			sum += size;
-			c++;
-		}
+		while (c < s->nc && sum < want)
+			sum += s->c[c++].nrec;
 		if (!c)
 			continue;
 		w = s->c[c - 1].watermark;
@@ -319,26 +334,42 @@ static void sp_lookback(const struct iotap_trace_split *s, unsigned int k, uint6
 			int tight, uint64_t *from, uint32_t *first)
 {
 	uint32_t i = k ? s->tc[k] + tight : 0;
-	uint64_t sum = 0, pm = 0;
+	uint64_t sum = 0;
+	unsigned int n = 0;
 
-	while (i > 0 && sum < back)
-		sum += s->c[--i].nrec;
 	*from = 0;
 	*first = 0;
-	if (sum < back || !i)
+	if (!i)
 		return;
-	if (tight) {
-		uint32_t j;
+	/*
+	 * Tight: the latest chunk i before which every chunk ends before T_k
+	 * with room for the join in [end, T_k), chunk after chunk back from
+	 * tc[k], up to SPLIT_TIGHT records and SPLIT_TIGHT_CHUNKS chunks (each
+	 * try sums the chunks up to tc[k]: sp_room()). In a capture the latest end before
+	 * a chunk is often a few microseconds short of T_k (a thread collected
+	 * late in the round that jumps the watermark), so the first tries fail
+	 * and the one a chunk or three further back holds: a 6.5 M-record
+	 * bonnie++ capture in 25 windows decoded 1.4 M records before the
+	 * windows instead of 2.8 M with the watermark's start (BENCHMARKS.md,
+	 * "Session 18").
+	 */
+	while (tight && i > 0 && sum < SPLIT_TIGHT && n++ < SPLIT_TIGHT_CHUNKS) {
+		uint64_t pm;
 
-		for (j = 0; j < i; j++)
-			if (s->c[j].nrec && s->c[j].t_last > pm)
-				pm = s->c[j].t_last;
-		if (pm < s->t[k] && sp_room(s, k, i, pm)) {
+		sum += s->c[--i].nrec;
+		pm = s->c[i].before;
+		if (i && pm < s->t[k] && sp_room(s, k, i, pm)) {
 			*from = pm + 1;
 			*first = i;
 			return;
 		}
 	}
+	i = s->tc[k] + tight;
+	sum = 0;
+	while (i > 0 && sum < back)
+		sum += s->c[--i].nrec;
+	if (sum < back || !i)
+		return;
 	/* chunks i .. tc[k] - 1 hold sum records, all from watermark(i - 1) on */
 	*from = s->c[i - 1].watermark;
 	while (*first < s->nc && (!s->c[*first].nrec || s->c[*first].t_last < *from))

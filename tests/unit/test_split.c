@@ -471,6 +471,31 @@ static void test_held(const char *path)
 	if (!ok(write_held(path) == 0, "trace with held watermarks written"))
 		return;
 	compare_all(path, "held watermarks", NCOUNTS);
+	{
+		/*
+		 * Bounds where the records are cut evenly, moved on to where the
+		 * watermark next rises where it is held there: the windows asked
+		 * for, none much larger than the rest (a bound left out made one
+		 * window of two windows' records).
+		 */
+		struct iotap_trace_split_opts o = { .windows = 7 };
+		struct iotap_trace_split *s;
+		uint64_t most = 0, total = 0, r;
+		unsigned int k, n = 0;
+
+		if (!iotap_trace_split_open(&s, path, &o)) {
+			n = iotap_trace_split_count(s);
+			for (k = 0; k < n; k++) {
+				r = iotap_trace_split_records(s, k);
+				total += r;
+				most = r > most ? r : most;
+			}
+			iotap_trace_split_close(s);
+		}
+		ok(n == 7 && most * n <= 2 * total,
+		   "held watermarks: %u windows where 7 asked, the largest %" PRIu64 " records of %"
+		   PRIu64, n, most, total);
+	}
 	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 		memset(&rd, 0, sizeof(rd));
 		ret = split_read_as(path, ks[i], false, false, NULL, &nwin, &rd);
@@ -478,6 +503,15 @@ static void test_held(const char *path)
 		   "held watermarks, %u windows: no join start tried again (%" PRIu64 " chunks again, "
 		   "%" PRIu64 " before their window, %" PRIu64 " reads of %u chunks; %d)", nwin,
 		   rd.again, rd.back, rd.taken, rd.chunks, ret);
+		/*
+		 * The chunks before a window's first end 3 us short of its start: a
+		 * tight start a chunk or two further back (split.c sp_lookback) reads
+		 * 5, 9 and 16 chunks before the 3, 7 and 12 windows here; the
+		 * watermark's start read 19, 18 and 41 (and tried again at 3 and 12).
+		 */
+		ok(ret == 0 && rd.back <= 2 * (nwin - 1) + 1,
+		   "held watermarks, %u windows: about two chunks read before each (%" PRIu64 ")",
+		   nwin, rd.back);
 	}
 }
 

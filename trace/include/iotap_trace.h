@@ -691,7 +691,8 @@ struct iotap_trace_split;
 struct iotap_trace_window;
 
 struct iotap_trace_split_opts {
-	unsigned int windows;		/* wanted (fewer where watermarks repeat); 0: one per 16 MiB */
+	unsigned int windows;		/* wanted, of about equal records (fewer where watermarks
+					   repeat); 0: one per 16 MiB */
 	uint64_t min_bytes;		/* smaller files: -EXDEV */
 	/*
 	 * Fewer windows where each would hold fewer chunks than this (0: no
