@@ -499,6 +499,11 @@ static int par_read(struct par *P, struct pwin *w)
 						*tn = (struct ptiny){ .i = i, .tiny = tiny, .ord = nord };
 					run = tiny;
 				}
+			} else if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1) {
+				w->n_ops = nops;
+				w->nord = nord;
+				if (a_other(w, rec, OTH_WBFAIL))
+					err = -ENOMEM;
 			}
 			d->inf = inflight_at(heap, &nheap, t, end);
 			if (nheap > maxheap)
@@ -510,12 +515,6 @@ static int par_read(struct par *P, struct pwin *w)
 					err = -ENOMEM;
 				else
 					*g = (struct pgap){ .i = i, .has_lm = (uint32_t)any, .lm = lm };
-			}
-			if (__builtin_expect(res < 0, 0) && op == IOTAP_OP_WRITE && rec->aux == 1) {
-				w->n_ops = nops;
-				w->nord = nord;
-				if (a_other(w, rec, OTH_WBFAIL))
-					err = -ENOMEM;
 			}
 			if (end > lm)
 				lm = end;
@@ -909,6 +908,15 @@ static int par_measure(struct par *P, struct pwin *w)
 		cur = &w->bk->cont;
 		series_track(&w->ser, cur);
 	}
+	/*
+	 * The ops in flight from before: they end in time order, so only the
+	 * ops before the last of them ends need the count corrected.
+	 */
+	for (p = 0; p < n && cj < ncarry; p++) {
+		while (cj < ncarry && carry[cj] <= ops[p].in.t)
+			cj++;
+		ops[p].inf += (uint32_t)(ncarry - cj);
+	}
 	/* where the next other record and the next block come: locals, not loads through @w */
 	opos = w->n_oth ? w->oth[0].pos : UINT32_MAX;
 	bpos = w->n_bs ? w->bs[0].i : UINT32_MAX;
@@ -935,6 +943,8 @@ static int par_measure(struct par *P, struct pwin *w)
 				fold_close(&f, w->bref);
 				cur = NULL;
 				cur_fold = 0;
+				if (p < n && p != bpos)
+					return -EXDEV;	/* S left an op outside every block: never */
 			}
 		}
 		if (p == n)
@@ -942,7 +952,6 @@ static int par_measure(struct par *P, struct pwin *w)
 		{
 			struct pop *d = &ops[p];
 			unsigned int op = d->in.op;
-			int data = (op == IOTAP_OP_READ || op == IOTAP_OP_WRITE) && d->in.res >= 0;
 
 			if (__builtin_expect(p == bpos, 0)) {
 				series_block_end(&w->ser);
@@ -969,15 +978,11 @@ static int par_measure(struct par *P, struct pwin *w)
 				cur->ord_first = ord;
 				series_track(&w->ser, cur);
 			}
-			while (__builtin_expect(cj < ncarry, 0) && carry[cj] <= d->in.t)
-				cj++;
-			d->inf += (uint32_t)(ncarry - cj);
-			if (!cur)
-				return -EXDEV;	/* S left an op outside every block: never */
 			if (d->inf > cur->max_inflight)
 				cur->max_inflight = d->inf;
 			series_add_op(&w->ser, &d->in);	/* first: it may fold the block's ops so far */
-			pstats_add_op(cur, &d->in, data && d->dist != 0, d->dist);
+			/* a seek: only data ops that succeeded have a distance (A, plan_seek) */
+			pstats_add_op(cur, &d->in, d->dist != 0, d->dist);
 			if (op != IOTAP_OP_FORGET)
 				ord++;
 		}
