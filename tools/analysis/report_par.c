@@ -920,7 +920,9 @@ static int par_measure(struct par *P, struct pwin *w)
 	/* where the next other record and the next block come: locals, not loads through @w */
 	opos = w->n_oth ? w->oth[0].pos : UINT32_MAX;
 	bpos = w->n_bs ? w->bs[0].i : UINT32_MAX;
-	for (p = 0; p <= n; p++) {
+	for (p = 0;;) {
+		uint32_t stop;
+
 		/* the other records before op @p */
 		for (; __builtin_expect(opos <= p, 0); opos = ++oi < w->n_oth ? w->oth[oi].pos : UINT32_MAX) {
 			struct poth *o = &w->oth[oi];
@@ -949,41 +951,45 @@ static int par_measure(struct par *P, struct pwin *w)
 		}
 		if (p == n)
 			break;
-		{
-			struct pop *d = &ops[p];
-			unsigned int op = d->in.op;
+		if (p == bpos) {
+			const struct pop *d = &ops[p];
 
-			if (__builtin_expect(p == bpos, 0)) {
-				series_block_end(&w->ser);
-				if (cur_fold && (ret = fold_end(&f)))
-					return ret;
-				cur_fold = w->flag_marks && p >= w->fm &&
-					   (bj + 1 < w->n_bs || (nphase && last_phase > p));
-				if (cur_fold) {
-					if (!f.scratch && !(f.scratch = bk_block(w->bk, f.nslot++)))
-						return -ENOMEM;
-					cur = f.scratch;
-					w->bref[bj] = UINT32_MAX;
-					f.run_last = (uint32_t)bj;
-				} else {
-					fold_close(&f, w->bref);
-					if (!(cur = bk_block(w->bk, f.nslot)))
-						return -ENOMEM;
-					w->bref[bj] = f.nslot++;
-				}
-				bj++;
-				bpos = bj < w->n_bs ? w->bs[bj].i : UINT32_MAX;
-				cur->t_begin = d->in.t;
-				cur->smp_first = smp;
-				cur->ord_first = ord;
-				series_track(&w->ser, cur);
+			series_block_end(&w->ser);
+			if (cur_fold && (ret = fold_end(&f)))
+				return ret;
+			cur_fold = w->flag_marks && p >= w->fm &&
+				   (bj + 1 < w->n_bs || (nphase && last_phase > p));
+			if (cur_fold) {
+				if (!f.scratch && !(f.scratch = bk_block(w->bk, f.nslot++)))
+					return -ENOMEM;
+				cur = f.scratch;
+				w->bref[bj] = UINT32_MAX;
+				f.run_last = (uint32_t)bj;
+			} else {
+				fold_close(&f, w->bref);
+				if (!(cur = bk_block(w->bk, f.nslot)))
+					return -ENOMEM;
+				w->bref[bj] = f.nslot++;
 			}
+			bj++;
+			bpos = bj < w->n_bs ? w->bs[bj].i : UINT32_MAX;
+			cur->t_begin = d->in.t;
+			cur->smp_first = smp;
+			cur->ord_first = ord;
+			series_track(&w->ser, cur);
+		}
+		/* the ops up to the next block or other record: nothing else to look at */
+		stop = opos < bpos ? opos : bpos;
+		stop = stop < n ? stop : n;
+		for (; p < stop; p++) {
+			const struct pop *d = &ops[p];
+
 			if (d->inf > cur->max_inflight)
 				cur->max_inflight = d->inf;
 			series_add_op(&w->ser, &d->in);	/* first: it may fold the block's ops so far */
 			/* a seek: only data ops that succeeded have a distance (A, plan_seek) */
 			pstats_add_op(cur, &d->in, d->dist != 0, d->dist);
-			if (op != IOTAP_OP_FORGET)
+			if (d->in.op != IOTAP_OP_FORGET)
 				ord++;
 		}
 	}
