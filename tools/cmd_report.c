@@ -76,8 +76,9 @@ static const struct opt_desc report_opts[] = {
 	[O_THREADS] = OPT_UINT(0, "threads", &opt_threads, "N",
 			       "read the trace in time windows, N at once (a trace\n"
 			       "of 1 MiB or more, 2 CPUs or more; else one thread\n"
-			       "reads, another analyses) (default: one analysing\n"
-			       "thread and the reader's own; 1: one thread); several\n"
+			       "reads, another analyses) (default: a CPU each, up\n"
+			       "to 8, where windows apply; else one analysing thread\n"
+			       "and the reader's own; 1: one thread); several\n"
 			       "traces: N reports read at once (default: a CPU each);\n"
 			       "the report is the same", 1,
 			       THREADS_MAX, "bad --threads '%s' (1 to 64)"),

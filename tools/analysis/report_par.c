@@ -38,9 +38,10 @@
  *
  * The result is the one-thread report byte for byte (tests/unit/test_report.c
  * and tests/e2e/report-windows.sh compare them at many window counts and
- * threads). It is used from PAR_MIN_THREADS threads and CPUs (its extra
- * work: 1.15 to 1.35 times the instructions of one pass, BENCHMARKS.md
- * "Session 16"). Where that cannot be promised, report_par() says -EXDEV
+ * threads). It is used from PAR_MIN_THREADS threads and CPUs (without
+ * --threads, a thread a CPU up to PAR_AUTO_THREADS) (its extra
+ * work: 1.07 times the instructions of one pass on report-synth's trace,
+ * 1.23 on a bonnie++ capture, BENCHMARKS.md "Session 18"). Where that cannot be promised, report_par() says -EXDEV
  * and the caller reads the trace in one pass: the split's own refusals (damage,
  * broken watermark promises, dense cut calls), LOST records, start times
  * that go back, ops in flight near the heap's cap, many markers, and the
@@ -79,6 +80,7 @@
 #define PAR_MIN_CHUNKS		4
 #define PAR_MIN_BYTES		(1ull << 20)
 #define PAR_MIN_THREADS		2		/* --threads and CPUs: fewer read in one pass */
+#define PAR_AUTO_THREADS	8		/* no --threads: a CPU each, at most this many (memory) */
 #define PAR_KEEP		32		/* huge buffers kept between window readers */
 #define PAR_SPARES		64		/* >= the windows held at once (threads + 2) */
 #define PAR_BATCH		64		/* records a window hands over a call */
@@ -1315,9 +1317,18 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 	static pthread_once_t malloc_once = PTHREAD_ONCE_INIT;
 	struct iotap_trace_split_opts so;
 	struct iotap_pool *pool = NULL;
-	unsigned int i, nt;
+	unsigned int i, nt, threads = o->threads;
 	int ret;
 
+	if (!threads) {
+		/*
+		 * No --threads: a CPU each, up to PAR_AUTO_THREADS (each holds a
+		 * window more: 15-35 MB on a dense trace). Where the windows do not
+		 * apply, the one pass reads as it does without --threads.
+		 */
+		threads = iotap_pool_cpus();
+		threads = threads < PAR_AUTO_THREADS ? threads : PAR_AUTO_THREADS;
+	}
 	/* state one pass carries from every record to the next: not split */
 	if (o->plan)
 		return REFUSE(P, "--phases-from");
@@ -1325,9 +1336,9 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 		return REFUSE(P, "the HTML seek map's points");
 	if (!o->gap_ns)
 		return REFUSE(P, "a gap of 0");
-	if (o->threads < 2)
+	if (threads < 2)
 		return REFUSE(P, "one thread");
-	if (par_windows(P, path, o->threads, &so))
+	if (par_windows(P, path, threads, &so))
 		return -EXDEV;
 	pthread_once(&malloc_once, par_malloc_setup);
 	memset(rep, 0, sizeof(*rep));
@@ -1362,7 +1373,7 @@ static int par_run(struct par *P, struct iotap_report *rep, const char *path,
 		if (b > P->ops_bytes)
 			P->ops_bytes = b;
 	}
-	nt = o->threads < P->nw ? o->threads : P->nw;
+	nt = threads < P->nw ? threads : P->nw;
 	P->nt = nt;
 	P->held_max = nt + 2;
 	pthread_mutex_init(&P->lock, NULL);

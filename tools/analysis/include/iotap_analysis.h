@@ -121,11 +121,13 @@ struct iotap_report_opts {
 	uint64_t points;		/* data ops kept for seek maps (0: none) */
 	int keep_names;			/* remember file names (seek maps, --by file) */
 	/*
-	 * CPUs to use (report --threads): 0 the reader as iotap_analysis_trace_open()
-	 * sets it and one analysing thread; 1 one thread for everything; N >= 2
-	 * the reading side and the analysis on two threads, and N - 1 threads
-	 * that decompress for the reader (IOTAP_READ_THREADS overrides). Any N gives the
-	 * same report byte for byte.
+	 * CPUs to use (report --threads): N >= 2 time windows on N threads
+	 * (report_par.c) where they apply, else the reading side and the
+	 * analysis on two threads, and N - 1 threads that decompress for the
+	 * reader (IOTAP_READ_THREADS overrides); 0 the windows on a thread a
+	 * CPU (up to 8) where they apply, else the reader as
+	 * iotap_analysis_trace_open() sets it and one analysing thread; 1 one
+	 * thread for everything. Any N gives the same report byte for byte.
 	 */
 	unsigned int threads;
 };
