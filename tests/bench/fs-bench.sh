@@ -22,6 +22,8 @@
 #                iotap-uring-trace-libfuse  the same with -o uring_direct=0 (READ
 #                              and WRITE through libfuse's request path, as
 #                              before session 13's direct path)
+#                base-uring-trace  iotap-uring-trace run by --baseline BIN (an
+#                              older build: before and after in one run)
 #                ptll          passthrough_ll -o source=B,cache=never
 #                hp-dev        passthrough_hp --nopassthrough --direct-io B M
 #                hp-uring      the same with -o io_uring (libfuse's own FUSE over
@@ -104,10 +106,11 @@ BASE=/var/tmp      # local disk, not tmpfs: the backing store must be real
 OUT=""
 REPORT_DIR=""
 IOTAP=${IOTAP:-}
+BASELINE=""
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 HP=${PASSTHROUGH_HP:-}
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse base-uring-trace ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
 ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta rread rwrite"
 DEFAULT_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
 THREADS="1 2 4"    # rread/rwrite thread counts
@@ -140,6 +143,7 @@ usage: $0 [options]
   --jobs LIST       comma-separated subset of: ${ALL_JOBS// /,}
   --threads LIST    comma-separated thread counts of rread and rwrite (${THREADS// /,})
   --iotap PATH      iotap binary (default \$IOTAP or build/tools/iotap)
+  --baseline PATH   another iotap binary, config base-uring-trace
   --hp PATH         libfuse's passthrough_hp, built with io_uring (default
                     \$PASSTHROUGH_HP; the hp configs are left out without it)
   --dir DIR         where the temporary backing dir goes ($BASE; not tmpfs)
@@ -186,6 +190,7 @@ parse_args() {
 		--configs) CONFIGS=${2//,/ }; shift ;;
 		--jobs) JOBS=${2//,/ }; shift ;;
 		--iotap) IOTAP=${2:?}; shift ;;
+		--baseline) BASELINE=${2:?}; shift ;;
 		--hp) HP=${2:?}; shift ;;
 		--threads) THREADS=${2//,/ }; shift ;;
 		--dir) BASE=${2:?}; shift ;;
@@ -244,17 +249,22 @@ check_env() {
 		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse \
 			iotap-cache iotap-cache-trace iotap-uring-cache-trace
 	fi
+	if [[ " $CONFIGS " == *" base-uring-trace "* ]] && { [ -z "$BASELINE" ] || [ ! -x "$BASELINE" ]; }; then
+		note "no baseline binary (${BASELINE:-set --baseline}): base-uring-trace left out"
+		drop_configs base-uring-trace
+	fi
 	if [[ " $CONFIGS " == *" hp-"* ]] && { [ -z "$HP" ] || [ ! -x "$HP" ]; }; then
 		note "no passthrough_hp (${HP:-set \$PASSTHROUGH_HP or --hp}): hp configs left out"
 		drop_configs hp-dev hp-uring
 	fi
 	# FUSE over io_uring: on for the run (restored by cleanup), where the kernel has it
-	if [[ " $CONFIGS " == *" iotap-uring"* || " $CONFIGS " == *" hp-uring "* ]]; then
+	if [[ " $CONFIGS " == *" iotap-uring"* || " $CONFIGS " == *" hp-uring "* ||
+	      " $CONFIGS " == *" base-uring-trace "* ]]; then
 		local p=/sys/module/fuse/parameters/enable_uring
 		if [ ! -e $p ]; then
 			note "this kernel has no FUSE over io_uring ($p): uring configs left out"
 			drop_configs iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse iotap-uring-cache-trace \
-				hp-uring
+				base-uring-trace hp-uring
 		else
 			URING_OLD=$(cat $p)
 			echo Y >$p || die "cannot turn on $p"
@@ -375,6 +385,7 @@ mount_cfg() {
 			    -o uring_spin=0) ;;
 	iotap-uring-trace-libfuse) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace"
 			    -o uring_direct=0) ;;
+	base-uring-trace)   cmd=("$BASELINE" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace") ;;
 	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache) ;;
 	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache --trace "$trace") ;;
 	iotap-uring-cache-trace) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --cache --trace "$trace") ;;
@@ -723,6 +734,7 @@ CFG = {
     'iotap-uring-trace': 'iotap mount B M -f --transport uring --trace T',
     'iotap-uring-trace-nospin': 'iotap mount B M -f --transport uring --trace T -o uring_spin=0',
     'iotap-uring-trace-libfuse': 'iotap mount B M -f --transport uring --trace T -o uring_direct=0',
+    'base-uring-trace': 'BASELINE mount B M -f --transport uring --trace T (--baseline)',
     'ptll': 'passthrough_ll -o source=B,cache=never',
     'iotap-cache': 'iotap mount B M -f --transport dev --cache',
     'iotap-cache-trace': 'iotap mount B M -f --transport dev --cache --trace T',
@@ -733,14 +745,15 @@ CFG = {
     'hp-uring': 'passthrough_hp --nopassthrough --direct-io -o io_uring B M',
 }
 MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
-                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'iotap-uring-trace-libfuse', 'ptll',
-                         'hp-dev', 'hp-uring'],
+                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'iotap-uring-trace-libfuse', 'base-uring-trace',
+                         'ptll', 'hp-dev', 'hp-uring'],
           [('iotap', 'ptll', 0.97), ('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
            ('iotap-uring-trace', 'iotap-trace', 0.97), ('iotap-uring-trace', 'iotap-uring', 0.95),
            ('iotap-uring-trace', 'ptll', 1.5), ('iotap-uring-trace', 'iotap-uring-trace-nospin', 0.97),
            ('iotap-uring-trace', 'iotap-uring-trace-libfuse', 1.0),
-           ('iotap-trace', 'hp-dev', 1.0), ('iotap-uring-trace', 'hp-uring', 1.0)]),
+           ('iotap-trace', 'hp-dev', 1.0), ('iotap-uring-trace', 'hp-uring', 1.0),
+           ('base-uring-trace', 'hp-uring', 1.0), ('iotap-uring-trace', 'base-uring-trace', 1.0)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'iotap-uring-cache-trace', 'ptll-cache',
                          'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
