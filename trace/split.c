@@ -43,12 +43,13 @@
  * reads too (its records mostly start before T_k). If T_k comes first,
  * it tries from SPLIT_BACK records back (the watermark of an earlier
  * chunk, read from the first chunk that may hold records after it), then
- * from further back, then refuses. The window's end: once its reader's watermark reaches
- * T_k+1 every record before it was delivered, and where the join holds no
- * piece, the next chunk is not taken (reader_i.h, until); while the join
- * holds one it reads on as far as the join looks ahead. So each window
- * reads its own chunks and one chunk with the next. A joined call counts
- * in the window of its first piece (the join counts calls by their start).
+ * from further back, then refuses. The window's end: once its reader's
+ * watermark reaches T_k+1 every record before it was delivered, and
+ * where the join holds no piece, the next chunk is not taken (reader_i.h,
+ * until); while the join holds one it reads on as far as the join looks
+ * ahead. So each window reads its own chunks and one chunk with the
+ * next. A joined call counts in the window of its first piece (the join
+ * counts calls by their start).
  */
 #include <errno.h>
 #include <fcntl.h>

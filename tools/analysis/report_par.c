@@ -38,13 +38,14 @@
  *
  * The result is the one-thread report byte for byte (tests/unit/test_report.c
  * and tests/e2e/report-windows.sh compare them at many window counts and
- * threads). It is used from PAR_MIN_THREADS threads and CPUs (without
- * --threads, a thread a CPU up to PAR_AUTO_THREADS) (its extra
- * work: 1.07 times the instructions of one pass on report-synth's trace,
- * 1.23 on a bonnie++ capture, BENCHMARKS.md "Session 18"). Where that cannot be promised, report_par() says -EXDEV
- * and the caller reads the trace in one pass: the split's own refusals (damage,
- * broken watermark promises, dense cut calls), LOST records, start times
- * that go back, ops in flight near the heap's cap, many markers, and the
+ * threads). It is used from PAR_MIN_THREADS threads and CPUs; without
+ * --threads, on a thread a CPU up to PAR_AUTO_THREADS. Its extra work:
+ * 1.07 times the instructions of one pass on report-synth's trace, 1.23
+ * on a bonnie++ capture (BENCHMARKS.md, "Session 18"). Where that cannot
+ * be promised, report_par() says -EXDEV and the caller reads the trace in
+ * one pass: the split's own refusals (damage, broken watermark promises,
+ * dense cut calls), LOST records, start times that go back, ops in
+ * flight near the heap's cap, many markers, and the
  * options whose state is sequential through and through (--phases-from,
  * the HTML seek map's points, application figures, a gap of 0).
  *
