@@ -346,13 +346,13 @@ static void sp_lookback(const struct iotap_trace_split *s, unsigned int k, uint6
 	 * Tight: the latest chunk i before which every chunk ends before T_k
 	 * with room for the join in [end, T_k), chunk after chunk back from
 	 * tc[k], up to SPLIT_TIGHT records and SPLIT_TIGHT_CHUNKS chunks (each
-	 * try sums the chunks up to tc[k]: sp_room()). In a capture the latest end before
-	 * a chunk is often a few microseconds short of T_k (a thread collected
-	 * late in the round that jumps the watermark), so the first tries fail
-	 * and the one a chunk or three further back holds: a 6.5 M-record
-	 * bonnie++ capture in 25 windows decoded 1.4 M records before the
-	 * windows instead of 2.8 M with the watermark's start (BENCHMARKS.md,
-	 * "Session 18").
+	 * try sums the chunks up to tc[k]: sp_room()). In a capture the
+	 * latest end before a chunk is often a few microseconds short of T_k
+	 * (a thread collected late in the round that jumps the watermark), so
+	 * the first tries fail and one a chunk or three further back holds:
+	 * a 6.5 M-record bonnie++ capture in 25 windows decoded 1.4 M records
+	 * before the windows instead of 2.8 M with the watermark's start
+	 * (BENCHMARKS.md, "Session 18").
 	 */
 	while (tight && i > 0 && sum < SPLIT_TIGHT && n++ < SPLIT_TIGHT_CHUNKS) {
 		uint64_t pm;

@@ -13,7 +13,9 @@
 # system) seconds, then per N the median wall and CPU and the wall ratio
 # against the first N. Every output is compared with the first's (cmp):
 # a difference fails the bench. RUN="--auto-phases" (or any report
-# options) times that report instead.
+# options) times that report instead. TRACE=FILE times an existing trace
+# (a capture) instead of the synthetic one. N 0 in THREADS runs the report
+# without --threads (its default), e.g. THREADS="0 1 2".
 #
 # The host's own ceiling: CONTROL=1 also runs, in each round, N
 # independent one-pass reports of the trace at once (each pinned to its own
@@ -36,14 +38,16 @@ N=${RECORDS:-20000000}
 BUILD=${IOTAP_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 IOTAP=${IOTAP:-$BUILD/tools/iotap}
 SYNTH=${SYNTH:-$BUILD/tests/unit/report-synth}
-TR=$DIR/report-bench-$N.iotap
+TR=${TRACE:-$DIR/report-bench-$N.iotap}
 ROUNDS=${ROUNDS:-5}
 THREADS=${THREADS:-1 2}
 RUN=${RUN:-}
 
-for x in "$IOTAP" "$SYNTH"; do
-	[ -x "$x" ] || { echo "report-threads: no $x (build first)" >&2; exit 77; }
-done
+[ -x "$IOTAP" ] || { echo "report-threads: no $IOTAP (build first)" >&2; exit 77; }
+[ -n "${TRACE:-}" ] || [ -x "$SYNTH" ] || { echo "report-threads: no $SYNTH (build first)" >&2; exit 77; }
+[ -z "${TRACE:-}" ] || [ -s "$TRACE" ] || { echo "report-threads: no trace $TRACE" >&2; exit 1; }
+# the report's thread option for N (0: none, the default)
+topt() { [ "$1" = 0 ] || echo "--threads $1"; }
 command -v /usr/bin/time >/dev/null || { echo "report-threads: needs GNU time" >&2; exit 77; }
 if [ ! -s "$TR" ]; then
 	echo "# writing $TR ($N records)" >&2
@@ -54,13 +58,13 @@ trap 'rm -rf "$OUT"' EXIT
 
 echo "# trace: $TR, $(stat -L -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '$1 == "records" { print $2 }') records"
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
-echo "# command: iotap report --threads N $RUN TRACE > FILE"
+echo "# command: iotap report --threads N $RUN TRACE > FILE (N 0: no --threads)"
 printf "| %5s | %7s | %7s | %7s |\n" "round" "threads" "wall s" "cpu s"
 printf "|%s|%s|%s|%s|\n" "-------" "---------" "---------" "---------"
 for r in $(seq 1 "$ROUNDS"); do
 	for t in $THREADS; do
 		# shellcheck disable=SC2086
-		/usr/bin/time -f "%e %U %S" -o "$OUT/time" "$IOTAP" report --threads "$t" $RUN "$TR" \
+		/usr/bin/time -f "%e %U %S" -o "$OUT/time" "$IOTAP" report $(topt "$t") $RUN "$TR" \
 			> "$OUT/out.$t" 2> "$OUT/err" || { cat "$OUT/err" >&2; exit 1; }
 		read -r w u s < "$OUT/time"
 		echo "$t $w $(echo "$u + $s" | bc)" >> "$OUT/runs"
@@ -118,7 +122,7 @@ if [ "${PERF:-0}" = 1 ] && command -v perf >/dev/null; then
 	echo "# CPU seconds per thread (perf record -e task-clock), busiest first"
 	for t in $THREADS; do
 		# shellcheck disable=SC2086
-		perf record -q -e task-clock -o "$OUT/perf.data" "$IOTAP" report --threads "$t" $RUN \
+		perf record -q -e task-clock -o "$OUT/perf.data" "$IOTAP" report $(topt "$t") $RUN \
 			"$TR" > /dev/null 2>&1
 		total=$(perf report -i "$OUT/perf.data" --stdio 2>/dev/null |
 			awk '/Event count/ { print $NF / 1e9 }')

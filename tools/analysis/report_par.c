@@ -72,10 +72,12 @@
  * blocks), at least PAR_MIN_CHUNKS chunks each (each reads one chunk more,
  * the one it shares with the next), of a file of at least PAR_MIN_BYTES.
  * 256 K, not 512 K: with chunks of 128 KiB raw (10,000 to 19,000 records) the
- * reads a window shares cost little, and each held window's ops (14 MB,
- * not 29) are fresh memory the first time round, dear on a VM: a 100
- * M-record report on 2 threads took 2.88 s against 3.09 s, system time
- * 0.20 s against 0.47 s (BENCHMARKS.md, "Session 17"; 128 K: 3.03 s).
+ * reads a window shares cost little, and each held window's ops are fresh
+ * memory the first time round, dear on a VM: a 100 M-record report on 2
+ * threads took 2.88 s against 3.09 s, system time 0.20 s against 0.47 s
+ * (BENCHMARKS.md, "Session 17"; 128 K: 3.03 s). Since the windows are cut
+ * by records (split.c), the ops arrays, sized for the largest window, are
+ * 15.6 MB there (53 MB when they were cut by bytes; "Session 18").
  */
 #define PAR_WINDOW_RECORDS	(256u << 10)
 #define PAR_MIN_CHUNKS		4

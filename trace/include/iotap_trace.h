@@ -734,7 +734,8 @@ struct iotap_trace_split_reads {
 	/*
 	 * ... before a window's own chunks, where its join starts: none where
 	 * the chunk it shares holds the join's lookback (16 K records); more
-	 * where chunks are small, a long call stretches a chunk's end, or
+	 * where chunks are small, a call in flight held the watermark back
+	 * (the chunks before the window's start end just short of it), or
 	 * dense cut calls send the join further back
 	 */
 	uint64_t back;
