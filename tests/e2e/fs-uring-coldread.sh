@@ -27,6 +27,7 @@ EXT=$T/ext
 head -c 65536 /dev/urandom > $EXT/small
 head -c 1048576 /dev/urandom > $EXT/big
 sync -f $EXT/big
+pin_cache $EXT/small	# the file read beside: cached it must stay
 
 slow_upper $EXT "$MNT" --trace $T/t.iotap
 cat "$MNT/small" > /dev/null || fail "read over io_uring"
@@ -62,6 +63,7 @@ mkdir -p $MNT2
 head -c 65536 /dev/urandom > $XFS/small
 head -c 1048576 /dev/urandom > $XFS/w
 sync -f $XFS/w
+pin_cache $XFS/small
 slow_upper $XFS "$MNT2" --trace $T/x.iotap
 cat "$MNT2/small" > /dev/null || fail "read over io_uring (XFS)"
 dd if=$XFS/w iflag=nocache count=0 2>/dev/null

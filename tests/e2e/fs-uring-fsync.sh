@@ -24,6 +24,7 @@ slow_fs ext4 64M $T/ext
 EXT=$T/ext
 head -c 65536 /dev/urandom > $EXT/small
 sync -f $EXT/small
+pin_cache $EXT/small	# the file read beside: cached it must stay
 
 slow_upper $EXT "$MNT" --trace $T/t.iotap
 cat "$MNT/small" > /dev/null || fail "read over io_uring"

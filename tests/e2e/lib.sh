@@ -85,6 +85,9 @@ _cleanup() {
 	local rc=$?
 	local m p i _ae
 	[ $rc -eq 0 ] || [ $rc -eq 77 ] || _diagnose $rc
+	# a case that failed beside a slow call: the disk fast again first, or
+	# every unmount below waits for its slow flushes (45 s of them)
+	[ -z "${SLOW:-}" ] || rm -f "$SLOW"
 	# _ae, not i: the code eval'd here may loop on i of its own
 	for ((_ae = ${#_at_exit[@]} - 1; _ae >= 0; _ae--)); do
 		eval "${_at_exit[_ae]}"
@@ -260,11 +263,33 @@ _daemon_down() {	# MNT PID: unmount, wait up to 10 s for the daemon
 	done
 }
 
+# pin_cache FILE...: hold FILE's pages in the page cache until the case ends
+# (tests/pin_cache.py: mapped and mlock'ed). This VM's host takes page
+# cache back whenever it likes, and a "cached" file beside() reads that
+# has lost a page must read it from the slow disk, queued behind the slow
+# call there: read 1 then stalled (fs-uring-coldread and fs-uring-fsync,
+# 1 run in 7-15: 8 KiB of 'small' read from the image 3 s behind the slow
+# read before it; the transport had served it right).
+pin_cache() {
+	local ready i
+	_pins=$((${_pins:-0} + 1))
+	ready=$T/pinned.$_pins
+	python3 "$IOTAP_SRC/tests/pin_cache.py" $ready "$@" 2>$T/pin.err &
+	at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"	# before the file system goes
+	for i in $(seq 50); do
+		[ -e $ready ] && return 0
+		kill -0 $! 2>/dev/null || break
+		sleep 0.1
+	done
+	cat $T/pin.err >&2
+	fail "cannot hold $* in the page cache"
+}
+
 # beside WHAT FILE LIMIT CMD...: start CMD pinned to CPU 0 with the slow
 # disk on; it must still run 0.5 s later; meanwhile 10 reads of FILE from
 # CPU 0 must each end within LIMIT s and all within LIMIT s, and before
 # CMD ends. Then CMD must succeed. Sets BESIDE_SECS (CMD's time) and notes
-# both times.
+# both times. FILE's backing file must be held cached (pin_cache).
 beside() {
 	local what=$1 file=$2 limit=$3 t0 t1 p0 p1 pid i
 	shift 3
