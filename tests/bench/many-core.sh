@@ -10,8 +10,10 @@
 #
 # 1. The transport (issue 24): DIR/bench.sh -- 8 KiB random pread and pwrite
 #    on one 1 GiB tmpfs file at FS_JOBS threads (default "1 4 16"), raw,
-#    iotap over /dev/fuse and io_uring (traced, untraced), passthrough_hp
-#    over /dev/fuse and io_uring, FS_ROUNDS rounds (default 2) of FS_SECS
+#    iotap over /dev/fuse and io_uring (traced, untraced, and traced with
+#    -o uring_spin=0: the spin hypothesis of BENCHMARKS.md, issue 24,
+#    session 11, added to the bundle's bench.sh here), passthrough_hp over
+#    /dev/fuse and io_uring, FS_ROUNDS rounds (default 2) of FS_SECS
 #    (default 3) interleaved. Results in OUT/fs/results.txt.
 # 2. The report (issue 26): DIR/report/run.sh -- report-threads.sh on a
 #    REPORT_RECORDS-record synthetic trace (default 100000000, written to
@@ -20,10 +22,10 @@
 #    one-pass reports at once: the host's own ceiling). Output in
 #    OUT/report-threads.txt.
 # Each part runs under a time limit (FS_LIMIT, REPORT_LIMIT seconds,
-# defaults 300 and 240) so that one that hangs leaves the other its time
+# defaults 330 and 200) so that one that hangs leaves the other its time
 # and both end within a device call's 10 minutes: the transport part takes
-# about 4 minutes (216 s of runs), the report's about 2 (report-synth wrote
-# the 100 M records in 6.5 s on the 2-CPU VM).
+# about 4.5 minutes (252 s of runs), the report's about 1.5 (report-synth
+# wrote the 100 M records in 6.5 s on the 2-CPU VM).
 set -u
 D=${1:?usage: many-core.sh DIR (made by pack.sh and report-bundle.sh)}
 OUT=${OUT:-/tmp/many-core}
@@ -32,9 +34,12 @@ echo "# $(date -u '+%F %T UTC'), $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f
 	tee "$OUT/host.txt"
 rc=0
 if [ -x "$D/bin/rr" ]; then
+	grep -q 'iotap-uring-nospin)' "$D/bench.sh" ||
+		sed -i '/^\tiotap-uring) /{p;s/^\tiotap-uring) /\tiotap-uring-nospin) /;s/--transport uring/--transport uring -o uring_spin=0/}' \
+			"$D/bench.sh"
 	OUT=$OUT/fs JOBS=${FS_JOBS:-1 4 16} ROUNDS=${FS_ROUNDS:-2} SECS=${FS_SECS:-3} \
-		CFGS="raw iotap-dev iotap-uring iotap-uring-untraced hp-dev hp-uring" \
-		timeout "${FS_LIMIT:-300}" bash "$D/bench.sh" || { echo "# the transport run failed or ran out of time" >&2; rc=1; }
+		CFGS="raw iotap-dev iotap-uring iotap-uring-nospin iotap-uring-untraced hp-dev hp-uring" \
+		timeout "${FS_LIMIT:-330}" bash "$D/bench.sh" || { echo "# the transport run failed or ran out of time" >&2; rc=1; }
 else
 	echo "# no transport bundle in $D (pack.sh)" >&2
 	rc=1
@@ -42,7 +47,7 @@ fi
 if [ -f "$D/report/run.sh" ]; then
 	OUT=$OUT THREADS=${REPORT_THREADS:-1 2 4 8 16} RECORDS=${REPORT_RECORDS:-100000000} \
 		ROUNDS=${REPORT_ROUNDS:-3} CONTROL=1 \
-		timeout "${REPORT_LIMIT:-240}" bash "$D/report/run.sh" "${TRACE_DIR:-/var/tmp}" ||
+		timeout "${REPORT_LIMIT:-200}" bash "$D/report/run.sh" "${TRACE_DIR:-/var/tmp}" ||
 		{ echo "# the report run failed or ran out of time" >&2; rc=1; }
 else
 	echo "# no report bundle in $D/report (report-bundle.sh)" >&2

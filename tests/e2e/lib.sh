@@ -274,7 +274,7 @@ pin_cache() {
 	local ready i
 	_pins=$((${_pins:-0} + 1))
 	ready=$T/pinned.$_pins
-	python3 "$IOTAP_SRC/tests/pin_cache.py" $ready "$@" 2>$T/pin.err &
+	python3 "$IOTAP_SRC/tests/pin_cache.py" $ready "$@" >/dev/null 2>$T/pin.err &
 	at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"	# before the file system goes
 	for i in $(seq 50); do
 		[ -e $ready ] && return 0
