@@ -48,7 +48,15 @@ RUN=${RUN:-}
 [ -z "${TRACE:-}" ] || [ -s "$TRACE" ] || { echo "report-threads: no trace $TRACE" >&2; exit 1; }
 # the report's thread option for N (0: none, the default)
 topt() { [ "$1" = 0 ] || echo "--threads $1"; }
-command -v /usr/bin/time >/dev/null || { echo "report-threads: needs GNU time" >&2; exit 77; }
+# timed TIMES ERR CMD...: CMD with its stderr in ERR, and "wall user system"
+# seconds in TIMES -- bash's own time, so that a host where nothing can be
+# installed (no GNU time, no bc: report-bundle.sh) runs this too
+timed() {
+	local times=$1 err=$2 TIMEFORMAT='%3R %3U %3S'
+	shift 2
+	{ time "$@" 2> "$err"; } 2> "$times"
+}
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }	# calc EXPR: EXPR to 2 decimals
 if [ ! -s "$TR" ]; then
 	echo "# writing $TR ($N records)" >&2
 	"$SYNTH" --records "$N" "$TR" > /dev/null || { echo "report-synth failed" >&2; exit 1; }
@@ -64,11 +72,11 @@ printf "|%s|%s|%s|%s|\n" "-------" "---------" "---------" "---------"
 for r in $(seq 1 "$ROUNDS"); do
 	for t in $THREADS; do
 		# shellcheck disable=SC2086
-		/usr/bin/time -f "%e %U %S" -o "$OUT/time" "$IOTAP" report $(topt "$t") $RUN "$TR" \
-			> "$OUT/out.$t" 2> "$OUT/err" || { cat "$OUT/err" >&2; exit 1; }
+		timed "$OUT/time" "$OUT/err" "$IOTAP" report $(topt "$t") $RUN "$TR" \
+			> "$OUT/out.$t" || { cat "$OUT/err" >&2; exit 1; }
 		read -r w u s < "$OUT/time"
-		echo "$t $w $(echo "$u + $s" | bc)" >> "$OUT/runs"
-		printf "| %5s | %7s | %7s | %7s |\n" "$r" "$t" "$w" "$(echo "$u + $s" | bc)"
+		echo "$t $w $(calc "$u + $s")" >> "$OUT/runs"
+		printf "| %5s | %7s | %7s | %7s |\n" "$r" "$t" "$w" "$(calc "$u + $s")"
 	done
 	if [ "${CONTROL:-0}" = 1 ]; then
 		for t in $THREADS; do
@@ -78,14 +86,14 @@ for r in $(seq 1 "$ROUNDS"); do
 				pin=""
 				command -v taskset >/dev/null && pin="taskset -c $(( (i - 1) % $(nproc) ))"
 				# shellcheck disable=SC2086
-				/usr/bin/time -f "%e" -o "$OUT/ctime.$i" $pin "$IOTAP" report --threads 1 \
-					$RUN "$TR" > /dev/null 2> "$OUT/cerr.$i" &
+				timed "$OUT/ctime.$i" "$OUT/cerr.$i" $pin "$IOTAP" report --threads 1 \
+					$RUN "$TR" > /dev/null &
 				pids="$pids $!"
 			done
 			for p in $pids; do
 				wait "$p" || { cat "$OUT"/cerr.* >&2; echo "report-threads: a control run failed" >&2; exit 1; }
 			done
-			w=$(cat "$OUT"/ctime.* | sort -n | tail -1)
+			w=$(awk '{ print $1 }' "$OUT"/ctime.* | sort -n | tail -1)
 			rm -f "$OUT"/ctime.* "$OUT"/cerr.*
 			echo "$t $w" >> "$OUT/control"
 			printf "| %5s | %7s | %7s | %7s |\n" "$r" "${t} x 1" "$w" "-"
@@ -106,7 +114,7 @@ for t in $THREADS; do
 	w=$(awk -v t="$t" '$1 == t { print $2 }' "$OUT/runs" | median)
 	c=$(awk -v t="$t" '$1 == t { print $3 }' "$OUT/runs" | median)
 	[ -n "$base" ] || base=$w
-	printf "| %7s | %13s | %12s | %14s |\n" "$t" "$w" "$c" "$(echo "scale=2; $base / $w" | bc)"
+	printf "| %7s | %13s | %12s | %14s |\n" "$t" "$w" "$c" "$(calc "$base / $w")"
 done
 if [ -s "$OUT/control" ]; then
 	printf "\n| %7s | %28s | %26s |\n" "N" "N one-pass at once: median s" "their throughput / one's"
@@ -114,7 +122,7 @@ if [ -s "$OUT/control" ]; then
 	for t in $THREADS; do
 		[ "$t" -gt 1 ] || continue
 		w=$(awk -v t="$t" '$1 == t { print $2 }' "$OUT/control" | median)
-		printf "| %7s | %28s | %26s |\n" "$t" "$w" "$(echo "scale=2; $t * $base / $w" | bc)"
+		printf "| %7s | %28s | %26s |\n" "$t" "$w" "$(calc "$t * $base / $w")"
 	done
 fi
 if [ "${PERF:-0}" = 1 ] && command -v perf >/dev/null; then
