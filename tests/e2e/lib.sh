@@ -264,7 +264,7 @@ _daemon_down() {	# MNT PID: unmount, wait up to 10 s for the daemon
 }
 
 # pin_cache FILE...: hold FILE's pages in the page cache until the case ends
-# (tests/pin_cache.py: mapped and mlock'ed). This VM's host takes page
+# (pin_cache.py: mapped and mlock'ed). This VM's host takes page
 # cache back whenever it likes, and a "cached" file beside() reads that
 # has lost a page must read it from the slow disk, queued behind the slow
 # call there: read 1 then stalled (fs-uring-coldread and fs-uring-fsync,
@@ -274,14 +274,14 @@ pin_cache() {
 	local ready i
 	_pins=$((${_pins:-0} + 1))
 	ready=$T/pinned.$_pins
-	python3 "$IOTAP_SRC/tests/pin_cache.py" $ready "$@" >/dev/null 2>$T/pin.err &
+	python3 "$IOTAP_SRC/tests/e2e/pin_cache.py" $ready "$@" >/dev/null 2>$ready.err &
 	at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"	# before the file system goes
 	for i in $(seq 50); do
 		[ -e $ready ] && return 0
 		kill -0 $! 2>/dev/null || break
 		sleep 0.1
 	done
-	cat $T/pin.err >&2
+	cat $ready.err >&2
 	fail "cannot hold $* in the page cache"
 }
 

@@ -6,12 +6,10 @@ Maps every FILE and locks the maps (mlockall, MCL_CURRENT | MCL_FUTURE:
 each map is read in whole and its pages cannot be evicted), creates READY,
 then waits for a signal. Kill it to let the pages go.
 
-Why: the VMs these tests and benchmarks run on take page cache back
-whenever their host likes. With 23 GB free and no reclaim counted in
-/proc/vmstat, a tenth of a 22 MB file read a moment before was gone 30 s
-later. A case that needs a file cached (tests/e2e/lib.sh pin_cache) or a
-benchmark that times a report, not the disk under its trace
-(tests/bench/report-threads.sh), holds the file with this.
+Why: the VMs these tests run on take page cache back whenever their host
+likes. With 23 GB free and no reclaim counted in /proc/vmstat, a tenth of
+a 22 MB file read a moment before was gone 30 s later. A case that needs
+a file to stay cached holds it with this (lib.sh's pin_cache).
 """
 import ctypes
 import mmap
