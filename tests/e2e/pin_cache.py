@@ -28,10 +28,13 @@ def main():
         sys.exit("pin_cache.py: mlockall: " + os.strerror(ctypes.get_errno()))
     maps = []
     for path in sys.argv[2:]:
-        fd = os.open(path, os.O_RDONLY)
-        if os.fstat(fd).st_size:
-            maps.append(mmap.mmap(fd, 0, prot=mmap.PROT_READ))
-        os.close(fd)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+            if os.fstat(fd).st_size:
+                maps.append(mmap.mmap(fd, 0, prot=mmap.PROT_READ))
+            os.close(fd)
+        except OSError as e:
+            sys.exit("pin_cache.py: %s: %s" % (path, e.strerror))
     with open(sys.argv[1], "w"):
         pass
     signal.pause()
