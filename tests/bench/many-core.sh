@@ -14,7 +14,9 @@
 #    -o uring_spin=0: the spin hypothesis of BENCHMARKS.md, issue 24,
 #    session 11, added to the bundle's bench.sh here), passthrough_hp over
 #    /dev/fuse and io_uring, FS_ROUNDS rounds (default 2) of FS_SECS
-#    (default 3) interleaved. Results in OUT/fs/results.txt.
+#    (default 3) interleaved. Results in OUT/fs/results.txt, and each
+#    daemon's log of the last round (iotap's: requests served, waits spun
+#    and caught, helpers) in OUT/fs/CONFIG.log.
 # 2. The report (issue 26): DIR/report/run.sh -- report-threads.sh on a
 #    REPORT_RECORDS-record synthetic trace (default 100000000, written to
 #    TRACE_DIR, default /var/tmp: about 115 MB) at REPORT_THREADS (default
@@ -40,6 +42,7 @@ if [ -x "$D/bin/rr" ]; then
 	OUT=$OUT/fs JOBS=${FS_JOBS:-1 4 16} ROUNDS=${FS_ROUNDS:-2} SECS=${FS_SECS:-3} \
 		CFGS="raw iotap-dev iotap-uring iotap-uring-nospin iotap-uring-untraced hp-dev hp-uring" \
 		timeout "${FS_LIMIT:-330}" bash "$D/bench.sh" || { echo "# the transport run failed or ran out of time" >&2; rc=1; }
+	cp "${WORK:-/var/tmp/iotap-bench}"/*.log "$OUT/fs/" 2>/dev/null
 else
 	echo "# no transport bundle in $D (pack.sh)" >&2
 	rc=1
