@@ -85,8 +85,9 @@ _cleanup() {
 	local rc=$?
 	local m p i _ae
 	[ $rc -eq 0 ] || [ $rc -eq 77 ] || _diagnose $rc
-	# a case that failed beside a slow call: the disk fast again first, or
-	# every unmount below waits for its slow flushes (45 s of them)
+	# the slow disk (slow_disk_lower) fast again first: after a case that
+	# failed beside a slow call, every unmount below would wait for its
+	# slow flushes (45 s of them)
 	[ -z "${SLOW:-}" ] || rm -f "$SLOW"
 	# _ae, not i: the code eval'd here may loop on i of its own
 	for ((_ae = ${#_at_exit[@]} - 1; _ae >= 0; _ae--)); do
@@ -211,7 +212,7 @@ slow_disk_lower() {
 	mkdir -p $T/lower-b $LM
 	_with_env LD_PRELOAD=$FAILSYS IOTAP_SLOW_MS=$ms IOTAP_SLOW_IF=$SLOW "$@" \
 		iotap_mount $T/lower-b $LM --transport dev
-	at_exit "rm -f $SLOW"
+	# _cleanup removes $SLOW first, before any unmount
 }
 _with_env() {	# VAR=VALUE... CMD...: CMD with those exported, then unset again
 	local -a names=()
