@@ -30,19 +30,34 @@
 # wrote the 100 M records in 6.5 s on the 2-CPU VM).
 set -u
 D=${1:?usage: many-core.sh DIR (made by pack.sh and report-bundle.sh)}
+D=$(cd "$D" && pwd) || exit 1
 OUT=${OUT:-/tmp/many-core}
 mkdir -p "$OUT/fs"
 echo "# $(date -u '+%F %T UTC'), $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)" |
 	tee "$OUT/host.txt"
 rc=0
+# bench.sh stopped by its time limit leaves its mount, daemons and tmpfs,
+# and enable_uring as it set it: take them back before the report runs
+W=${WORK:-/var/tmp/iotap-bench} P=/sys/module/fuse/parameters/enable_uring
+uring_old=$(cat $P 2>/dev/null)
+fs_cleanup() {
+	pkill -f "$D/bin/rr " 2>/dev/null
+	pkill -f "$D/bin/iotap mount" 2>/dev/null
+	pkill -f "$D/bin/passthrough_hp" 2>/dev/null
+	sleep 1
+	umount "$W/mnt" 2>/dev/null || umount -l "$W/mnt" 2>/dev/null
+	umount "$W/back" 2>/dev/null || umount -l "$W/back" 2>/dev/null
+	[ -z "$uring_old" ] || echo "$uring_old" > $P 2>/dev/null
+}
 if [ -x "$D/bin/rr" ]; then
 	grep -q 'iotap-uring-nospin)' "$D/bench.sh" ||
 		sed -i '/^\tiotap-uring) /{p;s/^\tiotap-uring) /\tiotap-uring-nospin) /;s/--transport uring/--transport uring -o uring_spin=0/}' \
 			"$D/bench.sh"
 	OUT=$OUT/fs JOBS=${FS_JOBS:-1 4 16} ROUNDS=${FS_ROUNDS:-2} SECS=${FS_SECS:-3} \
 		CFGS="raw iotap-dev iotap-uring iotap-uring-nospin iotap-uring-untraced hp-dev hp-uring" \
-		timeout "${FS_LIMIT:-330}" bash "$D/bench.sh" || { echo "# the transport run failed or ran out of time" >&2; rc=1; }
-	cp "${WORK:-/var/tmp/iotap-bench}"/*.log "$OUT/fs/" 2>/dev/null
+		timeout "${FS_LIMIT:-330}" bash "$D/bench.sh" ||
+		{ echo "# the transport run failed or ran out of time" >&2; rc=1; fs_cleanup; }
+	cp "$W"/*.log "$OUT/fs/" 2>/dev/null
 else
 	echo "# no transport bundle in $D (pack.sh)" >&2
 	rc=1
