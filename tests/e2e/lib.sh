@@ -265,9 +265,9 @@ _daemon_down() {	# MNT PID: unmount, wait up to 10 s for the daemon
 }
 
 # pin_cache FILE...: hold FILE's pages in the page cache until the case ends
-# (pin_cache.py: mapped and mlock'ed). This VM's host takes page
-# cache back whenever it likes, and a "cached" file beside() reads that
-# has lost a page must read it from the slow disk, queued behind the slow
+# (pin_cache.py: mapped and mlock'ed). This VM pages cold page cache out
+# (a DAMON pageout scheme: pin_cache.py), and a "cached" file beside() reads
+# that has lost a page must read it from the slow disk, queued behind the slow
 # call there: read 1 then stalled (fs-uring-coldread and fs-uring-fsync,
 # 1 run in 7-15: 8 KiB of 'small' read from the image 3 s behind the slow
 # read before it; the transport had served it right).

@@ -6,10 +6,15 @@ Maps every FILE and locks the maps (mlockall, MCL_CURRENT | MCL_FUTURE:
 each map is read in whole and its pages cannot be evicted), creates READY,
 then waits for a signal. Kill it to let the pages go.
 
-Why: the VMs these tests run on take page cache back whenever their host
-likes. With 23 GB free and no reclaim counted in /proc/vmstat, a tenth of
-a 22 MB file read a moment before was gone 30 s later. A case that needs
-a file to stay cached holds it with this (lib.sh's pin_cache).
+Why: the VMs these tests run on page cold page cache out. They run a
+DAMON scheme (kdamond; /sys/kernel/mm/damon/admin/kdamonds/0: action
+"pageout" on physical memory, for pages that are neither anonymous nor
+mapped, in regions seen accessed in at most one of ten samples of 5 s,
+for 60 s: a file read once is cold to it), so with 23 GB free and no
+reclaim counted in /proc/vmstat, a tenth of a 22 MB file read a moment
+before was gone 30 s later. A mapped page is not taken, an mlock'ed one
+by no reclaim at all. A case that needs a file to stay cached holds it
+with this (lib.sh's pin_cache).
 """
 import ctypes
 import mmap

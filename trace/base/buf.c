@@ -13,6 +13,14 @@
  * off or none is free, the same memory takes 4 KiB pages as before. The
  * price: up to 2 MiB more resident per buffer than asked for (bounded,
  * and only for big ones).
+ *
+ * Which kind is cheaper the first time round depends on the host, not on
+ * iotap: on the project's VMs a 4 KiB page's first touch cost 1.4-12 ms
+ * a MB and a huge page's 0.07-1.8 (sessions 8, 13, 16), and later, on a
+ * guest whose balloon hands free 2 MiB blocks back to the host, 0.38
+ * against 2.3 (BENCHMARKS.md, "Session 20"). Huge pages stay: their
+ * worst case is the smaller one, and a buffer kept and reused (below)
+ * pays it once.
  */
 #include <pthread.h>
 #include <stdint.h>
