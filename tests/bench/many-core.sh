@@ -16,7 +16,10 @@
 #    /dev/fuse and io_uring, FS_ROUNDS rounds (default 2) of FS_SECS
 #    (default 3) interleaved. Results in OUT/fs/results.txt, and each
 #    daemon's log of the last round (iotap's: requests served, waits spun
-#    and caught, helpers) in OUT/fs/CONFIG.log.
+#    and caught, helpers) in OUT/fs/CONFIG.log. Each run counted
+#    (rr-counted.sh, put in as the bundle's bin/rr; COUNTS=0: not): the
+#    daemon's CPU, context switches and threads per request, and rr's CPU,
+#    in OUT/fs/counts.txt -- what issue 24 asks to compare at 16 threads.
 # 2. The report (issue 26): DIR/report/run.sh -- report-threads.sh on a
 #    REPORT_RECORDS-record synthetic trace (default 100000000, written to
 #    TRACE_DIR, default /var/tmp: about 115 MB) at REPORT_THREADS (default
@@ -41,7 +44,7 @@ rc=0
 W=${WORK:-/var/tmp/iotap-bench} P=/sys/module/fuse/parameters/enable_uring
 uring_old=$(cat $P 2>/dev/null)
 fs_cleanup() {
-	pkill -f "$D/bin/rr " 2>/dev/null
+	pkill -f "$D/bin/rr(.real)? " 2>/dev/null
 	pkill -f "$D/bin/iotap mount" 2>/dev/null
 	pkill -f "$D/bin/passthrough_hp" 2>/dev/null
 	sleep 1
@@ -50,10 +53,17 @@ fs_cleanup() {
 	[ -z "$uring_old" ] || echo "$uring_old" > $P 2>/dev/null
 }
 if [ -x "$D/bin/rr" ]; then
+	# the counting rr in, this tree's (or the bundle's own rr back: COUNTS=0)
+	if [ "${COUNTS:-1}" = 1 ]; then
+		[ -e "$D/bin/rr.real" ] || mv "$D/bin/rr" "$D/bin/rr.real"
+		cp "$(dirname "$0")/rr-counted.sh" "$D/bin/rr" && chmod +x "$D/bin/rr"
+	elif [ -e "$D/bin/rr.real" ]; then
+		mv "$D/bin/rr.real" "$D/bin/rr"
+	fi
 	grep -q 'iotap-uring-nospin)' "$D/bench.sh" ||
 		sed -i '/^\tiotap-uring) /{p;s/^\tiotap-uring) /\tiotap-uring-nospin) /;s/--transport uring/--transport uring -o uring_spin=0/}' \
 			"$D/bench.sh"
-	OUT=$OUT/fs JOBS=${FS_JOBS:-1 4 16} ROUNDS=${FS_ROUNDS:-2} SECS=${FS_SECS:-3} \
+	RR_COUNTS=$OUT/fs/counts.txt OUT=$OUT/fs JOBS=${FS_JOBS:-1 4 16} ROUNDS=${FS_ROUNDS:-2} SECS=${FS_SECS:-3} \
 		CFGS="raw iotap-dev iotap-uring iotap-uring-nospin iotap-uring-untraced hp-dev hp-uring" \
 		timeout "${FS_LIMIT:-330}" bash "$D/bench.sh" ||
 		{ echo "# the transport run failed or ran out of time" >&2; rc=1; fs_cleanup; }

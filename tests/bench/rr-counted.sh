@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# rr-counted.sh FILE THREADS SECONDS r|w - the transport bundle's rr, with
+# what each request cost the FUSE daemon serving FILE
+#
+# many-core.sh puts this in the bundle as bin/rr (the real one becomes
+# bin/rr.real), so that the bundle's bench.sh, unchanged, counts every run
+# it makes. It runs rr.real with the same arguments and prints what it
+# prints (the IOPS bench.sh records), then appends one line to $RR_COUNTS
+# (default /dev/null) -- for the daemon serving the mount (iotap mount or
+# passthrough_hp from the same bundle; none for raw), over the run, per
+# request (IOPS x the run's seconds):
+#   cfg      the daemon's configuration, read from its command line
+#   cpu_us   its CPU time, all threads (/proc/PID/stat: exited ones too)
+#   vol inv  its voluntary and involuntary context switches (the threads
+#            alive at both ends: /proc/PID/task/*/status)
+#   thr      its threads; busiest: the busiest one's CPU, % of the run
+#   rr_us    rr's own CPU time (the application side of the round trip)
+# Only /proc and bash: the many-core host has nothing else (no perf, fio).
+# On the issue 24 host these say where 16 threads' requests go: more CPU a
+# request, more sleeps and wake-ups a request, or a thread at 100%.
+set -u
+B=$(cd "$(dirname "$0")" && pwd)
+OUTF=${RR_COUNTS:-/dev/null}
+
+# daemon PID for this bundle (the newest), or nothing
+daemon() { pgrep -n -f "$B/(iotap mount|passthrough_hp) " 2>/dev/null; }
+# cfg of PID, the names of the bundle's bench.sh
+cfg_of() {
+	local a
+	a=$(tr '\0' ' ' < /proc/$1/cmdline 2>/dev/null)
+	case $a in
+	*passthrough_hp*io_uring*) echo hp-uring ;;
+	*passthrough_hp*) echo hp-dev ;;
+	*"--transport dev"*) echo iotap-dev ;;
+	*uring_spin=0*) echo iotap-uring-nospin ;;
+	*--trace*) echo iotap-uring ;;
+	*) echo iotap-uring-untraced ;;
+	esac
+}
+# PID: "TICKS" (utime + stime of every thread, exited ones too)
+ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/$1/stat 2>/dev/null; }
+# PID: one line "TID NS VOL INV" a thread
+threads() {
+	local t tid ns vol inv k v
+	for t in /proc/$1/task/*; do
+		tid=${t##*/}
+		read -r ns _ < $t/schedstat 2>/dev/null || continue
+		vol=0 inv=0
+		while read -r k v; do
+			case $k in
+			voluntary_ctxt_switches:) vol=$v ;;
+			nonvoluntary_ctxt_switches:) inv=$v ;;
+			esac
+		done < $t/status 2>/dev/null
+		echo "$tid $ns $vol $inv"
+	done
+}
+
+pid=$(daemon)
+[ -n "$pid" ] && { t0=$(ticks $pid); threads $pid > "${TMPDIR:-/tmp}/rr-counted.$$"; }
+s0=$(date +%s.%N)
+TIMEFORMAT='%3U %3S'
+{ time "$B/rr.real" "$@" > "${TMPDIR:-/tmp}/rr-counted.$$.out"; } 2> "${TMPDIR:-/tmp}/rr-counted.$$.time"
+rc=$?
+s1=$(date +%s.%N)
+cat "${TMPDIR:-/tmp}/rr-counted.$$.out"
+iops=$(tail -1 "${TMPDIR:-/tmp}/rr-counted.$$.out")
+read -r ru rs < "${TMPDIR:-/tmp}/rr-counted.$$.time"
+if [ -n "$pid" ] && [ -e /proc/$pid ] && [ "$rc" -eq 0 ]; then
+	t1=$(ticks $pid)
+	threads $pid | awk -v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$t1" -v s0="$s0" -v s1="$s1" \
+		-v iops="$iops" -v ru="$ru" -v rs="$rs" -v cfg="$(cfg_of $pid)" -v job="$2 $4" '
+		FNR == NR { ns[$1] = $2; vo[$1] = $3; iv[$1] = $4; next }
+		($1 in ns) { d = $2 - ns[$1]; if (d > top) top = d; vol += $3 - vo[$1]; inv += $4 - iv[$1] }
+		{ n++ }
+		END {
+			wall = s1 - s0; req = iops * wall
+			if (req < 1) exit
+			printf "cfg=%s jobs=%s rw=%s iops=%s cpu_us=%.2f vol=%.3f inv=%.3f thr=%d busiest=%.0f%% rr_us=%.2f\n",
+				cfg, substr(job, 1, index(job, " ") - 1), substr(job, index(job, " ") + 1), iops,
+				(t1 - t0) / hz * 1e6 / req, vol / req, inv / req, n, top / 1e9 / wall * 100,
+				(ru + rs) * 1e6 / req
+		}' "${TMPDIR:-/tmp}/rr-counted.$$" - >> "$OUTF"
+fi
+rm -f "${TMPDIR:-/tmp}/rr-counted.$$" "${TMPDIR:-/tmp}/rr-counted.$$.out" "${TMPDIR:-/tmp}/rr-counted.$$.time"
+exit $rc
