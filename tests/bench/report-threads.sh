@@ -64,7 +64,12 @@ fi
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/report-threads.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 
-echo "# trace: $TR, $(stat -L -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '$1 == "records" { print $2 }') records"
+# records and chunks: a trace written before the chunks went from 1 MiB to
+# 128 KiB raw (BENCHMARKS.md, "Session 17") splits otherwise, so say which
+echo "# trace: $TR, $(stat -L -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '
+	$1 == "records" { r = $2 }
+	$1 == "file" && $2 == "size" { for (i = 1; i <= NF; i++) if ($i ~ /^chunks\)?$/) c = $(i - 1) }
+	END { printf "%s records in %s chunks (%.0f a chunk)", r, c, c ? r / c : 0 }')"
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 echo "# command: iotap report --threads N $RUN TRACE > FILE (N 0: no --threads)"
 printf "| %5s | %7s | %7s | %7s |\n" "round" "threads" "wall s" "cpu s"
