@@ -648,18 +648,18 @@ int rec_decode(struct rec_state *st, const uint8_t *p, const uint8_t *end,
  * checks of the general case per record. It stops before a record of
  * another type, one with a name, or one within DEC_FAST_ROOM bytes of
  * @end: rec_decode() takes those.
- * Return: records decoded, or -EBADMSG for a malformed one.
- */
-/*
+ *
  * Aligned to a cache line: a third or more of a report's CPU is this loop,
  * and its speed moved with where the linker happened to put it. The same
- * code at an address 32 bytes past a 64-byte line took 4% more of a
- * 100 M-record report's user time (3.98 s against 3.83 s at 48 bytes and
- * at 0, one thread, 13 interleaved rounds; BENCHMARKS.md "Session 20"),
- * after a change elsewhere in the library shifted it. At 64 it is the fast
- * case and no longer moves with unrelated changes.
+ * code 32 bytes past a 64-byte line took 4% more of a 100 M-record
+ * report's user time than at 48 bytes or at 0 (3.98 s against 3.83, one
+ * thread, 13 interleaved rounds; BENCHMARKS.md "Session 20"). Aligned, it
+ * is the fast case and does not move when unrelated code changes.
+ *
+ * Return: records decoded, or -EBADMSG for a malformed one.
  */
-__attribute__((aligned(64))) int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
+__attribute__((aligned(64)))
+int rec_decode_ops(struct rec_state *st, const uint8_t **pp, const uint8_t *end,
 		   unsigned char *out, uint32_t max, struct rec_sum *sum)
 {
 	const uint8_t *p = *pp;

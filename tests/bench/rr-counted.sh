@@ -61,10 +61,12 @@ pid=$(daemon)
 [ -n "$pid" ] && { t0=$(ticks $pid); threads $pid > "${TMPDIR:-/tmp}/rr-counted.$$"; }
 s0=$(date +%s.%N)
 TIMEFORMAT='%3U %3S'
-{ time "$B/rr.real" "$@" > "${TMPDIR:-/tmp}/rr-counted.$$.out"; } 2> "${TMPDIR:-/tmp}/rr-counted.$$.time"
+{ time "$B/rr.real" "$@" > "${TMPDIR:-/tmp}/rr-counted.$$.out" 2> "${TMPDIR:-/tmp}/rr-counted.$$.err"; } \
+	2> "${TMPDIR:-/tmp}/rr-counted.$$.time"
 rc=$?
 s1=$(date +%s.%N)
 cat "${TMPDIR:-/tmp}/rr-counted.$$.out"
+cat "${TMPDIR:-/tmp}/rr-counted.$$.err" >&2
 iops=$(tail -1 "${TMPDIR:-/tmp}/rr-counted.$$.out")
 read -r ru rs < "${TMPDIR:-/tmp}/rr-counted.$$.time"
 if [ -n "$pid" ] && [ -e /proc/$pid ] && [ "$rc" -eq 0 ]; then
@@ -83,5 +85,5 @@ if [ -n "$pid" ] && [ -e /proc/$pid ] && [ "$rc" -eq 0 ]; then
 				(ru + rs) * 1e6 / req
 		}' "${TMPDIR:-/tmp}/rr-counted.$$" - >> "$OUTF"
 fi
-rm -f "${TMPDIR:-/tmp}/rr-counted.$$" "${TMPDIR:-/tmp}/rr-counted.$$.out" "${TMPDIR:-/tmp}/rr-counted.$$.time"
+rm -f "${TMPDIR:-/tmp}/rr-counted.$$" "${TMPDIR:-/tmp}/rr-counted.$$".{out,err,time}
 exit $rc
