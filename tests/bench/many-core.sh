@@ -63,6 +63,7 @@ if [ -x "$D/bin/rr" ]; then
 	grep -q 'iotap-uring-nospin)' "$D/bench.sh" ||
 		sed -i '/^\tiotap-uring) /{p;s/^\tiotap-uring) /\tiotap-uring-nospin) /;s/--transport uring/--transport uring -o uring_spin=0/}' \
 			"$D/bench.sh"
+	: > "$OUT/fs/counts.txt"	# rr-counted.sh appends: this run's only
 	RR_COUNTS=$OUT/fs/counts.txt OUT=$OUT/fs JOBS=${FS_JOBS:-1 4 16} ROUNDS=${FS_ROUNDS:-2} SECS=${FS_SECS:-3} \
 		CFGS="raw iotap-dev iotap-uring iotap-uring-nospin iotap-uring-untraced hp-dev hp-uring" \
 		timeout "${FS_LIMIT:-330}" bash "$D/bench.sh" ||

@@ -30,8 +30,9 @@ cfg_of() {
 	local a
 	a=$(tr '\0' ' ' < /proc/$1/cmdline 2>/dev/null)
 	case $a in
-	*passthrough_hp*io_uring*) echo hp-uring ;;
-	*passthrough_hp*) echo hp-dev ;;
+	*passthrough_hp*--nopassthrough*io_uring*) echo hp-uring ;;
+	*passthrough_hp*--nopassthrough*) echo hp-dev ;;
+	*passthrough_hp*) echo hp-passthrough ;;
 	*"--transport dev"*) echo iotap-dev ;;
 	*uring_spin=0*) echo iotap-uring-nospin ;;
 	*--trace*) echo iotap-uring ;;
@@ -57,22 +58,22 @@ threads() {
 	done
 }
 
+F=${TMPDIR:-/tmp}/rr-counted.$$	# F: the threads before; F.out, F.err, F.time: rr's
 pid=$(daemon)
-[ -n "$pid" ] && { t0=$(ticks $pid); threads $pid > "${TMPDIR:-/tmp}/rr-counted.$$"; }
+[ -n "$pid" ] && { t0=$(ticks $pid); threads $pid > "$F"; }
 s0=$(date +%s.%N)
 TIMEFORMAT='%3U %3S'
-{ time "$B/rr.real" "$@" > "${TMPDIR:-/tmp}/rr-counted.$$.out" 2> "${TMPDIR:-/tmp}/rr-counted.$$.err"; } \
-	2> "${TMPDIR:-/tmp}/rr-counted.$$.time"
+{ time "$B/rr.real" "$@" > "$F.out" 2> "$F.err"; } 2> "$F.time"
 rc=$?
 s1=$(date +%s.%N)
-cat "${TMPDIR:-/tmp}/rr-counted.$$.out"
-cat "${TMPDIR:-/tmp}/rr-counted.$$.err" >&2
-iops=$(tail -1 "${TMPDIR:-/tmp}/rr-counted.$$.out")
-read -r ru rs < "${TMPDIR:-/tmp}/rr-counted.$$.time"
+cat "$F.out"
+cat "$F.err" >&2
+iops=$(tail -1 "$F.out")
+read -r ru rs < "$F.time"
 if [ -n "$pid" ] && [ -e /proc/$pid ] && [ "$rc" -eq 0 ]; then
 	t1=$(ticks $pid)
 	threads $pid | awk -v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$t1" -v s0="$s0" -v s1="$s1" \
-		-v iops="$iops" -v ru="$ru" -v rs="$rs" -v cfg="$(cfg_of $pid)" -v job="$2 $4" '
+		-v iops="$iops" -v ru="$ru" -v rs="$rs" -v cfg="$(cfg_of $pid)" -v jobs="$2" -v rw="$4" '
 		FNR == NR { ns[$1] = $2; vo[$1] = $3; iv[$1] = $4; next }
 		($1 in ns) { d = $2 - ns[$1]; if (d > top) top = d; vol += $3 - vo[$1]; inv += $4 - iv[$1] }
 		{ n++ }
@@ -80,10 +81,10 @@ if [ -n "$pid" ] && [ -e /proc/$pid ] && [ "$rc" -eq 0 ]; then
 			wall = s1 - s0; req = iops * wall
 			if (req < 1) exit
 			printf "cfg=%s jobs=%s rw=%s iops=%s cpu_us=%.2f vol=%.3f inv=%.3f thr=%d busiest=%.0f%% rr_us=%.2f\n",
-				cfg, substr(job, 1, index(job, " ") - 1), substr(job, index(job, " ") + 1), iops,
+				cfg, jobs, rw, iops,
 				(t1 - t0) / hz * 1e6 / req, vol / req, inv / req, n, top / 1e9 / wall * 100,
 				(ru + rs) * 1e6 / req
-		}' "${TMPDIR:-/tmp}/rr-counted.$$" - >> "$OUTF"
+		}' "$F" - >> "$OUTF"
 fi
-rm -f "${TMPDIR:-/tmp}/rr-counted.$$" "${TMPDIR:-/tmp}/rr-counted.$$".{out,err,time}
+rm -f "$F" "$F".{out,err,time}
 exit $rc
