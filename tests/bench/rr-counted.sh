@@ -14,8 +14,15 @@
 #   cpu_us   its CPU time, all threads (/proc/PID/stat: exited ones too)
 #   vol inv  its voluntary and involuntary context switches (the threads
 #            alive at both ends: /proc/PID/task/*/status)
-#   thr      its threads; busiest: the busiest one's CPU, % of the run
+#   thr      its threads; busiest: the busiest one's CPU, % of the run;
+#            active: its threads that ran 1% of the run or more (at one
+#            application thread: how many queues its requests went to)
+#   mig      its migrations (/proc/PID/task/*/sched, se.nr_migrations)
 #   rr_us    rr's own CPU time (the application side of the round trip)
+#   rr_mig   rr's migrations, read SECONDS - 0.5 s into its run (they are
+#            gone with it) and divided by the requests until then: a woken
+#            application put on another CPU, whose queue then serves its
+#            next request (BENCHMARKS.md, issue 24, sessions 11 and 21)
 # Only /proc and bash: the many-core host has nothing else (no perf, fio).
 # On the issue 24 host these say where 16 threads' requests go: more CPU a
 # request, more sleeps and wake-ups a request, or a thread at 100%.
@@ -41,9 +48,9 @@ cfg_of() {
 }
 # PID: "TICKS" (utime + stime of every thread, exited ones too)
 ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/$1/stat 2>/dev/null; }
-# PID: one line "TID NS VOL INV" a thread
+# PID: one line "TID NS VOL INV MIG" a thread
 threads() {
-	local t tid ns vol inv k v
+	local t tid ns vol inv mig k v
 	for t in /proc/$1/task/*; do
 		tid=${t##*/}
 		read -r ns _ < $t/schedstat 2>/dev/null || continue
@@ -54,16 +61,36 @@ threads() {
 			nonvoluntary_ctxt_switches:) inv=$v ;;
 			esac
 		done < $t/status 2>/dev/null
-		echo "$tid $ns $vol $inv"
+		mig=$(migrations $t)
+		echo "$tid $ns $vol $inv ${mig:-0}"
 	done
 }
+# TASKDIR (/proc/PID or /proc/PID/task/TID): its se.nr_migrations, if the
+# kernel shows them (CONFIG_SCHED_DEBUG)
+migrations() { awk '$1 == "se.nr_migrations" { print $3; exit }' $1/sched 2>/dev/null; }
 
 F=${TMPDIR:-/tmp}/rr-counted.$$	# F: the threads before; F.out, F.err, F.time: rr's
 pid=$(daemon)
 [ -n "$pid" ] && { t0=$(ticks $pid); threads $pid > "$F"; }
 s0=$(date +%s.%N)
 TIMEFORMAT='%3U %3S'
-{ time "$B/rr.real" "$@" > "$F.out" 2> "$F.err"; } 2> "$F.time"
+{ time "$B/rr.real" "$@" > "$F.out" 2> "$F.err"; } 2> "$F.time" &
+bg=$!
+# rr's migrations, all its threads, half a second before it ends
+rmig=- rt=0
+snap=$(awk -v s="$3" 'BEGIN { printf "%.3f", (s > 1 ? s - 0.5 : s / 2) }')
+sleep "$snap"
+rpid=$(pgrep -n -f "^$B/rr.real " 2>/dev/null)
+if [ -n "$rpid" ]; then
+	rt=$(date +%s.%N)
+	rmig=0
+	for t in /proc/$rpid/task/*; do
+		m=$(migrations $t)
+		[ -n "$m" ] || { rmig=-; break; }
+		rmig=$((rmig + m))
+	done
+fi
+wait $bg
 rc=$?
 s1=$(date +%s.%N)
 cat "$F.out"
@@ -73,17 +100,23 @@ read -r ru rs < "$F.time"
 if [ -n "$pid" ] && [ -e /proc/$pid ] && [ "$rc" -eq 0 ]; then
 	t1=$(ticks $pid)
 	threads $pid | awk -v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$t1" -v s0="$s0" -v s1="$s1" \
-		-v iops="$iops" -v ru="$ru" -v rs="$rs" -v cfg="$(cfg_of $pid)" -v jobs="$2" -v rw="$4" '
-		FNR == NR { ns[$1] = $2; vo[$1] = $3; iv[$1] = $4; next }
-		($1 in ns) { d = $2 - ns[$1]; if (d > top) top = d; vol += $3 - vo[$1]; inv += $4 - iv[$1] }
+		-v iops="$iops" -v ru="$ru" -v rs="$rs" -v cfg="$(cfg_of $pid)" -v jobs="$2" -v rw="$4" \
+		-v rmig="$rmig" -v rt="$rt" '
+		FNR == NR { ns[$1] = $2; vo[$1] = $3; iv[$1] = $4; mg[$1] = $5; next }
+		($1 in ns) {
+			d = $2 - ns[$1]; if (d > top) top = d
+			if (d >= (s1 - s0) * 1e7) act++
+			vol += $3 - vo[$1]; inv += $4 - iv[$1]; mig += $5 - mg[$1]
+		}
 		{ n++ }
 		END {
 			wall = s1 - s0; req = iops * wall
 			if (req < 1) exit
-			printf "cfg=%s jobs=%s rw=%s iops=%s cpu_us=%.2f vol=%.3f inv=%.3f thr=%d busiest=%.0f%% rr_us=%.2f\n",
+			rm = rmig == "-" || rt <= s0 ? "-" : sprintf("%.3f", rmig / (iops * (rt - s0)))
+			printf "cfg=%s jobs=%s rw=%s iops=%s cpu_us=%.2f vol=%.3f inv=%.3f mig=%.3f thr=%d active=%d busiest=%.0f%% rr_us=%.2f rr_mig=%s\n",
 				cfg, jobs, rw, iops,
-				(t1 - t0) / hz * 1e6 / req, vol / req, inv / req, n, top / 1e9 / wall * 100,
-				(ru + rs) * 1e6 / req
+				(t1 - t0) / hz * 1e6 / req, vol / req, inv / req, mig / req, n, act,
+				top / 1e9 / wall * 100, (ru + rs) * 1e6 / req, rm
 		}' "$F" - >> "$OUTF"
 fi
 rm -f "$F" "$F".{out,err,time}
