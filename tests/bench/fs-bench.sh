@@ -22,6 +22,7 @@
 #                iotap-uring-trace-libfuse  the same with -o uring_direct=0 (READ
 #                              and WRITE through libfuse's request path, as
 #                              before session 13's direct path)
+#                base-trace    iotap-trace run by --baseline BIN
 #                base-uring-trace  iotap-uring-trace run by --baseline BIN (an
 #                              older build: before and after in one run)
 #                ptll          passthrough_ll -o source=B,cache=never
@@ -110,7 +111,7 @@ BASELINE=""
 METALOOP=${METALOOP:-}
 PTLL_SRC=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 HP=${PASSTHROUGH_HP:-}
-ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse base-uring-trace ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
+ALL_CONFIGS="raw iotap iotap-trace iotap-stopped iotap-started iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse base-trace base-uring-trace ptll hp-dev hp-uring iotap-cache iotap-cache-trace iotap-uring-cache-trace ptll-cache ptll-cache-same"
 ALL_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta rread rwrite"
 DEFAULT_JOBS="seqwrite seqread randread randread4 randwrite randwrite4 fsyncmix meta"
 THREADS="1 2 4"    # rread/rwrite thread counts
@@ -143,7 +144,7 @@ usage: $0 [options]
   --jobs LIST       comma-separated subset of: ${ALL_JOBS// /,}
   --threads LIST    comma-separated thread counts of rread and rwrite (${THREADS// /,})
   --iotap PATH      iotap binary (default \$IOTAP or build/tools/iotap)
-  --baseline PATH   another iotap binary, config base-uring-trace
+  --baseline PATH   another iotap binary, configs base-trace and base-uring-trace
   --hp PATH         libfuse's passthrough_hp, built with io_uring (default
                     \$PASSTHROUGH_HP; the hp configs are left out without it)
   --dir DIR         where the temporary backing dir goes ($BASE; not tmpfs)
@@ -249,9 +250,9 @@ check_env() {
 		drop_configs iotap iotap-trace iotap-uring iotap-uring-trace iotap-uring-trace-nospin iotap-uring-trace-libfuse \
 			iotap-cache iotap-cache-trace iotap-uring-cache-trace
 	fi
-	if [[ " $CONFIGS " == *" base-uring-trace "* ]] && { [ -z "$BASELINE" ] || [ ! -x "$BASELINE" ]; }; then
-		note "no baseline binary (${BASELINE:-set --baseline}): base-uring-trace left out"
-		drop_configs base-uring-trace
+	if [[ " $CONFIGS " == *" base-"* ]] && { [ -z "$BASELINE" ] || [ ! -x "$BASELINE" ]; }; then
+		note "no baseline binary (${BASELINE:-set --baseline}): base-trace and base-uring-trace left out"
+		drop_configs base-trace base-uring-trace
 	fi
 	if [[ " $CONFIGS " == *" hp-"* ]] && { [ -z "$HP" ] || [ ! -x "$HP" ]; }; then
 		note "no passthrough_hp (${HP:-set \$PASSTHROUGH_HP or --hp}): hp configs left out"
@@ -385,6 +386,7 @@ mount_cfg() {
 			    -o uring_spin=0) ;;
 	iotap-uring-trace-libfuse) cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace"
 			    -o uring_direct=0) ;;
+	base-trace)         cmd=("$BASELINE" mount "$WORK/backing" "$MNT" -f --transport dev --trace "$trace") ;;
 	base-uring-trace)   cmd=("$BASELINE" mount "$WORK/backing" "$MNT" -f --transport uring --trace "$trace") ;;
 	iotap-cache)        cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache) ;;
 	iotap-cache-trace)  cmd=("$IOTAP" mount "$WORK/backing" "$MNT" -f --transport dev --cache --trace "$trace") ;;
@@ -734,6 +736,7 @@ CFG = {
     'iotap-uring-trace': 'iotap mount B M -f --transport uring --trace T',
     'iotap-uring-trace-nospin': 'iotap mount B M -f --transport uring --trace T -o uring_spin=0',
     'iotap-uring-trace-libfuse': 'iotap mount B M -f --transport uring --trace T -o uring_direct=0',
+    'base-trace': 'BASELINE mount B M -f --transport dev --trace T (--baseline)',
     'base-uring-trace': 'BASELINE mount B M -f --transport uring --trace T (--baseline)',
     'ptll': 'passthrough_ll -o source=B,cache=never',
     'iotap-cache': 'iotap mount B M -f --transport dev --cache',
@@ -745,7 +748,8 @@ CFG = {
     'hp-uring': 'passthrough_hp --nopassthrough --direct-io -o io_uring B M',
 }
 MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-started', 'iotap-uring',
-                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'iotap-uring-trace-libfuse', 'base-uring-trace',
+                         'iotap-uring-trace', 'iotap-uring-trace-nospin', 'iotap-uring-trace-libfuse', 'base-trace',
+                         'base-uring-trace',
                          'ptll', 'hp-dev', 'hp-uring'],
           [('iotap', 'ptll', 0.97), ('iotap-trace', 'iotap', 0.95), ('iotap-trace', 'ptll', 0.97),
            ('iotap-stopped', 'iotap', 0.95), ('iotap-started', 'iotap-trace', 0.95),
@@ -753,7 +757,8 @@ MODES = [('Direct mode', ['iotap', 'iotap-trace', 'iotap-stopped', 'iotap-starte
            ('iotap-uring-trace', 'ptll', 1.5), ('iotap-uring-trace', 'iotap-uring-trace-nospin', 0.97),
            ('iotap-uring-trace', 'iotap-uring-trace-libfuse', 1.0),
            ('iotap-trace', 'hp-dev', 1.0), ('iotap-uring-trace', 'hp-uring', 1.0),
-           ('base-uring-trace', 'hp-uring', 1.0), ('iotap-uring-trace', 'base-uring-trace', 1.0)]),
+           ('base-uring-trace', 'hp-uring', 1.0), ('iotap-uring-trace', 'base-uring-trace', 1.0),
+           ('iotap-trace', 'base-trace', 1.0)]),
          ('Cache mode', ['iotap-cache', 'iotap-cache-trace', 'iotap-uring-cache-trace', 'ptll-cache',
                          'ptll-cache-same'],
           [('iotap-cache-trace', 'iotap-cache', 0.95), ('iotap-cache-trace', 'ptll-cache', 0.97),
