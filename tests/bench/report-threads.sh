@@ -11,7 +11,11 @@
 # in THREADS (default "1 2") ROUNDS times (default 5), interleaved round by
 # round, output to a file, and prints each run's wall and CPU (user +
 # system) seconds, then per N the median wall and CPU and the wall ratio
-# against the first N. Every output is compared with the first's (cmp):
+# against the first N, then, from the last round, what each N's windows
+# did (IOTAP_REPORT_DEBUG: windows, chunk reads, CPU of each step; "one
+# pass" where it read the trace in one pass) and its system time (fresh
+# memory: what a host charges for it differs by 6 times between hosts,
+# BENCHMARKS.md "Session 20"). Every output is compared with the first's (cmp):
 # a difference fails the bench. RUN="--auto-phases" (or any report
 # options) times that report instead. TRACE=FILE times an existing trace
 # (a capture) instead of the synthetic one. N 0 in THREADS runs the report
@@ -72,16 +76,18 @@ echo "# trace: $TR, $(stat -L -c %s "$TR") bytes, $("$IOTAP" info "$TR" | awk '
 	END { printf "%s records in %s chunks (%.0f a chunk)", r, c, c ? r / c : 0 }')"
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 echo "# command: iotap report --threads N $RUN TRACE > FILE (N 0: no --threads)"
-printf "| %5s | %7s | %7s | %7s |\n" "round" "threads" "wall s" "cpu s"
-printf "|%s|%s|%s|%s|\n" "-------" "---------" "---------" "---------"
+printf "| %5s | %7s | %7s | %7s | %7s |\n" "round" "threads" "wall s" "cpu s" "sys s"
+printf "|%s|%s|%s|%s|%s|\n" "-------" "---------" "---------" "---------" "---------"
 for r in $(seq 1 "$ROUNDS"); do
 	for t in $THREADS; do
 		# shellcheck disable=SC2086
-		timed "$OUT/time" "$OUT/err" "$IOTAP" report $(topt "$t") $RUN "$TR" \
+		IOTAP_REPORT_DEBUG=1 timed "$OUT/time" "$OUT/err" "$IOTAP" report $(topt "$t") $RUN "$TR" \
 			> "$OUT/out.$t" || { cat "$OUT/err" >&2; exit 1; }
 		read -r w u s < "$OUT/time"
-		echo "$t $w $(calc "$u + $s")" >> "$OUT/runs"
-		printf "| %5s | %7s | %7s | %7s |\n" "$r" "$t" "$w" "$(calc "$u + $s")"
+		echo "$t $w $(calc "$u + $s") $s" >> "$OUT/runs"
+		printf "| %5s | %7s | %7s | %7s | %7s |\n" "$r" "$t" "$w" "$(calc "$u + $s")" "$s"
+		# the last round's: what the windows did
+		grep -h '^iotap report: ' "$OUT/err" | sed "s/^iotap report: [^:]*: /--threads $t: /" > "$OUT/dbg.$t"
 	done
 	if [ "${CONTROL:-0}" = 1 ]; then
 		for t in $THREADS; do
@@ -101,7 +107,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			w=$(awk '{ print $1 }' "$OUT"/ctime.* | sort -n | tail -1)
 			rm -f "$OUT"/ctime.* "$OUT"/cerr.*
 			echo "$t $w" >> "$OUT/control"
-			printf "| %5s | %7s | %7s | %7s |\n" "$r" "${t} x 1" "$w" "-"
+			printf "| %5s | %7s | %7s | %7s | %7s |\n" "$r" "${t} x 1" "$w" "-" "-"
 		done
 	fi
 	first=${THREADS%% *}
@@ -112,14 +118,21 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; outputs identical"
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-printf "\n| %7s | %13s | %12s | %14s |\n" "threads" "median wall s" "median cpu s" "wall ratio 1:N"
-printf "|%s|%s|%s|%s|\n" "---------" "---------------" "--------------" "----------------"
+printf "\n| %7s | %13s | %12s | %12s | %14s |\n" "threads" "median wall s" "median cpu s" "median sys s" \
+	"wall ratio 1:N"
+printf "|%s|%s|%s|%s|%s|\n" "---------" "---------------" "--------------" "--------------" "----------------"
 base=""
 for t in $THREADS; do
 	w=$(awk -v t="$t" '$1 == t { print $2 }' "$OUT/runs" | median)
 	c=$(awk -v t="$t" '$1 == t { print $3 }' "$OUT/runs" | median)
+	y=$(awk -v t="$t" '$1 == t { print $4 }' "$OUT/runs" | median)
 	[ -n "$base" ] || base=$w
-	printf "| %7s | %13s | %12s | %14s |\n" "$t" "$w" "$c" "$(calc "$base / $w")"
+	printf "| %7s | %13s | %12s | %12s | %14s |\n" "$t" "$w" "$c" "$y" "$(calc "$base / $w")"
+done
+echo
+echo "# the last round's windows (IOTAP_REPORT_DEBUG)"
+for t in $THREADS; do
+	[ -s "$OUT/dbg.$t" ] && cat "$OUT/dbg.$t"
 done
 if [ -s "$OUT/control" ]; then
 	printf "\n| %7s | %28s | %26s |\n" "N" "N one-pass at once: median s" "their throughput / one's"
