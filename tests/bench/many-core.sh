@@ -18,8 +18,9 @@
 #    daemon's log of the last round (iotap's: requests served, waits spun
 #    and caught, helpers) in OUT/fs/CONFIG.log. Each run counted
 #    (rr-counted.sh, put in as the bundle's bin/rr; COUNTS=0: not): the
-#    daemon's CPU, context switches and threads per request, and rr's CPU,
-#    in OUT/fs/counts.txt -- what issue 24 asks to compare at 16 threads.
+#    daemon's CPU, context switches, migrations and threads per request,
+#    and rr's CPU and migrations, in OUT/fs/counts.txt -- what issue 24
+#    asks to compare at 16 threads.
 # 2. The report (issue 26): DIR/report/run.sh -- report-threads.sh on a
 #    REPORT_RECORDS-record synthetic trace (default 100000000, written to
 #    TRACE_DIR, default /var/tmp: about 115 MB) at REPORT_THREADS (default

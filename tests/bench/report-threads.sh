@@ -14,8 +14,10 @@
 # against the first N, then, from the last round, what each N's windows
 # did (IOTAP_REPORT_DEBUG: windows, chunk reads, CPU of each step; "one
 # pass" where it read the trace in one pass) and its system time (fresh
-# memory: what a host charges for it differs by 6 times between hosts,
-# BENCHMARKS.md "Session 20"). Every output is compared with the first's (cmp):
+# memory: what its first touch costs depends on the host and the page
+# size, 0.38 against 2.1-2.5 ms a MB for 4 KiB and 2 MiB pages on the
+# project's VM, BENCHMARKS.md "Session 20"). Every output is compared with
+# the first's (cmp):
 # a difference fails the bench. RUN="--auto-phases" (or any report
 # options) times that report instead. TRACE=FILE times an existing trace
 # (a capture) instead of the synthetic one. N 0 in THREADS runs the report

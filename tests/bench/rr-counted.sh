@@ -62,12 +62,17 @@ threads() {
 			esac
 		done < $t/status 2>/dev/null
 		mig=$(migrations $t)
-		echo "$tid $ns $vol $inv ${mig:-0}"
+		echo "$tid $ns $vol $inv ${mig/-/0}"
 	done
 }
-# TASKDIR (/proc/PID or /proc/PID/task/TID): its se.nr_migrations, if the
-# kernel shows them (CONFIG_SCHED_DEBUG)
-migrations() { awk '$1 == "se.nr_migrations" { print $3; exit }' $1/sched 2>/dev/null; }
+# TASKDIR...: their se.nr_migrations summed (tests/bench/uring-counts.sh's
+# tsum; this file goes into the bundle alone), "-" where the kernel shows
+# none (no CONFIG_SCHED_DEBUG)
+migrations() {
+	local t
+	for t in "$@"; do cat "$t/sched"; done 2>/dev/null |
+		awk '$1 == "se.nr_migrations" { s += $3; n++ } END { if (n) print s; else print "-" }'
+}
 
 F=${TMPDIR:-/tmp}/rr-counted.$$	# F: the threads before; F.out, F.err, F.time: rr's
 pid=$(daemon)
@@ -81,15 +86,7 @@ rmig=- rt=0
 snap=$(awk -v s="$3" 'BEGIN { printf "%.3f", (s > 1 ? s - 0.5 : s / 2) }')
 sleep "$snap"
 rpid=$(pgrep -n -f "^$B/rr.real " 2>/dev/null)
-if [ -n "$rpid" ]; then
-	rt=$(date +%s.%N)
-	rmig=0
-	for t in /proc/$rpid/task/*; do
-		m=$(migrations $t)
-		[ -n "$m" ] || { rmig=-; break; }
-		rmig=$((rmig + m))
-	done
-fi
+[ -z "$rpid" ] || { rt=$(date +%s.%N); rmig=$(migrations /proc/$rpid/task/*); }
 wait $bg
 rc=$?
 s1=$(date +%s.%N)
